@@ -1,0 +1,47 @@
+/**
+ * Opens the service database: a PostgreSQL server when `databaseUrl` is given,
+ * otherwise embedded PGlite persisted in `<dataDir>/pgdata` (or in memory when
+ * `dataDir` is null, for tests). Both run the same Kysely code (DESIGN.md "Engines").
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from '../../projections/database.ts';
+
+// int8 (bigserial positions, counts) as numbers on pg, as PGlite already returns them.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+
+export type Engine = 'pglite' | 'postgres';
+
+export type OpenedDatabase = {
+  db: Kysely<Database>;
+  engine: Engine;
+  close: () => Promise<void>;
+};
+
+export type DatabaseLocation =
+  | { databaseUrl: string; poolSize?: number }
+  | { dataDir: string | null };
+
+/** Opens (and creates, for PGlite) the database at `location`. */
+export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {
+  if ('databaseUrl' in location) {
+    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', close: () => db.destroy() };
+  }
+  let client: PGlite;
+  if (location.dataDir === null) {
+    client = new PGlite();
+  } else {
+    const dir = join(location.dataDir, 'pgdata');
+    mkdirSync(dir, { recursive: true });
+    client = new PGlite(dir);
+  }
+  await client.waitReady;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  return { db, engine: 'pglite', close: () => db.destroy() };
+}

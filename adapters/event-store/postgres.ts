@@ -1,0 +1,222 @@
+/**
+ * Event store on Postgres (PGlite embedded or a PostgreSQL server): an append-only
+ * `events` table (DESIGN.md "Engines").
+ *
+ * Appends are group-committed: requests that arrive while a transaction is in
+ * flight are written together in the next one (one multi-row INSERT). Every append
+ * transaction takes one advisory lock, so global positions commit in order and a
+ * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
+ */
+import { sql, type Kysely } from 'kysely';
+import type { RecordedEvent } from '../../domain/shared/messages.ts';
+import type { Database } from '../../projections/database.ts';
+import {
+  StreamVersionConflict,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type StreamWrite,
+} from './port.ts';
+
+/** Advisory lock key shared by every appender of this database ('svc-evts'). */
+export const APPEND_LOCK_KEY = 0x7376_632d_6576_7473n;
+const ROWS_PER_INSERT = 1000;
+
+type Pending = {
+  writes: StreamWrite[];
+  resolve: (r: AppendResult) => void;
+  reject: (e: unknown) => void;
+};
+
+type EventRow = {
+  global_position: number;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  recorded_at: Date | string;
+};
+
+export type PostgresEventStoreOptions = {
+  /** Most append requests written in one transaction. */
+  maxBatch?: number;
+};
+
+export class PostgresEventStore implements EventStore {
+  private readonly queue: Pending[] = [];
+  private flushing = false;
+  private readonly listeners = new Set<(p: number) => void>();
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: PostgresEventStoreOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 256;
+  }
+
+  append(streamId: string, events: NewEvent[], expectedVersion: ExpectedVersion): Promise<AppendResult> {
+    return this.appendMany([{ streamId, events, expectedVersion }]);
+  }
+
+  appendMany(writes: StreamWrite[]): Promise<AppendResult> {
+    const nonEmpty = writes.filter((w) => w.events.length > 0);
+    if (nonEmpty.length === 0) return Promise.reject(new Error('appendMany needs at least one event'));
+    const streamsSeen = new Set<string>();
+    for (const w of nonEmpty) {
+      if (streamsSeen.has(w.streamId)) return Promise.reject(new Error(`stream ${w.streamId} written twice in one append`));
+      streamsSeen.add(w.streamId);
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ writes: nonEmpty, resolve, reject });
+      this.kick();
+    });
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('stream_id', '=', streamId)
+      .orderBy('stream_version')
+      .execute();
+    return rows.map(toRecorded);
+  }
+
+  async readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('global_position', '>', afterPosition)
+      .orderBy('global_position')
+      .limit(limit)
+      .execute();
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    const row = await this.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('global_position').as('head'))
+      .executeTakeFirst();
+    return row?.head == null ? 0 : Number(row.head);
+  }
+
+  onAppended(listener: (lastPosition: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        try {
+          await this.flush(batch);
+        } catch (error) {
+          for (const p of batch) p.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Writes one batch in one transaction; requests whose versions conflict are rejected alone. */
+  private async flush(batch: Pending[]): Promise<void> {
+    const outcomes = new Map<Pending, AppendResult | StreamVersionConflict>();
+    let head = 0;
+    await this.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
+      const streamIds = [...new Set(batch.flatMap((p) => p.writes.map((w) => w.streamId)))];
+      const current = await trx
+        .selectFrom('events')
+        .select(['stream_id', (eb) => eb.fn.max('stream_version').as('version')])
+        .where('stream_id', 'in', streamIds)
+        .groupBy('stream_id')
+        .execute();
+      const versions = new Map(current.map((r) => [r.stream_id, Number(r.version)]));
+
+      const rows: Omit<EventRow, 'global_position' | 'recorded_at'>[] = [];
+      const owners: Pending[] = [];
+      for (const pending of batch) {
+        const conflictFound = pending.writes.find((w) => {
+          const actual = versions.get(w.streamId) ?? 0;
+          return w.expectedVersion !== 'any' && w.expectedVersion !== actual;
+        });
+        if (conflictFound) {
+          outcomes.set(
+            pending,
+            new StreamVersionConflict(conflictFound.streamId, conflictFound.expectedVersion, versions.get(conflictFound.streamId) ?? 0),
+          );
+          continue;
+        }
+        const result: AppendResult = { lastPosition: 0, versions: {} };
+        for (const w of pending.writes) {
+          let v = versions.get(w.streamId) ?? 0;
+          for (const e of w.events) {
+            v += 1;
+            rows.push({ stream_id: w.streamId, stream_version: v, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} });
+            owners.push(pending);
+          }
+          versions.set(w.streamId, v);
+          result.versions[w.streamId] = v;
+        }
+        outcomes.set(pending, result);
+      }
+
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+        const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+        const inserted = await trx
+          .insertInto('events')
+          .values(
+            chunk.map((r) => ({
+              stream_id: r.stream_id,
+              stream_version: r.stream_version,
+              type: r.type,
+              data: JSON.stringify(r.data),
+              metadata: JSON.stringify(r.metadata),
+            })),
+          )
+          .returning(['global_position', 'stream_id', 'stream_version'])
+          .execute();
+        const byKey = new Map(inserted.map((r) => [`${r.stream_id}\u0000${r.stream_version}`, Number(r.global_position)]));
+        chunk.forEach((r, j) => {
+          const position = byKey.get(`${r.stream_id}\u0000${r.stream_version}`) ?? 0;
+          const owner = owners[i + j];
+          const outcome = owner && outcomes.get(owner);
+          if (outcome && !(outcome instanceof StreamVersionConflict)) {
+            outcome.lastPosition = Math.max(outcome.lastPosition, position);
+          }
+          head = Math.max(head, position);
+        });
+      }
+    });
+    for (const pending of batch) {
+      const outcome = outcomes.get(pending);
+      if (outcome instanceof StreamVersionConflict) pending.reject(outcome);
+      else if (outcome) pending.resolve(outcome);
+    }
+    if (head > 0) for (const l of this.listeners) l(head);
+  }
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    globalPosition: Number(row.global_position),
+    streamId: row.stream_id,
+    streamVersion: Number(row.stream_version),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at instanceof Date ? row.recorded_at.toISOString() : String(row.recorded_at),
+  };
+}

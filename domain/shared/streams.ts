@@ -1,0 +1,17 @@
+/**
+ * Stream naming: `<category>-<id>`. Categories are the aggregates of DESIGN.md.
+ * Alert streams are keyed by a digest of `(source, external id)` so that a repeat
+ * alert lands on the same stream and de-duplication is an optimistic-concurrency check.
+ */
+export const streams = {
+  case: (caseId: string) => `case-${caseId}`,
+  alert: (alertKey: string) => `alert-${alertKey}`,
+  correlation: (keyDigest: string) => `correlation-${keyDigest}`,
+  run: (runId: string) => `run-${runId}`,
+} as const;
+
+/** The category part of a stream id (`case`, `alert`, `run`, ...). */
+export function streamCategory(streamId: string): string {
+  const dash = streamId.indexOf('-');
+  return dash === -1 ? streamId : streamId.slice(0, dash);
+}

@@ -1,0 +1,202 @@
+/**
+ * Kysely table types for every table of the service: the event store's `events`,
+ * the read models the projector maintains, and the few operational tables
+ * (checkpoints, worker jobs, used token ids, users, runbooks, connections).
+ *
+ * Timestamps are `timestamptz` (Date in, Date out); int8 columns come back as
+ * numbers on both engines (see adapters/db/connect.ts).
+ */
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Json<T> = JSONColumnType<T, string, string>;
+
+export interface EventsTable {
+  global_position: Generated<number>;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  metadata: Json<Record<string, unknown>>;
+  recorded_at: Generated<Timestamp>;
+}
+
+export interface ProjectionCheckpointsTable {
+  name: string;
+  position: number;
+  updated_at: Timestamp;
+}
+
+export interface CasesTable {
+  id: string;
+  key: string;
+  number: number;
+  title: string;
+  description: string | null;
+  severity: string;
+  tags: Json<string[]>;
+  status: string;
+  owner_id: string | null;
+  owner_email: string | null;
+  team: string | null;
+  alert_count: number;
+  correlation_key: string | null;
+  acknowledged_at: Timestamp | null;
+  acknowledged_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  resolved_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  last_alert_at: Timestamp | null;
+  version: number;
+}
+
+export interface CaseTimelineTable {
+  event_position: number;
+  case_id: string;
+  kind: string;
+  payload: Json<Record<string, unknown>>;
+  actor_id: string | null;
+  actor_email: string | null;
+  at: Timestamp;
+}
+
+export interface CaseCommentsTable {
+  id: string;
+  case_id: string;
+  body: string;
+  author_id: string | null;
+  author_email: string | null;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface AlertsTable {
+  id: string;
+  source: string;
+  external_id: string;
+  rule_id: string | null;
+  title: string;
+  severity: string;
+  status: string;
+  case_id: string | null;
+  detected_at: Timestamp | null;
+  url: string | null;
+  correlation_key: string | null;
+  suite_correlation_id: string | null;
+  team: string | null;
+  repeat_count: number;
+  payload: Json<Record<string, unknown>>;
+  received_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
+export interface RunsTable {
+  id: string;
+  runbook_id: string;
+  runbook_version: number;
+  case_id: string | null;
+  status: string;
+  trigger_type: string;
+  dry_run: boolean;
+  requested_by: string | null;
+  error: string | null;
+  queued_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export interface RunStepsTable {
+  run_id: string;
+  step_id: string;
+  position: number;
+  status: string;
+  attempt: number;
+  output: Json<unknown> | null;
+  error: string | null;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export interface ActionLogTable {
+  chain_index: number;
+  event_position: number;
+  run_id: string;
+  step_id: string;
+  row: Json<Record<string, unknown>>;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  key: string;
+  due_at: Timestamp;
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+}
+
+export interface RunbooksTable {
+  slug: string;
+  version: number;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  trigger_type: string;
+  definition: Json<Record<string, unknown>>;
+  yaml_text: string;
+  source: string;
+  updated_at: Timestamp;
+}
+
+export interface RunbookVersionsTable {
+  slug: string;
+  version: number;
+  yaml_text: string;
+  saved_at: Timestamp;
+  saved_by: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  subject: string;
+  email: string;
+  name: string | null;
+  active: boolean;
+  updated_at: Timestamp;
+}
+
+export interface UsedTokenIdsTable {
+  jti: string;
+  expires_at: Timestamp;
+}
+
+export interface ConnectionsTable {
+  id: string;
+  kind: string;
+  name: string;
+  base_url: string | null;
+  config: Json<Record<string, unknown>>;
+  secret_ciphertext: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  events: EventsTable;
+  projection_checkpoints: ProjectionCheckpointsTable;
+  cases: CasesTable;
+  case_timeline: CaseTimelineTable;
+  case_comments: CaseCommentsTable;
+  alerts: AlertsTable;
+  runs: RunsTable;
+  run_steps: RunStepsTable;
+  action_log: ActionLogTable;
+  jobs: JobsTable;
+  runbooks: RunbooksTable;
+  runbook_versions: RunbookVersionsTable;
+  users: UsersTable;
+  used_token_ids: UsedTokenIdsTable;
+  connections: ConnectionsTable;
+}

@@ -1,0 +1,14 @@
+/**
+ * The ordered list of schema migrations, applied by runtime/migrate.ts
+ * (`svc migrate`, and at every start).
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './0001-initial.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
