@@ -9,7 +9,7 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type Json<T> = JSONColumnType<T, string, string>;
+type Json<T extends object | null> = JSONColumnType<T, string, string>;
 
 export interface EventsTable {
   global_position: Generated<number>;
@@ -18,7 +18,7 @@ export interface EventsTable {
   type: string;
   data: Json<Record<string, unknown>>;
   metadata: Json<Record<string, unknown>>;
-  recorded_at: Generated<Timestamp>;
+  recorded_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
 export interface ProjectionCheckpointsTable {
@@ -112,7 +112,7 @@ export interface RunStepsTable {
   position: number;
   status: string;
   attempt: number;
-  output: Json<unknown> | null;
+  output: Json<Record<string, unknown>> | null;
   error: string | null;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;

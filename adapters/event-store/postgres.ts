@@ -7,9 +7,9 @@
  * transaction takes one advisory lock, so global positions commit in order and a
  * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
-import type { Database } from '../../projections/database.ts';
+import type { Database, EventsTable } from '../../projections/database.ts';
 import {
   StreamVersionConflict,
   type AppendResult,
@@ -29,15 +29,7 @@ type Pending = {
   reject: (e: unknown) => void;
 };
 
-type EventRow = {
-  global_position: number;
-  stream_id: string;
-  stream_version: number;
-  type: string;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  recorded_at: Date | string;
-};
+type EventRow = Selectable<EventsTable>;
 
 export type PostgresEventStoreOptions = {
   /** Most append requests written in one transaction. */
@@ -217,6 +209,6 @@ function toRecorded(row: EventRow): RecordedEvent {
     type: row.type,
     data: row.data,
     metadata: row.metadata,
-    recordedAt: row.recorded_at instanceof Date ? row.recorded_at.toISOString() : String(row.recorded_at),
+    recordedAt: new Date(row.recorded_at).toISOString(),
   };
 }

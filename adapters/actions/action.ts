@@ -1,0 +1,62 @@
+/**
+ * The contract every runbook action implements (SPEC.md "Action registry entry").
+ *
+ * The worker validates `with` (already rendered) against `input`, resolves the
+ * step's connection, then calls `execute` (live) or `preview` (dry run). Failures
+ * are thrown as ActionFailure so the engine can tell retryable from final ones.
+ */
+import type { GenericSchema } from 'valibot';
+
+export type Risk = 'read' | 'write' | 'notify' | 'arbitrary';
+
+/** A connection as actions see it: the secret is decrypted, never logged or rendered. */
+export type ResolvedConnection = {
+  id: string;
+  kind: string;
+  name: string;
+  base_url: string | null;
+  config: Record<string, unknown>;
+  secret: string | null;
+};
+
+/** Case operations an internal action may perform, bound to the run's case and actor. */
+export type CaseCommands = {
+  update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<Record<string, unknown>>;
+};
+
+export type ActionContext = {
+  runId: string;
+  stepId: string;
+  attempt: number;
+  caseId: string | null;
+  connection: ResolvedConnection | null;
+  /** Aborts when the step's `timeout_s` elapses or the run is cancelled. */
+  signal: AbortSignal;
+  cases: CaseCommands | null;
+  now: () => Date;
+};
+
+export type ActionDefinition<Input = any, Output = unknown> = {
+  name: string;
+  connectionKind: string;
+  risk: Risk;
+  input: GenericSchema<unknown, Input>;
+  /** JSON Schema of the output, for GET /actions. */
+  outputSchema: Record<string, unknown>;
+  execute: (input: Input, context: ActionContext) => Promise<Output>;
+  /** What `execute` would do, with no side effect and no secret in the answer. */
+  preview: (input: Input, context: ActionContext) => Promise<Record<string, unknown>>;
+};
+
+/** A failed action: `retryable` says whether another attempt could succeed. */
+export class ActionFailure extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly retryable: boolean,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'ActionFailure';
+  }
+}

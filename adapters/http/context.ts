@@ -1,0 +1,11 @@
+/**
+ * Hono environment shared by every route: the authenticated principal is set by
+ * the auth middleware before any route handler runs.
+ */
+import type { Principal } from '../identity/principal.ts';
+
+export type AppEnv = {
+  Variables: {
+    principal: Principal;
+  };
+};
