@@ -87,6 +87,7 @@ export interface AlertsTable {
   team: string | null;
   repeat_count: number;
   payload: Json<Record<string, unknown>>;
+  version: number;
   received_at: Timestamp;
   last_seen_at: Timestamp;
 }

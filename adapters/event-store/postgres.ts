@@ -7,9 +7,10 @@
  * transaction takes one advisory lock, so global positions commit in order and a
  * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
-import type { Database, EventsTable } from '../../projections/database.ts';
+import type { Database } from '../../projections/database.ts';
+import { toRecordedEvent } from '../../projections/event-row.ts';
 import {
   StreamVersionConflict,
   type AppendResult,
@@ -29,7 +30,6 @@ type Pending = {
   reject: (e: unknown) => void;
 };
 
-type EventRow = Selectable<EventsTable>;
 
 export type PostgresEventStoreOptions = {
   /** Most append requests written in one transaction. */
@@ -74,7 +74,7 @@ export class PostgresEventStore implements EventStore {
       .where('stream_id', '=', streamId)
       .orderBy('stream_version')
       .execute();
-    return rows.map(toRecorded);
+    return rows.map(toRecordedEvent);
   }
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]> {
@@ -85,7 +85,7 @@ export class PostgresEventStore implements EventStore {
       .orderBy('global_position')
       .limit(limit)
       .execute();
-    return rows.map(toRecorded);
+    return rows.map(toRecordedEvent);
   }
 
   async headPosition(): Promise<number> {
@@ -137,7 +137,7 @@ export class PostgresEventStore implements EventStore {
         .execute();
       const versions = new Map(current.map((r) => [r.stream_id, Number(r.version)]));
 
-      const rows: Omit<EventRow, 'global_position' | 'recorded_at'>[] = [];
+      const rows: { stream_id: string; stream_version: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }[] = [];
       const owners: Pending[] = [];
       for (const pending of batch) {
         const conflictFound = pending.writes.find((w) => {
@@ -199,16 +199,4 @@ export class PostgresEventStore implements EventStore {
     }
     if (head > 0) for (const l of this.listeners) l(head);
   }
-}
-
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    globalPosition: Number(row.global_position),
-    streamId: row.stream_id,
-    streamVersion: Number(row.stream_version),
-    type: row.type,
-    data: row.data,
-    metadata: row.metadata,
-    recordedAt: new Date(row.recorded_at).toISOString(),
-  };
 }

@@ -88,6 +88,7 @@ const schema = `
       team text,
       repeat_count integer not null default 0,
       payload jsonb not null,
+      version integer not null,
       received_at timestamptz not null,
       last_seen_at timestamptz not null,
       unique (source, external_id)

@@ -1,0 +1,48 @@
+/**
+ * The 34 built-in actions of SPEC.md "Action registry entry" with their connection
+ * kind and risk. `implemented` lists the ones this build can execute; the others are
+ * known names (a runbook using them validates) whose steps fail with
+ * `action_not_implemented` until their issue lands.
+ */
+import type { Risk } from './action.ts';
+
+export type CatalogEntry = { name: string; connectionKind: string; risk: Risk };
+
+const entry = (name: string, connectionKind: string, risk: Risk): CatalogEntry => ({ name, connectionKind, risk });
+
+export const builtinCatalog: readonly CatalogEntry[] = [
+  entry('ai.agent', 'mcp', 'read'),
+  entry('ai.triage', 'internal', 'read'),
+  entry('case.update', 'internal', 'write'),
+  entry('detector.add_exception', 'detector', 'write'),
+  entry('detector.comment_alert', 'detector', 'notify'),
+  entry('detector.get_alert', 'detector', 'read'),
+  entry('detector.snooze_rule', 'detector', 'write'),
+  entry('banlist.block', 'ssh', 'write'),
+  entry('banlist.status', 'ssh', 'read'),
+  entry('banlist.unblock', 'ssh', 'write'),
+  entry('enrich.reputation_a', 'http', 'read'),
+  entry('enrich.reputation_b', 'http', 'read'),
+  entry('http.request', 'http', 'arbitrary'),
+  entry('mcp.call', 'mcp', 'arbitrary'),
+  entry('notify.email', 'email_smtp', 'notify'),
+  entry('notify.ticket_a', 'ticket_a', 'notify'),
+  entry('notify.chat_b', 'chat_b', 'notify'),
+  entry('notify.pager_b', 'pager_b', 'notify'),
+  entry('notify.pager_a', 'pager_a', 'notify'),
+  entry('notify.ticket_b', 'ticket_b', 'notify'),
+  entry('notify.chat_a', 'chat_a', 'notify'),
+  entry('notify.webhook', 'webhook', 'notify'),
+  entry('response.domain_block', 'internal', 'write'),
+  entry('response.domain_unblock', 'internal', 'write'),
+  entry('response.domain_status', 'internal', 'read'),
+  entry('response.host_isolate', 'internal', 'write'),
+  entry('response.host_release', 'internal', 'write'),
+  entry('response.host_status', 'internal', 'read'),
+  entry('response.ip_block', 'internal', 'write'),
+  entry('response.ip_unblock', 'internal', 'write'),
+  entry('response.ip_status', 'internal', 'read'),
+  entry('ssh.command', 'ssh', 'arbitrary'),
+  entry('pipeline.await_confirmation', 'pipeline', 'read'),
+  entry('pipeline.deploy_request', 'pipeline', 'write'),
+];

@@ -1,0 +1,127 @@
+/**
+ * `http.request`: one call to the connection's HTTP API with header auth from the
+ * connection config (SPEC.md "Generic actions" and "Connection").
+ */
+import * as v from 'valibot';
+import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
+
+const NAME = 'http.request';
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+// RFC 9110 token: the characters a header field name may use.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Field value characters fetch can send (RFC 9110 section 5.5): no CR, LF, NUL, nothing beyond Latin-1.
+const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
+
+export type HttpRequestInput = {
+  method: string;
+  path?: string;
+  json_body?: unknown;
+  query?: Record<string, string | number | boolean>;
+  headers?: Record<string, string>;
+};
+export type HttpRequestOutput = { status: number; headers: Record<string, string>; body: unknown };
+
+const input = v.pipe(
+  v.object({
+    method: v.pipe(v.string(), v.toUpperCase(), v.picklist(METHODS)),
+    path: v.optional(v.string()),
+    json_body: v.optional(v.unknown()),
+    query: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+    headers: v.optional(v.record(v.pipe(v.string(), v.regex(HEADER_NAME)), v.pipe(v.string(), v.regex(HEADER_VALUE)))),
+  }),
+  v.check((step) => step.json_body === undefined || (step.method !== 'GET' && step.method !== 'HEAD'), 'json_body is not allowed with GET or HEAD'),
+);
+
+/**
+ * Builds the action around `fetchImpl`. Auth (config.auth 'header', the default): header
+ * `config.auth_header` (default Authorization) = `config.auth_prefix` + secret, where an
+ * absent prefix means 'Bearer ' on Authorization and '' on any other header; a connection
+ * without a secret sends no auth header. 'oauth2_client_credentials' is refused for now
+ * ('auth_mode_unsupported'). Step headers may not set the auth header, Host or Content-Length.
+ * The body is JSON when the response says so, else text, at most 1 MiB ('response_too_large').
+ * Status >= 400 is an ActionFailure 'http_status', retryable for 5xx and 429; an aborted
+ * signal is 'timeout' (retryable).
+ */
+export function createHttpRequest(fetchImpl: OutboundFetch = fetch): ActionDefinition<HttpRequestInput, HttpRequestOutput> {
+  return {
+    name: NAME,
+    connectionKind: 'http',
+    risk: 'arbitrary',
+    input,
+    outputSchema: {
+      type: 'object',
+      properties: { status: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: {} },
+      required: ['status', 'headers', 'body'],
+    },
+    async execute(step, context) {
+      const request = buildRequest(step, context);
+      const headers = { ...request.headers };
+      if (request.auth.value !== null) headers[request.auth.header] = request.auth.value;
+      const response = await sendOutbound(NAME, fetchImpl, request.url, {
+        method: request.method,
+        headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+      }, context.signal);
+      const text = await readCappedText(NAME, response, request.url, context.signal);
+      if (response.status >= 400) throw statusFailure(NAME, request.url, response.status);
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: parseBody(response, text) };
+    },
+    async preview(step, context) {
+      const request = buildRequest(step, context);
+      const headers = { ...request.headers };
+      if (request.auth.value !== null) headers[request.auth.header] = REDACTED;
+      return { method: request.method, url: request.url.toString(), headers, json_body: step.json_body ?? null };
+    },
+  };
+}
+
+/** `http.request` over the global fetch (SPEC.md "Generic actions"). */
+export const httpRequest = createHttpRequest();
+
+function buildRequest(step: HttpRequestInput, context: ActionContext) {
+  const connection = requireConnection(NAME, context, 'http');
+  const auth = authHeader(connection.name, connection.config, connection.secret);
+  const reserved = new Set(['host', 'content-length', auth.header.toLowerCase()]);
+  const headers: Record<string, string> = {};
+  if (step.json_body !== undefined) headers['content-type'] = 'application/json';
+  for (const [name, value] of Object.entries(step.headers ?? {})) {
+    if (reserved.has(name.toLowerCase())) {
+      throw new ActionFailure('header_refused', `${NAME}: the step may not set the ${name} header`, false);
+    }
+    headers[name.toLowerCase()] = value;
+  }
+  return {
+    method: step.method.toUpperCase(),
+    url: joinUrl(NAME, connection.base_url, step.path, step.query),
+    headers,
+    auth,
+    body: step.json_body === undefined ? undefined : JSON.stringify(step.json_body),
+  };
+}
+
+function authHeader(connectionName: string, config: Record<string, unknown>, secret: string | null): { header: string; value: string | null } {
+  const mode = config.auth ?? 'header';
+  if (mode !== 'header') {
+    throw new ActionFailure('auth_mode_unsupported', `${NAME}: connection '${connectionName}' uses auth mode '${String(mode)}', which is not supported yet`, false);
+  }
+  const header = typeof config.auth_header === 'string' ? config.auth_header : 'Authorization';
+  if (!HEADER_NAME.test(header)) throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has an invalid auth_header`, false);
+  if (secret === null) return { header, value: null };
+  const prefix = typeof config.auth_prefix === 'string' ? config.auth_prefix : header.toLowerCase() === 'authorization' ? 'Bearer ' : '';
+  const value = `${prefix}${secret}`;
+  // Checked here because fetch's own error would quote the offending value: the secret.
+  if (!HEADER_VALUE.test(value)) throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has a secret that cannot be sent in a header`, false);
+  return { header, value };
+}
+
+function parseBody(response: Response, text: string): unknown {
+  if (!/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return text;
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // A server that labels non-JSON as JSON: keep what it sent rather than fail the step.
+    return text;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Load-decide-append for one aggregate stream, retried on an optimistic-concurrency
+ * conflict (the stream moved between read and append): the command is decided
+ * again against the fresh state, so concurrent edits never lose an event.
+ */
+import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
+import { fold } from '../../domain/shared/messages.ts';
+import { StreamVersionConflict, type EventStore } from '../event-store/port.ts';
+
+export type Decided<E extends Event, S> = { events: E[]; state: S; position: number | null };
+
+/** Upper bound of conflict retries before the conflict reaches the caller as a 409. */
+export const MAX_CONFLICT_RETRIES = 8;
+
+/**
+ * Decides `command(state)` against `streamId` and appends the events with the
+ * version it read. Returns the events, the state after them, and the last global
+ * position written (null when the decision produced no event).
+ */
+export async function decideAndAppend<C, E extends Event, S>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<C, E, S>,
+  command: (state: S) => C,
+  metadata: EventMetadata,
+): Promise<Decided<E, S>> {
+  for (let attempt = 0; ; attempt++) {
+    const history = await store.readStream(streamId);
+    const state = fold(decider, history);
+    const events = decider.decide(command(state), state);
+    if (events.length === 0) return { events, state, position: null };
+    try {
+      const result = await store.append(
+        streamId,
+        events.map((e) => ({ ...e, metadata })),
+        history.length,
+      );
+      return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflict) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Case command handlers (SPEC.md "Cases"): each validates nothing itself (routes
+ * validate the request shape), decides against the Case aggregate and appends.
+ * They return the last position written so the caller can wait for projections.
+ */
+import { sql, type Kysely } from 'kysely';
+import { caseDecider, type Actor, type CaseCommand, type CaseState } from '../../domain/cases/index.ts';
+import type { EventMetadata } from '../../domain/shared/messages.ts';
+import { streams } from '../../domain/shared/streams.ts';
+import type { Database } from '../../projections/database.ts';
+import type { EventStore } from '../event-store/port.ts';
+import { decideAndAppend } from './aggregate.ts';
+import type { CaseConfig } from './case-config.ts';
+
+export type CaseCommandDeps = {
+  store: EventStore;
+  db: Kysely<Database>;
+  config: CaseConfig;
+  ids: () => string;
+  now: () => Date;
+};
+
+export type CaseResult = { caseId: string; position: number | null; state: CaseState };
+
+/** Allocates the next case number from a database sequence: unique under any concurrency. */
+export async function nextCaseNumber(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select nextval('case_number_seq')::integer as n`.execute(db);
+  const n = rows[0]?.n;
+  if (n === undefined) throw new Error('case number sequence returned nothing');
+  return Number(n);
+}
+
+export function actorMetadata(actor: Actor | null, kind: 'user' | 'workload' | 'system' | 'webhook'): EventMetadata {
+  return { actor: { id: actor?.userId ?? null, email: actor?.email ?? null, kind } };
+}
+
+export function createCaseCommands(deps: CaseCommandDeps) {
+  const { store, config } = deps;
+  const on = async (caseId: string, actor: Actor | null, build: (now: string) => CaseCommand): Promise<CaseResult> => {
+    const now = deps.now().toISOString();
+    const r = await decideAndAppend(store, streams.case(caseId), caseDecider, () => build(now), actorMetadata(actor, 'user'));
+    return { caseId, position: r.position, state: r.state };
+  };
+  return {
+    open: async (input: { title: string; description: string | null; severity: string; tags: string[] }, actor: Actor): Promise<CaseResult> => {
+      const caseId = deps.ids();
+      const number = await nextCaseNumber(deps.db);
+      return on(caseId, actor, (now) => ({
+        type: 'open_case',
+        caseId,
+        number,
+        keyPrefix: config.keyPrefix,
+        title: input.title,
+        description: input.description,
+        severity: input.severity,
+        tags: input.tags,
+        initialStatus: config.initialStatus,
+        team: null,
+        correlationKey: null,
+        actor,
+        now,
+      }));
+    },
+    changeStatus: (caseId: string, status: string, note: string | null, actor: Actor) =>
+      on(caseId, actor, (now) => ({ type: 'change_status', status, note, now })),
+    assign: (caseId: string, owner: { id: string; email: string } | null, actor: Actor) =>
+      on(caseId, actor, (now) => ({ type: 'assign', ownerId: owner?.id ?? null, ownerEmail: owner?.email ?? null, now })),
+    acknowledge: (caseId: string, actor: Actor) => on(caseId, actor, (now) => ({ type: 'acknowledge', actor, now })),
+    comment: async (caseId: string, body: string, actor: Actor): Promise<CaseResult & { commentId: string }> => {
+      const commentId = deps.ids();
+      const r = await on(caseId, actor, (now) => ({ type: 'add_comment', commentId, body, actor, now }));
+      return { ...r, commentId };
+    },
+    update: (caseId: string, changes: Extract<CaseCommand, { type: 'update_case' }>['changes'], actor: Actor | null) =>
+      on(caseId, actor, (now) => ({ type: 'update_case', changes, now })),
+  };
+}
+
+export type CaseCommands = ReturnType<typeof createCaseCommands>;

@@ -1,0 +1,54 @@
+/**
+ * `GET /alerts` (SPEC.md "Alerts"): the inbox, filters `status`, `severity`, `source`.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { listAlerts } from '../../projections/alerts/alerts.queries.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { validate } from './validation.ts';
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export function alertRoutes(deps: HttpDeps) {
+  return new Hono<AppEnv>().get(
+    '/alerts',
+    describeRoute({ summary: 'Alert inbox', tags: ['alerts'] }),
+    requirePermission('read', 'svc:alerts:read', deps.permissions),
+    validate(
+      'query',
+      v.object({
+        status: v.optional(v.picklist(['new', 'linked'])),
+        severity: v.optional(v.string()),
+        source: v.optional(v.string()),
+        limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
+        offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
+      }),
+    ),
+    async (c) => {
+      const rows = await listAlerts(deps.db, c.req.valid('query'));
+      return c.json({
+        items: rows.map((r) => ({
+          id: r.id,
+          source: r.source,
+          external_id: r.external_id,
+          rule_id: r.rule_id,
+          title: r.title,
+          severity: r.severity,
+          status: r.status,
+          case_id: r.case_id,
+          detected_at: iso(r.detected_at),
+          url: r.url,
+          correlation_key: r.correlation_key,
+          suite_correlation_id: r.suite_correlation_id,
+          team: r.team,
+          repeat_count: r.repeat_count,
+          received_at: iso(r.received_at),
+          last_seen_at: iso(r.last_seen_at),
+        })),
+      });
+    },
+  );
+}

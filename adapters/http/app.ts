@@ -1,0 +1,72 @@
+/**
+ * The HTTP API (SPEC.md "Endpoints"): one Hono app under `SVC_BASE_PATH`, one error
+ * handler, a request body limit, the OpenAPI 3.1 document at `/openapi.json`
+ * generated from the validating schemas, webhooks authenticated by their own
+ * tokens and every other route by caller tokens (CONTRACTS.md section 2).
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { openAPIRouteHandler } from 'hono-openapi';
+import { alertRoutes } from './alerts.routes.ts';
+import { authenticate } from './auth.ts';
+import { authMeRoutes } from './auth-me.routes.ts';
+import { caseRoutes } from './cases.routes.ts';
+import { connectionRoutes } from './connections.routes.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { createErrorHandler, notFoundHandler } from './errors.ts';
+import { runbookRoutes } from './runbooks.routes.ts';
+import { runRoutes } from './runs.routes.ts';
+import { webhookRoutes } from './webhooks.routes.ts';
+
+export function createApp(deps: HttpDeps) {
+  const api = new Hono<AppEnv>();
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: () => {
+        throw new HTTPException(413, { message: `request body exceeds ${deps.maxBodyBytes} bytes` });
+      },
+    }),
+  );
+  api.get('/healthz', (c) => c.json({ status: 'ok' }));
+  api.route('/', webhookRoutes(deps));
+
+  const authed = new Hono<AppEnv>();
+  authed.use('*', authenticate({ verifier: deps.verifier, users: deps.users, basePath: deps.basePath }));
+  authed.route('/', authMeRoutes());
+  authed.route('/', caseRoutes(deps));
+  authed.route('/', alertRoutes(deps));
+  authed.route('/', runRoutes(deps));
+  authed.route('/', runbookRoutes(deps));
+  authed.route('/', connectionRoutes(deps));
+
+  api.get(
+    '/openapi.json',
+    openAPIRouteHandler(api, {
+      documentation: {
+        openapi: '3.1.0',
+        info: { title: 'svc incident-response service', version: '0.1.0' },
+        servers: [{ url: deps.basePath || '/' }],
+        components: {
+          securitySchemes: {
+            callerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            webhookToken: { type: 'apiKey', in: 'header', name: 'X-Svc-Token' },
+          },
+        },
+        security: [{ callerToken: [] }],
+      },
+      defaultValidationErrorResponse: false,
+    }),
+  );
+  api.route('/', authed);
+
+  const root = deps.basePath ? new Hono().route(deps.basePath, api) : api;
+  const onError = createErrorHandler((error, context) => deps.logError(error, context));
+  root.onError(onError);
+  api.onError(onError);
+  root.notFound(notFoundHandler);
+  return root;
+}

@@ -1,0 +1,70 @@
+/**
+ * Authentication and authorization middleware for every non-webhook route
+ * (SPEC.md "Authentication"; CONTRACTS.md section 2).
+ */
+import type { MiddlewareHandler } from 'hono';
+import { DomainError } from '../../domain/shared/errors.ts';
+import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
+import type { Permission } from '../identity/principal.ts';
+import { scopeCovers } from '../identity/scopes.ts';
+import type { UserDirectory } from '../identity/users.ts';
+import { unauthenticated, type TokenVerifier } from '../identity/verifier.ts';
+import type { AppEnv } from './context.ts';
+
+const bearer = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
+
+/**
+ * Authenticates the caller from `Authorization: Bearer <JWT>`: verifies the token
+ * against the request (method, and path below `basePath` without the query),
+ * resolves the person's user row, and sets `c.get('principal')`.
+ *
+ * @throws DomainError 401 `unauthenticated` when the header is missing or garbled or
+ *   the verifier refuses the token.
+ */
+export function authenticate(deps: { verifier: TokenVerifier; users: UserDirectory; basePath: string }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    if (header === undefined) throw unauthenticated('missing bearer token');
+    const token = bearer.exec(header)?.[1];
+    if (token === undefined) throw unauthenticated('malformed authorization header');
+    // The raw URL path, not Hono's decoded one: `htu` is minted from the path as sent.
+    const path = pathBelow(new URL(c.req.url).pathname, deps.basePath);
+    const principal = await deps.verifier.verify(token, { method: c.req.method, path });
+    c.set('principal', await deps.users.resolve(principal));
+    await next();
+  };
+}
+
+/**
+ * Refuses the request with 403 `forbidden` unless the principal holds `permission`
+ * through any of its grants (team scoping of the data is the route's job) and its
+ * token scope covers `scope` (assertions have no scope limit). Identity `service`
+ * tokens are refused here: they are accepted only on peer routes, which use their
+ * own check.
+ *
+ * @throws DomainError 401 when no principal was authenticated, 403 `forbidden` otherwise.
+ */
+export function requirePermission(permission: Permission, scope: string, matrix: PermissionMatrix): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = c.get('principal');
+    // Guards a route mounted without authenticate(): refuse rather than fail open.
+    if (principal === undefined) throw unauthenticated('missing bearer token');
+    if (principal.tokenUse === 'service') {
+      throw new DomainError('forbidden', 403, 'service tokens are accepted on peer routes only');
+    }
+    if (!hasPermission(principal, permission, matrix)) {
+      throw new DomainError('forbidden', 403, `permission ${permission} required`, { permission });
+    }
+    if (!scopeCovers(principal.scopes, scope)) {
+      throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });
+    }
+    await next();
+  };
+}
+
+/** `path` with the `basePath` prefix removed (`/` when nothing is left); unchanged when it lies outside it. */
+export function pathBelow(path: string, basePath: string): string {
+  const base = basePath.replace(/\/+$/, '');
+  if (base === '' || (path !== base && !path.startsWith(`${base}/`))) return path;
+  return path.slice(base.length) || '/';
+}

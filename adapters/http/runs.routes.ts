@@ -1,0 +1,126 @@
+/**
+ * Run routes (SPEC.md "Runbooks and runs"): `GET /runs`, `GET /runs/chain/verify`,
+ * `GET /runs/<id>` (steps, action log, chain badge), `GET /runs/<id>/log`,
+ * `GET /cases/<id>/runs`, `POST /cases/<id>/runbooks/<slug>/run`.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { chainHash } from '../../domain/runs/hash-chain.ts';
+import { notFound } from '../../domain/shared/errors.ts';
+import { findCase } from '../../projections/cases/cases.queries.ts';
+import { findRun, listRuns, runActionLog, runSteps, verifyActionLogChain } from '../../projections/runs/runs.queries.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { requireJson, validate } from './validation.ts';
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+const page = {
+  limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
+  offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
+};
+
+type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
+const runView = (r: RunRow) => ({
+  id: r.id,
+  runbook_id: r.runbook_id,
+  runbook_version: r.runbook_version,
+  case_id: r.case_id,
+  status: r.status,
+  trigger_type: r.trigger_type,
+  dry_run: r.dry_run,
+  requested_by: r.requested_by,
+  error: r.error,
+  queued_at: iso(r.queued_at),
+  started_at: iso(r.started_at),
+  finished_at: iso(r.finished_at),
+});
+
+type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
+const logView = (r: LogRow) => ({ index: Number(r.chain_index), ...r.row, prev_hash: r.prev_hash, hash: r.hash });
+
+export function runRoutes(deps: HttpDeps) {
+  const { db } = deps;
+  const read = requirePermission('read', 'svc:runs:read', deps.permissions);
+
+  /** The run's rows each hash correctly and link to the row before them in the global chain. */
+  const chainBadge = async (rows: LogRow[]) => {
+    for (const r of rows) {
+      if (chainHash(r.prev_hash, r.row) !== r.hash) return { valid: false, rows: rows.length, first_broken_index: Number(r.chain_index) };
+      const index = Number(r.chain_index);
+      if (index > 0) {
+        const previous = await db.selectFrom('action_log').select('hash').where('chain_index', '=', index - 1).executeTakeFirst();
+        if (previous?.hash !== r.prev_hash) return { valid: false, rows: rows.length, first_broken_index: index };
+      }
+    }
+    return { valid: true, rows: rows.length, first_broken_index: null };
+  };
+
+  const loadRun = async (id: string) => {
+    const run = await findRun(db, id);
+    if (!run) throw notFound('run_not_found', 'run not found', { run_id: id });
+    return run;
+  };
+
+  return new Hono<AppEnv>()
+    .get('/runs/chain/verify', describeRoute({ summary: 'Verify the whole action-log hash chain', tags: ['runs'] }), read, async (c) =>
+      c.json(await verifyActionLogChain(db)),
+    )
+    .get(
+      '/runs',
+      describeRoute({ summary: 'List runs', tags: ['runs'] }),
+      read,
+      validate('query', v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), ...page })),
+      async (c) => {
+        const q = c.req.valid('query');
+        const rows = await listRuns(db, { caseId: q.case_id, status: q.status, limit: q.limit, offset: q.offset });
+        return c.json({ items: rows.map(runView) });
+      },
+    )
+    .get('/runs/:id', describeRoute({ summary: 'Run detail: steps, action log, chain badge', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
+      const run = await loadRun(c.req.valid('param').id);
+      const [steps, log] = await Promise.all([runSteps(db, run.id), runActionLog(db, run.id)]);
+      return c.json({
+        ...runView(run),
+        steps: steps.map((s) => ({ id: s.step_id, status: s.status, attempt: s.attempt, output: s.output, error: s.error, started_at: iso(s.started_at), finished_at: iso(s.finished_at) })),
+        action_log: log.map(logView),
+        chain: await chainBadge(log),
+      });
+    })
+    .get('/runs/:id/log', describeRoute({ summary: 'Action log of a run', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
+      const run = await loadRun(c.req.valid('param').id);
+      return c.json({ items: (await runActionLog(db, run.id)).map(logView) });
+    })
+    .get('/cases/:id/runs', describeRoute({ summary: 'Runs of a case', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
+      const { id } = c.req.valid('param');
+      if (!(await findCase(db, id))) throw notFound('case_not_found', 'case not found', { case_id: id });
+      return c.json({ items: (await listRuns(db, { caseId: id, limit: 200, offset: 0 })).map(runView) });
+    })
+    .post(
+      '/cases/:id/runbooks/:slug/run',
+      describeRoute({ summary: 'Queue a manual run of a runbook on a case', tags: ['runs'] }),
+      requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
+      validate('param', v.object({ id: uuid, slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must be a runbook slug')) })),
+      requireJson,
+      validate('json', v.strictObject({ dry_run: v.optional(v.boolean(), false), inputs: v.optional(v.record(v.string(), v.unknown()), {}) })),
+      async (c) => {
+        const { id, slug } = c.req.valid('param');
+        const body = c.req.valid('json');
+        const row = await findCase(db, id);
+        if (!row) throw notFound('case_not_found', 'case not found', { case_id: id });
+        const principal = c.get('principal');
+        const queued = await deps.runs.queueManual({
+          slug,
+          caseId: id,
+          caseTrigger: { case_id: id, requested_by: principal.email },
+          inputs: body.inputs,
+          dryRun: body.dry_run,
+          requestedBy: principal.email,
+        });
+        await deps.waitFor(queued.position);
+        return c.json(runView(await loadRun(queued.runId)), 202);
+      },
+    );
+}

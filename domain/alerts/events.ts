@@ -1,0 +1,31 @@
+/**
+ * Alert and correlation events (SPEC.md "Alert", "Webhook intake"; CONTRACTS.md section 5).
+ */
+import type { Event } from '../shared/messages.ts';
+import type { Observable } from './observables.ts';
+
+export type AlertReceived = Event<
+  'alert.received',
+  {
+    alert_id: string;
+    source: string;
+    external_id: string;
+    rule_id: string | null;
+    title: string;
+    severity: string;
+    detected_at: string | null;
+    url: string | null;
+    correlation_key: string;
+    suite_correlation_id: string | null;
+    team: string | null;
+    observables: Observable[];
+    payload: Record<string, unknown>;
+    received_at: string;
+  }
+>;
+export type AlertLinked = Event<'alert.linked', { alert_id: string; case_id: string; correlated: boolean; at: string }>;
+export type AlertRepeated = Event<'alert.repeated', { alert_id: string; at: string }>;
+export type AlertEvent = AlertReceived | AlertLinked | AlertRepeated;
+
+/** The correlation stream of one key records which case currently collects its alerts. */
+export type CorrelationCaseBound = Event<'correlation.case_bound', { correlation_key: string; case_id: string; at: string }>;

@@ -1,0 +1,37 @@
+/**
+ * Observables of an alert (CONTRACTS.md section 5): those the detector sent plus
+ * the ones found in well-known ECS fields of the matched log.
+ */
+export type Observable = { type: string; value: string };
+
+/** ECS field -> observable type. */
+const ecsFields: ReadonlyArray<[string, string]> = [
+  ['source.ip', 'ip'],
+  ['destination.ip', 'ip'],
+  ['host.name', 'hostname'],
+  ['user.name', 'user'],
+  ['url.full', 'url'],
+  ['dns.question.name', 'domain'],
+  ['file.hash.sha256', 'sha256'],
+];
+
+/**
+ * Merges explicit observables with those extracted from the flattened matched log,
+ * de-duplicated on (type, trimmed value); order: explicit first, then ECS field order.
+ */
+export function collectObservables(explicit: Observable[], flatLog: Record<string, unknown>): Observable[] {
+  const found: Observable[] = [...explicit];
+  for (const [field, type] of ecsFields) {
+    const value = flatLog[field];
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (typeof v === 'string' && v.trim() !== '') found.push({ type, value: v.trim() });
+    }
+  }
+  const seen = new Set<string>();
+  return found.filter((o) => {
+    const key = `${o.type}\u0000${o.value}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

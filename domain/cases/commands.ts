@@ -1,0 +1,33 @@
+/**
+ * Case commands. Ids, the case number and the time come in with the command
+ * (DESIGN habit 3); status and severity values were checked against configuration
+ * by the caller.
+ */
+export type Actor = { userId: string | null; email: string | null };
+
+export type CaseCommand =
+  | {
+      type: 'open_case';
+      caseId: string;
+      number: number;
+      keyPrefix: string;
+      title: string;
+      description: string | null;
+      severity: string;
+      tags: string[];
+      initialStatus: string;
+      team: string | null;
+      correlationKey: string | null;
+      actor: Actor | null;
+      now: string;
+    }
+  | { type: 'append_alert'; alertId: string; title: string; severity: string; correlated: boolean; now: string }
+  | { type: 'change_status'; status: string; note: string | null; now: string }
+  | { type: 'assign'; ownerId: string | null; ownerEmail: string | null; now: string }
+  | { type: 'acknowledge'; actor: Actor; now: string }
+  | { type: 'add_comment'; commentId: string; body: string; actor: Actor; now: string }
+  | {
+      type: 'update_case';
+      changes: { title?: string; description?: string; severity?: string; tags?: string[] };
+      now: string;
+    };

@@ -1,0 +1,127 @@
+/**
+ * Case decisions: one small function per command (SPEC.md "Cases", "Case acknowledgement").
+ *
+ * Errors: `case_not_found` (404) for a command on a case that does not exist,
+ * `case_exists` (409) for opening twice, `case_closed_unacknowledged` (422) for
+ * acknowledging a closed case that never was acknowledged.
+ */
+import { conflict, notFound, unprocessable } from '../shared/errors.ts';
+import { assertNever } from '../shared/messages.ts';
+import type { CaseCommand } from './commands.ts';
+import type { CaseEvent } from './events.ts';
+import type { CaseState } from './state.ts';
+
+type Existing = Extract<CaseState, { exists: true }>;
+type Cmd<T extends CaseCommand['type']> = Extract<CaseCommand, { type: T }>;
+
+export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] {
+  if (command.type === 'open_case') return openCase(command, state);
+  if (!state.exists) throw notFound('case_not_found', 'case not found');
+  switch (command.type) {
+    case 'append_alert':
+      return appendAlert(command, state);
+    case 'change_status':
+      return changeStatus(command, state);
+    case 'assign':
+      return assign(command, state);
+    case 'acknowledge':
+      return acknowledge(command, state);
+    case 'add_comment':
+      return addComment(command, state);
+    case 'update_case':
+      return updateCase(command, state);
+    default:
+      return assertNever(command);
+  }
+}
+
+function openCase(c: Cmd<'open_case'>, state: CaseState): CaseEvent[] {
+  if (state.exists) throw conflict('case_exists', 'case already exists', { case_id: state.id });
+  return [
+    {
+      type: 'case.opened',
+      data: {
+        case_id: c.caseId,
+        key: `${c.keyPrefix}-${c.number}`,
+        number: c.number,
+        title: c.title,
+        description: c.description,
+        severity: c.severity,
+        tags: [...new Set(c.tags)],
+        status: c.initialStatus,
+        team: c.team,
+        correlation_key: c.correlationKey,
+        opened_at: c.now,
+        opened_by: c.actor?.email ?? null,
+      },
+    },
+  ];
+}
+
+function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {
+  return [
+    {
+      type: 'case.alert_appended',
+      data: { case_id: s.id, alert_id: c.alertId, title: c.title, severity: c.severity, correlated: c.correlated, at: c.now },
+    },
+  ];
+}
+
+function changeStatus(c: Cmd<'change_status'>, s: Existing): CaseEvent[] {
+  if (c.status === s.status) return [];
+  return [{ type: 'case.status_changed', data: { case_id: s.id, from: s.status, to: c.status, note: c.note, at: c.now } }];
+}
+
+function assign(c: Cmd<'assign'>, s: Existing): CaseEvent[] {
+  if (c.ownerId === s.ownerId) return [];
+  return [
+    {
+      type: 'case.assigned',
+      data: { case_id: s.id, owner_id: c.ownerId, owner_email: c.ownerEmail, previous_owner_id: s.ownerId, at: c.now },
+    },
+  ];
+}
+
+/** Idempotent: a second acknowledgement returns no event, so the first stamp stays. */
+function acknowledge(c: Cmd<'acknowledge'>, s: Existing): CaseEvent[] {
+  if (s.acknowledgedAt !== null) return [];
+  if (s.status === 'closed') {
+    throw unprocessable('case_closed_unacknowledged', 'a closed case that was never acknowledged cannot be acknowledged', {
+      case_id: s.id,
+    });
+  }
+  return [
+    {
+      type: 'case.acknowledged',
+      data: {
+        case_id: s.id,
+        acknowledged_at: c.now,
+        acknowledged_by: c.actor.email ?? c.actor.userId ?? 'unknown',
+        by_user_id: c.actor.userId,
+      },
+    },
+  ];
+}
+
+function addComment(c: Cmd<'add_comment'>, s: Existing): CaseEvent[] {
+  return [
+    {
+      type: 'case.comment_added',
+      data: { case_id: s.id, comment_id: c.commentId, body: c.body, author_id: c.actor.userId, author_email: c.actor.email, at: c.now },
+    },
+  ];
+}
+
+/** Records only fields that really change; a no-op update yields no event. */
+function updateCase(c: Cmd<'update_case'>, s: Existing): CaseEvent[] {
+  const changes: Cmd<'update_case'>['changes'] = {};
+  if (c.changes.title !== undefined && c.changes.title !== s.title) changes.title = c.changes.title;
+  if (c.changes.description !== undefined && c.changes.description !== s.description) changes.description = c.changes.description;
+  if (c.changes.severity !== undefined && c.changes.severity !== s.severity) changes.severity = c.changes.severity;
+  if (c.changes.tags !== undefined) {
+    const tags = [...new Set(c.changes.tags)];
+    if (tags.join('\u0000') !== s.tags.join('\u0000')) changes.tags = tags;
+  }
+  if (Object.keys(changes).length === 0) return [];
+  return [{ type: 'case.updated', data: { case_id: s.id, changes, at: c.now } }];
+}

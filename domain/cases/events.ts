@@ -1,0 +1,66 @@
+/**
+ * Case events (SPEC.md "Case", "Case acknowledgement"; issue: cases core).
+ * Past tense, with ids and timestamps (ISO 8601) in their data.
+ */
+import type { Event } from '../shared/messages.ts';
+
+export type CaseOpened = Event<
+  'case.opened',
+  {
+    case_id: string;
+    key: string;
+    number: number;
+    title: string;
+    description: string | null;
+    severity: string;
+    tags: string[];
+    status: string;
+    team: string | null;
+    correlation_key: string | null;
+    opened_at: string;
+    opened_by: string | null;
+  }
+>;
+export type CaseAlertAppended = Event<
+  'case.alert_appended',
+  { case_id: string; alert_id: string; title: string; severity: string; correlated: boolean; at: string }
+>;
+export type CaseStatusChanged = Event<
+  'case.status_changed',
+  { case_id: string; from: string; to: string; note: string | null; at: string }
+>;
+export type CaseAssigned = Event<
+  'case.assigned',
+  { case_id: string; owner_id: string | null; owner_email: string | null; previous_owner_id: string | null; at: string }
+>;
+export type CaseAcknowledged = Event<
+  'case.acknowledged',
+  { case_id: string; acknowledged_at: string; acknowledged_by: string; by_user_id: string | null }
+>;
+export type CaseCommentAdded = Event<
+  'case.comment_added',
+  { case_id: string; comment_id: string; body: string; author_id: string | null; author_email: string | null; at: string }
+>;
+export type CaseUpdated = Event<
+  'case.updated',
+  { case_id: string; changes: { title?: string; description?: string; severity?: string; tags?: string[] }; at: string }
+>;
+
+export type CaseEvent =
+  | CaseOpened
+  | CaseAlertAppended
+  | CaseStatusChanged
+  | CaseAssigned
+  | CaseAcknowledged
+  | CaseCommentAdded
+  | CaseUpdated;
+
+export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
+  'case.opened',
+  'case.alert_appended',
+  'case.status_changed',
+  'case.assigned',
+  'case.acknowledged',
+  'case.comment_added',
+  'case.updated',
+]);

@@ -1,0 +1,69 @@
+/**
+ * Case state rebuilt from its events: what the case commands decide against.
+ */
+import type { CaseEvent } from './events.ts';
+
+export type CaseState =
+  | { exists: false }
+  | {
+      exists: true;
+      id: string;
+      key: string;
+      title: string;
+      description: string | null;
+      severity: string;
+      tags: string[];
+      status: string;
+      team: string | null;
+      ownerId: string | null;
+      acknowledgedAt: string | null;
+      acknowledgedBy: string | null;
+      /** When the case last received an alert, or was opened: the correlation window runs from here. */
+      lastActivityAt: string;
+    };
+
+export const initialCaseState = (): CaseState => ({ exists: false });
+
+export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
+  if (event.type === 'case.opened') {
+    const d = event.data;
+    return {
+      exists: true,
+      id: d.case_id,
+      key: d.key,
+      title: d.title,
+      description: d.description,
+      severity: d.severity,
+      tags: d.tags,
+      status: d.status,
+      team: d.team,
+      ownerId: null,
+      acknowledgedAt: null,
+      acknowledgedBy: null,
+      lastActivityAt: d.opened_at,
+    };
+  }
+  if (!state.exists) return state;
+  switch (event.type) {
+    case 'case.alert_appended':
+      return { ...state, lastActivityAt: event.data.at };
+    case 'case.status_changed':
+      return { ...state, status: event.data.to };
+    case 'case.assigned':
+      return { ...state, ownerId: event.data.owner_id };
+    case 'case.acknowledged':
+      return { ...state, acknowledgedAt: event.data.acknowledged_at, acknowledgedBy: event.data.acknowledged_by };
+    case 'case.updated': {
+      const c = event.data.changes;
+      return {
+        ...state,
+        title: c.title ?? state.title,
+        description: c.description ?? state.description,
+        severity: c.severity ?? state.severity,
+        tags: c.tags ?? state.tags,
+      };
+    }
+    default:
+      return state;
+  }
+}

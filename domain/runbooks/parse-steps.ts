@@ -1,0 +1,131 @@
+/**
+ * The `steps` section of a runbook (SPEC.md "Runbook", step object) and the checks that
+ * span steps: unique ids, references in `needs` and `goto`, and cycles through `needs`.
+ */
+import type { RunbookCatalog } from './catalog.ts';
+import { describeCycle, findCycle } from './dag.ts';
+import { isMapping, type FieldReader } from './field-reader.ts';
+import type { StepDefinition } from './model.ts';
+import {
+  checkTemplates,
+  readApproval,
+  readNeeds,
+  readOnError,
+  readUi,
+  readWhenBranch,
+  type DeclaredSteps,
+} from './step-fields.ts';
+
+const STEP_FIELDS = [
+  'id', 'action', 'type', 'when', 'needs', 'when_branch', 'with', 'timeout_s',
+  'retries', 'on_error', 'approval', 'autonomous', 'for_each', 'ui',
+];
+const STEP_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const DEFAULT_TIMEOUT_S = 120;
+const MAX_TIMEOUT_S = 86_400;
+const MAX_RETRIES = 10;
+
+/**
+ * Reads the required, non-empty `steps` list of `runbook`, reporting every problem at
+ * `['steps', i, field, ...]` and a `needs` cycle at `['steps']`. Steps without a usable
+ * id are left out of the result (their errors are reported).
+ */
+export function readSteps(runbook: FieldReader, catalog: RunbookCatalog): StepDefinition[] {
+  const items = runbook.list('steps', true);
+  if (items === null) return [];
+  if (items.length === 0) {
+    runbook.report(['steps'], 'must have at least one step');
+    return [];
+  }
+  const declared = declaredSteps(items);
+  const seen = new Set<string>();
+  const steps: StepDefinition[] = [];
+  items.forEach((item, i) => {
+    const r = runbook.child(['steps', i], item);
+    const step = r === null ? null : readStep(r, catalog, declared, seen);
+    if (step !== null) steps.push(step);
+  });
+  const cycle = findCycle(steps);
+  if (cycle !== null) runbook.report(['steps'], `steps form a cycle through needs: ${describeCycle(cycle)}`);
+  return steps;
+}
+
+/**
+ * Every id a step claims, read leniently before the steps are checked one by one, so a
+ * reference to a step that has other errors is not reported as unknown as well.
+ */
+function declaredSteps(items: unknown[]): DeclaredSteps {
+  const ids = new Set<string>();
+  const branches = new Set<string>();
+  for (const item of items) {
+    if (!isMapping(item) || typeof item.id !== 'string') continue;
+    ids.add(item.id);
+    if (item.type === 'branch') branches.add(item.id);
+  }
+  return { ids, branches };
+}
+
+function readStep(r: FieldReader, catalog: RunbookCatalog, declared: DeclaredSteps, seen: Set<string>): StepDefinition | null {
+  r.refuseUnknown(STEP_FIELDS);
+  const id = readId(r, seen);
+  const kind = readKind(r);
+  const isAction = kind === 'action';
+  const action = isAction ? readAction(r, catalog) : refuse(r, 'action', 'a branch step has no action');
+  const when = isAction ? refuse(r, 'when', 'only branch steps take when') : readCondition(r, catalog);
+  const needs = readNeeds(r, id, declared);
+  const whenBranch = readWhenBranch(r, needs, declared);
+  const withMap = isAction ? r.mapping('with', false) : refuse(r, 'with', 'a branch step takes no with');
+  if (withMap !== null) checkTemplates(r, ['with'], withMap.fields, catalog);
+  const timeout = r.integer('timeout_s', 1, MAX_TIMEOUT_S) ?? DEFAULT_TIMEOUT_S;
+  const retries = r.integer('retries', 0, MAX_RETRIES) ?? 0;
+  const onError = readOnError(r, id, declared);
+  const approval = readApproval(r);
+  const autonomous = r.boolean('autonomous') ?? false;
+  const forEach = isAction ? r.string('for_each', false) : refuse(r, 'for_each', 'a branch step takes no for_each');
+  if (forEach !== null) checkTemplates(r, ['for_each'], forEach, catalog);
+  const ui = readUi(r);
+  if (id === null) return null;
+  return {
+    id, kind, action, when, needs, when_branch: whenBranch, with: withMap?.fields ?? {},
+    timeout_s: timeout, retries, on_error: onError, approval, autonomous, for_each: forEach, ui,
+  };
+}
+
+function readId(r: FieldReader, seen: Set<string>): string | null {
+  const id = r.string('id', true);
+  if (id === null) return null;
+  if (!STEP_ID.test(id)) {
+    r.report(['id'], `must match ${STEP_ID.source}`);
+  } else if (seen.has(id)) {
+    r.report(['id'], `duplicate step id '${id}'`);
+  }
+  seen.add(id);
+  return id;
+}
+
+function readKind(r: FieldReader): StepDefinition['kind'] {
+  const type = r.get('type');
+  if (type === undefined) return 'action';
+  if (type === 'branch') return 'branch';
+  r.report(['type'], "must be 'branch' (leave type out for an action step)");
+  return 'action';
+}
+
+function readAction(r: FieldReader, catalog: RunbookCatalog): string | null {
+  const action = r.text('action', true);
+  if (action !== null && !catalog.isKnownAction(action)) r.report(['action'], `unknown action '${action}'`);
+  return action;
+}
+
+function readCondition(r: FieldReader, catalog: RunbookCatalog): string | null {
+  const when = r.text('when', true);
+  const problem = when === null ? null : catalog.checkCondition(when);
+  if (problem !== null) r.report(['when'], `invalid condition: ${problem}`);
+  return when;
+}
+
+/** Reports `key` as not allowed on this kind of step; the field then reads as null. */
+function refuse(r: FieldReader, key: string, msg: string): null {
+  if (r.get(key) !== undefined) r.report([key], msg);
+  return null;
+}

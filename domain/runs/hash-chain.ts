@@ -1,0 +1,70 @@
+/**
+ * The hash chain of the action log (SPEC.md "Run and action log"; DESIGN.md "The action
+ * log and the audit log are hash-chained"): every row carries
+ * `hash = sha256(prev_hash || canonical_json(row))`, canonical JSON per RFC 8785, and
+ * `prev_hash` is the previous row's `hash` (GENESIS_HASH for the first row).
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import canonicalize from 'canonicalize';
+
+/** `prev_hash` of the first row of a chain: 64 hex zeros. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** One stored chain row: its payload and the two hashes stored beside it. */
+export type ChainedRow = { prev_hash: string; hash: string; row: Record<string, unknown> };
+
+/** Outcome of a verification: `first_broken_index` is 0-based, null when valid. */
+export type ChainVerdict = { valid: boolean; checked: number; first_broken_index: number | null };
+
+/** Verifies a chain fed one row at a time, so a caller can page rows out of a database. */
+export type ChainVerifier = {
+  /** Checks the next row; returns false once the chain is broken (later rows are not examined). */
+  push: (row: ChainedRow) => boolean;
+  result: () => ChainVerdict;
+};
+
+/**
+ * Lower-case hex SHA-256 of the UTF-8 bytes of `prevHash` followed by the RFC 8785
+ * canonical JSON of `row`. Throws on values JSON cannot carry (NaN, Infinity, BigInt).
+ */
+export function chainHash(prevHash: string, row: Record<string, unknown>): string {
+  const canonical = canonicalize(row);
+  // canonicalize answers undefined only for non-JSON top-level values; a row is an object.
+  if (canonical === undefined) throw new TypeError('chain row is not JSON');
+  return bytesToHex(sha256(utf8ToBytes(prevHash + canonical)));
+}
+
+/**
+ * Incremental verifier. `anchor` is the hash the first pushed row must point at:
+ * GENESIS_HASH for a whole chain, or a trusted stored hash to verify only a tail.
+ * `checked` counts the rows examined, including the first broken one.
+ */
+export function createChainVerifier(anchor: string = GENESIS_HASH): ChainVerifier {
+  let expectedPrev = anchor;
+  let checked = 0;
+  let brokenAt: number | null = null;
+  return {
+    push(entry) {
+      if (brokenAt !== null) return false;
+      const index = checked;
+      checked += 1;
+      if (entry.prev_hash !== expectedPrev || entry.hash !== chainHash(entry.prev_hash, entry.row)) {
+        brokenAt = index;
+        return false;
+      }
+      expectedPrev = entry.hash;
+      return true;
+    },
+    result: () => ({ valid: brokenAt === null, checked, first_broken_index: brokenAt }),
+  };
+}
+
+/** Verifies a whole chain from GENESIS_HASH; an empty chain is valid with `checked` 0. */
+export function verifyChain(rows: Iterable<ChainedRow>): ChainVerdict {
+  const verifier = createChainVerifier();
+  for (const row of rows) {
+    if (!verifier.push(row)) break;
+  }
+  return verifier.result();
+}

@@ -1,0 +1,188 @@
+/**
+ * Boots the service (CONTRACTS.md section 1): database and migrations, identity,
+ * secrets, event store, projector, runbooks, HTTP API and worker per `SVC_ROLE`.
+ * Returns a handle whose `close()` stops everything in order.
+ */
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Logger } from 'pino';
+import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/action.ts';
+import { createActionRegistry } from '../adapters/actions/registry.ts';
+import type { CaseConfig } from '../adapters/commands/case-config.ts';
+import { createCaseCommands } from '../adapters/commands/cases.ts';
+import { createAlertIntake } from '../adapters/commands/intake.ts';
+import { createRunCommands } from '../adapters/commands/runs.ts';
+import { createSecretBox } from '../adapters/connections/secret-box.ts';
+import { createConnectionStore } from '../adapters/connections/store.ts';
+import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
+import { PostgresEventStore } from '../adapters/event-store/postgres.ts';
+import { createApp } from '../adapters/http/app.ts';
+import { devIdentityRefusal, devIssuer, ensureDevIdentity } from '../adapters/identity/dev-identity.ts';
+import { createJtiStore } from '../adapters/identity/jti-store.ts';
+import { parsePermissionMatrix } from '../adapters/identity/permissions.ts';
+import { createUserDirectory } from '../adapters/identity/users.ts';
+import { createTokenVerifier } from '../adapters/identity/verifier.ts';
+import { createTemplateEngine } from '../adapters/templates/liquid.ts';
+import { alertsProjection } from '../projections/alerts/alerts.projection.ts';
+import { casesProjection } from '../projections/cases/cases.projection.ts';
+import { findCase } from '../projections/cases/cases.queries.ts';
+import { createProjector, type Projector } from '../projections/projector.ts';
+import { runsProjection } from '../projections/runs/runs.projection.ts';
+import type { Config } from './config.ts';
+import { migrateToLatest } from './migrate.ts';
+import { loadRunbooks } from './runbook-loader.ts';
+import { loadSecretKey } from './secret-key.ts';
+import { startWorker, type Worker } from './worker/worker.ts';
+
+export type Service = {
+  url: string | null;
+  opened: OpenedDatabase;
+  projector: Projector;
+  close: () => Promise<void>;
+};
+
+async function identityConfig(config: Config, env: NodeJS.ProcessEnv, log: Logger) {
+  if (config.identityJwks) {
+    if (!config.identityIssuer) throw new Error('SVC_IDENTITY_ISSUER is required with SVC_IDENTITY_JWKS');
+    return { issuer: config.identityIssuer, jwks: config.identityJwks };
+  }
+  const refusal = devIdentityRefusal(env);
+  if (refusal) throw new Error(`SVC_IDENTITY_JWKS is not set and dev identity is refused: ${refusal}`);
+  const identity = await ensureDevIdentity(config.dataDir);
+  log.warn('DEV IDENTITY MODE: trusting a locally generated signing key; mint tokens with `npx svc dev token` (never use this in production)');
+  return { issuer: devIssuer, jwks: identity.jwks };
+}
+
+export async function startService(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<Service> {
+  const identity = await identityConfig(config, env, log);
+  const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
+  const { db } = opened;
+  await migrateToLatest(db);
+  const box = createSecretBox(loadSecretKey(env, config.dataDir));
+  const now = () => new Date();
+  const ids = () => randomUUID();
+  const connections = createConnectionStore(db, box, ids, now);
+  const store = new PostgresEventStore(db);
+
+  let worker: Worker | null = null;
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection], {
+    pollIntervalMs: config.pollIntervalMs,
+    onError: (error) => log.error({ err: error }, 'projector batch failed'),
+    onAdvance: () => worker?.wake(),
+  });
+  store.onAppended(() => projector.wake());
+  projector.start();
+
+  const templates = createTemplateEngine();
+  const actions = createActionRegistry();
+  const { state: runbooks, report } = await loadRunbooks(
+    db,
+    config.runbooksDir,
+    { isKnownAction: actions.isKnownAction, checkTemplate: templates.checkTemplate, checkCondition: templates.checkCondition },
+    now(),
+  );
+  log.info({ loaded: report.loaded }, 'runbooks loaded');
+  for (const skipped of report.skipped) log.warn({ file: skipped.file, errors: skipped.errors }, 'runbook skipped: invalid');
+
+  const caseConfig: CaseConfig = {
+    severities: config.severities,
+    statuses: config.statuses,
+    closedStatuses: new Set(config.closedStatuses),
+    initialStatus: config.initialStatus,
+    keyPrefix: 'SVC',
+    correlationWindowMs: config.correlationWindowMs,
+  };
+  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now });
+  const intake = createAlertIntake({ store, db, config: caseConfig, alertRunbooks: runbooks.alertRunbooks, ids, now });
+  const runs = createRunCommands({ store, runbook: runbooks.get, ids, now });
+
+  let server: ServerType | null = null;
+  let url: string | null = null;
+  if (config.role !== 'worker') {
+    const permissions = parsePermissionMatrix(config.permissionsJson);
+    const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
+    const app = createApp({
+      db,
+      basePath: config.basePath,
+      maxBodyBytes: config.maxBodyBytes,
+      detectorBootstrapSecret: config.detectorBootstrapSecret,
+      caseConfig,
+      permissions,
+      verifier,
+      users: createUserDirectory(db, now),
+      cases,
+      intake,
+      runs,
+      runbooks,
+      connections,
+      waitFor: (position) => (position === null ? Promise.resolve() : projector.waitFor(position)),
+      logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
+    });
+    server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    });
+    const address = server.address() as AddressInfo;
+    url = `http://${config.host}:${address.port}${config.basePath}`;
+    log.info({ url }, 'API listening');
+  }
+
+  if (config.role !== 'api') {
+    const caseCommands = (caseId: string, runbookId: string): ActionCaseCommands => ({
+      update: async (changes) => {
+        const actor = { userId: null, email: `runbook:${runbookId}` };
+        const changed: string[] = [];
+        const { comment, status, tags_add: tagsAdd, ...fields } = changes;
+        if (fields.severity !== undefined && !config.severities.includes(fields.severity)) {
+          throw new Error(`severity must be one of ${config.severities.join(', ')}`);
+        }
+        const current = await findCase(db, caseId);
+        const tags = tagsAdd ? [...new Set([...(current?.tags ?? []), ...tagsAdd])] : undefined;
+        const updated = await cases.update(caseId, { ...fields, ...(tags && { tags }) }, actor);
+        if (updated.position !== null) changed.push(...Object.keys(fields), ...(tags ? ['tags'] : []));
+        if (status !== undefined) {
+          if (!config.statuses.includes(status)) throw new Error(`status must be one of ${config.statuses.join(', ')}`);
+          if ((await cases.changeStatus(caseId, status, null, actor)).position !== null) changed.push('status');
+        }
+        if (comment !== undefined) {
+          await cases.comment(caseId, comment, actor);
+          changed.push('comment');
+        }
+        return { case_id: caseId, changed };
+      },
+    });
+    worker = startWorker({
+      db,
+      leaseMs: config.workerLeaseMs,
+      pollIntervalMs: config.pollIntervalMs,
+      concurrency: config.workerConcurrency,
+      onError: (error) => log.error({ err: error }, 'worker step failed'),
+      driver: {
+        store,
+        templates,
+        actions,
+        resolveConnection: connections.resolveByName,
+        now,
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+        backoffBaseMs: config.stepBackoffBaseMs,
+        caseContext: async (caseId) => {
+          const row = await findCase(db, caseId);
+          return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;
+        },
+        caseCommands,
+      },
+    });
+  }
+
+  return {
+    url,
+    opened,
+    projector,
+    close: async () => {
+      if (server) await new Promise<void>((r) => server?.close(() => r()));
+      await worker?.stop();
+      await projector.stop();
+      await opened.close();
+    },
+  };
+}

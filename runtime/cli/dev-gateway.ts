@@ -1,0 +1,158 @@
+/**
+ * `svc dev gateway`: a local reverse proxy that plays the suite's gateway in dev
+ * identity mode, minting a request-bound assertion per request (CONTRACTS.md
+ * sections 2 and 4).
+ */
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { pathBelow } from '../../adapters/http/auth.ts';
+import { devAssertionClaims, devAssertionTtlSeconds } from '../../adapters/identity/dev-claims.ts';
+import { mintDevToken, type DevIdentity } from '../../adapters/identity/dev-identity.ts';
+import type { Grant } from '../../adapters/identity/principal.ts';
+import { devPerson, loadDevIdentity } from './dev-token.ts';
+
+export type DevGatewayOptions = {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The service's origin, optionally with a path prefix; http only. */
+  target: URL;
+  /** SVC_BASE_PATH of the service: stripped from the forwarded path to compute `htu`. */
+  basePath: string;
+  audience: string;
+  identity: DevIdentity;
+  person: { email: string; name: string; grants: Grant[] };
+};
+
+export type DevGateway = { url: string; close: () => Promise<void> };
+
+// RFC 9110 section 7.6.1 connection-specific fields, never forwarded by a proxy.
+const hopByHop = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+
+/**
+ * Starts the gateway: each request is forwarded to `target` with its method, path,
+ * query, body and headers, minus `Authorization`, `Host` and hop-by-hop headers,
+ * plus `Authorization: Bearer <assertion>` freshly minted for `person` (new `jti`,
+ * 60 s lifetime, `htm` the method, `htu` the path below `basePath`). The answer is
+ * streamed back; an unreachable target answers 502.
+ *
+ * @example const gw = await startDevGateway({ host: '127.0.0.1', port: 0, ... }); await fetch(`${gw.url}/auth/me`)
+ */
+export async function startDevGateway(options: DevGatewayOptions): Promise<DevGateway> {
+  if (options.target.protocol !== 'http:') throw new Error('--target must be an http:// URL');
+  const prefix = options.target.pathname.replace(/\/+$/, '');
+
+  const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Parsed against a dummy origin only to normalize the path the same way the service's URL parsing does.
+    const incoming = new URL(req.url ?? '/', 'http://gateway.invalid');
+    const method = req.method ?? 'GET';
+    const path = `${prefix}${incoming.pathname}`;
+    const claims = devAssertionClaims(options.person, { method, path: pathBelow(path, options.basePath) });
+    const assertion = await mintDevToken(options.identity, claims, { audience: options.audience, ttlSeconds: devAssertionTtlSeconds });
+
+    const upstream = httpRequest(
+      {
+        hostname: options.target.hostname,
+        port: options.target.port,
+        method,
+        path: `${path}${incoming.search}`,
+        headers: { ...forwardable(req.headers, ['authorization', 'host']), authorization: `Bearer ${assertion}` },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, forwardable(answer.headers, []));
+        pipeline(answer, res, () => undefined);
+      },
+    );
+    upstream.on('error', (error) => {
+      if (res.headersSent) res.destroy(error);
+      else res.writeHead(502, { 'content-type': 'text/plain' }).end(`dev gateway: ${options.target.origin} unreachable: ${error.message}\n`);
+    });
+    pipeline(req, upstream, () => undefined);
+  };
+
+  const server = createServer((req, res) => {
+    forward(req, res).catch((error: unknown) => {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`dev gateway: ${(error as Error).message}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Parses the arguments of `svc dev gateway [--host 127.0.0.1] [--port 8081]
+ * [--target http://127.0.0.1:8080] --email E [--name N] --grant role[:team] [--grant ...]`
+ * (the arguments after `dev gateway`). `--name` defaults to the email's local part.
+ *
+ * @throws Error on unknown or invalid arguments.
+ */
+export function parseDevGatewayArgs(argv: string[]): Omit<DevGatewayOptions, 'identity' | 'audience' | 'basePath'> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8081' },
+      target: { type: 'string', default: 'http://127.0.0.1:8080' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      grant: { type: 'string', multiple: true },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
+  let target: URL;
+  try {
+    target = new URL(values.target);
+  } catch {
+    throw new Error('--target must be a URL such as http://127.0.0.1:8080');
+  }
+  const person = devPerson(values);
+  return { host: values.host, port, target, person: { ...person, name: values.name ?? person.email.split('@')[0] ?? person.email } };
+}
+
+/**
+ * Runs `svc dev gateway` (see parseDevGatewayArgs) with the dev identity of `env`
+ * (`SVC_DATA_DIR`, `SVC_AUDIENCE`, `SVC_BASE_PATH`) until SIGINT or SIGTERM.
+ *
+ * @throws Error on invalid arguments, when dev identity is refused, or when the port is taken.
+ */
+export async function runDevGateway(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const parsed = parseDevGatewayArgs(argv);
+  const { identity, audience } = await loadDevIdentity(env);
+  const gateway = await startDevGateway({ ...parsed, identity, audience, basePath: env.SVC_BASE_PATH ?? '' });
+  process.stderr.write(`dev gateway ${gateway.url} -> ${parsed.target.origin} as ${parsed.person.email} (dev identity, not for production)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void gateway.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** `headers` without hop-by-hop fields, the fields the Connection header names, and `drop`. */
+function forwardable(headers: IncomingHttpHeaders, drop: string[]): IncomingHttpHeaders {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((token) => token.trim().toLowerCase());
+  const skip = new Set([...hopByHop, ...named, ...drop]);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !skip.has(name)));
+}

@@ -1,0 +1,70 @@
+/**
+ * `svc dev token`: prints an exchange token with an `act` actor, signed by the dev
+ * identity, for calling a local service by hand (CONTRACTS.md section 4).
+ */
+import { parseArgs } from 'node:util';
+import { devExchangeClaims, parseGrant } from '../../adapters/identity/dev-claims.ts';
+import { devIdentityRefusal, ensureDevIdentity, mintDevToken, type DevIdentity } from '../../adapters/identity/dev-identity.ts';
+import type { Grant } from '../../adapters/identity/principal.ts';
+
+const defaultTtlSeconds = 12 * 60 * 60;
+
+/**
+ * The dev identity of the local service configured by `env` (`SVC_DATA_DIR`,
+ * default `./data`) and the audience its tokens carry (`SVC_AUDIENCE`, default `svc`).
+ *
+ * @throws Error when dev identity is refused (devIdentityRefusal) or when
+ *   `SVC_IDENTITY_JWKS` is set, since the service then trusts those keys only and
+ *   would refuse every dev token.
+ */
+export async function loadDevIdentity(env: NodeJS.ProcessEnv): Promise<{ identity: DevIdentity; audience: string }> {
+  const refusal = devIdentityRefusal(env);
+  if (refusal !== null) throw new Error(refusal);
+  if (env.SVC_IDENTITY_JWKS) throw new Error('SVC_IDENTITY_JWKS is set: the service trusts those keys, not the dev identity');
+  return { identity: await ensureDevIdentity(env.SVC_DATA_DIR || './data'), audience: env.SVC_AUDIENCE || 'svc' };
+}
+
+/**
+ * The person a dev command acts for, from `--email` and one or more `--grant role[:team]`.
+ *
+ * @throws Error when `--email` or every `--grant` is missing, or a grant is invalid.
+ */
+export function devPerson(values: { email?: string; grant?: string[] }): { email: string; grants: Grant[] } {
+  if (!values.email) throw new Error('--email is required');
+  if (!values.grant || values.grant.length === 0) throw new Error('at least one --grant role[:team] is required');
+  return { email: values.email, grants: values.grant.map(parseGrant) };
+}
+
+/**
+ * Runs `svc dev token --email E --grant admin[:team] [--grant ...] [--ttl 3600] [--scope S ...]`;
+ * `argv` are the arguments after `dev token`. Writes one token and a newline to
+ * `write` (default stdout). `--ttl` is in seconds (default 12 h); `--scope` may be
+ * repeated or space-separated and defaults to every scope of the service.
+ *
+ * @throws Error on unknown or invalid arguments and when dev identity is refused.
+ */
+export async function runDevToken(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      email: { type: 'string' },
+      grant: { type: 'string', multiple: true },
+      ttl: { type: 'string' },
+      scope: { type: 'string', multiple: true },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const person = devPerson(values);
+  const ttlSeconds = values.ttl === undefined ? defaultTtlSeconds : Number(values.ttl);
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error('--ttl must be a positive whole number of seconds');
+  const scope = values.scope?.flatMap((s) => s.split(' ')).filter((s) => s !== '');
+
+  const { identity, audience } = await loadDevIdentity(env);
+  const claims = devExchangeClaims({ ...person, scope: scope?.length ? scope : undefined });
+  write(`${await mintDevToken(identity, claims, { audience, ttlSeconds })}\n`);
+}

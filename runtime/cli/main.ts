@@ -1,0 +1,61 @@
+/**
+ * The `svc` command line (CONTRACTS.md sections 1 and 4):
+ *   svc serve            start API and/or worker per SVC_ROLE
+ *   svc migrate          apply database migrations and exit
+ *   svc dev token ...    print a dev exchange token (dev identity only)
+ *   svc dev gateway ...  local gateway minting request-bound assertions
+ *   svc dev receiver ... local notify.webhook receiver verifying signatures
+ */
+import { pino } from 'pino';
+import { openDatabase } from '../../adapters/db/connect.ts';
+import { startService } from '../boot.ts';
+import { loadConfig } from '../config.ts';
+import { migrateToLatest } from '../migrate.ts';
+import { runDevGateway } from './dev-gateway.ts';
+import { runDevReceiver } from './dev-receiver.ts';
+import { runDevToken } from './dev-token.ts';
+
+const usage = 'usage: svc serve | svc migrate | svc dev token|gateway|receiver [options]';
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  if (command === 'serve') {
+    const config = loadConfig();
+    const log = pino({ level: config.logLevel });
+    const service = await startService(config, process.env, log);
+    const shutdown = () => {
+      log.info('shutting down');
+      service.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+    return;
+  }
+  if (command === 'migrate') {
+    const config = loadConfig();
+    const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
+    try {
+      const applied = await migrateToLatest(opened.db);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+    } finally {
+      await opened.close();
+    }
+    return;
+  }
+  if (command === 'dev' && sub === 'token') return runDevToken(rest, process.env);
+  if (command === 'dev' && sub === 'gateway') return runDevGateway(rest, process.env);
+  if (command === 'dev' && sub === 'receiver') return runDevReceiver(rest);
+  process.stderr.write(`${usage}\n`);
+  process.exitCode = 2;
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

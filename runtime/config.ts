@@ -1,0 +1,82 @@
+/**
+ * Service configuration from the environment (CONTRACTS.md section 1; docs/configuration.md).
+ * Every value SPEC.md leaves open is a variable with a documented default.
+ * Throws an Error naming the variable when a value is malformed (never its value).
+ */
+import { resolve } from 'node:path';
+
+export type Config = {
+  port: number;
+  host: string;
+  basePath: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  role: 'all' | 'api' | 'worker';
+  audience: string;
+  identityIssuer: string | null;
+  identityJwks: string | null;
+  permissionsJson: string | undefined;
+  runbooksDir: string;
+  detectorBootstrapSecret: string | null;
+  maxBodyBytes: number;
+  correlationWindowMs: number;
+  severities: string[];
+  statuses: string[];
+  closedStatuses: string[];
+  initialStatus: string;
+  workerConcurrency: number;
+  workerLeaseMs: number;
+  pollIntervalMs: number;
+  stepBackoffBaseMs: number;
+  logLevel: string;
+};
+
+const list = (value: string | undefined, fallback: string[]) =>
+  value === undefined || value.trim() === '' ? fallback : value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const role = env.SVC_ROLE ?? 'all';
+  if (role !== 'all' && role !== 'api' && role !== 'worker') throw new Error('SVC_ROLE must be all, api or worker');
+  const basePath = (env.SVC_BASE_PATH ?? '').replace(/\/+$/, '');
+  if (basePath !== '' && !basePath.startsWith('/')) throw new Error('SVC_BASE_PATH must start with /');
+  const statuses = list(env.SVC_CASE_STATUSES, ['new', 'in_progress', 'resolved', 'closed']);
+  const closedStatuses = list(env.SVC_CASE_CLOSED_STATUSES, ['resolved', 'closed']);
+  for (const s of closedStatuses) if (!statuses.includes(s)) throw new Error('SVC_CASE_CLOSED_STATUSES must be a subset of SVC_CASE_STATUSES');
+  const initialStatus = statuses[0];
+  if (initialStatus === undefined) throw new Error('SVC_CASE_STATUSES must not be empty');
+  const severities = list(env.SVC_CASE_SEVERITIES, ['low', 'medium', 'high', 'critical']);
+  if (severities.length === 0) throw new Error('SVC_CASE_SEVERITIES must not be empty');
+  return {
+    port: int(env, 'PORT', 8080, 0),
+    host: env.HOST || '127.0.0.1',
+    basePath,
+    dataDir: resolve(env.SVC_DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || null,
+    role,
+    audience: env.SVC_AUDIENCE || 'svc',
+    identityIssuer: env.SVC_IDENTITY_ISSUER || null,
+    identityJwks: env.SVC_IDENTITY_JWKS || null,
+    permissionsJson: env.SVC_PERMISSIONS,
+    runbooksDir: resolve(env.SVC_RUNBOOKS_DIR || './runbooks'),
+    detectorBootstrapSecret: env.SVC_DETECTOR_BOOTSTRAP_SECRET || null,
+    maxBodyBytes: int(env, 'SVC_MAX_BODY_BYTES', 1024 * 1024, 1024),
+    correlationWindowMs: int(env, 'SVC_CORRELATION_WINDOW', 24 * 3600, 1) * 1000,
+    severities,
+    statuses,
+    closedStatuses,
+    initialStatus,
+    workerConcurrency: int(env, 'SVC_WORKER_CONCURRENCY', 4, 1),
+    workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
+    pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
+    stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

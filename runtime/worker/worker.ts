@@ -1,0 +1,81 @@
+/**
+ * The worker (DESIGN.md "process manager"): claims run jobs from the `jobs` table
+ * with `FOR UPDATE SKIP LOCKED` and a lease, renews the lease while it drives the
+ * run, and leaves the job to the projector to delete when the run finishes. A job
+ * whose lease expired (its worker died) is claimed again by any worker.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { startCatchUpLoop, type CatchUpLoop } from '../../adapters/event-store/catch-up.ts';
+import type { Database } from '../../projections/database.ts';
+import { RUN_JOB } from '../../projections/runs/runs.projection.ts';
+import { driveRun, type RunDriverDeps } from './run-driver.ts';
+
+export type WorkerOptions = {
+  db: Kysely<Database>;
+  driver: Omit<RunDriverDeps, 'stillOwned'>;
+  /** How long a claim holds, ms; renewed every third of it. */
+  leaseMs: number;
+  pollIntervalMs: number;
+  /** Runs driven at once by this process. */
+  concurrency: number;
+  onError: (error: unknown) => void;
+};
+
+export type Worker = { wake: () => void; stop: () => Promise<void> };
+
+export function startWorker(options: WorkerOptions): Worker {
+  const owner = `worker-${randomUUID()}`;
+  const { db } = options;
+
+  const claim = async (): Promise<string | null> => {
+    const { rows } = await sql<{ key: string }>`
+      update jobs set lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${options.leaseMs / 1000})
+      where id = (
+        select id from jobs
+        where kind = ${RUN_JOB} and due_at <= now() and (lease_until is null or lease_until < now())
+        order by due_at, id
+        limit 1
+        for update skip locked
+      )
+      returning key`.execute(db);
+    return rows[0]?.key ?? null;
+  };
+
+  const renew = async (runId: string): Promise<boolean> => {
+    const r = await sql`
+      update jobs set lease_until = now() + make_interval(secs => ${options.leaseMs / 1000})
+      where kind = ${RUN_JOB} and key = ${runId} and lease_owner = ${owner}`.execute(db);
+    return Number(r.numAffectedRows ?? 0) > 0;
+  };
+
+  const step = async (): Promise<boolean> => {
+    const runId = await claim();
+    if (!runId) return false;
+    let owned = true;
+    const timer = setInterval(() => {
+      renew(runId).then(
+        (ok) => {
+          owned = ok;
+        },
+        (error) => options.onError(error),
+      );
+    }, Math.max(50, options.leaseMs / 3));
+    try {
+      await driveRun({ ...options.driver, stillOwned: () => owned }, runId);
+    } finally {
+      clearInterval(timer);
+    }
+    return true;
+  };
+
+  const loops: CatchUpLoop[] = Array.from({ length: options.concurrency }, () =>
+    startCatchUpLoop({ step, pollIntervalMs: options.pollIntervalMs, onError: options.onError }),
+  );
+  return {
+    wake: () => loops.forEach((l) => l.wake()),
+    stop: async () => {
+      await Promise.all(loops.map((l) => l.stop()));
+    },
+  };
+}
