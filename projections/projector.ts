@@ -8,7 +8,7 @@
  * read-your-writes: a command answers only after its events are projected.
  */
 import type { Kysely } from 'kysely';
-import { startCatchUpLoop } from '../adapters/event-store/catch-up.ts';
+import { startCatchUpLoop } from './catch-up.ts';
 import type { RecordedEvent } from '../domain/shared/messages.ts';
 import type { Database } from './database.ts';
 import { toRecordedEvent } from './event-row.ts';

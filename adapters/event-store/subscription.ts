@@ -4,7 +4,7 @@
  * follows new appends. The checkpoint is the caller's to persist.
  */
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
-import { startCatchUpLoop } from './catch-up.ts';
+import { startCatchUpLoop } from '../../projections/catch-up.ts';
 import type { EventStore } from './port.ts';
 
 export type Subscription = { stop: () => Promise<void>; position: () => number };

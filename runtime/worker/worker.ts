@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { startCatchUpLoop, type CatchUpLoop } from '../../adapters/event-store/catch-up.ts';
+import { startCatchUpLoop, type CatchUpLoop } from '../../projections/catch-up.ts';
 import type { Database } from '../../projections/database.ts';
 import { RUN_JOB } from '../../projections/runs/runs.projection.ts';
 import { driveRun, type RunDriverDeps } from './run-driver.ts';

@@ -1,0 +1,26 @@
+# Two commands for a newcomer: `make run` and `make test` (README).
+.PHONY: run test lint typecheck depcruise bench migrate
+
+node_modules: package-lock.json
+	npm ci --no-audit --no-fund
+	@touch node_modules
+
+run: node_modules
+	node bin/svc.js serve
+
+migrate: node_modules
+	node bin/svc.js migrate
+
+typecheck: node_modules
+	npx tsc --noEmit
+
+depcruise: node_modules
+	npx depcruise --config .dependency-cruiser.cjs domain projections adapters runtime
+
+lint: typecheck depcruise
+
+test: lint
+	npx vitest run
+
+bench: node_modules
+	node --import tsx bench/alert-intake.ts

@@ -1,0 +1,32 @@
+/**
+ * A real HTTP receiver on 127.0.0.1 for outbound webhooks: records every request
+ * (path, headers, raw body) and answers with what `respond` decides.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Received = { path: string; headers: IncomingHttpHeaders; body: string };
+
+export async function startReceiver(respond: (req: Received, res: ServerResponse) => void = (_r, res) => res.writeHead(204).end()) {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(r);
+      respond(r, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

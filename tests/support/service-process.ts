@@ -1,0 +1,104 @@
+/**
+ * Runs the real service (`node bin/svc.js serve`) as a child process for end-to-end
+ * tests, with its own identity key (so it works on a PostgreSQL server, where dev
+ * identity is refused), and mints caller tokens for it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { repoRoot } from './fixtures.ts';
+
+export type TestIdentity = { jwks: string; mint: (grants: { team: string | null; role: string }[]) => Promise<string> };
+
+export async function createTestIdentity(issuer = 'svc-e2e-identity'): Promise<TestIdentity & { issuer: string }> {
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  const kid = randomUUID();
+  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
+  return {
+    issuer,
+    jwks: JSON.stringify({ keys: [jwk] }),
+    mint: (grants) =>
+      new SignJWT({
+        token_use: 'exchange',
+        scope: ['cases', 'alerts', 'runbooks', 'runs', 'connections', 'admin'].flatMap((a) => [`svc:${a}:read`, `svc:${a}:write`]).join(' '),
+        act: { sub: '3f6f1a52-8c1e-4c55-9a0e-1f2d3c4b5a69', email: 'e2e-analyst@example.com', grants },
+      })
+        .setProtectedHeader({ alg: 'EdDSA', kid })
+        .setIssuer(issuer)
+        .setAudience('svc')
+        .setSubject('e2e-workload')
+        .setJti(randomUUID())
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(privateKey),
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export type ServiceProcess = { url: string; child: ChildProcess; output: () => string; stop: () => Promise<void>; kill: () => Promise<void> };
+
+/** Starts the service and resolves once `/healthz` answers. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/svc.js'), 'serve'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`service did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Environment for one engine: a fresh data dir, and a fresh server database when given. */
+export function engineEnv(identity: { issuer: string; jwks: string }, databaseUrl: string | null): Record<string, string> {
+  return {
+    SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-')),
+    SVC_IDENTITY_ISSUER: identity.issuer,
+    SVC_IDENTITY_JWKS: identity.jwks,
+    SVC_SECRET_KEY: randomBytes(32).toString('base64'),
+    SVC_DETECTOR_BOOTSTRAP_SECRET: 'e2e-bootstrap-secret',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+}
