@@ -1,0 +1,87 @@
+/**
+ * Killing the process during a run and starting it again finishes the run without
+ * executing a completed step twice (issue 2 "Done when"). The second step's receiver
+ * hangs on its first delivery; the service is SIGKILLed while that step is in flight,
+ * restarted on the same database, and must finish the run: step one delivered once,
+ * step two delivered again as a new attempt with a new webhook id.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServerDatabase } from '../support/engines.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { createTestIdentity, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+
+const runbook = `
+id: two-step-notify
+name: Two notifications
+version: 1
+trigger:
+  type: alert
+  conditions:
+    source: detector
+steps:
+  - id: first
+    action: notify.webhook
+    with: { connection: hook, path: /first, body: { case: "{{ case.key }}" } }
+  - id: second
+    action: notify.webhook
+    needs: [first]
+    timeout_s: 600
+    with: { connection: hook, path: /second, body: { case: "{{ case.key }}" } }
+`;
+
+const engines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];
+
+describe.each(engines)('crash recovery on $name', ({ server }) => {
+  let svc: ServiceProcess | null = null;
+  afterAll(async () => svc?.stop());
+
+  it('finishes a run after SIGKILL without re-executing a completed step', async () => {
+    let secondCalls = 0;
+    let hung: (() => void) | null = null;
+    const inFlight = new Promise<void>((resolve) => (hung = resolve));
+    const receiver = await startReceiver((req, res) => {
+      if (req.path === '/second' && ++secondCalls === 1) {
+        hung?.();
+        return; // never answers: the process dies with this step in flight
+      }
+      res.writeHead(204).end();
+    });
+    const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-runbooks-'));
+    writeFileSync(join(runbooksDir, 'two-step.yml'), runbook);
+    const identity = await createTestIdentity();
+    const env = { ...engineEnv(identity, server ? await createServerDatabase() : null), SVC_RUNBOOKS_DIR: runbooksDir, SVC_WORKER_LEASE_MS: '1500' };
+    const token = await identity.mint([{ team: null, role: 'admin' }]);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+    svc = await startServiceProcess(env);
+    await fetch(`${svc.url}/connections`, { method: 'POST', headers, body: JSON.stringify({ kind: 'webhook', name: 'hook', base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) });
+    const intake = (await (
+      await fetch(`${svc.url}/webhooks/detector`, {
+        method: 'POST',
+        headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' },
+        body: JSON.stringify({ alert_id: 'crash-1', rule: { id: 'r-crash', title: 'Crash test', severity: 'medium' } }),
+      })
+    ).json()) as { runs: string[] };
+    expect(intake.runs).toHaveLength(1);
+    await inFlight;
+    await svc.kill();
+
+    svc = await startServiceProcess(env);
+    const runUrl = `${svc.url}/runs/${intake.runs[0]}`;
+    await expect.poll(async () => ((await (await fetch(runUrl, { headers })).json()) as { status: string }).status, { timeout: 30_000 }).toBe('succeeded');
+    const run = (await (await fetch(runUrl, { headers })).json()) as { steps: { id: string; attempt: number }[]; chain: { valid: boolean } };
+    expect(receiver.received.filter((r) => r.path === '/first')).toHaveLength(1);
+    const seconds = receiver.received.filter((r) => r.path === '/second');
+    expect(seconds).toHaveLength(2);
+    expect(seconds[0]?.headers['webhook-id']).not.toBe(seconds[1]?.headers['webhook-id']);
+    expect(run.steps.map((s) => [s.id, s.attempt])).toEqual([
+      ['first', 1],
+      ['second', 2],
+    ]);
+    expect(run.chain.valid).toBe(true);
+    await receiver.close();
+  });
+});
