@@ -2,7 +2,7 @@
 .PHONY: run test lint typecheck depcruise bench migrate
 
 node_modules: package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch node_modules
 
 run: node_modules
