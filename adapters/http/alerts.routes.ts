@@ -8,9 +8,8 @@ import { listAlerts } from '../../projections/alerts/alerts.queries.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { iso, paging } from './shapes.ts';
 import { validate } from './validation.ts';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export function alertRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>().get(
@@ -23,8 +22,7 @@ export function alertRoutes(deps: HttpDeps) {
         status: v.optional(v.picklist(['new', 'linked'])),
         severity: v.optional(v.string()),
         source: v.optional(v.string()),
-        limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
-        offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
+        ...paging,
       }),
     ),
     async (c) => {

@@ -3,9 +3,8 @@
  * `ack_sla` without an SLA policy: `met` once acknowledged, otherwise `none`; the
  * clock stops at acknowledgement, resolution or closure, whichever came first.
  */
+import { iso } from './shapes.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export function caseView(row: CaseRow, now: Date) {
   const stops = [row.acknowledged_at, row.resolved_at, row.closed_at].filter((d): d is Date => d !== null).map((d) => new Date(d).getTime());

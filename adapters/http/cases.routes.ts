@@ -14,9 +14,9 @@ import { requirePermission } from './auth.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { paging, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
-const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 const idParam = v.object({ id: uuid });
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
 
@@ -47,8 +47,7 @@ export function caseRoutes(deps: HttpDeps) {
           severity: v.optional(severity),
           owner: v.optional(v.string()),
           search: v.optional(v.pipe(v.string(), v.maxLength(200))),
-          limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
-          offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
+          ...paging,
         }),
       ),
       async (c) => {

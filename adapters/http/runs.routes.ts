@@ -13,14 +13,9 @@ import { findRun, listRuns, runActionLog, runSteps, verifyActionLogChain } from 
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { iso, paging, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
-const page = {
-  limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
-  offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
-};
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
 const runView = (r: RunRow) => ({
@@ -72,7 +67,7 @@ export function runRoutes(deps: HttpDeps) {
       '/runs',
       describeRoute({ summary: 'List runs', tags: ['runs'] }),
       read,
-      validate('query', v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), ...page })),
+      validate('query', v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), ...paging })),
       async (c) => {
         const q = c.req.valid('query');
         const rows = await listRuns(db, { caseId: q.case_id, status: q.status, limit: q.limit, offset: q.offset });

@@ -28,8 +28,8 @@ export function webhookRoutes(deps: HttpDeps) {
   const toIncoming = (a: DetectorAlert, index: number | null) => {
     const severity = (a.severity ?? a.rule.severity).toLowerCase();
     if (!severities.has(severity)) {
-      const loc = ['body', ...(index === null ? [] : [index]), a.severity ? 'severity' : 'rule'];
-      if (!a.severity) loc.push('severity');
+      const field = a.severity ? ['severity'] : ['rule', 'severity'];
+      const loc = ['body', ...(index === null ? [] : [index]), ...field];
       throw new ValidationFailed([{ loc, msg: `must be one of ${[...severities].join(', ')}`, type: 'value_error' }]);
     }
     return withObservables({

@@ -13,10 +13,10 @@ import type { CaseCommands } from '../../adapters/actions/action.ts';
 import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import { nextMove } from '../../domain/runbooks/run-workflow.ts';
-import type { ActionLogRow } from '../../domain/runs/events.ts';
 import { decideRun, type RunCommand } from '../../domain/runs/decide.ts';
 import { evolveRun, initialRunState, type RunState } from '../../domain/runs/state.ts';
-import type { RunEvent } from '../../domain/runs/events.ts';
+import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
+import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { executeStep, type StepExecutorDeps } from './step-executor.ts';
 
@@ -33,6 +33,8 @@ export type RunDriverDeps = StepExecutorDeps & {
 
 type Existing = Extract<RunState, { exists: true }>;
 
+const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
+
 export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void> {
   const streamId = streams.run(runId);
   for (;;) {
@@ -43,10 +45,13 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
     const move = nextMove(state);
     if (move.kind === 'idle') return;
     const now = () => deps.now().toISOString();
-    const append = async (command: RunCommand) => {
-      const events = decideRun(command, state);
-      await deps.store.append(streamId, events.map((e) => ({ ...e, metadata: { actor: { id: null, email: null, kind: 'system' } } })), history.length);
+    /** Decides against `from` (at stream version `version`) and appends; returns the events written. */
+    const appendFrom = async (from: RunState, version: number, command: RunCommand) => {
+      const events = decideRun(command, from);
+      await deps.store.append(streamId, events.map((e) => ({ ...e, metadata: systemActor })), version);
+      return events;
     };
+    const append = (command: RunCommand) => appendFrom(state, history.length, command);
     try {
       switch (move.kind) {
         case 'start_run':
@@ -76,8 +81,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
         }
         case 'execute_step': {
           const startedAt = now();
-          await append({ type: 'start_step', stepId: move.step.id, attempt: move.attempt, now: startedAt });
-          const afterStart = [...history, { type: 'step.started' }];
+          const startEvents = await append({ type: 'start_step', stepId: move.step.id, attempt: move.attempt, now: startedAt });
           const outcome = await executeStep(deps, {
             runId,
             step: move.step,
@@ -90,12 +94,16 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
           const finishedAt = now();
           const status = state.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
           const log = logRow(state, move.step.id, move.step.action, move.attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
-          const started = evolveRun(state, { type: 'step.started', data: { run_id: runId, step_id: move.step.id, attempt: move.attempt, at: startedAt } });
-          const events = decideRun(
-            { type: 'finish_step', stepId: move.step.id, attempt: move.attempt, status: outcome.status, output: outcome.output, error: outcome.error, log, now: finishedAt },
-            started,
-          );
-          await deps.store.append(streamId, events.map((e) => ({ ...e, metadata: { actor: { id: null, email: null, kind: 'system' } } })), afterStart.length);
+          await appendFrom(startEvents.reduce(evolveRun, state), history.length + startEvents.length, {
+            type: 'finish_step',
+            stepId: move.step.id,
+            attempt: move.attempt,
+            status: outcome.status,
+            output: outcome.output,
+            error: outcome.error,
+            log,
+            now: finishedAt,
+          });
           break;
         }
       }

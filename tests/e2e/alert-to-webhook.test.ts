@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerDatabase } from '../support/engines.ts';
 import { readFixtureJson } from '../support/fixtures.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { createTestIdentity, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { createTestIdentity, e2eEngines, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 type ElasticDoc = { value: { source: Record<string, unknown> } };
@@ -27,9 +27,7 @@ export function elasticToNative(doc: Record<string, unknown>, overrides: Record<
   };
 }
 
-const engines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];
-
-describe.each(engines)('detector alert to signed webhook on $name', ({ server }) => {
+describe.each(e2eEngines)('detector alert to signed webhook on $name', ({ server }) => {
   let svc: ServiceProcess;
   let token: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServerDatabase } from '../support/engines.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { createTestIdentity, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { createTestIdentity, e2eEngines, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 
 const runbook = `
 id: two-step-notify
@@ -32,9 +32,7 @@ steps:
     with: { connection: hook, path: /second, body: { case: "{{ case.key }}" } }
 `;
 
-const engines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];
-
-describe.each(engines)('crash recovery on $name', ({ server }) => {
+describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
   let svc: ServiceProcess | null = null;
   afterAll(async () => svc?.stop());
 

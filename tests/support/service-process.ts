@@ -102,3 +102,6 @@ export function engineEnv(identity: { issuer: string; jwks: string }, databaseUr
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
 }
+
+/** The engines the end-to-end suites run the real process on: PGlite, and a server when TEST_DATABASE_URL is set. */
+export const e2eEngines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];

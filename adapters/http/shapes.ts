@@ -1,0 +1,15 @@
+/**
+ * Small request and answer shapes shared by the route modules: ISO timestamps,
+ * UUID path/query values, and `limit`/`offset` paging (1..200, default 50).
+ */
+import * as v from 'valibot';
+
+/** A database timestamp as RFC 3339 text, or null. */
+export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+
+export const paging = {
+  limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
+  offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
+};
