@@ -7,64 +7,68 @@ import { APPEND_LOCK_KEY, PostgresEventStore } from '../../adapters/event-store/
 import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
 import { subscribeToAll } from '../../adapters/event-store/subscription.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
-import { engines } from '../support/engines.ts';
+import { engines, type TestEngine } from '../support/engines.ts';
 
 const ev = (n: number) => ({ type: 'thing.happened', data: { n } });
 
-describe.each(engines)('event store on $name', (engine) => {
-  let opened: Awaited<ReturnType<typeof engine.open>>;
-  let store: EventStore;
-
+/** Opens a fresh database on `engine` for the enclosing describe, with a store over it. */
+function useStore(engine: TestEngine) {
+  const ctx = {} as { opened: Awaited<ReturnType<TestEngine['open']>>; store: EventStore };
   beforeAll(async () => {
-    opened = await engine.open();
-    store = new PostgresEventStore(opened.db);
+    ctx.opened = await engine.open();
+    ctx.store = new PostgresEventStore(ctx.opened.db);
   });
-  afterAll(async () => opened.close());
+  afterAll(async () => ctx.opened.close());
+  return ctx;
+}
+
+describe.each(engines)('event store on $name', (engine) => {
+  const ctx = useStore(engine);
 
   it('appends to a new stream and reads it back in version order', async () => {
-    const result = await store.append('s-new', [ev(1), ev(2), ev(3)], 0);
+    const result = await ctx.store.append('s-new', [ev(1), ev(2), ev(3)], 0);
     expect(result.versions['s-new']).toBe(3);
-    const events = await store.readStream('s-new');
+    const events = await ctx.store.readStream('s-new');
     expect(events.map((e) => [e.streamVersion, e.data.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
     expect(events[2]?.globalPosition).toBe(result.lastPosition);
     expect(events[0]!.globalPosition).toBeLessThan(events[1]!.globalPosition);
   });
 
   it('reads an unknown stream as empty', async () => {
-    expect(await store.readStream('s-missing')).toEqual([]);
+    expect(await ctx.store.readStream('s-missing')).toEqual([]);
   });
 
   it('refuses a wrong expected version and writes nothing', async () => {
-    await store.append('s-ver', [ev(1)], 0);
-    await expect(store.append('s-ver', [ev(2)], 0)).rejects.toBeInstanceOf(StreamVersionConflict);
-    await expect(store.append('s-ver', [ev(2)], 5)).rejects.toMatchObject({ code: 'stream_version_conflict', status: 409 });
-    expect((await store.readStream('s-ver')).length).toBe(1);
-    await store.append('s-ver', [ev(2)], 'any');
-    expect((await store.readStream('s-ver')).length).toBe(2);
+    await ctx.store.append('s-ver', [ev(1)], 0);
+    await expect(ctx.store.append('s-ver', [ev(2)], 0)).rejects.toBeInstanceOf(StreamVersionConflict);
+    await expect(ctx.store.append('s-ver', [ev(2)], 5)).rejects.toMatchObject({ code: 'stream_version_conflict', status: 409 });
+    expect((await ctx.store.readStream('s-ver')).length).toBe(1);
+    await ctx.store.append('s-ver', [ev(2)], 'any');
+    expect((await ctx.store.readStream('s-ver')).length).toBe(2);
   });
 
   it('gives exactly one success and one conflict to two appends with the same expected version', async () => {
     for (let round = 0; round < 10; round++) {
       const stream = `s-race-${round}`;
-      const results = await Promise.allSettled([store.append(stream, [ev(1)], 0), store.append(stream, [ev(2)], 0)]);
+      const results = await Promise.allSettled([ctx.store.append(stream, [ev(1)], 0), ctx.store.append(stream, [ev(2)], 0)]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(rejected).toHaveLength(1);
       expect(rejected[0]?.reason).toBeInstanceOf(StreamVersionConflict);
-      expect(await store.readStream(stream)).toHaveLength(1);
+      expect(await ctx.store.readStream(stream)).toHaveLength(1);
     }
   });
 
   it('appends to several streams atomically: one conflict writes none of them', async () => {
-    await store.append('s-multi-b', [ev(1)], 0);
+    await ctx.store.append('s-multi-b', [ev(1)], 0);
     await expect(
-      store.appendMany([
+      ctx.store.appendMany([
         { streamId: 's-multi-a', events: [ev(1)], expectedVersion: 0 },
         { streamId: 's-multi-b', events: [ev(2)], expectedVersion: 0 },
       ]),
     ).rejects.toBeInstanceOf(StreamVersionConflict);
-    expect(await store.readStream('s-multi-a')).toEqual([]);
-    const ok = await store.appendMany([
+    expect(await ctx.store.readStream('s-multi-a')).toEqual([]);
+    const ok = await ctx.store.appendMany([
       { streamId: 's-multi-a', events: [ev(1)], expectedVersion: 0 },
       { streamId: 's-multi-b', events: [ev(2)], expectedVersion: 1 },
     ]);
@@ -72,35 +76,35 @@ describe.each(engines)('event store on $name', (engine) => {
   });
 
   it('keeps a conflicting request from failing the others committed in the same batch', async () => {
-    await store.append('s-batch-x', [ev(1)], 0);
+    await ctx.store.append('s-batch-x', [ev(1)], 0);
     const results = await Promise.allSettled([
-      store.append('s-batch-y', [ev(1)], 0),
-      store.append('s-batch-x', [ev(2)], 0),
-      store.append('s-batch-z', [ev(1)], 0),
+      ctx.store.append('s-batch-y', [ev(1)], 0),
+      ctx.store.append('s-batch-x', [ev(2)], 0),
+      ctx.store.append('s-batch-z', [ev(1)], 0),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 
   it('reads all events after a checkpoint in global order, with a limit', async () => {
-    const head = await store.headPosition();
-    await store.append('s-all-1', [ev(1), ev(2)], 0);
-    await store.append('s-all-2', [ev(3)], 0);
-    const after = await store.readAll(head, 10);
+    const head = await ctx.store.headPosition();
+    await ctx.store.append('s-all-1', [ev(1), ev(2)], 0);
+    await ctx.store.append('s-all-2', [ev(3)], 0);
+    const after = await ctx.store.readAll(head, 10);
     expect(after.map((e) => e.data.n)).toEqual([1, 2, 3]);
-    expect(await store.readAll(head, 2)).toHaveLength(2);
-    expect(await store.headPosition()).toBe(after[2]?.globalPosition);
+    expect(await ctx.store.readAll(head, 2)).toHaveLength(2);
+    expect(await ctx.store.headPosition()).toBe(after[2]?.globalPosition);
   });
 
   it('delivers every event exactly once, in order, to a catch-up subscription under concurrent appends', async () => {
-    const start = await store.headPosition();
+    const start = await ctx.store.headPosition();
     const seen: RecordedEvent[] = [];
-    const sub = subscribeToAll(store, { fromPosition: start, pollIntervalMs: 5, batchSize: 7, handle: async (e) => void seen.push(...e) });
-    const second = new PostgresEventStore(opened.db);
+    const sub = subscribeToAll(ctx.store, { fromPosition: start, pollIntervalMs: 5, batchSize: 7, handle: async (e) => void seen.push(...e) });
+    const second = new PostgresEventStore(ctx.opened.db);
     const writers = Array.from({ length: 120 }, (_, i) =>
-      (i % 2 ? store : second).append(`s-sub-${i % 13}`, [ev(i), ev(i + 1000)], 'any'),
+      (i % 2 ? ctx.store : second).append(`s-sub-${i % 13}`, [ev(i), ev(i + 1000)], 'any'),
     );
     await Promise.all(writers);
-    const head = await store.headPosition();
+    const head = await ctx.store.headPosition();
     await expect.poll(() => sub.position(), { timeout: 10_000 }).toBe(head);
     await sub.stop();
     const positions = seen.map((e) => e.globalPosition);
@@ -111,30 +115,23 @@ describe.each(engines)('event store on $name', (engine) => {
 
 /** Needs two real connections at once, so only a PostgreSQL server can show it (PGlite has one). */
 describe.each(engines.filter((e) => e.name === 'postgres'))('event store ordering on $name', (engine) => {
-  let opened: Awaited<ReturnType<typeof engine.open>>;
-  let store: EventStore;
-
-  beforeAll(async () => {
-    opened = await engine.open();
-    store = new PostgresEventStore(opened.db);
-  });
-  afterAll(async () => opened.close());
+  const ctx = useStore(engine);
 
   it('never lets a reader pass an append that commits late', async () => {
-    const client = new pg.Client({ connectionString: opened.url! });
+    const client = new pg.Client({ connectionString: ctx.opened.url! });
     await client.connect();
     try {
-      const before = await store.headPosition();
+      const before = await ctx.store.headPosition();
       // A slow appender following the store's protocol: holds the append lock, inserts, does not commit yet.
       await client.query('begin');
       await client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK_KEY.toString()]);
       await client.query(`insert into events (stream_id, stream_version, type, data) values ('s-late', 1, 'late', '{}')`);
-      const fast = store.append('s-fast', [ev(1)], 0);
+      const fast = ctx.store.append('s-fast', [ev(1)], 0);
       await new Promise((r) => setTimeout(r, 200));
-      expect(await store.readAll(before, 10)).toEqual([]);
+      expect(await ctx.store.readAll(before, 10)).toEqual([]);
       await client.query('commit');
       await fast;
-      const seen = await store.readAll(before, 10);
+      const seen = await ctx.store.readAll(before, 10);
       expect(seen.map((e) => e.streamId)).toEqual(['s-late', 's-fast']);
     } finally {
       await client.end();
