@@ -1,63 +1,65 @@
 /**
- * The alert inbox read model (`alerts`; SPEC.md "Alerts"). Statuses: `new` until the
- * alert is linked to a case, then `linked`.
+ * The alert inbox read model (`alerts`; SPEC.md "Alerts").
+ *
+ * Per batch: one read of the touched rows that already exist (without their
+ * payload), a pure fold (alert-row.ts), one multi-row insert of the alerts received
+ * in the batch, and one update per earlier alert the batch changed (repeats).
  */
+import type { Insertable, Kysely } from 'kysely';
 import type { AlertEvent } from '../../domain/alerts/events.ts';
+import type { AlertsTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { evolveAlertRow, type AlertRecord } from './alert-row.ts';
 
 const alertTypes = new Set<string>(['alert.received', 'alert.linked', 'alert.repeated']);
 
 export const alertsProjection: Projection = {
   name: 'alerts',
-  apply: async (trx, recorded) => {
-    if (!alertTypes.has(recorded.type)) return;
-    const event = { type: recorded.type, data: recorded.data } as AlertEvent;
-    const version = recorded.streamVersion;
-    switch (event.type) {
-      case 'alert.received': {
-        const d = event.data;
-        await trx
-          .insertInto('alerts')
-          .values({
-            id: d.alert_id,
-            source: d.source,
-            external_id: d.external_id,
-            rule_id: d.rule_id,
-            title: d.title,
-            severity: d.severity,
-            status: 'new',
-            case_id: null,
-            detected_at: d.detected_at,
-            url: d.url,
-            correlation_key: d.correlation_key,
-            suite_correlation_id: d.suite_correlation_id,
-            team: d.team,
-            repeat_count: 0,
-            payload: JSON.stringify(d.payload),
-            received_at: d.received_at,
-            last_seen_at: d.received_at,
-            version,
-          })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        return;
+  apply: async (trx, batch) => {
+    const events = batch.filter((e) => alertTypes.has(e.type));
+    if (events.length === 0) return;
+    const alertIdOf = (e: { data: unknown }) => (e.data as { alert_id: string }).alert_id;
+
+    const existing = await loadAlerts(trx, [...new Set(events.map(alertIdOf))]);
+    const rows = new Map(existing);
+    const changed = new Set<string>();
+    for (const recorded of events) {
+      const id = alertIdOf(recorded);
+      const before = rows.get(id);
+      const after = evolveAlertRow(before, { type: recorded.type, data: recorded.data } as AlertEvent, recorded.streamVersion);
+      if (after && after !== before) {
+        rows.set(id, after);
+        changed.add(id);
       }
-      case 'alert.linked':
+    }
+
+    const inserts: Insertable<AlertsTable>[] = [];
+    for (const id of changed) {
+      const row = rows.get(id);
+      if (!row) continue;
+      if (existing.has(id)) {
         await trx
           .updateTable('alerts')
-          .set({ case_id: event.data.case_id, status: 'linked', version })
-          .where('id', '=', event.data.alert_id)
-          .where('version', '<', version)
+          .set({ status: row.status, case_id: row.case_id, repeat_count: row.repeat_count, last_seen_at: row.last_seen_at, version: row.version })
+          .where('id', '=', id)
+          .where('version', '<', row.version)
           .execute();
-        return;
-      case 'alert.repeated':
-        await trx
-          .updateTable('alerts')
-          .set((eb) => ({ repeat_count: eb('repeat_count', '+', 1), last_seen_at: event.data.at, version }))
-          .where('id', '=', event.data.alert_id)
-          .where('version', '<', version)
-          .execute();
-        return;
+      } else {
+        inserts.push({ ...row, payload: JSON.stringify(row.payload ?? {}) });
+      }
+    }
+    if (inserts.length > 0) {
+      await trx.insertInto('alerts').values(inserts).onConflict((oc) => oc.column('id').doNothing()).execute();
     }
   },
 };
+
+const columnsButPayload = [
+  'id', 'source', 'external_id', 'rule_id', 'title', 'severity', 'status', 'case_id', 'detected_at', 'url',
+  'correlation_key', 'suite_correlation_id', 'team', 'repeat_count', 'received_at', 'last_seen_at', 'version',
+] as const satisfies readonly Exclude<keyof AlertsTable, 'payload'>[];
+
+async function loadAlerts(trx: Kysely<Database>, ids: string[]): Promise<Map<string, AlertRecord>> {
+  const found = await trx.selectFrom('alerts').select(columnsButPayload).where('id', 'in', ids).execute();
+  return new Map(found.map((row) => [row.id, row]));
+}

@@ -1,26 +1,52 @@
 /**
  * Case read models: `cases` (summary and detail), `case_timeline` (one row per case
- * event, SPEC.md "Timeline event") and `case_comments`. Re-applying an event changes
- * nothing: rows carry the stream version they reflect, timeline rows their position.
+ * event, SPEC.md "Timeline event") and `case_comments`.
+ *
+ * Per batch: one read of the touched case rows, a pure fold (case-row.ts), one upsert
+ * of the changed rows and one multi-row insert per child table. Re-applying an event
+ * changes nothing: rows carry the stream version they reflect, timeline rows their
+ * position, comments their id. A batch is at most the projector's batch size (500),
+ * which keeps every multi-row statement under Postgres' 65535 parameters.
  */
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { caseEventTypes, type CaseEvent } from '../../domain/cases/index.ts';
-import type { Database } from '../database.ts';
+import type { RecordedEvent } from '../../domain/shared/messages.ts';
+import type { CaseCommentsTable, CaseTimelineTable, CasesTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { evolveCaseRow, type CaseRecord } from './case-row.ts';
 
 /** Timeline kinds: the event type without its `case.` prefix (`acknowledged`, `status_changed`, ...). */
 const timelineKind = (type: string) => type.replace(/^case\./, '');
 
+const caseColumns = [
+  'key', 'number', 'title', 'description', 'severity', 'tags', 'status', 'owner_id', 'owner_email', 'team', 'alert_count',
+  'correlation_key', 'acknowledged_at', 'acknowledged_by', 'created_at', 'updated_at', 'resolved_at', 'closed_at', 'last_alert_at', 'version',
+] as const satisfies readonly (keyof CasesTable)[];
+
+const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({ ...row, tags: JSON.stringify(row.tags) });
+
 export const casesProjection: Projection = {
   name: 'cases',
-  apply: async (trx, recorded) => {
-    if (!caseEventTypes.has(recorded.type)) return;
-    const event = { type: recorded.type, data: recorded.data } as CaseEvent;
-    await applyCaseEvent(trx, event, recorded.streamVersion);
-    const { case_id: caseId, ...payload } = event.data as { case_id: string } & Record<string, unknown>;
-    await trx
-      .insertInto('case_timeline')
-      .values({
+  apply: async (trx, batch) => {
+    const events = batch.filter((e) => caseEventTypes.has(e.type));
+    if (events.length === 0) return;
+    const caseIdOf = (e: RecordedEvent) => (e.data as { case_id: string }).case_id;
+
+    const rows = await loadCases(trx, [...new Set(events.map(caseIdOf))]);
+    const changed = new Set<string>();
+    const timeline: Insertable<CaseTimelineTable>[] = [];
+    const comments: Insertable<CaseCommentsTable>[] = [];
+    for (const recorded of events) {
+      const event = { type: recorded.type, data: recorded.data } as CaseEvent;
+      const caseId = caseIdOf(recorded);
+      const before = rows.get(caseId);
+      const after = evolveCaseRow(before, event, recorded.streamVersion);
+      if (after && after !== before) {
+        rows.set(caseId, after);
+        changed.add(caseId);
+      }
+      const { case_id: _caseId, ...payload } = event.data as { case_id: string } & Record<string, unknown>;
+      timeline.push({
         event_position: recorded.globalPosition,
         case_id: caseId,
         kind: timelineKind(recorded.type),
@@ -28,96 +54,37 @@ export const casesProjection: Projection = {
         actor_id: recorded.metadata.actor?.id ?? null,
         actor_email: recorded.metadata.actor?.email ?? null,
         at: recorded.recordedAt,
-      })
-      .onConflict((oc) => oc.column('event_position').doNothing())
-      .execute();
+      });
+      if (event.type === 'case.comment_added') {
+        const d = event.data;
+        comments.push({ id: d.comment_id, case_id: d.case_id, body: d.body, author_id: d.author_id, author_email: d.author_email, created_at: d.at, deleted_at: null });
+      }
+    }
+
+    const upserts = [...changed].flatMap((id) => {
+      const row = rows.get(id);
+      return row ? [toInsertable(row)] : [];
+    });
+    if (upserts.length > 0) {
+      await trx
+        .insertInto('cases')
+        .values(upserts)
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet((eb) => Object.fromEntries(caseColumns.map((c) => [c, eb.ref(`excluded.${c}`)])))
+            .where('cases.version', '<', (eb) => eb.ref('excluded.version')),
+        )
+        .execute();
+    }
+    await trx.insertInto('case_timeline').values(timeline).onConflict((oc) => oc.column('event_position').doNothing()).execute();
+    if (comments.length > 0) {
+      await trx.insertInto('case_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
+    }
   },
 };
 
-async function applyCaseEvent(trx: Kysely<Database>, event: CaseEvent, version: number): Promise<void> {
-  if (event.type === 'case.opened') {
-    const d = event.data;
-    await trx
-      .insertInto('cases')
-      .values({
-        id: d.case_id,
-        key: d.key,
-        number: d.number,
-        title: d.title,
-        description: d.description,
-        severity: d.severity,
-        tags: JSON.stringify(d.tags),
-        status: d.status,
-        owner_id: null,
-        owner_email: null,
-        team: d.team,
-        alert_count: 0,
-        correlation_key: d.correlation_key,
-        acknowledged_at: null,
-        acknowledged_by: null,
-        created_at: d.opened_at,
-        updated_at: d.opened_at,
-        resolved_at: null,
-        closed_at: null,
-        last_alert_at: null,
-        version,
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    return;
-  }
-  const update = trx.updateTable('cases').where('id', '=', event.data.case_id).where('version', '<', version);
-  switch (event.type) {
-    case 'case.alert_appended':
-      await update
-        .set((eb) => ({ alert_count: eb('alert_count', '+', 1), last_alert_at: event.data.at, updated_at: event.data.at, version }))
-        .execute();
-      return;
-    case 'case.status_changed': {
-      const d = event.data;
-      await update
-        .set((eb) => ({
-          status: d.to,
-          updated_at: d.at,
-          version,
-          resolved_at: d.to === 'resolved' ? d.at : eb.ref('resolved_at'),
-          closed_at: d.to === 'closed' ? d.at : eb.ref('closed_at'),
-        }))
-        .execute();
-      return;
-    }
-    case 'case.assigned':
-      await update.set({ owner_id: event.data.owner_id, owner_email: event.data.owner_email, updated_at: event.data.at, version }).execute();
-      return;
-    case 'case.acknowledged':
-      await update
-        .set({ acknowledged_at: event.data.acknowledged_at, acknowledged_by: event.data.acknowledged_by, updated_at: event.data.acknowledged_at, version })
-        .execute();
-      return;
-    case 'case.comment_added': {
-      const d = event.data;
-      await update.set({ updated_at: d.at, version }).execute();
-      await trx
-        .insertInto('case_comments')
-        .values({ id: d.comment_id, case_id: d.case_id, body: d.body, author_id: d.author_id, author_email: d.author_email, created_at: d.at, deleted_at: null })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      return;
-    }
-    case 'case.updated': {
-      const c = event.data.changes;
-      await update
-        .set({
-          ...(c.title !== undefined && { title: c.title }),
-          ...(c.description !== undefined && { description: c.description }),
-          ...(c.severity !== undefined && { severity: c.severity }),
-          ...(c.tags !== undefined && { tags: JSON.stringify(c.tags) }),
-          updated_at: event.data.at,
-          version,
-        })
-        .execute();
-      return;
-    }
-  }
+async function loadCases(trx: Kysely<Database>, ids: string[]): Promise<Map<string, CaseRecord>> {
+  const found = await trx.selectFrom('cases').selectAll().where('id', 'in', ids).execute();
+  return new Map(found.map((r) => [r.id, r]));
 }
-

@@ -10,6 +10,7 @@
 import type { Kysely } from 'kysely';
 import { executionOrder } from '../../domain/runbooks/dag.ts';
 import type { RunEvent } from '../../domain/runs/events.ts';
+import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { GENESIS_HASH, chainHash } from '../../domain/runs/hash-chain.ts';
 import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
@@ -21,95 +22,98 @@ export const RUN_JOB = 'run';
 
 export const runsProjection: Projection = {
   name: 'runs',
-  apply: async (trx, recorded) => {
-    if (!runTypes.has(recorded.type)) return;
-    const event = { type: recorded.type, data: recorded.data } as RunEvent;
-    switch (event.type) {
-      case 'run.queued': {
-        const d = event.data;
-        await trx
-          .insertInto('runs')
-          .values({
-            id: d.run_id,
-            runbook_id: d.runbook.id,
-            runbook_version: d.runbook.version,
-            case_id: d.case_id,
-            status: 'queued',
-            trigger_type: d.trigger_type,
-            dry_run: d.dry_run,
-            requested_by: d.requested_by,
-            error: null,
-            queued_at: d.queued_at,
-            started_at: null,
-            finished_at: null,
-          })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        const order = executionOrder(d.runbook.steps);
-        await trx
-          .insertInto('run_steps')
-          .values(
-            order.map((stepId, position) => ({
-              run_id: d.run_id,
-              step_id: stepId,
-              position,
-              status: 'pending',
-              attempt: 0,
-              output: null,
-              error: null,
-              started_at: null,
-              finished_at: null,
-            })),
-          )
-          .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing())
-          .execute();
-        await trx
-          .insertInto('jobs')
-          .values({ kind: RUN_JOB, key: d.run_id, due_at: d.queued_at, lease_owner: null, lease_until: null })
-          .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
-          .execute();
-        return;
-      }
-      case 'run.started':
-        await trx.updateTable('runs').set({ status: 'running', started_at: event.data.at }).where('id', '=', event.data.run_id).execute();
-        return;
-      case 'step.started':
-        await trx
-          .updateTable('run_steps')
-          .set({ status: 'running', attempt: event.data.attempt, started_at: event.data.at })
-          .where('run_id', '=', event.data.run_id)
-          .where('step_id', '=', event.data.step_id)
-          .execute();
-        return;
-      case 'step.finished': {
-        const d = event.data;
-        await trx
-          .updateTable('run_steps')
-          .set({
-            status: d.status,
-            attempt: d.attempt,
-            output: d.output === undefined || d.output === null ? null : JSON.stringify(d.output),
-            error: d.error,
-            started_at: d.log.started_at,
-            finished_at: d.at,
-          })
-          .where('run_id', '=', d.run_id)
-          .where('step_id', '=', d.step_id)
-          .execute();
-        await appendToChain(trx, recorded.globalPosition, d.log);
-        return;
-      }
-      case 'run.finished':
-        await trx
-          .updateTable('runs')
-          .set({ status: event.data.status, error: event.data.error, finished_at: event.data.at })
-          .where('id', '=', event.data.run_id)
-          .execute();
-        await trx.deleteFrom('jobs').where('kind', '=', RUN_JOB).where('key', '=', event.data.run_id).execute();
-        return;
-    }
+  apply: async (trx, batch) => {
+    for (const recorded of batch) if (runTypes.has(recorded.type)) await applyRunEvent(trx, recorded);
   },
 };
+
+async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Promise<void> {
+  const event = { type: recorded.type, data: recorded.data } as RunEvent;
+  switch (event.type) {
+    case 'run.queued': {
+      const d = event.data;
+      await trx
+        .insertInto('runs')
+        .values({
+          id: d.run_id,
+          runbook_id: d.runbook.id,
+          runbook_version: d.runbook.version,
+          case_id: d.case_id,
+          status: 'queued',
+          trigger_type: d.trigger_type,
+          dry_run: d.dry_run,
+          requested_by: d.requested_by,
+          error: null,
+          queued_at: d.queued_at,
+          started_at: null,
+          finished_at: null,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      const order = executionOrder(d.runbook.steps);
+      await trx
+        .insertInto('run_steps')
+        .values(
+          order.map((stepId, position) => ({
+            run_id: d.run_id,
+            step_id: stepId,
+            position,
+            status: 'pending',
+            attempt: 0,
+            output: null,
+            error: null,
+            started_at: null,
+            finished_at: null,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing())
+        .execute();
+      await trx
+        .insertInto('jobs')
+        .values({ kind: RUN_JOB, key: d.run_id, due_at: d.queued_at, lease_owner: null, lease_until: null })
+        .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
+        .execute();
+      return;
+    }
+    case 'run.started':
+      await trx.updateTable('runs').set({ status: 'running', started_at: event.data.at }).where('id', '=', event.data.run_id).execute();
+      return;
+    case 'step.started':
+      await trx
+        .updateTable('run_steps')
+        .set({ status: 'running', attempt: event.data.attempt, started_at: event.data.at })
+        .where('run_id', '=', event.data.run_id)
+        .where('step_id', '=', event.data.step_id)
+        .execute();
+      return;
+    case 'step.finished': {
+      const d = event.data;
+      await trx
+        .updateTable('run_steps')
+        .set({
+          status: d.status,
+          attempt: d.attempt,
+          output: d.output === undefined || d.output === null ? null : JSON.stringify(d.output),
+          error: d.error,
+          started_at: d.log.started_at,
+          finished_at: d.at,
+        })
+        .where('run_id', '=', d.run_id)
+        .where('step_id', '=', d.step_id)
+        .execute();
+      await appendToChain(trx, recorded.globalPosition, d.log);
+      return;
+    }
+    case 'run.finished':
+      await trx
+        .updateTable('runs')
+        .set({ status: event.data.status, error: event.data.error, finished_at: event.data.at })
+        .where('id', '=', event.data.run_id)
+        .execute();
+      await trx.deleteFrom('jobs').where('kind', '=', RUN_JOB).where('key', '=', event.data.run_id).execute();
+      return;
+  }
+}
 
 async function appendToChain(trx: Kysely<Database>, position: number, log: Record<string, unknown> & { run_id: string; step_id: string }): Promise<void> {
   const already = await trx.selectFrom('action_log').select('chain_index').where('event_position', '=', position).executeTakeFirst();
