@@ -34,6 +34,10 @@ import { migrateToLatest } from './migrate.ts';
 import { loadRunbooks } from './runbook-loader.ts';
 import { loadSecretKey } from './secret-key.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
+import { trackInFlight, type InFlight } from './in-flight.ts';
+
+/** How long shutdown lets requests in flight finish before closing the database, ms. */
+const SHUTDOWN_GRACE_MS = 15_000;
 
 export type Service = {
   url: string | null;
@@ -69,7 +73,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
-    onAdvance: () => worker?.wake(),
+    onAdvance: (applied) => {
+      if (applied.some((e) => e.type === 'run.queued')) worker?.wake();
+    },
   });
   store.onAppended(() => projector.wake());
   projector.start();
@@ -94,10 +100,11 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     correlationWindowMs: config.correlationWindowMs,
   };
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now });
-  const intake = createAlertIntake({ store, db, config: caseConfig, alertRunbooks: runbooks.alertRunbooks, ids, now });
+  const intake = createAlertIntake({ store, db, config: caseConfig, alertRunbooks: runbooks.alertRunbooks, ids, now, cacheEntries: config.intakeCacheEntries });
   const runs = createRunCommands({ store, runbook: runbooks.get, ids, now });
 
   let server: ServerType | null = null;
+  let inFlight: InFlight<Parameters<ReturnType<typeof createApp>['fetch']>, Response> | null = null;
   let url: string | null = null;
   if (config.role !== 'worker') {
     const permissions = parsePermissionMatrix(config.permissionsJson);
@@ -120,7 +127,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
     });
     server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      inFlight = trackInFlight(app.fetch);
+      const s = serve({ fetch: inFlight.handler, port: config.port, hostname: config.host }, () => resolve(s));
     });
     const address = server.address() as AddressInfo;
     url = `http://${config.host}:${address.port}${config.basePath}`;
@@ -180,7 +188,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     projector,
     close: async () => {
       if (server) await new Promise<void>((r) => server?.close(() => r()));
+      await inFlight?.idle(SHUTDOWN_GRACE_MS);
       await worker?.stop();
+      await store.settle();
       await projector.stop();
       await opened.close();
     },

@@ -28,6 +28,7 @@ export type Config = {
   workerLeaseMs: number;
   pollIntervalMs: number;
   stepBackoffBaseMs: number;
+  intakeCacheEntries: number;
   logLevel: string;
 };
 
@@ -77,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
+    intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -13,6 +13,16 @@ export type Decided<E extends Event, S> = { events: E[]; state: S; position: num
 export const MAX_CONFLICT_RETRIES = 8;
 
 /**
+ * Waits before conflict retry `attempt` (0-based): full jitter over 5 ms doubling up to
+ * 200 ms, so writers racing for one hot stream (two API processes taking alerts of one
+ * key) take turns instead of one of them losing every race.
+ */
+export function conflictBackoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(200, 5 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
  * Decides `command(state)` against `streamId` and appends the events with the
  * version it read. Returns the events, the state after them, and the last global
  * position written (null when the decision produced no event).
@@ -38,6 +48,7 @@ export async function decideAndAppend<C, E extends Event, S>(
       return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };
     } catch (error) {
       if (!(error instanceof StreamVersionConflict) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      await conflictBackoff(attempt);
     }
   }
 }

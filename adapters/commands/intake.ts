@@ -16,6 +16,7 @@ import { flattenDocument } from '../../domain/alerts/flatten.ts';
 import { correlationKeyOf, decideCorrelation, type IncomingAlert } from '../../domain/alerts/intake.ts';
 import { collectObservables } from '../../domain/alerts/observables.ts';
 import { caseDecider, type CaseEvent } from '../../domain/cases/index.ts';
+import type { CaseState } from '../../domain/cases/state.ts';
 import { matchingRunbooks } from '../../domain/runbooks/triggers.ts';
 import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import type { RunQueued } from '../../domain/runs/events.ts';
@@ -23,9 +24,10 @@ import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
-import { MAX_CONFLICT_RETRIES } from './aggregate.ts';
+import { conflictBackoff, MAX_CONFLICT_RETRIES } from './aggregate.ts';
 import type { CaseConfig } from './case-config.ts';
 import { nextCaseNumber } from './cases.ts';
+import { createIntakeCache, type KnownAlert, type KnownBinding, type KnownCase } from './intake-cache.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
 
 export type IntakeResult = {
@@ -48,10 +50,15 @@ export type IntakeDeps = {
   alertRunbooks: () => RunbookDefinition[];
   ids: () => string;
   now: () => Date;
+  /** Most entries the intake cache keeps per kind (intake-cache.ts). */
+  cacheEntries: number;
 };
 
 const digest = (...parts: (string | null)[]) =>
   createHash('sha256').update(parts.map((p) => p ?? '').join('\u0000')).digest('hex').slice(0, 40);
+
+/** The alert stream of (source, external id): a repeat of an alert finds it. */
+const alertStreamOf = (alert: IncomingAlert) => streams.alert(digest(alert.source, alert.external_id));
 
 /** The run trigger context of an alert (SPEC.md "Template context": payload plus flattened matched_log). */
 export function alertTrigger(alert: IncomingAlert, alertId: string, caseId: string): Record<string, unknown> {
@@ -81,46 +88,64 @@ export function createAlertIntake(deps: IntakeDeps) {
   const withLock = createKeyedMutex();
   const metadata: EventMetadata = { actor: { id: null, email: null, kind: 'webhook' } };
 
-  const attempt = async (alert: IncomingAlert): Promise<IntakeOutcome> => {
+  const cache = createIntakeCache(deps.cacheEntries);
+
+  const readCase = async (caseId: string): Promise<KnownCase> => {
+    const history = await deps.store.readStream(streams.case(caseId));
+    return { state: fold(caseDecider, history), version: history.length };
+  };  const readAlert = async (alertStream: string): Promise<KnownAlert | null> => {
+    const events = (await deps.store.readStream(alertStream)) as unknown as AlertEvent[];
+    if (events.length === 0) return null;
+    const received = events.find((e) => e.type === 'alert.received');
+    const linked = [...events].reverse().find((e) => e.type === 'alert.linked');
+    const link = linked?.type === 'alert.linked' ? linked.data : null;
+    return { alertId: received?.data.alert_id ?? '', caseId: link?.case_id ?? '', caseKey: link?.case_key ?? '', version: events.length };
+  };
+  const readBinding = async (correlationStream: string): Promise<KnownBinding> => {
+    const bindings = await deps.store.readStream(correlationStream);
+    const last = bindings[bindings.length - 1]?.data as CorrelationCaseBound['data'] | undefined;
+    return { caseId: last?.case_id ?? null, version: bindings.length };
+  };
+
+  const repeat = async (alertStream: string, known: KnownAlert, at: string): Promise<IntakeOutcome> => {
+    const repeated = await deps.store.append(alertStream, [{ type: 'alert.repeated', data: { alert_id: known.alertId, at }, metadata }], known.version);
+    cache.alerts.set(alertStream, { ...known, version: repeated.versions[alertStream] ?? known.version + 1 });
+    return {
+      result: { alert_id: known.alertId, case_id: known.caseId, case_key: known.caseKey, deduplicated: true, correlated: false, runs: [] },
+      position: repeated.lastPosition,
+    };
+  };
+
+  /**
+   * One try at taking `alert` in. With `fresh` false it trusts the cache and takes an
+   * unknown alert stream for a new alert; the expected versions catch a wrong guess.
+   */
+  const attempt = async (alert: IncomingAlert, fresh: boolean): Promise<IntakeOutcome> => {
     const now = deps.now();
     const at = now.toISOString();
-    const alertStream = streams.alert(digest(alert.source, alert.external_id));
-    const existing = await deps.store.readStream(alertStream);
-    if (existing.length > 0) {
-      const alertEvents = existing as unknown as AlertEvent[];
-      const received = alertEvents.find((e) => e.type === 'alert.received');
-      const linked = [...alertEvents].reverse().find((e) => e.type === 'alert.linked');
-      const alertId = received?.data.alert_id ?? '';
-      const repeated = await deps.store.append(alertStream, [{ type: 'alert.repeated', data: { alert_id: alertId, at }, metadata }], existing.length);
-      const caseId = linked?.type === 'alert.linked' ? linked.data.case_id : '';
-      const caseRow = await deps.db.selectFrom('cases').select('key').where('id', '=', caseId).executeTakeFirst();
-      return {
-        result: { alert_id: alertId, case_id: caseId, case_key: caseRow?.key ?? '', deduplicated: true, correlated: false, runs: [] },
-        position: repeated.lastPosition,
-      };
-    }
+    const alertStream = alertStreamOf(alert);
+    const knownAlert = fresh ? await readAlert(alertStream) : (cache.alerts.get(alertStream) ?? null);
+    if (knownAlert) return repeat(alertStream, knownAlert, at);
 
     const correlationKey = correlationKeyOf(alert);
     const correlationStream = streams.correlation(digest(alert.team, correlationKey));
-    const bindings = await deps.store.readStream(correlationStream);
-    const boundCaseId = (bindings[bindings.length - 1]?.data as CorrelationCaseBound['data'] | undefined)?.case_id ?? null;
-    const boundHistory = boundCaseId ? await deps.store.readStream(streams.case(boundCaseId)) : [];
-    const boundState = boundCaseId ? fold(caseDecider, boundHistory) : null;
-    const decision = decideCorrelation(boundState, now, deps.config.correlationWindowMs, deps.config.closedStatuses);
+    const binding = (!fresh && cache.bindings.get(correlationStream)) || (await readBinding(correlationStream));
+    const bound = binding.caseId === null ? null : (!fresh && cache.cases.get(streams.case(binding.caseId))) || (await readCase(binding.caseId));
+    const decision = decideCorrelation(bound?.state ?? null, now, deps.config.correlationWindowMs, deps.config.closedStatuses);
 
     const alertId = deps.ids();
     const writes: StreamWrite[] = [];
     let caseId: string;
     let caseEvents: CaseEvent[];
-    let caseKey: string;
-    if (decision.kind === 'append') {
+    let priorState: CaseState;
+    if (decision.kind === 'append' && bound) {
       caseId = decision.caseId;
-      const state = boundState ?? caseDecider.initialState();
-      caseEvents = caseDecider.decide({ type: 'append_alert', alertId, title: alert.title, severity: alert.severity, correlated: true, now: at }, state);
-      writes.push({ streamId: streams.case(caseId), events: caseEvents.map((e) => ({ ...e, metadata })), expectedVersion: boundHistory.length });
-      caseKey = state.exists ? state.key : '';
+      priorState = bound.state;
+      caseEvents = caseDecider.decide({ type: 'append_alert', alertId, title: alert.title, severity: alert.severity, correlated: true, now: at }, priorState);
+      writes.push({ streamId: streams.case(caseId), events: caseEvents.map((e) => ({ ...e, metadata })), expectedVersion: bound.version });
     } else {
       caseId = deps.ids();
+      priorState = caseDecider.initialState();
       const number = await nextCaseNumber(deps.db);
       const opened = caseDecider.decide(
         {
@@ -138,16 +163,17 @@ export function createAlertIntake(deps: IntakeDeps) {
           actor: null,
           now: at,
         },
-        caseDecider.initialState(),
+        priorState,
       );
-      const openedState = opened.reduce(caseDecider.evolve, caseDecider.initialState());
+      const openedState = opened.reduce(caseDecider.evolve, priorState);
       const appended = caseDecider.decide({ type: 'append_alert', alertId, title: alert.title, severity: alert.severity, correlated: false, now: at }, openedState);
       caseEvents = [...opened, ...appended];
-      caseKey = openedState.exists ? openedState.key : '';
       writes.push({ streamId: streams.case(caseId), events: caseEvents.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
       const bound: CorrelationCaseBound = { type: 'correlation.case_bound', data: { correlation_key: correlationKey, case_id: caseId, at } };
-      writes.push({ streamId: correlationStream, events: [{ ...bound, metadata }], expectedVersion: bindings.length });
+      writes.push({ streamId: correlationStream, events: [{ ...bound, metadata }], expectedVersion: binding.version });
     }
+    const caseState = caseEvents.reduce(caseDecider.evolve, priorState);
+    const caseKey = caseState.exists ? caseState.key : '';
 
     const received: AlertEvent[] = [
       {
@@ -169,7 +195,7 @@ export function createAlertIntake(deps: IntakeDeps) {
           received_at: at,
         },
       },
-      { type: 'alert.linked', data: { alert_id: alertId, case_id: caseId, correlated: decision.kind === 'append', at } },
+      { type: 'alert.linked', data: { alert_id: alertId, case_id: caseId, case_key: caseKey, correlated: decision.kind === 'append', at } },
     ];
     writes.push({ streamId: alertStream, events: received.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
 
@@ -185,20 +211,26 @@ export function createAlertIntake(deps: IntakeDeps) {
     });
 
     const appended = await deps.store.appendMany(writes);
+    const versionOf = (streamId: string) => appended.versions[streamId] ?? 0;
+    cache.alerts.set(alertStream, { alertId, caseId, caseKey, version: versionOf(alertStream) });
+    cache.cases.set(streams.case(caseId), { state: caseState, version: versionOf(streams.case(caseId)) });
+    if (decision.kind === 'open') cache.bindings.set(correlationStream, { caseId, version: versionOf(correlationStream) });
     return {
       result: { alert_id: alertId, case_id: caseId, case_key: caseKey, deduplicated: false, correlated: decision.kind === 'append', runs },
       position: appended.lastPosition,
     };
   };
 
-  /** Takes one validated alert in; retries when a concurrent writer moved one of its streams. */
+  /** Takes one validated alert in; retries from the store when a concurrent writer moved one of its streams. */
   const ingest = async (alert: IncomingAlert): Promise<IntakeOutcome> =>
     withLock(`${alert.team ?? ''}\u0000${correlationKeyOf(alert)}`, async () => {
       for (let n = 0; ; n++) {
         try {
-          return await attempt(alert);
+          return await attempt(alert, n > 0);
         } catch (error) {
           if (!(error instanceof StreamVersionConflict) || n >= MAX_CONFLICT_RETRIES) throw error;
+          // A moved alert stream means a repeat, not a race: retry at once.
+          if (error.params.stream_id !== alertStreamOf(alert)) await conflictBackoff(n);
         }
       }
     });

@@ -38,7 +38,7 @@ export type PostgresEventStoreOptions = {
 
 export class PostgresEventStore implements EventStore {
   private readonly queue: Pending[] = [];
-  private flushing = false;
+  private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<(p: number) => void>();
   private readonly maxBatch: number;
 
@@ -101,15 +101,21 @@ export class PostgresEventStore implements EventStore {
     return () => this.listeners.delete(listener);
   }
 
+  /** Resolves once every append requested so far is written or rejected (call before closing the database). */
+  async settle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
   private kick(): void {
-    if (this.flushing) return;
-    this.flushing = true;
-    void this.drain();
+    this.flushing ??= this.drain();
   }
 
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
+        // Yield one event-loop turn: PGlite answers in microtasks, so without this no
+        // other request would reach the queue and every batch would hold one append.
+        await new Promise((resolve) => setImmediate(resolve));
         const batch = this.queue.splice(0, this.maxBatch);
         try {
           await this.flush(batch);
@@ -118,7 +124,7 @@ export class PostgresEventStore implements EventStore {
         }
       }
     } finally {
-      this.flushing = false;
+      this.flushing = null;
     }
   }
 

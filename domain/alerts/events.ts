@@ -23,7 +23,8 @@ export type AlertReceived = Event<
     received_at: string;
   }
 >;
-export type AlertLinked = Event<'alert.linked', { alert_id: string; case_id: string; correlated: boolean; at: string }>;
+/** `case_key` rides along so a repeat of the alert can answer with the key without reading the case. */
+export type AlertLinked = Event<'alert.linked', { alert_id: string; case_id: string; case_key: string; correlated: boolean; at: string }>;
 export type AlertRepeated = Event<'alert.repeated', { alert_id: string; at: string }>;
 export type AlertEvent = AlertReceived | AlertLinked | AlertRepeated;
 

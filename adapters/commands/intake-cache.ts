@@ -1,0 +1,30 @@
+/**
+ * What alert intake remembers between alerts, so the hot path reads no stream:
+ * each recent alert stream (for de-duplication), each correlation binding, and the
+ * state of each bound case, all with the stream version they reflect.
+ *
+ * The cache is only a guess: every append still carries the expected versions, so
+ * a stale entry (another process, or a case command in this one, moved the stream)
+ * surfaces as a StreamVersionConflict, and the intake retries reading every stream
+ * from the store (which refreshes the entries). Bounded LRU, `maxEntries` per kind.
+ */
+import { LRUCache } from 'lru-cache';
+import type { CaseState } from '../../domain/cases/state.ts';
+
+export type KnownAlert = { alertId: string; caseId: string; caseKey: string; version: number };
+export type KnownBinding = { caseId: string | null; version: number };
+export type KnownCase = { state: CaseState; version: number };
+
+export type IntakeCache = {
+  alerts: LRUCache<string, KnownAlert>;
+  bindings: LRUCache<string, KnownBinding>;
+  cases: LRUCache<string, KnownCase>;
+};
+
+export function createIntakeCache(maxEntries: number): IntakeCache {
+  return {
+    alerts: new LRUCache<string, KnownAlert>({ max: maxEntries }),
+    bindings: new LRUCache<string, KnownBinding>({ max: maxEntries }),
+    cases: new LRUCache<string, KnownCase>({ max: maxEntries }),
+  };
+}
