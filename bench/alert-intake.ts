@@ -3,20 +3,25 @@
  * append, projections caught up before the 202) next to a baseline measured in the
  * same run on the same database: a bare Hono handler doing one single-row INSERT per
  * request (../shared/BENCH.md). Prints medians of BENCH_ROUNDS rounds as
- * `name value baseline ratio target`. Engine: PGlite in a temp dir, or DATABASE_URL.
+ * `name value baseline ratio target`. Engine: PGlite in a temp dir, or a fresh database on the
+ * server of DATABASE_URL (dropped afterwards).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import autocannon from 'autocannon';
+import { exportJWK, generateKeyPair } from 'jose';
 import { Hono } from 'hono';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { pino } from 'pino';
 import { startService } from '../runtime/boot.ts';
 import { loadConfig } from '../runtime/config.ts';
+import type { LoadJob, LoadResult } from './load-worker.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -24,23 +29,54 @@ const connections = 50;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-async function load(url: string, headers: Record<string, string>, body: (i: number) => string) {
-  let i = 0;
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    connections,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', ...headers },
-    requests: [{ setupRequest: (req) => ({ ...req, body: body(i++) }) }],
+/** Runs one load round in a child process (bench/load-worker.ts). */
+function load(job: Omit<LoadJob, 'seconds' | 'connections'>): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
+    child.once('message', (m: { result?: LoadResult; error?: string }) => {
+      child.disconnect();
+      if (m.result) resolve(m.result);
+      else reject(new Error(m.error));
+    });
+    child.once('error', reject);
+    child.send({ ...job, seconds, connections });
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+/** A fresh database on the server of DATABASE_URL, so runs never see each other's alerts; null on PGlite. */
+async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) return null;
+  const name = `svc_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database ${name}`) };
+}
+
+/** Identity for server mode, where dev identity is refused; the bench calls no authenticated route. */
+async function benchIdentity(): Promise<Record<string, string>> {
+  if (!process.env.DATABASE_URL || process.env.SVC_IDENTITY_JWKS) return {};
+  const { publicKey } = await generateKeyPair('EdDSA', { extractable: true });
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'EdDSA' };
+  return { SVC_IDENTITY_ISSUER: 'https://bench.invalid', SVC_IDENTITY_JWKS: JSON.stringify({ keys: [jwk] }) };
 }
 
 async function main() {
+  const server = await freshServerDatabase();
   const env = {
     ...process.env,
+    ...(server ? { DATABASE_URL: server.url } : {}),
+    ...(await benchIdentity()),
     SVC_DATA_DIR: process.env.SVC_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'svc-bench-')),
     SVC_DETECTOR_BOOTSTRAP_SECRET: 'bench',
     SVC_SECRET_KEY: process.env.SVC_SECRET_KEY ?? randomBytes(32).toString('base64'),
@@ -61,17 +97,11 @@ async function main() {
   });
   const basePort = (baseServer.address() as AddressInfo).port;
 
-  const svc: { rps: number; p99: number }[] = [];
-  const base: { rps: number; p99: number }[] = [];
+  const svc: LoadResult[] = [];
+  const base: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    const alert = (i: number) =>
-      JSON.stringify({
-        alert_id: `bench-${round}-${i}-${i % 10 === 9 ? 'dup' : randomBytes(4).toString('hex')}`,
-        rule: { id: `rule-${i % 20}`, title: `Bench rule ${i % 20}`, severity: 'medium' },
-        matched_log: { source: { ip: `198.51.100.${i % 250}` } },
-      });
-    base.push(await load(`http://127.0.0.1:${basePort}/ingest`, {}, alert));
-    svc.push(await load(`${service.url}/webhooks/detector`, { 'x-svc-token': 'bench' }, alert));
+    base.push(await load({ url: `http://127.0.0.1:${basePort}/ingest`, headers: {}, round }));
+    svc.push(await load({ url: `${service.url}/webhooks/detector`, headers: { 'x-svc-token': 'bench' }, round }));
   }
   const line = (name: string, value: number, baselineValue: number, target: string) =>
     `${name}\t${value.toFixed(1)}\t${baselineValue.toFixed(1)}\t${(value / baselineValue).toFixed(2)}x\t${target}`;
@@ -81,6 +111,7 @@ async function main() {
   process.stdout.write(`${line('alert_intake_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 2.0x')}\n`);
   await new Promise<void>((r) => baseServer.close(() => r()));
   await service.close();
+  await server?.drop();
 }
 
 main().catch((error: unknown) => {
