@@ -7,7 +7,7 @@
 import { HTTPException } from 'hono/http-exception';
 import { createMiddleware } from 'hono/factory';
 import { validator } from 'hono-openapi';
-import type { GenericSchema } from 'valibot';
+import { safeParse, type GenericSchema } from 'valibot';
 import { ValidationFailed, type ValidationIssue } from '../../domain/shared/errors.ts';
 
 type Target = 'json' | 'query' | 'param';
@@ -29,12 +29,31 @@ export function toValidationIssues(target: Target, issues: readonly StandardIssu
 /** Validates one request part against `schema`; the typed value is `c.req.valid(target)`. */
 export function validate<T extends Target, S extends GenericSchema>(target: T, schema: S) {
   return validator(target, schema, (result) => {
-    if (!result.success) throw new ValidationFailed(toValidationIssues(target, result.error as StandardIssue[]));
+    if (result.success) return;
+    const option = unionOptionFor(schema, result.data);
+    const issues = option === null ? result.error : (safeParse(option, result.data).issues ?? result.error);
+    throw new ValidationFailed(toValidationIssues(target, issues as readonly StandardIssue[]));
   });
 }
 
+const objectTypes = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
+
 /**
- * Refuses a body that is not JSON (415) or not parseable JSON (400 `malformed_json`)
+ * The one option of a union of an array and an object schema (as one-or-many bodies
+ * are) that fits the value's JSON kind, or null. A failing union only says "expected
+ * Object | Array"; the fitting option's issues locate the offending field.
+ */
+function unionOptionFor(schema: GenericSchema, value: unknown): GenericSchema | null {
+  if (schema.type !== 'union') return null;
+  const { options } = schema as unknown as { options: GenericSchema[] };
+  const isArray = Array.isArray(value);
+  const isObject = typeof value === 'object' && value !== null && !isArray;
+  const fitting = options.filter((o) => (isArray && o.type === 'array') || (isObject && objectTypes.has(o.type)));
+  return fitting.length === 1 ? (fitting[0] ?? null) : null;
+}
+
+/**
+ * Refuses a body that is not JSON (415) or not parseable JSON (422 `json_invalid` at `body`)
  * before validation runs, so every failure has the spec's error shape.
  */
 export const requireJson = createMiddleware(async (c, next) => {

@@ -12,7 +12,20 @@ import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { repoRoot } from './fixtures.ts';
 
-export type TestIdentity = { jwks: string; mint: (grants: { team: string | null; role: string }[]) => Promise<string> };
+/** Options of {@link TestIdentity.sign}: `kid` overrides the key id in the header (to forge a token under a trusted kid). */
+export type SignOptions = { kid?: string };
+
+export type TestIdentity = {
+  jwks: string;
+  kid: string;
+  mint: (grants: { team: string | null; role: string }[]) => Promise<string>;
+  /**
+   * Signs any claims with this identity's key: `iss`, `aud` (`svc`), `iat` (now), `exp`
+   * (`iat + 60`) and a fresh `jti` are filled in unless `claims` sets them.
+   * @example identity.sign({ token_use: 'assertion', sub, email, name, grants, htm: 'GET', htu: '/cases' })
+   */
+  sign: (claims: Record<string, unknown>, options?: SignOptions) => Promise<string>;
+};
 
 export async function createTestIdentity(issuer = 'svc-e2e-identity'): Promise<TestIdentity & { issuer: string }> {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
@@ -20,7 +33,14 @@ export async function createTestIdentity(issuer = 'svc-e2e-identity'): Promise<T
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
   return {
     issuer,
+    kid,
     jwks: JSON.stringify({ keys: [jwk] }),
+    sign: (claims, options = {}) => {
+      const iat = Math.floor(Date.now() / 1000);
+      return new SignJWT({ iss: issuer, aud: 'svc', iat, exp: iat + 60, jti: randomUUID(), ...claims })
+        .setProtectedHeader({ alg: 'EdDSA', kid: options.kid ?? kid })
+        .sign(privateKey);
+    },
     mint: (grants) =>
       new SignJWT({
         token_use: 'exchange',

@@ -1,0 +1,347 @@
+/**
+ * Bad input against the real service, in process, on every engine: wrong content type,
+ * oversized and malformed bodies, unknown fields, invalid runbooks, a tampered action
+ * log, an unhandled failure, and the OpenAPI document generated from the validating
+ * schemas. Every refusal has the spec's shape (SPEC.md "Errors"; CONTRACTS.md section 3)
+ * and leaves what is stored as it was.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
+import { e2eEngines } from '../support/service-process.ts';
+
+const maxBodyBytes = 2048;
+const bootstrapSecret = 'e2e-bootstrap-secret';
+
+const manualRunbook = `
+id: manual-annotate
+name: Manual annotation
+trigger:
+  type: manual
+steps:
+  - id: first
+    action: case.update
+    with:
+      comment: "first note"
+  - id: second
+    action: case.update
+    needs: [first]
+    with:
+      tags_add: ["annotated"]
+  - id: third
+    action: case.update
+    needs: [second]
+    with:
+      comment: "third note"
+`;
+
+const alert = (alertId: string, extra: Record<string, unknown> = {}) => ({
+  alert_id: alertId,
+  rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high' },
+  detected_at: '2026-11-22T10:00:00Z',
+  matched_log: { source: { ip: '203.0.113.9' } },
+  ...extra,
+});
+
+type Answer = { status: number; body: any; text: string };
+
+/** A `{detail, code, params}` error body (SPEC.md "Errors" 1), with no stack or server internals. */
+function expectError(res: Answer, status: number, code: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(Object.keys(res.body).sort()).toEqual(['code', 'detail', 'params']);
+  expect(res.body.code).toBe(code);
+  expect(typeof res.body.detail).toBe('string');
+  expect(res.body.params).toBeTypeOf('object');
+  expectNoInternals(res.text);
+}
+
+/** A 422 in the framework shape `{detail: [{loc, msg, type}]}` without `code` (CONTRACTS.md section 3), naming `loc`. */
+function expectValidation(res: Answer, loc: (string | number)[], type?: string): void {
+  expect(res.status, res.text).toBe(422);
+  expect(Object.keys(res.body)).toEqual(['detail']);
+  expect(Array.isArray(res.body.detail)).toBe(true);
+  for (const issue of res.body.detail) {
+    expect(Object.keys(issue).sort()).toEqual(['loc', 'msg', 'type']);
+    expect(typeof issue.msg).toBe('string');
+    expect(typeof issue.type).toBe('string');
+  }
+  expect(res.body.detail).toContainEqual(expect.objectContaining({ loc, ...(type ? { type } : {}) }));
+  expectNoInternals(res.text);
+}
+
+function expectNoInternals(text: string): void {
+  expect(text).not.toMatch(/\n\s+at |\bat .+\.[cm]?[jt]s:\d+|node_modules|stack/i);
+}
+
+describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
+  let svc: InProcessService;
+  let token: string;
+  let caseId: string;
+
+  const call = async (method: string, path: string, init: { body?: RequestInit['body']; headers?: Record<string, string> } = {}): Promise<Answer> => {
+    const res = await fetch(`${svc.url}${path}`, { method, body: init.body ?? null, headers: init.headers ?? {}, duplex: 'half' } as RequestInit);
+    const text = await res.text();
+    let body: unknown = null;
+    try {
+      body = text === '' ? null : JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: res.status, body, text };
+  };
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    call(method, path, {
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const detector = (body: NonNullable<RequestInit['body']>, contentType = 'application/json') =>
+    call('POST', '/webhooks/detector', { body, headers: { 'x-svc-token': bootstrapSecret, 'content-type': contentType } });
+
+  /** What is stored and visible: case count, alert inbox, the seeded case's timeline, and the event count. */
+  const snapshot = async () => {
+    const cases = await api('GET', '/cases?limit=200');
+    const alerts = await api('GET', '/alerts?limit=200');
+    const timeline = await api('GET', `/cases/${caseId}/timeline`);
+    const events = await svc.service.opened.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { cases: cases.body.total, caseIds: cases.body.items.map((c: { id: string }) => c.id), alerts: alerts.body.items, timeline: timeline.body.items, events: Number(events.n) };
+  };
+
+  beforeAll(async () => {
+    svc = await startInProcessService(
+      { server },
+      { runbooks: { 'manual-annotate.yml': manualRunbook }, extraEnv: { SVC_MAX_BODY_BYTES: String(maxBodyBytes), SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrapSecret } },
+    );
+    token = await svc.identity.mint([{ team: null, role: 'admin' }]);
+    const intake = await detector(JSON.stringify(alert('seed-1')));
+    expect(intake.status, intake.text).toBe(202);
+    caseId = intake.body.case_id;
+    const opened = await api('POST', '/cases', { title: 'Seeded case', severity: 'low' });
+    expect(opened.status, opened.text).toBe(201);
+  });
+  afterAll(async () => svc?.close());
+
+  describe('content type', () => {
+    it('answers 415 to a detector alert that is not JSON and stores nothing', async () => {
+      const before = await snapshot();
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+        expectError(await detector(JSON.stringify(alert('ct-1')), type), 415, 'unsupported_media_type');
+      }
+      const none = await call('POST', '/webhooks/detector', { body: new Blob([JSON.stringify(alert('ct-2'))]), headers: { 'x-svc-token': bootstrapSecret } });
+      expectError(none, 415, 'unsupported_media_type');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('answers 415 to a case that is not JSON and opens none', async () => {
+      const before = await snapshot();
+      const res = await call('POST', '/cases', {
+        body: 'title=x&severity=low',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expectError(res, 415, 'unsupported_media_type');
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
+  describe('body size', () => {
+    const big = (n: number) => JSON.stringify(alert('big-1', { matched_log: { message: 'x'.repeat(n) } }));
+
+    it('answers 413 to a detector alert over SVC_MAX_BODY_BYTES, with or without a content length', async () => {
+      const before = await snapshot();
+      expectError(await detector(big(maxBodyBytes)), 413, 'payload_too_large');
+      const chunks = new TextEncoder().encode(big(maxBodyBytes * 4));
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < chunks.length; i += 512) controller.enqueue(chunks.slice(i, i + 512));
+          controller.close();
+        },
+      });
+      expectError(await detector(stream), 413, 'payload_too_large');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('answers 413 to a case over the limit and takes one just under it', async () => {
+      const before = await snapshot();
+      expectError(await api('POST', '/cases', { title: 'Too big', severity: 'low', description: 'd'.repeat(maxBodyBytes) }), 413, 'payload_too_large');
+      expect(await snapshot()).toEqual(before);
+      const fits = await api('POST', '/cases', { title: 'Fits', severity: 'low', description: 'd'.repeat(maxBodyBytes - 100) });
+      expect(fits.status, fits.text).toBe(201);
+    });
+  });
+
+  describe('malformed JSON', () => {
+    it('answers 422 json_invalid at the body to a detector alert and a case, storing nothing', async () => {
+      const before = await snapshot();
+      for (const body of ['{"alert_id": "m-1",', '', 'not json', '{"a":1}}']) {
+        expectValidation(await detector(body), ['body'], 'json_invalid');
+      }
+      const res = await call('POST', '/cases', { body: '{"title": "x", "severity": ', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      expectValidation(res, ['body'], 'json_invalid');
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
+  describe('unknown and invalid fields', () => {
+    it('refuses an unknown top-level field of a detector alert at its location', async () => {
+      const before = await snapshot();
+      expectValidation(await detector(JSON.stringify(alert('u-1', { priority: 'p1' }))), ['body', 'priority']);
+      expectValidation(await detector(JSON.stringify(alert('u-2', { rule: { id: 'r', title: 'R', severity: 'high', owner: 'x' } }))), ['body', 'rule', 'owner']);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses an unknown field inside a batch and stores none of the batch', async () => {
+      const before = await snapshot();
+      const res = await detector(JSON.stringify([alert('b-1'), alert('b-2', { extra: true })]));
+      expectValidation(res, ['body', 1, 'extra']);
+      expect(res.body.detail).toHaveLength(1);
+      expectValidation(await detector('[]'), ['body']);
+      expectValidation(await detector('"one alert, please"'), ['body']);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses a detector alert with a severity outside the configured list', async () => {
+      const before = await snapshot();
+      expectValidation(await detector(JSON.stringify(alert('s-1', { severity: 'urgent' }))), ['body', 'severity']);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses an unknown field and a missing or bad one on POST /cases', async () => {
+      const before = await snapshot();
+      expectValidation(await api('POST', '/cases', { title: 'x', severity: 'low', priority: 1 }), ['body', 'priority']);
+      expectValidation(await api('POST', '/cases', { severity: 'low' }), ['body', 'title']);
+      expectValidation(await api('POST', '/cases', { title: 'x', severity: 'urgent' }), ['body', 'severity']);
+      expectValidation(await api('POST', '/cases', { title: '   ', severity: 'low' }), ['body', 'title']);
+      expectValidation(await api('POST', '/cases', ['x']), ['body', 'title']);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses a bad path and query value with their locations', async () => {
+      expectValidation(await api('GET', '/cases/not-a-uuid'), ['path', 'id']);
+      expectValidation(await api('GET', '/cases?limit=0'), ['query', 'limit']);
+      expectError(await api('GET', '/cases/00000000-0000-4000-8000-000000000000'), 404, 'case_not_found');
+    });
+  });
+
+  describe('POST /runbooks/validate', () => {
+    it('answers an empty error list for a valid runbook', async () => {
+      const res = await api('POST', '/runbooks/validate', { yaml_text: manualRunbook });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toEqual({ errors: [] });
+    });
+
+    it('answers invalid YAML with one error at the document, naming the line', async () => {
+      const res = await api('POST', '/runbooks/validate', { yaml_text: 'id: broken\nsteps: [\n  - id: a\n' });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0]).toEqual({ loc: [], msg: expect.stringMatching(/^invalid YAML: .*line \d+/) });
+    });
+
+    it('answers a structurally invalid runbook with per-field errors', async () => {
+      const yaml = `
+id: X
+trigger:
+  type: sometimes
+owner: me
+steps:
+  - id: a
+    action: no.such_action
+    needs: [b]
+  - id: b
+    action: case.update
+    needs: [a]
+`;
+      const res = await api('POST', '/runbooks/validate', { yaml_text: yaml });
+      expect(res.status, res.text).toBe(200);
+      const errors = res.body.errors as { loc: (string | number)[]; msg: string }[];
+      for (const error of errors) expect(Object.keys(error).sort()).toEqual(['loc', 'msg']);
+      const locs = errors.map((e) => JSON.stringify(e.loc));
+      expect(locs).toEqual(
+        expect.arrayContaining([
+          JSON.stringify(['owner']),
+          JSON.stringify(['id']),
+          JSON.stringify(['name']),
+          JSON.stringify(['trigger', 'type']),
+          JSON.stringify(['steps', 0, 'action']),
+          JSON.stringify(['steps']),
+        ]),
+      );
+      expect(errors.find((e) => e.loc.join('.') === 'steps')?.msg).toMatch(/cycle/);
+    });
+
+    it('answers 422 in the framework shape when yaml_text is missing, unknown fields come along, or the body is not JSON', async () => {
+      expectValidation(await api('POST', '/runbooks/validate', {}), ['body', 'yaml_text']);
+      expectValidation(await api('POST', '/runbooks/validate', { yaml_text: 'id: x', lint: true }), ['body', 'lint']);
+      const res = await call('POST', '/runbooks/validate', { body: 'id: x', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml' } });
+      expectError(res, 415, 'unsupported_media_type');
+    });
+  });
+
+  describe('GET /openapi.json', () => {
+    it('is an OpenAPI 3.1 document generated from the validating schemas', async () => {
+      const res = await call('GET', '/openapi.json');
+      expect(res.status).toBe(200);
+      const doc = res.body as { openapi: string; paths: Record<string, Record<string, any>> };
+      expect(doc.openapi).toMatch(/^3\.1/);
+      for (const path of ['/webhooks/detector', '/cases', '/cases/{id}', '/runs/chain/verify', '/runbooks/validate', '/runs/{id}']) {
+        expect(Object.keys(doc.paths)).toContain(path);
+      }
+      const schema = doc.paths['/cases']?.post?.requestBody?.content?.['application/json']?.schema;
+      expect(schema).toMatchObject({ type: 'object', additionalProperties: false, required: expect.arrayContaining(['title', 'severity']) });
+      expect(schema.properties.severity).toMatchObject({ enum: ['low', 'medium', 'high', 'critical'] });
+      const idParam = (doc.paths['/cases/{id}']?.get?.parameters as { name: string; in: string }[] | undefined)?.find((p) => p.name === 'id');
+      expect(idParam).toMatchObject({ in: 'path', required: true });
+    });
+  });
+
+  describe('unhandled failure', () => {
+    it('answers 500 internal_error without stack, message or secrets, and logs the error server-side', async () => {
+      const { db } = svc.service.opened;
+      const loggedBefore = svc.errors().length;
+      // A database fault no request can cause: the alert read model disappears for one request.
+      await sql`alter table alerts rename to alerts_unavailable`.execute(db);
+      let res: Answer;
+      try {
+        res = await api('GET', '/alerts');
+      } finally {
+        await sql`alter table alerts_unavailable rename to alerts`.execute(db);
+      }
+      expectError(res, 500, 'internal_error');
+      expect(res.body).toEqual({ detail: 'internal error', code: 'internal_error', params: {} });
+      for (const secret of [svc.env.SVC_SECRET_KEY, bootstrapSecret, token, 'alerts_unavailable', 'relation']) {
+        expect(res.text).not.toContain(secret);
+      }
+      const logged = svc.errors().slice(loggedBefore);
+      expect(logged).toContainEqual(expect.objectContaining({ msg: 'unhandled error', method: 'GET', path: '/alerts' }));
+      expect((await api('GET', '/alerts')).status).toBe(200);
+    });
+  });
+
+  // Last: it breaks the chain for the rest of this service's life.
+  describe('tampered action log', () => {
+    it('reports the first broken row in the chain check and in the run badge', async () => {
+      const queued = await api('POST', `/cases/${caseId}/runbooks/manual-annotate/run`, {});
+      expect(queued.status, queued.text).toBe(202);
+      const runId = queued.body.id as string;
+      await expect.poll(async () => (await api('GET', `/runs/${runId}`)).body.status, { timeout: 20_000 }).toBe('succeeded');
+
+      const run = (await api('GET', `/runs/${runId}`)).body;
+      expect(run.action_log).toHaveLength(3);
+      expect(run.chain).toEqual({ valid: true, rows: 3, first_broken_index: null });
+      const intact = (await api('GET', '/runs/chain/verify')).body;
+      expect(intact).toEqual({ valid: true, checked: expect.any(Number), first_broken_index: null });
+      const indexes = run.action_log.map((r: { index: number }) => r.index) as number[];
+      expect(intact.checked).toBe(Math.max(...indexes) + 1);
+
+      // Rewrite the middle row as someone with database access would: its hashes stay as they were.
+      const target = indexes[1] as number;
+      const { db } = svc.service.opened;
+      const stored = await db.selectFrom('action_log').select('row').where('chain_index', '=', target).executeTakeFirstOrThrow();
+      await db.updateTable('action_log').set({ row: JSON.stringify({ ...stored.row, status: 'failed', tampered: true }) }).where('chain_index', '=', target).execute();
+
+      const verify = await api('GET', '/runs/chain/verify');
+      expect(verify.status).toBe(200);
+      expect(verify.body).toEqual({ valid: false, checked: target + 1, first_broken_index: target });
+      const badge = (await api('GET', `/runs/${runId}`)).body.chain;
+      expect(badge).toEqual({ valid: false, rows: 3, first_broken_index: target });
+    });
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Runs the real service in this test process (`startService` from runtime/boot.ts, the
+ * same wiring `svc serve` uses) on one engine: a fresh data dir, and a fresh database on
+ * the TEST_DATABASE_URL server when the engine is a server. Unlike service-process.ts
+ * it exposes the service's database and what it logged at error level.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { startService, type Service } from '../../runtime/boot.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { createServerDatabase } from './engines.ts';
+import { createTestIdentity, engineEnv, type TestIdentity } from './service-process.ts';
+
+export type InProcessService = {
+  url: string;
+  service: Service;
+  identity: TestIdentity & { issuer: string };
+  /** The environment the service was started with (secrets included, to assert they never leak). */
+  env: Record<string, string>;
+  /** Lines the service logged at error level, parsed. */
+  errors: () => Record<string, unknown>[];
+  close: () => Promise<void>;
+};
+
+/**
+ * Starts the service on `engine` with `runbooks` (file name to YAML text) in its
+ * runbooks directory and `extraEnv` on top of the engine environment; listens on an
+ * ephemeral port of 127.0.0.1.
+ */
+export async function startInProcessService(
+  engine: { server: boolean },
+  options: { runbooks?: Record<string, string>; extraEnv?: Record<string, string> } = {},
+): Promise<InProcessService> {
+  const identity = await createTestIdentity();
+  const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-it-runbooks-'));
+  for (const [file, yaml] of Object.entries(options.runbooks ?? {})) writeFileSync(join(runbooksDir, file), yaml);
+  const env: Record<string, string> = {
+    ...engineEnv(identity, engine.server ? await createServerDatabase() : null),
+    SVC_RUNBOOKS_DIR: runbooksDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SVC_POLL_INTERVAL_MS: '20',
+    ...options.extraEnv,
+  };
+  const logged: string[] = [];
+  const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+  const service = await startService(loadConfig(env), env, log);
+  if (service.url === null) throw new Error('service started without an API');
+  const dataDir = env.SVC_DATA_DIR;
+  return {
+    url: service.url,
+    service,
+    identity,
+    env,
+    errors: () => logged.map((line) => JSON.parse(line) as Record<string, unknown>),
+    close: async () => {
+      await service.close();
+      for (const dir of [runbooksDir, dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
