@@ -141,8 +141,9 @@ export function createProjector(db: Kysely<Database>, projections: Projection[],
           waiters.delete(waiter);
           reject(new Error(`projections did not reach position ${target} within ${timeoutMs} ms`));
         }, timeoutMs);
+        // No wake-up here: this process's appends already woke the loop, and other
+        // processes' appends are found by the poll.
         waiters.add(waiter);
-        loop?.wake();
       });
     },
     catchUp: async () => {

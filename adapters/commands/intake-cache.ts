@@ -5,8 +5,9 @@
  *
  * The cache is only a guess: every append still carries the expected versions, so
  * a stale entry (another process, or a case command in this one, moved the stream)
- * surfaces as a StreamVersionConflict, and the intake retries reading every stream
- * from the store (which refreshes the entries). Bounded LRU, `maxEntries` per kind.
+ * surfaces as a StreamVersionConflict; the intake forgets the entries of a failed
+ * append and retries reading every stream from the store. Entries are written when an
+ * append is queued, before it commits, so alerts of one key pipeline into one batch. Bounded LRU, `maxEntries` per kind.
  */
 import { LRUCache } from 'lru-cache';
 import type { CaseState } from '../../domain/cases/state.ts';
@@ -19,12 +20,24 @@ export type IntakeCache = {
   alerts: LRUCache<string, KnownAlert>;
   bindings: LRUCache<string, KnownBinding>;
   cases: LRUCache<string, KnownCase>;
+  /** Drops what is known of these streams (their append failed). */
+  forget: (streamIds: Iterable<string>) => void;
 };
 
 export function createIntakeCache(maxEntries: number): IntakeCache {
+  const alerts = new LRUCache<string, KnownAlert>({ max: maxEntries });
+  const bindings = new LRUCache<string, KnownBinding>({ max: maxEntries });
+  const cases = new LRUCache<string, KnownCase>({ max: maxEntries });
   return {
-    alerts: new LRUCache<string, KnownAlert>({ max: maxEntries }),
-    bindings: new LRUCache<string, KnownBinding>({ max: maxEntries }),
-    cases: new LRUCache<string, KnownCase>({ max: maxEntries }),
+    alerts,
+    bindings,
+    cases,
+    forget: (streamIds) => {
+      for (const id of streamIds) {
+        alerts.delete(id);
+        bindings.delete(id);
+        cases.delete(id);
+      }
+    },
   };
 }

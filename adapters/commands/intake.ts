@@ -23,7 +23,7 @@ import type { RunQueued } from '../../domain/runs/events.ts';
 import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
-import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
+import { StreamVersionConflict, type AppendResult, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from './aggregate.ts';
 import type { CaseConfig } from './case-config.ts';
 import { nextCaseNumber } from './cases.ts';
@@ -41,6 +41,9 @@ export type IntakeResult = {
 
 /** An intake result and the last event position it wrote (for read-your-writes). */
 export type IntakeOutcome = { result: IntakeResult; position: number };
+
+/** An alert decided, its append queued: the answer once `commit` lands. */
+type Pending = { commit: Promise<AppendResult>; streamIds: string[]; result: IntakeResult };
 
 export type IntakeDeps = {
   store: EventStore;
@@ -93,7 +96,8 @@ export function createAlertIntake(deps: IntakeDeps) {
   const readCase = async (caseId: string): Promise<KnownCase> => {
     const history = await deps.store.readStream(streams.case(caseId));
     return { state: fold(caseDecider, history), version: history.length };
-  };  const readAlert = async (alertStream: string): Promise<KnownAlert | null> => {
+  };
+  const readAlert = async (alertStream: string): Promise<KnownAlert | null> => {
     const events = (await deps.store.readStream(alertStream)) as unknown as AlertEvent[];
     if (events.length === 0) return null;
     const received = events.find((e) => e.type === 'alert.received');
@@ -107,20 +111,23 @@ export function createAlertIntake(deps: IntakeDeps) {
     return { caseId: last?.case_id ?? null, version: bindings.length };
   };
 
-  const repeat = async (alertStream: string, known: KnownAlert, at: string): Promise<IntakeOutcome> => {
-    const repeated = await deps.store.append(alertStream, [{ type: 'alert.repeated', data: { alert_id: known.alertId, at }, metadata }], known.version);
-    cache.alerts.set(alertStream, { ...known, version: repeated.versions[alertStream] ?? known.version + 1 });
+  const repeat = (alertStream: string, known: KnownAlert, at: string): Pending => {
+    cache.alerts.set(alertStream, { ...known, version: known.version + 1 });
     return {
+      commit: deps.store.append(alertStream, [{ type: 'alert.repeated', data: { alert_id: known.alertId, at }, metadata }], known.version),
+      streamIds: [alertStream],
       result: { alert_id: known.alertId, case_id: known.caseId, case_key: known.caseKey, deduplicated: true, correlated: false, runs: [] },
-      position: repeated.lastPosition,
     };
   };
 
   /**
-   * One try at taking `alert` in. With `fresh` false it trusts the cache and takes an
-   * unknown alert stream for a new alert; the expected versions catch a wrong guess.
+   * One try at taking `alert` in: decides it, queues its append and records the
+   * streams' expected state in the cache before the append commits, so the next alert
+   * of the key can be decided at once and land in the same group commit. With `fresh`
+   * false it trusts the cache and takes an unknown alert stream for a new alert; the
+   * expected versions catch a wrong guess.
    */
-  const attempt = async (alert: IncomingAlert, fresh: boolean): Promise<IntakeOutcome> => {
+  const attempt = async (alert: IncomingAlert, fresh: boolean): Promise<Pending> => {
     const now = deps.now();
     const at = now.toISOString();
     const alertStream = alertStreamOf(alert);
@@ -210,30 +217,40 @@ export function createAlertIntake(deps: IntakeDeps) {
       return runId;
     });
 
-    const appended = await deps.store.appendMany(writes);
-    const versionOf = (streamId: string) => appended.versions[streamId] ?? 0;
-    cache.alerts.set(alertStream, { alertId, caseId, caseKey, version: versionOf(alertStream) });
-    cache.cases.set(streams.case(caseId), { state: caseState, version: versionOf(streams.case(caseId)) });
-    if (decision.kind === 'open') cache.bindings.set(correlationStream, { caseId, version: versionOf(correlationStream) });
+    const expected = (streamId: string) => {
+      const write = writes.find((w) => w.streamId === streamId);
+      return write && typeof write.expectedVersion === 'number' ? write.expectedVersion + write.events.length : 0;
+    };
+    cache.alerts.set(alertStream, { alertId, caseId, caseKey, version: expected(alertStream) });
+    cache.cases.set(streams.case(caseId), { state: caseState, version: expected(streams.case(caseId)) });
+    if (decision.kind === 'open') cache.bindings.set(correlationStream, { caseId, version: expected(correlationStream) });
     return {
+      commit: deps.store.appendMany(writes),
+      streamIds: writes.map((w) => w.streamId),
       result: { alert_id: alertId, case_id: caseId, case_key: caseKey, deduplicated: false, correlated: decision.kind === 'append', runs },
-      position: appended.lastPosition,
     };
   };
 
-  /** Takes one validated alert in; retries from the store when a concurrent writer moved one of its streams. */
-  const ingest = async (alert: IncomingAlert): Promise<IntakeOutcome> =>
-    withLock(`${alert.team ?? ''}\u0000${correlationKeyOf(alert)}`, async () => {
-      for (let n = 0; ; n++) {
-        try {
-          return await attempt(alert, n > 0);
-        } catch (error) {
-          if (!(error instanceof StreamVersionConflict) || n >= MAX_CONFLICT_RETRIES) throw error;
-          // A moved alert stream means a repeat, not a race: retry at once.
-          if (error.params.stream_id !== alertStreamOf(alert)) await conflictBackoff(n);
-        }
+  /**
+   * Takes one validated alert in. The per-key lock covers deciding and queueing only;
+   * when the append fails, what the cache guessed for its streams is dropped and a
+   * conflict is retried from the store.
+   */
+  const ingest = async (alert: IncomingAlert): Promise<IntakeOutcome> => {
+    const key = `${alert.team ?? ''}\u0000${correlationKeyOf(alert)}`;
+    for (let n = 0; ; n++) {
+      const pending = await withLock(key, () => attempt(alert, n > 0));
+      try {
+        const appended = await pending.commit;
+        return { result: pending.result, position: appended.lastPosition };
+      } catch (error) {
+        cache.forget(pending.streamIds);
+        if (!(error instanceof StreamVersionConflict) || n >= MAX_CONFLICT_RETRIES) throw error;
+        // A moved alert stream means a repeat, not a race: retry at once.
+        if (error.params.stream_id !== alertStreamOf(alert)) await conflictBackoff(n);
       }
-    });
+    }
+  };
 
   return { ingest };
 }

@@ -52,6 +52,8 @@ export function startWorker(options: WorkerOptions): Worker {
   const step = async (): Promise<boolean> => {
     const runId = await claim();
     if (!runId) return false;
+    // One claim found work: the idle loops look for more.
+    for (const l of loops) l.wake();
     let owned = true;
     const timer = setInterval(() => {
       renew(runId).then(
@@ -69,9 +71,13 @@ export function startWorker(options: WorkerOptions): Worker {
     return true;
   };
 
-  const loops: CatchUpLoop[] = Array.from({ length: options.concurrency }, () =>
-    startCatchUpLoop({ step, pollIntervalMs: options.pollIntervalMs, onError: options.onError }),
-  );
+  // Each loop polls every `concurrency` intervals, so an idle worker costs about one
+  // claim query per poll interval however many loops it runs, and a loop busy with a
+  // long run never stops the others from finding an expired lease.
+  const loops: CatchUpLoop[] = [];
+  for (let i = 0; i < options.concurrency; i++) {
+    loops.push(startCatchUpLoop({ step, pollIntervalMs: options.pollIntervalMs * options.concurrency, onError: options.onError }));
+  }
   return {
     wake: () => loops.forEach((l) => l.wake()),
     stop: async () => {
