@@ -48,6 +48,9 @@ export interface CasesTable {
   resolved_at: Timestamp | null;
   closed_at: Timestamp | null;
   last_alert_at: Timestamp | null;
+  private: boolean;
+  created_by_id: string | null;
+  attack_techniques: Json<string[]>;
   version: number;
 }
 

@@ -115,6 +115,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       maxBodyBytes: config.maxBodyBytes,
       detectorBootstrapSecret: config.detectorBootstrapSecret,
       caseConfig,
+      ackSla: config.ackSla,
       permissions,
       verifier,
       users: createUserDirectory(db, now),

@@ -29,6 +29,8 @@ export type Config = {
   pollIntervalMs: number;
   stepBackoffBaseMs: number;
   intakeCacheEntries: number;
+  /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
+  ackSla: Record<string, number>;
   logLevel: string;
 };
 
@@ -41,6 +43,30 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
   return n;
+}
+
+/**
+ * `SVC_ACK_SLA_MINUTES`: `severity:minutes` pairs, comma-separated (`high:60,critical:15`);
+ * a severity left out has no target; `none` turns every target off. The default names
+ * the default severities and skips those SVC_CASE_SEVERITIES does not list.
+ */
+function ackSlaTargets(raw: string | undefined, severities: string[]): Record<string, number> {
+  const given = raw !== undefined && raw.trim() !== '';
+  const value = given ? raw.trim() : 'critical:15,high:60,medium:240,low:1440';
+  if (value === 'none') return {};
+  const targets: Record<string, number> = {};
+  for (const pair of value.split(',')) {
+    const match = /^\s*([a-z0-9_-]+)\s*:\s*(\d+)\s*$/i.exec(pair);
+    const severity = match?.[1]?.toLowerCase();
+    const minutes = Number(match?.[2]);
+    if (!severity || !Number.isInteger(minutes) || minutes < 1) throw new Error('SVC_ACK_SLA_MINUTES must be severity:minutes pairs, e.g. critical:15,high:60');
+    if (!severities.includes(severity)) {
+      if (given) throw new Error(`SVC_ACK_SLA_MINUTES names severity "${severity}", which SVC_CASE_SEVERITIES does not list`);
+      continue;
+    }
+    targets[severity] = minutes * 60;
+  }
+  return targets;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -79,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
+    ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { caseDecider, type Actor, type CaseCommand, type CaseState } from '../../domain/cases/index.ts';
+import type { CaseChanges } from '../../domain/cases/events.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
@@ -42,7 +43,10 @@ export function createCaseCommands(deps: CaseCommandDeps) {
     return { caseId, position: r.position, state: r.state };
   };
   return {
-    open: async (input: { title: string; description: string | null; severity: string; tags: string[] }, actor: Actor): Promise<CaseResult> => {
+    open: async (
+      input: { title: string; description: string | null; severity: string; tags: string[]; team: string | null; private: boolean },
+      actor: Actor,
+    ): Promise<CaseResult> => {
       const caseId = deps.ids();
       const number = await nextCaseNumber(deps.db);
       return on(caseId, actor, (now) => ({
@@ -55,7 +59,8 @@ export function createCaseCommands(deps: CaseCommandDeps) {
         severity: input.severity,
         tags: input.tags,
         initialStatus: config.initialStatus,
-        team: null,
+        team: input.team,
+        private: input.private,
         correlationKey: null,
         actor,
         now,
@@ -71,8 +76,9 @@ export function createCaseCommands(deps: CaseCommandDeps) {
       const r = await on(caseId, actor, (now) => ({ type: 'add_comment', commentId, body, actor, now }));
       return { ...r, commentId };
     },
-    update: (caseId: string, changes: Extract<CaseCommand, { type: 'update_case' }>['changes'], actor: Actor | null) =>
-      on(caseId, actor, (now) => ({ type: 'update_case', changes, now })),
+    /** Field changes and, when given, the full new list of ATT&CK technique ids (already normalized). */
+    update: (caseId: string, changes: CaseChanges, actor: Actor | null, attackTechniques?: string[]) =>
+      on(caseId, actor, (now) => ({ type: 'update_case', changes, ...(attackTechniques !== undefined && { attackTechniques }), now })),
   };
 }
 

@@ -166,6 +166,7 @@ export function createAlertIntake(deps: IntakeDeps) {
           tags: [],
           initialStatus: deps.config.initialStatus,
           team: alert.team,
+          private: false,
           correlationKey,
           actor: null,
           now: at,

@@ -6,6 +6,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { listAlerts } from '../../projections/alerts/alerts.queries.ts';
 import { requirePermission } from './auth.ts';
+import { caseScopeOf } from './case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { iso, paging } from './shapes.ts';
@@ -26,7 +27,7 @@ export function alertRoutes(deps: HttpDeps) {
       }),
     ),
     async (c) => {
-      const rows = await listAlerts(deps.db, c.req.valid('query'));
+      const rows = await listAlerts(deps.db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
       return c.json({
         items: rows.map((r) => ({
           id: r.id,

@@ -1,15 +1,27 @@
 /**
  * The case document of the API (SPEC.md "Case"), built from the `cases` read model.
- * `ack_sla` without an SLA policy: `met` once acknowledged, otherwise `none`; the
- * clock stops at acknowledgement, resolution or closure, whichever came first.
+ * `ack_sla` comes from domain/cases/ack-sla.ts; `sla_breached` is its `breached`
+ * until SLA policies from case templates exist.
  */
-import { iso } from './shapes.ts';
+import { ackSla, type AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
+import { iso } from './shapes.ts';
 
-export function caseView(row: CaseRow, now: Date) {
-  const stops = [row.acknowledged_at, row.resolved_at, row.closed_at].filter((d): d is Date => d !== null).map((d) => new Date(d).getTime());
-  const stoppedAt = stops.length > 0 ? new Date(Math.min(...stops)) : null;
-  const elapsedMs = (stoppedAt ?? now).getTime() - new Date(row.created_at).getTime();
+const date = (d: Date | string | null) => (d === null ? null : new Date(d));
+
+export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy) {
+  const sla = ackSla(
+    {
+      severity: row.severity,
+      openedAt: new Date(row.created_at),
+      acknowledgedAt: date(row.acknowledged_at),
+      acknowledgedBy: row.acknowledged_by,
+      resolvedAt: date(row.resolved_at),
+      closedAt: date(row.closed_at),
+    },
+    policy,
+    now,
+  );
   return {
     id: row.id,
     key: row.key,
@@ -21,20 +33,13 @@ export function caseView(row: CaseRow, now: Date) {
     owner_id: row.owner_id,
     owner_email: row.owner_email,
     team: row.team,
+    private: row.private,
     alert_count: row.alert_count,
-    sla_breached: false,
+    sla_breached: sla.breached,
     acknowledged_at: iso(row.acknowledged_at),
     acknowledged_by: row.acknowledged_by,
-    ack_sla: {
-      state: row.acknowledged_at ? 'met' : 'none',
-      due_at: null,
-      acknowledged_at: iso(row.acknowledged_at),
-      acknowledged_by: row.acknowledged_by,
-      clock_stopped_at: iso(stoppedAt),
-      elapsed_seconds: Math.max(0, Math.floor(elapsedMs / 1000)),
-      breached: false,
-    },
-    attack_techniques: [] as string[],
+    ack_sla: sla,
+    attack_techniques: row.attack_techniques,
     ai_triage: null,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

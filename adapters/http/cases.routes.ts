@@ -6,11 +6,13 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { notFound } from '../../domain/shared/errors.ts';
-import { caseComments, caseTimeline, findCase, listCases } from '../../projections/cases/cases.queries.ts';
+import { DomainError, notFound } from '../../domain/shared/errors.ts';
+import { caseComments, caseTimeline, listCases, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Actor } from '../../domain/cases/index.ts';
 import type { Principal } from '../identity/principal.ts';
+import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import { requirePermission } from './auth.ts';
+import { caseAccess, caseScopeOf } from './case-scope.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -22,6 +24,24 @@ const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must 
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
 
+/** ATT&CK technique ids (SPEC.md "Case"): `T<digits>` or `T<digits>.<digits>`, upper-cased, de-duplicated, at most 50. */
+const attackTechniques = v.pipe(
+  v.array(v.pipe(v.string(), v.trim(), v.toUpperCase(), v.regex(/^T\d+(\.\d+)?$/, 'must be a technique id like T1059 or T1059.001'))),
+  v.transform((ids) => [...new Set(ids)]),
+  v.maxLength(50, 'at most 50 techniques'),
+);
+
+/**
+ * The team of a case opened without one: the caller's only team when it may manage
+ * cases there and holds no realm grant that could; otherwise org-wide (null).
+ */
+function defaultTeam(principal: Principal, matrix: PermissionMatrix): string | null {
+  const managing = principal.grants.filter((g) => matrix[g.role].includes('manage_cases'));
+  if (managing.some((g) => g.team === null)) return null;
+  const teams = [...new Set(managing.map((g) => g.team))];
+  return teams.length === 1 ? (teams[0] ?? null) : null;
+}
+
 export function caseRoutes(deps: HttpDeps) {
   const { caseConfig: cfg, db } = deps;
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
@@ -29,11 +49,10 @@ export function caseRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
 
-  const loadView = async (id: string) => {
-    const row = await findCase(db, id);
-    if (!row) throw notFound('case_not_found', 'case not found', { case_id: id });
-    return caseView(row, new Date());
-  };
+  const access = caseAccess(db, deps.permissions);
+  const view = (row: CaseRow) => caseView(row, new Date(), deps.ackSla);
+  /** The case as the caller sees it after a command: read back once projections caught up. */
+  const loadView = async (principal: Principal, id: string) => view(await access.visible(principal, id));
 
   return new Hono<AppEnv>()
     .get(
@@ -52,9 +71,8 @@ export function caseRoutes(deps: HttpDeps) {
       ),
       async (c) => {
         const q = c.req.valid('query');
-        const { items, total } = await listCases(db, q);
-        const now = new Date();
-        return c.json({ items: items.map((r) => caseView(r, now)), total, limit: q.limit, offset: q.offset });
+        const { items, total } = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions));
+        return c.json({ items: items.map(view), total, limit: q.limit, offset: q.offset });
       },
     )
     .post(
@@ -70,17 +88,57 @@ export function caseRoutes(deps: HttpDeps) {
           severity,
           tags: v.optional(v.array(text(100)), []),
           template_id: v.optional(v.nullable(v.string())),
+          team: v.optional(v.nullable(text(200))),
+          private: v.optional(v.boolean(), false),
         }),
       ),
       async (c) => {
         const body = c.req.valid('json');
-        const r = await deps.cases.open({ title: body.title, description: body.description ?? null, severity: body.severity, tags: body.tags }, actorOf(c.get('principal')));
+        const principal = c.get('principal');
+        const team = body.team !== undefined ? body.team : defaultTeam(principal, deps.permissions);
+        if (!hasPermission(principal, 'manage_cases', deps.permissions, team)) {
+          throw new DomainError('forbidden', 403, 'permission manage_cases required in that team', { permission: 'manage_cases', team });
+        }
+        const r = await deps.cases.open(
+          { title: body.title, description: body.description ?? null, severity: body.severity, tags: body.tags, team, private: body.private },
+          actorOf(principal),
+        );
         await deps.waitFor(r.position);
-        return c.json(await loadView(r.caseId), 201);
+        return c.json(await loadView(principal, r.caseId), 201);
       },
     )
     .get('/cases/:id', describeRoute({ summary: 'Case detail', tags: ['cases'] }), read, validate('param', idParam), async (c) =>
-      c.json(await loadView(c.req.valid('param').id)),
+      c.json(await loadView(c.get('principal'), c.req.valid('param').id)),
+    )
+    .put(
+      '/cases/:id',
+      describeRoute({ summary: 'Update case fields, the private flag and ATT&CK techniques', tags: ['cases'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate(
+        'json',
+        v.pipe(
+          v.strictObject({
+            title: v.optional(text(500)),
+            description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
+            severity: v.optional(severity),
+            tags: v.optional(v.array(text(100))),
+            private: v.optional(v.boolean()),
+            attack_techniques: v.optional(attackTechniques),
+          }),
+          v.check((b) => Object.keys(b).length > 0, 'name at least one field to change'),
+        ),
+      ),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const { attack_techniques: techniques, ...changes } = c.req.valid('json');
+        const r = await deps.cases.update(id, changes, actorOf(principal), techniques);
+        await deps.waitFor(r.position);
+        return c.json(await loadView(principal, id));
+      },
     )
     .post(
       '/cases/:id/status',
@@ -92,9 +150,11 @@ export function caseRoutes(deps: HttpDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
-        const r = await deps.cases.changeStatus(id, body.status, body.note ?? null, actorOf(c.get('principal')));
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const r = await deps.cases.changeStatus(id, body.status, body.note ?? null, actorOf(principal));
         await deps.waitFor(r.position);
-        return c.json(await loadView(id));
+        return c.json(await loadView(principal, id));
       },
     )
     .post(
@@ -107,15 +167,17 @@ export function caseRoutes(deps: HttpDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const { owner_id: ownerId } = c.req.valid('json');
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
         let owner: { id: string; email: string } | null = null;
         if (ownerId !== null) {
           const user = await db.selectFrom('users').select(['id', 'email']).where('id', '=', ownerId).where('active', '=', true).executeTakeFirst();
           if (!user) throw notFound('user_not_found', 'no active user with that id', { owner_id: ownerId });
           owner = user;
         }
-        const r = await deps.cases.assign(id, owner, actorOf(c.get('principal')));
+        const r = await deps.cases.assign(id, owner, actorOf(principal));
         await deps.waitFor(r.position);
-        return c.json(await loadView(id));
+        return c.json(await loadView(principal, id));
       },
     )
     .post(
@@ -125,14 +187,16 @@ export function caseRoutes(deps: HttpDeps) {
       validate('param', idParam),
       async (c) => {
         const { id } = c.req.valid('param');
-        const r = await deps.cases.acknowledge(id, actorOf(c.get('principal')));
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const r = await deps.cases.acknowledge(id, actorOf(principal));
         await deps.waitFor(r.position);
-        return c.json(await loadView(id));
+        return c.json(await loadView(principal, id));
       },
     )
     .get('/cases/:id/timeline', describeRoute({ summary: 'Chronological timeline of a case', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
       const { id } = c.req.valid('param');
-      await loadView(id);
+      await access.visible(c.get('principal'), id);
       const rows = await caseTimeline(db, id);
       return c.json({
         items: rows.map((r) => ({ id: String(r.event_position), kind: r.kind, payload: r.payload, actor: r.actor_email ?? r.actor_id, at: new Date(r.at).toISOString() })),
@@ -140,7 +204,7 @@ export function caseRoutes(deps: HttpDeps) {
     })
     .get('/cases/:id/comments', describeRoute({ summary: 'Comments of a case', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
       const { id } = c.req.valid('param');
-      await loadView(id);
+      await access.visible(c.get('principal'), id);
       const rows = await caseComments(db, id);
       return c.json({ items: rows.map(commentView) });
     })
@@ -153,7 +217,9 @@ export function caseRoutes(deps: HttpDeps) {
       validate('json', v.strictObject({ body: text(20_000) })),
       async (c) => {
         const { id } = c.req.valid('param');
-        const r = await deps.cases.comment(id, c.req.valid('json').body, actorOf(c.get('principal')));
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const r = await deps.cases.comment(id, c.req.valid('json').body, actorOf(principal));
         await deps.waitFor(r.position);
         const created = (await caseComments(db, id)).find((row) => row.id === r.commentId);
         if (!created) throw new Error(`comment ${r.commentId} missing from the read model after projection`);

@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import type { Database } from '../../projections/database.ts';
+import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { CaseConfig } from '../commands/case-config.ts';
 import type { CaseCommands } from '../commands/cases.ts';
 import type { AlertIntake } from '../commands/intake.ts';
@@ -26,6 +27,8 @@ export type HttpDeps = {
   maxBodyBytes: number;
   detectorBootstrapSecret: string | null;
   caseConfig: CaseConfig;
+  /** Acknowledgement targets per severity, seconds (SVC_ACK_SLA_MINUTES). */
+  ackSla: AckSlaPolicy;
   permissions: Record<Role, Permission[]>;
   verifier: TokenVerifier;
   users: UserDirectory;

@@ -8,10 +8,11 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { chainHash } from '../../domain/runs/hash-chain.ts';
 import { notFound } from '../../domain/shared/errors.ts';
-import { findCase } from '../../projections/cases/cases.queries.ts';
 import { findRun, listRuns, runActionLog, runSteps, verifyActionLogChain } from '../../projections/runs/runs.queries.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
+import { caseAccess, caseScopeOf } from './case-scope.ts';
+import type { Principal } from '../identity/principal.ts';
 import type { HttpDeps } from './deps.ts';
 import { iso, paging, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
@@ -39,6 +40,7 @@ const logView = (r: LogRow) => ({ index: Number(r.chain_index), ...r.row, prev_h
 export function runRoutes(deps: HttpDeps) {
   const { db } = deps;
   const read = requirePermission('read', 'svc:runs:read', deps.permissions);
+  const cases = caseAccess(db, deps.permissions);
 
   /** The run's rows each hash correctly and link to the row before them in the global chain. */
   const chainBadge = async (rows: LogRow[]) => {
@@ -53,8 +55,8 @@ export function runRoutes(deps: HttpDeps) {
     return { valid: true, rows: rows.length, first_broken_index: null };
   };
 
-  const loadRun = async (id: string) => {
-    const run = await findRun(db, id);
+  const loadRun = async (principal: Principal, id: string) => {
+    const run = await findRun(db, id, caseScopeOf(principal, deps.permissions));
     if (!run) throw notFound('run_not_found', 'run not found', { run_id: id });
     return run;
   };
@@ -70,12 +72,13 @@ export function runRoutes(deps: HttpDeps) {
       validate('query', v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), ...paging })),
       async (c) => {
         const q = c.req.valid('query');
-        const rows = await listRuns(db, { caseId: q.case_id, status: q.status, limit: q.limit, offset: q.offset });
+        const scope = caseScopeOf(c.get('principal'), deps.permissions);
+        const rows = await listRuns(db, { caseId: q.case_id, status: q.status, limit: q.limit, offset: q.offset }, scope);
         return c.json({ items: rows.map(runView) });
       },
     )
     .get('/runs/:id', describeRoute({ summary: 'Run detail: steps, action log, chain badge', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
-      const run = await loadRun(c.req.valid('param').id);
+      const run = await loadRun(c.get('principal'), c.req.valid('param').id);
       const [steps, log] = await Promise.all([runSteps(db, run.id), runActionLog(db, run.id)]);
       return c.json({
         ...runView(run),
@@ -85,13 +88,14 @@ export function runRoutes(deps: HttpDeps) {
       });
     })
     .get('/runs/:id/log', describeRoute({ summary: 'Action log of a run', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
-      const run = await loadRun(c.req.valid('param').id);
+      const run = await loadRun(c.get('principal'), c.req.valid('param').id);
       return c.json({ items: (await runActionLog(db, run.id)).map(logView) });
     })
     .get('/cases/:id/runs', describeRoute({ summary: 'Runs of a case', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
       const { id } = c.req.valid('param');
-      if (!(await findCase(db, id))) throw notFound('case_not_found', 'case not found', { case_id: id });
-      return c.json({ items: (await listRuns(db, { caseId: id, limit: 200, offset: 0 })).map(runView) });
+      const principal = c.get('principal');
+      await cases.visible(principal, id);
+      return c.json({ items: (await listRuns(db, { caseId: id, limit: 200, offset: 0 }, caseScopeOf(principal, deps.permissions))).map(runView) });
     })
     .post(
       '/cases/:id/runbooks/:slug/run',
@@ -103,9 +107,8 @@ export function runRoutes(deps: HttpDeps) {
       async (c) => {
         const { id, slug } = c.req.valid('param');
         const body = c.req.valid('json');
-        const row = await findCase(db, id);
-        if (!row) throw notFound('case_not_found', 'case not found', { case_id: id });
         const principal = c.get('principal');
+        await cases.actOn(principal, id, 'run_runbooks');
         const queued = await deps.runs.queueManual({
           slug,
           caseId: id,
@@ -115,7 +118,7 @@ export function runRoutes(deps: HttpDeps) {
           requestedBy: principal.email,
         });
         await deps.waitFor(queued.position);
-        return c.json(runView(await loadRun(queued.runId)), 202);
+        return c.json(runView(await loadRun(principal, queued.runId)), 202);
       },
     );
 }

@@ -3,6 +3,8 @@
  * (DESIGN habit 3); status and severity values were checked against configuration
  * by the caller.
  */
+import type { CaseChanges } from './events.ts';
+
 export type Actor = { userId: string | null; email: string | null };
 
 export type CaseCommand =
@@ -17,6 +19,7 @@ export type CaseCommand =
       tags: string[];
       initialStatus: string;
       team: string | null;
+      private: boolean;
       correlationKey: string | null;
       actor: Actor | null;
       now: string;
@@ -28,6 +31,8 @@ export type CaseCommand =
   | { type: 'add_comment'; commentId: string; body: string; actor: Actor; now: string }
   | {
       type: 'update_case';
-      changes: { title?: string; description?: string; severity?: string; tags?: string[] };
+      changes: CaseChanges;
+      /** Technique ids already normalized (upper-case, shape-checked); order is kept, duplicates dropped. */
+      attackTechniques?: string[];
       now: string;
     };

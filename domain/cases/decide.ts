@@ -8,7 +8,7 @@
 import { conflict, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
 import type { CaseCommand } from './commands.ts';
-import type { CaseEvent } from './events.ts';
+import type { CaseChanges, CaseEvent } from './events.ts';
 import type { CaseState } from './state.ts';
 
 type Existing = Extract<CaseState, { exists: true }>;
@@ -50,9 +50,11 @@ function openCase(c: Cmd<'open_case'>, state: CaseState): CaseEvent[] {
         tags: [...new Set(c.tags)],
         status: c.initialStatus,
         team: c.team,
+        private: c.private,
         correlation_key: c.correlationKey,
         opened_at: c.now,
         opened_by: c.actor?.email ?? null,
+        opened_by_id: c.actor?.userId ?? null,
       },
     },
   ];
@@ -112,16 +114,30 @@ function addComment(c: Cmd<'add_comment'>, s: Existing): CaseEvent[] {
   ];
 }
 
-/** Records only fields that really change; a no-op update yields no event. */
+/**
+ * Records only what really changes: `case.updated` for fields, and
+ * `case.attack_techniques_updated` with `added`/`removed` when the technique set moves.
+ * A no-op update yields no event.
+ */
 function updateCase(c: Cmd<'update_case'>, s: Existing): CaseEvent[] {
-  const changes: Cmd<'update_case'>['changes'] = {};
+  const changes: CaseChanges = {};
   if (c.changes.title !== undefined && c.changes.title !== s.title) changes.title = c.changes.title;
   if (c.changes.description !== undefined && c.changes.description !== s.description) changes.description = c.changes.description;
   if (c.changes.severity !== undefined && c.changes.severity !== s.severity) changes.severity = c.changes.severity;
+  if (c.changes.private !== undefined && c.changes.private !== s.private) changes.private = c.changes.private;
   if (c.changes.tags !== undefined) {
     const tags = [...new Set(c.changes.tags)];
     if (tags.join('\u0000') !== s.tags.join('\u0000')) changes.tags = tags;
   }
-  if (Object.keys(changes).length === 0) return [];
-  return [{ type: 'case.updated', data: { case_id: s.id, changes, at: c.now } }];
+  const events: CaseEvent[] = [];
+  if (Object.keys(changes).length > 0) events.push({ type: 'case.updated', data: { case_id: s.id, changes, at: c.now } });
+  if (c.attackTechniques !== undefined) {
+    const next = [...new Set(c.attackTechniques)];
+    const added = next.filter((t) => !s.attackTechniques.includes(t));
+    const removed = s.attackTechniques.filter((t) => !next.includes(t));
+    if (added.length > 0 || removed.length > 0) {
+      events.push({ type: 'case.attack_techniques_updated', data: { case_id: s.id, added, removed, attack_techniques: next, at: c.now } });
+    }
+  }
+  return events;
 }

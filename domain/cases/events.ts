@@ -16,9 +16,12 @@ export type CaseOpened = Event<
     tags: string[];
     status: string;
     team: string | null;
+    /** Visible only to its members (creator, owner) and admins of its team (SPEC.md "Case"). */
+    private: boolean;
     correlation_key: string | null;
     opened_at: string;
     opened_by: string | null;
+    opened_by_id: string | null;
   }
 >;
 export type CaseAlertAppended = Event<
@@ -41,9 +44,12 @@ export type CaseCommentAdded = Event<
   'case.comment_added',
   { case_id: string; comment_id: string; body: string; author_id: string | null; author_email: string | null; at: string }
 >;
-export type CaseUpdated = Event<
-  'case.updated',
-  { case_id: string; changes: { title?: string; description?: string; severity?: string; tags?: string[] }; at: string }
+export type CaseChanges = { title?: string; description?: string | null; severity?: string; tags?: string[]; private?: boolean };
+export type CaseUpdated = Event<'case.updated', { case_id: string; changes: CaseChanges; at: string }>;
+/** Only on a real change; `attack_techniques` is the list after it (SPEC.md "Other case moves"). */
+export type CaseAttackTechniquesUpdated = Event<
+  'case.attack_techniques_updated',
+  { case_id: string; added: string[]; removed: string[]; attack_techniques: string[]; at: string }
 >;
 
 export type CaseEvent =
@@ -53,7 +59,8 @@ export type CaseEvent =
   | CaseAssigned
   | CaseAcknowledged
   | CaseCommentAdded
-  | CaseUpdated;
+  | CaseUpdated
+  | CaseAttackTechniquesUpdated;
 
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
@@ -63,4 +70,5 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.acknowledged',
   'case.comment_added',
   'case.updated',
+  'case.attack_techniques_updated',
 ]);

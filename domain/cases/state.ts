@@ -15,6 +15,8 @@ export type CaseState =
       tags: string[];
       status: string;
       team: string | null;
+      private: boolean;
+      attackTechniques: string[];
       ownerId: string | null;
       acknowledgedAt: string | null;
       acknowledgedBy: string | null;
@@ -37,6 +39,8 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       tags: d.tags,
       status: d.status,
       team: d.team,
+      private: d.private,
+      attackTechniques: [],
       ownerId: null,
       acknowledgedAt: null,
       acknowledgedBy: null,
@@ -58,11 +62,14 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       return {
         ...state,
         title: c.title ?? state.title,
-        description: c.description ?? state.description,
+        description: c.description !== undefined ? c.description : state.description,
         severity: c.severity ?? state.severity,
         tags: c.tags ?? state.tags,
+        private: c.private ?? state.private,
       };
     }
+    case 'case.attack_techniques_updated':
+      return { ...state, attackTechniques: event.data.attack_techniques };
     default:
       return state;
   }

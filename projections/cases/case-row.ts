@@ -9,7 +9,7 @@ import type { CaseEvent } from '../../domain/cases/index.ts';
 import type { CasesTable } from '../database.ts';
 import type { LooseRow } from '../loose-row.ts';
 
-/** A `cases` row with `tags` parsed. */
+/** A `cases` row with `tags` and `attack_techniques` parsed. */
 export type CaseRecord = LooseRow<Selectable<CasesTable>>;
 
 /** The row after `event` (at stream `version`); `undefined` while the case was never opened. */
@@ -38,6 +38,9 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       resolved_at: null,
       closed_at: null,
       last_alert_at: null,
+      private: d.private,
+      created_by_id: d.opened_by_id,
+      attack_techniques: [],
       version,
     };
   }
@@ -68,6 +71,8 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       };
     case 'case.comment_added':
       return { ...row, updated_at: event.data.at, version };
+    case 'case.attack_techniques_updated':
+      return { ...row, attack_techniques: event.data.attack_techniques, updated_at: event.data.at, version };
     case 'case.updated': {
       const c = event.data.changes;
       return {
@@ -76,6 +81,7 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
         ...(c.description !== undefined && { description: c.description }),
         ...(c.severity !== undefined && { severity: c.severity }),
         ...(c.tags !== undefined && { tags: c.tags }),
+        ...(c.private !== undefined && { private: c.private }),
         updated_at: event.data.at,
         version,
       };

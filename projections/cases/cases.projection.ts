@@ -20,10 +20,15 @@ const timelineKind = (type: string) => type.replace(/^case\./, '');
 
 const caseColumns = [
   'key', 'number', 'title', 'description', 'severity', 'tags', 'status', 'owner_id', 'owner_email', 'team', 'alert_count',
-  'correlation_key', 'acknowledged_at', 'acknowledged_by', 'created_at', 'updated_at', 'resolved_at', 'closed_at', 'last_alert_at', 'version',
+  'correlation_key', 'acknowledged_at', 'acknowledged_by', 'created_at', 'updated_at', 'resolved_at', 'closed_at', 'last_alert_at',
+  'private', 'created_by_id', 'attack_techniques', 'version',
 ] as const satisfies readonly (keyof CasesTable)[];
 
-const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({ ...row, tags: JSON.stringify(row.tags) });
+const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
+  ...row,
+  tags: JSON.stringify(row.tags),
+  attack_techniques: JSON.stringify(row.attack_techniques),
+});
 
 export const casesProjection: Projection = {
   name: 'cases',

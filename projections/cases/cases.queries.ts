@@ -4,6 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { CasesTable, Database } from '../database.ts';
+import { visibleCases, type CaseScope } from './case-scope.ts';
 
 export type CaseFilters = {
   status?: string | undefined;
@@ -16,9 +17,12 @@ export type CaseFilters = {
 
 export type CaseRow = Selectable<CasesTable>;
 
-/** Newest first. `owner` matches the owner's id or email; `search` matches key or title, case-insensitively. */
-export async function listCases(db: Kysely<Database>, f: CaseFilters): Promise<{ items: CaseRow[]; total: number }> {
-  let q = db.selectFrom('cases');
+/**
+ * The cases `scope` may see, newest first. `owner` matches the owner's id or email;
+ * `search` matches key or title, case-insensitively. `total` counts within the scope.
+ */
+export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: CaseScope): Promise<{ items: CaseRow[]; total: number }> {
+  let q = db.selectFrom('cases').where(visibleCases(scope));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.severity) q = q.where('severity', '=', f.severity);
   if (f.owner) {
@@ -36,8 +40,14 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters): Promise<{
   return { items, total: Number(total.n) };
 }
 
+/** One case whatever its scope (the worker acting for a runbook). */
 export async function findCase(db: Kysely<Database>, id: string): Promise<CaseRow | undefined> {
   return db.selectFrom('cases').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** One case if `scope` may see it: an invisible case reads exactly like an absent one. */
+export async function findVisibleCase(db: Kysely<Database>, id: string, scope: CaseScope): Promise<CaseRow | undefined> {
+  return db.selectFrom('cases').selectAll().where('id', '=', id).where(visibleCases(scope)).executeTakeFirst();
 }
 
 export async function caseTimeline(db: Kysely<Database>, caseId: string) {

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.ts';
+import * as caseScope from './0002-case-scope-techniques.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-case-scope-techniques': caseScope,
 };
 
 export const migrationProvider: MigrationProvider = {

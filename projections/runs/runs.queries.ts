@@ -2,21 +2,31 @@
  * Run queries (SPEC.md "Runbooks and runs"): list, detail with steps and action
  * log, the log alone, and verification of the whole action-log chain.
  */
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { createChainVerifier } from '../../domain/runs/hash-chain.ts';
+import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
 
 export type RunFilters = { caseId?: string | undefined; status?: string | undefined; limit: number; offset: number };
 
-export async function listRuns(db: Kysely<Database>, f: RunFilters) {
-  let q = db.selectFrom('runs');
+/** A run is visible when it belongs to no case or to a case `scope` may see. */
+const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database, 'runs'>) =>
+  eb.or([
+    eb('runs.case_id', 'is', null),
+    eb.exists(eb.selectFrom('cases').select('cases.id').whereRef('cases.id', '=', 'runs.case_id').where(visibleCases(scope))),
+  ]);
+
+/** Runs `scope` may see, newest first. */
+export async function listRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope) {
+  let q = db.selectFrom('runs').where(visibleRuns(scope));
   if (f.caseId) q = q.where('case_id', '=', f.caseId);
   if (f.status) q = q.where('status', '=', f.status);
   return q.selectAll().orderBy('queued_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute();
 }
 
-export async function findRun(db: Kysely<Database>, id: string) {
-  return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+/** One run if `scope` may see it (an invisible run reads like an absent one). */
+export async function findRun(db: Kysely<Database>, id: string, scope: CaseScope) {
+  return db.selectFrom('runs').selectAll().where('id', '=', id).where(visibleRuns(scope)).executeTakeFirst();
 }
 
 export async function runSteps(db: Kysely<Database>, runId: string) {

@@ -150,6 +150,8 @@ function intakeNewCase(h: History, a: IncomingAlert, c: { id: string; number: nu
             correlation_key: a.key,
             opened_at: at(a.t),
             opened_by: null,
+            opened_by_id: null,
+            private: false,
           },
         },
         { type: 'case.alert_appended', data: { case_id: c.id, alert_id: a.id, title: a.title, severity: a.severity, correlated: false, at: at(a.t) } },
@@ -316,6 +318,8 @@ function buildHistory(): History {
         correlation_key: null,
         opened_at: at(30),
         opened_by: BOB.email,
+        opened_by_id: null,
+        private: false,
       },
     },
   ]);

@@ -28,6 +28,8 @@ const opened: Extract<CaseEvent, { type: 'case.opened' }> = {
     correlation_key: 'user:ana@example.com',
     opened_at: T0,
     opened_by: null,
+    opened_by_id: null,
+    private: false,
   },
 };
 
@@ -76,6 +78,9 @@ describe('evolveCaseRow', () => {
       resolved_at: null,
       closed_at: null,
       last_alert_at: null,
+      private: false,
+      created_by_id: null,
+      attack_techniques: [],
       version: 1,
     });
   });
@@ -174,5 +179,17 @@ describe('evolveCaseRow', () => {
     const loaded: CaseRecord = { ...openedRow(), created_at: new Date(T0), updated_at: new Date(T0), version: 1 };
     const after = evolveCaseRow(loaded, laterEvents[0]!, 2);
     expect(after).toMatchObject({ created_at: new Date(T0), updated_at: T1, alert_count: 1, version: 2 });
+  });
+
+  it('sets the technique list on attack_techniques_updated and the private flag on case.updated', () => {
+    const row = openedRow();
+    const techniques = evolveCaseRow(
+      row,
+      { type: 'case.attack_techniques_updated', data: { case_id: CASE_ID, added: ['T1059'], removed: [], attack_techniques: ['T1059'], at: T1 } },
+      2,
+    );
+    expectOnlyChanged(row, techniques, { attack_techniques: ['T1059'], updated_at: T1, version: 2 });
+    const hidden = evolveCaseRow(techniques, { type: 'case.updated', data: { case_id: CASE_ID, changes: { private: true }, at: T2 } }, 3);
+    expect(hidden).toMatchObject({ private: true, attack_techniques: ['T1059'], updated_at: T2, version: 3 });
   });
 });
