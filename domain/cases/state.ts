@@ -39,7 +39,7 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       tags: d.tags,
       status: d.status,
       team: d.team,
-      private: d.private,
+      private: d.private === true,
       attackTechniques: [],
       ownerId: null,
       acknowledgedAt: null,

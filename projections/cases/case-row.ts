@@ -38,8 +38,9 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       resolved_at: null,
       closed_at: null,
       last_alert_at: null,
-      private: d.private,
-      created_by_id: d.opened_by_id,
+      // Events recorded before these fields existed lack them.
+      private: d.private === true,
+      created_by_id: d.opened_by_id ?? null,
       attack_techniques: [],
       version,
     };
