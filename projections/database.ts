@@ -168,7 +168,23 @@ export interface UsersTable {
   email: string;
   name: string | null;
   active: boolean;
+  /** The grants of the user's last accepted token: who a mention may notify. */
+  grants: Json<{ team: string | null; role: string }[]>;
   updated_at: Timestamp;
+}
+
+export interface NotificationsTable {
+  id: string;
+  user_id: string;
+  kind: string;
+  severity: string;
+  title: string;
+  context: Json<Record<string, unknown>>;
+  /** Path below the public prefix (`/cases/<id>`); the prefix is added when served. */
+  href: string | null;
+  at: Timestamp;
+  read_at: Timestamp | null;
+  event_position: number;
 }
 
 export interface UsedTokenIdsTable {
@@ -201,6 +217,7 @@ export interface Database {
   runbooks: RunbooksTable;
   runbook_versions: RunbookVersionsTable;
   users: UsersTable;
+  notifications: NotificationsTable;
   used_token_ids: UsedTokenIdsTable;
   connections: ConnectionsTable;
 }

@@ -28,6 +28,7 @@ import { alertsProjection } from '../projections/alerts/alerts.projection.ts';
 import { casesProjection } from '../projections/cases/cases.projection.ts';
 import { findCase } from '../projections/cases/cases.queries.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
+import { notificationsProjection } from '../projections/notifications/notifications.projection.ts';
 import { runsProjection } from '../projections/runs/runs.projection.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -70,7 +71,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const store = new PostgresEventStore(db);
 
   let worker: Worker | null = null;
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
     onAdvance: (applied) => {
@@ -99,7 +100,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     keyPrefix: 'SVC',
     correlationWindowMs: config.correlationWindowMs,
   };
-  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now });
+  const permissions = parsePermissionMatrix(config.permissionsJson);
+  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions });
   const intake = createAlertIntake({ store, db, config: caseConfig, alertRunbooks: runbooks.alertRunbooks, ids, now, cacheEntries: config.intakeCacheEntries });
   const runs = createRunCommands({ store, runbook: runbooks.get, ids, now });
 
@@ -107,7 +109,6 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let inFlight: InFlight<Parameters<ReturnType<typeof createApp>['fetch']>, Response> | null = null;
   let url: string | null = null;
   if (config.role !== 'worker') {
-    const permissions = parsePermissionMatrix(config.permissionsJson);
     const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
     const app = createApp({
       db,
@@ -116,6 +117,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       detectorBootstrapSecret: config.detectorBootstrapSecret,
       caseConfig,
       ackSla: config.ackSla,
+      publicPrefix: config.publicPrefix,
       permissions,
       verifier,
       users: createUserDirectory(db, now),
@@ -154,7 +156,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           if ((await cases.changeStatus(caseId, status, null, actor)).position !== null) changed.push('status');
         }
         if (comment !== undefined) {
-          await cases.comment(caseId, comment, actor);
+          await cases.comment(caseId, comment, actor, current ?? { team: null, private: false, owner_id: null, created_by_id: null });
           changed.push('comment');
         }
         return { case_id: caseId, changed };

@@ -9,6 +9,8 @@ export type Config = {
   port: number;
   host: string;
   basePath: string;
+  /** Public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
+  publicPrefix: string;
   dataDir: string;
   databaseUrl: string | null;
   role: 'all' | 'api' | 'worker';
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0),
     host: env.HOST || '127.0.0.1',
     basePath,
+    publicPrefix: env.SVC_PUBLIC_PREFIX ?? '/svc',
     dataDir: resolve(env.SVC_DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || null,
     role,

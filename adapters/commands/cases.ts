@@ -6,6 +6,10 @@
 import { sql, type Kysely } from 'kysely';
 import { caseDecider, type Actor, type CaseCommand, type CaseState } from '../../domain/cases/index.ts';
 import type { CaseChanges } from '../../domain/cases/events.ts';
+import type { CommentMentions } from '../../domain/cases/mentions.ts';
+import type { ScopedCase } from '../../projections/cases/case-scope.ts';
+import type { PermissionMatrix } from '../identity/permissions.ts';
+import { resolveMentions } from './mentions.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
@@ -19,6 +23,8 @@ export type CaseCommandDeps = {
   config: CaseConfig;
   ids: () => string;
   now: () => Date;
+  /** The role matrix: who a mention may notify depends on the mentioned user's grants. */
+  permissions: PermissionMatrix;
 };
 
 export type CaseResult = { caseId: string; position: number | null; state: CaseState };
@@ -71,11 +77,15 @@ export function createCaseCommands(deps: CaseCommandDeps) {
     assign: (caseId: string, owner: { id: string; email: string } | null, actor: Actor) =>
       on(caseId, actor, (now) => ({ type: 'assign', ownerId: owner?.id ?? null, ownerEmail: owner?.email ?? null, now })),
     acknowledge: (caseId: string, actor: Actor) => on(caseId, actor, (now) => ({ type: 'acknowledge', actor, now })),
-    comment: async (caseId: string, body: string, actor: Actor): Promise<CaseResult & { commentId: string }> => {
+    /** Adds a comment; `theCase` (its scope columns) decides who a mention may notify. */
+    comment: async (caseId: string, body: string, actor: Actor, theCase: ScopedCase): Promise<CaseResult & { commentId: string; mentions: CommentMentions }> => {
       const commentId = deps.ids();
-      const r = await on(caseId, actor, (now) => ({ type: 'add_comment', commentId, body, actor, now }));
-      return { ...r, commentId };
+      const mentions = await resolveMentions(deps.db, body, theCase, actor.userId, deps.permissions);
+      const r = await on(caseId, actor, (now) => ({ type: 'add_comment', commentId, body, actor, mentions, now }));
+      return { ...r, commentId, mentions };
     },
+    deleteComment: (caseId: string, commentId: string, actor: Actor, actorIsAdmin: boolean) =>
+      on(caseId, actor, (now) => ({ type: 'delete_comment', commentId, actor, actorIsAdmin, now })),
     /** Field changes and, when given, the full new list of ATT&CK technique ids (already normalized). */
     update: (caseId: string, changes: CaseChanges, actor: Actor | null, attackTechniques?: string[]) =>
       on(caseId, actor, (now) => ({ type: 'update_case', changes, ...(attackTechniques !== undefined && { attackTechniques }), now })),

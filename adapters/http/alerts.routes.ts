@@ -6,7 +6,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { listAlerts } from '../../projections/alerts/alerts.queries.ts';
 import { requirePermission } from './auth.ts';
-import { caseScopeOf } from './case-scope.ts';
+import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { iso, paging } from './shapes.ts';

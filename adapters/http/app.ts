@@ -16,6 +16,7 @@ import { connectionRoutes } from './connections.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
+import { notificationRoutes } from './notifications.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
@@ -42,6 +43,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', runRoutes(deps));
   authed.route('/', runbookRoutes(deps));
   authed.route('/', connectionRoutes(deps));
+  authed.route('/', notificationRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -12,7 +12,8 @@ import type { Actor } from '../../domain/cases/index.ts';
 import type { Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import { requirePermission } from './auth.ts';
-import { caseAccess, caseScopeOf } from './case-scope.ts';
+import { caseScopeOf } from '../identity/case-scope.ts';
+import { caseAccess } from './case-access.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -218,12 +219,28 @@ export function caseRoutes(deps: HttpDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
-        await access.actOn(principal, id, 'manage_cases');
-        const r = await deps.cases.comment(id, c.req.valid('json').body, actorOf(principal));
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const r = await deps.cases.comment(id, c.req.valid('json').body, actorOf(principal), theCase);
         await deps.waitFor(r.position);
         const created = (await caseComments(db, id)).find((row) => row.id === r.commentId);
         if (!created) throw new Error(`comment ${r.commentId} missing from the read model after projection`);
-        return c.json({ ...commentView(created), mentions: { notified: [], unresolved: [], not_notified: [] } }, 201);
+        const { notified, unresolved, not_notified: notNotified } = r.mentions;
+        return c.json({ ...commentView(created), mentions: { notified: notified.map((n) => n.email), unresolved, not_notified: notNotified } }, 201);
+      },
+    )
+    .delete(
+      '/cases/:id/comments/:comment_id',
+      describeRoute({ summary: 'Soft-delete a comment (its author or an admin of the case team)', tags: ['cases'] }),
+      manage,
+      validate('param', v.object({ id: uuid, comment_id: uuid })),
+      async (c) => {
+        const { id, comment_id: commentId } = c.req.valid('param');
+        const principal = c.get('principal');
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const isAdmin = hasPermission(principal, 'admin', deps.permissions, theCase.team);
+        const r = await deps.cases.deleteComment(id, commentId, actorOf(principal), isAdmin);
+        await deps.waitFor(r.position);
+        return c.body(null, 204);
       },
     );
 }

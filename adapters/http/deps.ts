@@ -29,6 +29,8 @@ export type HttpDeps = {
   caseConfig: CaseConfig;
   /** Acknowledgement targets per severity, seconds (SVC_ACK_SLA_MINUTES). */
   ackSla: AckSlaPolicy;
+  /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
+  publicPrefix: string;
   permissions: Record<Role, Permission[]>;
   verifier: TokenVerifier;
   users: UserDirectory;

@@ -4,6 +4,7 @@
  * by the caller.
  */
 import type { CaseChanges } from './events.ts';
+import type { CommentMentions } from './mentions.ts';
 
 export type Actor = { userId: string | null; email: string | null };
 
@@ -28,7 +29,9 @@ export type CaseCommand =
   | { type: 'change_status'; status: string; note: string | null; now: string }
   | { type: 'assign'; ownerId: string | null; ownerEmail: string | null; now: string }
   | { type: 'acknowledge'; actor: Actor; now: string }
-  | { type: 'add_comment'; commentId: string; body: string; actor: Actor; now: string }
+  | { type: 'add_comment'; commentId: string; body: string; actor: Actor; mentions: CommentMentions; now: string }
+  /** `actorIsAdmin`: the actor is an admin of the case's team (or the realm). */
+  | { type: 'delete_comment'; commentId: string; actor: Actor; actorIsAdmin: boolean; now: string }
   | {
       type: 'update_case';
       changes: CaseChanges;

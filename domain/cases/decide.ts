@@ -3,9 +3,10 @@
  *
  * Errors: `case_not_found` (404) for a command on a case that does not exist,
  * `case_exists` (409) for opening twice, `case_closed_unacknowledged` (422) for
- * acknowledging a closed case that never was acknowledged.
+ * acknowledging a closed case that never was acknowledged, `comment_not_found` (404) and
+ * `forbidden` (403) for deleting a comment that is gone or not the actor's.
  */
-import { conflict, notFound, unprocessable } from '../shared/errors.ts';
+import { conflict, DomainError, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
 import type { CaseCommand } from './commands.ts';
 import type { CaseChanges, CaseEvent } from './events.ts';
@@ -28,6 +29,8 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return acknowledge(command, state);
     case 'add_comment':
       return addComment(command, state);
+    case 'delete_comment':
+      return deleteComment(command, state);
     case 'update_case':
       return updateCase(command, state);
     default:
@@ -109,9 +112,28 @@ function addComment(c: Cmd<'add_comment'>, s: Existing): CaseEvent[] {
   return [
     {
       type: 'case.comment_added',
-      data: { case_id: s.id, comment_id: c.commentId, body: c.body, author_id: c.actor.userId, author_email: c.actor.email, at: c.now },
+      data: {
+        case_id: s.id,
+        comment_id: c.commentId,
+        body: c.body,
+        author_id: c.actor.userId,
+        author_email: c.actor.email,
+        mentions: c.mentions,
+        at: c.now,
+      },
     },
   ];
+}
+
+/** Soft delete by the author or an admin of the case's team; a deleted or unknown comment is 404. */
+function deleteComment(c: Cmd<'delete_comment'>, s: Existing): CaseEvent[] {
+  const comment = s.comments[c.commentId];
+  if (!comment || comment.deleted) throw notFound('comment_not_found', 'comment not found', { comment_id: c.commentId });
+  const isAuthor = comment.authorId !== null && comment.authorId === c.actor.userId;
+  if (!isAuthor && !c.actorIsAdmin) {
+    throw new DomainError('forbidden', 403, 'only the author or an admin of the case team may delete a comment', { comment_id: c.commentId });
+  }
+  return [{ type: 'case.comment_deleted', data: { case_id: s.id, comment_id: c.commentId, deleted_by: c.actor.email ?? c.actor.userId, at: c.now } }];
 }
 
 /**

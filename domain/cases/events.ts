@@ -3,6 +3,7 @@
  * Past tense, with ids and timestamps (ISO 8601) in their data.
  */
 import type { Event } from '../shared/messages.ts';
+import type { CommentMentions } from './mentions.ts';
 
 export type CaseOpened = Event<
   'case.opened',
@@ -42,8 +43,18 @@ export type CaseAcknowledged = Event<
 >;
 export type CaseCommentAdded = Event<
   'case.comment_added',
-  { case_id: string; comment_id: string; body: string; author_id: string | null; author_email: string | null; at: string }
+  {
+    case_id: string;
+    comment_id: string;
+    body: string;
+    author_id: string | null;
+    author_email: string | null;
+    /** Absent on comments recorded before mentions were resolved. */
+    mentions?: CommentMentions;
+    at: string;
+  }
 >;
+export type CaseCommentDeleted = Event<'case.comment_deleted', { case_id: string; comment_id: string; deleted_by: string | null; at: string }>;
 export type CaseChanges = { title?: string; description?: string | null; severity?: string; tags?: string[]; private?: boolean };
 export type CaseUpdated = Event<'case.updated', { case_id: string; changes: CaseChanges; at: string }>;
 /** Only on a real change; `attack_techniques` is the list after it (SPEC.md "Other case moves"). */
@@ -59,6 +70,7 @@ export type CaseEvent =
   | CaseAssigned
   | CaseAcknowledged
   | CaseCommentAdded
+  | CaseCommentDeleted
   | CaseUpdated
   | CaseAttackTechniquesUpdated;
 
@@ -69,6 +81,7 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.assigned',
   'case.acknowledged',
   'case.comment_added',
+  'case.comment_deleted',
   'case.updated',
   'case.attack_techniques_updated',
 ]);

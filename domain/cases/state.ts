@@ -18,6 +18,8 @@ export type CaseState =
       private: boolean;
       attackTechniques: string[];
       ownerId: string | null;
+      /** Comments by id: their author and whether they were deleted. */
+      comments: Readonly<Record<string, { authorId: string | null; deleted: boolean }>>;
       acknowledgedAt: string | null;
       acknowledgedBy: string | null;
       /** When the case last received an alert, or was opened: the correlation window runs from here. */
@@ -42,6 +44,7 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       private: d.private === true,
       attackTechniques: [],
       ownerId: null,
+      comments: {},
       acknowledgedAt: null,
       acknowledgedBy: null,
       lastActivityAt: d.opened_at,
@@ -67,6 +70,12 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
         tags: c.tags ?? state.tags,
         private: c.private ?? state.private,
       };
+    }
+    case 'case.comment_added':
+      return { ...state, comments: { ...state.comments, [event.data.comment_id]: { authorId: event.data.author_id, deleted: false } } };
+    case 'case.comment_deleted': {
+      const comment = state.comments[event.data.comment_id];
+      return comment ? { ...state, comments: { ...state.comments, [event.data.comment_id]: { ...comment, deleted: true } } } : state;
     }
     case 'case.attack_techniques_updated':
       return { ...state, attackTechniques: event.data.attack_techniques };

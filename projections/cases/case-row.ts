@@ -71,6 +71,7 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
         version,
       };
     case 'case.comment_added':
+    case 'case.comment_deleted':
       return { ...row, updated_at: event.data.at, version };
     case 'case.attack_techniques_updated':
       return { ...row, attack_techniques: event.data.attack_techniques, updated_at: event.data.at, version };

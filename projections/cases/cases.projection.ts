@@ -5,7 +5,7 @@
  * Per batch: one read of the touched case rows, a pure fold (case-row.ts), one upsert
  * of the changed rows and one multi-row insert per child table. Re-applying an event
  * changes nothing: rows carry the stream version they reflect, timeline rows their
- * position, comments their id. A batch is at most the projector's batch size (500),
+ * position, comments their id (a deletion stamps `deleted_at` once). A batch is at most the projector's batch size (500),
  * which keeps every multi-row statement under Postgres' 65535 parameters.
  */
 import type { Insertable, Kysely } from 'kysely';
@@ -41,6 +41,7 @@ export const casesProjection: Projection = {
     const changed = new Set<string>();
     const timeline: Insertable<CaseTimelineTable>[] = [];
     const comments: Insertable<CaseCommentsTable>[] = [];
+    const deletions: { comment_id: string; at: string }[] = [];
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data } as CaseEvent;
       const caseId = caseIdOf(recorded);
@@ -64,6 +65,7 @@ export const casesProjection: Projection = {
         const d = event.data;
         comments.push({ id: d.comment_id, case_id: d.case_id, body: d.body, author_id: d.author_id, author_email: d.author_email, created_at: d.at, deleted_at: null });
       }
+      if (event.type === 'case.comment_deleted') deletions.push(event.data);
     }
 
     const upserts = [...changed].flatMap((id) => {
@@ -85,6 +87,9 @@ export const casesProjection: Projection = {
     await trx.insertInto('case_timeline').values(timeline).onConflict((oc) => oc.column('event_position').doNothing()).execute();
     if (comments.length > 0) {
       await trx.insertInto('case_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
+    }
+    for (const d of deletions) {
+      await trx.updateTable('case_comments').set({ deleted_at: d.at }).where('id', '=', d.comment_id).where('deleted_at', 'is', null).execute();
     }
   },
 };

@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.ts';
 import * as caseScope from './0002-case-scope-techniques.ts';
+import * as mentions from './0003-mentions-notifications.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-case-scope-techniques': caseScope,
+  '0003-mentions-notifications': mentions,
 };
 
 export const migrationProvider: MigrationProvider = {

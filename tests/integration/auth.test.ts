@@ -121,14 +121,19 @@ describe.each(engines)('authentication on $name', (engine) => {
     };
     const rowOf = () => opened.db.selectFrom('users').selectAll().where('subject', '=', subject).executeTakeFirstOrThrow();
 
-    const first = await me({ grants: [{ team: 'blue', role: 'approver' }, { team: null, role: 'viewer' }] });
+    const grants = [{ team: 'blue', role: 'approver' }, { team: null, role: 'viewer' }];
+    const first = await me({ grants });
     const created = await rowOf();
     expect(first).toEqual({ id: created.id, email: 'ana@example.com', full_name: 'Ana', role: 'approver' });
-    expect(created).toMatchObject({ email: 'ana@example.com', name: 'Ana', active: true });
+    expect(created).toMatchObject({ email: 'ana@example.com', name: 'Ana', active: true, grants });
 
     clock = new Date(clock.getTime() + 1000);
-    await me({});
+    await me({ grants: [...grants].reverse() });
     expect((await rowOf()).updated_at).toEqual(created.updated_at);
+
+    // New grants are kept: they decide whom a mention may notify.
+    await me({});
+    expect((await rowOf()).grants).toEqual([{ team: null, role: 'viewer' }]);
 
     clock = new Date(clock.getTime() + 1000);
     const moved = await me({ email: 'ana@new.example.com', name: 'Ana B' });

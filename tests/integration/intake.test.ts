@@ -9,6 +9,7 @@ import type { CaseConfig } from '../../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../../adapters/commands/cases.ts';
 import { createAlertIntake, withObservables, type AlertIntake } from '../../adapters/commands/intake.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
+import { defaultPermissionMatrix } from '../../adapters/identity/permissions.ts';
 import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
@@ -73,7 +74,7 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
 
   it('opens a new case when an analyst closed the cached one in the meantime', async () => {
     const intake = ctx.newIntake();
-    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date() });
+    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix });
     const first = await intake.ingest(alert('closed-1', 'closed'));
     await cases.changeStatus(first.result.case_id, 'closed', 'false positive', { userId: null, email: 'ana@example.com' });
     const next = await intake.ingest(alert('closed-2', 'closed'));
@@ -84,9 +85,9 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
 
   it('appends to a case an analyst changed in the meantime without losing an alert', async () => {
     const intake = ctx.newIntake();
-    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date() });
+    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix });
     const first = await intake.ingest(alert('busy-1', 'busy'));
-    await cases.comment(first.result.case_id, 'looking', { userId: null, email: 'ana@example.com' });
+    await cases.comment(first.result.case_id, 'looking', { userId: null, email: 'ana@example.com' }, { team: null, private: false, owner_id: null, created_by_id: null });
     const next = await intake.ingest(alert('busy-2', 'busy'));
     expect(next.result).toMatchObject({ case_id: first.result.case_id, correlated: true });
     expect(await alertsOfCase(first.result.case_id)).toHaveLength(2);

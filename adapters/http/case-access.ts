@@ -1,27 +1,10 @@
-/**
- * The case scope of a caller (projections/cases/case-scope.ts) from its grants
- * (CONTRACTS.md section 2): any grant that reads gives its team; an `admin`
- * permission in a team makes the team's private cases visible; a realm admin sees all.
- */
 import type { Kysely } from 'kysely';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
-import type { CaseScope } from '../../projections/cases/case-scope.ts';
 import { findVisibleCase, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Database } from '../../projections/database.ts';
+import { caseScopeOf } from '../identity/case-scope.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import type { Permission, Principal } from '../identity/principal.ts';
-
-export function caseScopeOf(principal: Principal, matrix: PermissionMatrix): CaseScope {
-  const reading = principal.grants.filter((g) => matrix[g.role].includes('read'));
-  const admin = principal.grants.filter((g) => matrix[g.role].includes('admin'));
-  return {
-    all: admin.some((g) => g.team === null),
-    userId: principal.userId,
-    realm: reading.some((g) => g.team === null),
-    teams: [...new Set(reading.flatMap((g) => (g.team === null ? [] : [g.team])))],
-    adminTeams: [...new Set(admin.flatMap((g) => (g.team === null ? [] : [g.team])))],
-  };
-}
 
 /**
  * Case lookups for routes: an invisible case is 404 `case_not_found` exactly like an

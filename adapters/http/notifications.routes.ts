@@ -1,0 +1,70 @@
+/**
+ * The caller's in-app notifications (SPEC.md "Notification (in-app)", "Live updates
+ * and inbox"): `GET /notifications` (`unread_only`, `limit`) and
+ * `POST /notifications/read` (`{ids?}`; without ids, everything unread). Only a person
+ * (a caller with a user row) has an inbox.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { DomainError } from '../../domain/shared/errors.ts';
+import { listNotifications, markNotificationsRead } from '../../projections/notifications/notifications.queries.ts';
+import type { Principal } from '../identity/principal.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { iso, paging, uuid } from './shapes.ts';
+import { requireJson, validate } from './validation.ts';
+
+const personOf = (p: Principal): string => {
+  if (p.userId === null) throw new DomainError('forbidden', 403, 'notifications belong to a person; this token acts for none');
+  return p.userId;
+};
+
+export function notificationRoutes(deps: HttpDeps) {
+  // Notifications are about cases: exchange tokens need the cases scopes.
+  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
+  const markRead = requirePermission('read', 'svc:cases:write', deps.permissions);
+  const prefix = deps.publicPrefix.replace(/\/+$/, '');
+  return new Hono<AppEnv>()
+    .get(
+      '/notifications',
+      describeRoute({ summary: 'My in-app notifications, newest first', tags: ['notifications'] }),
+      read,
+      validate(
+        'query',
+        v.object({
+          unread_only: v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true')), 'false'),
+          limit: paging.limit,
+        }),
+      ),
+      async (c) => {
+        const q = c.req.valid('query');
+        const rows = await listNotifications(deps.db, personOf(c.get('principal')), { unreadOnly: q.unread_only, limit: q.limit });
+        return c.json({
+          items: rows.map((r) => ({
+            id: r.id,
+            kind: r.kind,
+            severity: r.severity,
+            title: r.title,
+            context: r.context,
+            at: iso(r.at),
+            read: r.read_at !== null,
+            ...(r.href !== null && { href: `${prefix}${r.href}` }),
+          })),
+        });
+      },
+    )
+    .post(
+      '/notifications/read',
+      describeRoute({ summary: 'Mark my notifications read (the ids given, or all unread)', tags: ['notifications'] }),
+      markRead,
+      requireJson,
+      validate('json', v.strictObject({ ids: v.optional(v.pipe(v.array(uuid), v.maxLength(500))) })),
+      async (c) => {
+        const { ids } = c.req.valid('json');
+        const updated = await markNotificationsRead(deps.db, personOf(c.get('principal')), ids ?? null, new Date());
+        return c.json({ updated });
+      },
+    );
+}
