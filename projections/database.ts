@@ -173,6 +173,45 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
+export interface CaseObservablesTable {
+  id: string;
+  case_id: string;
+  type: string;
+  value: string;
+  normalized: string;
+  added_by: string | null;
+  created_at: Timestamp;
+  removed_at: Timestamp | null;
+}
+
+export interface CaseTasksTable {
+  id: string;
+  case_id: string;
+  title: string;
+  description: string | null;
+  phase: string | null;
+  position: number;
+  status: string;
+  assignee_id: string | null;
+  assignee_email: string | null;
+  due_at: Timestamp | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  version: number;
+}
+
+export interface CaseTaskCommentsTable {
+  id: string;
+  task_id: string;
+  case_id: string;
+  body: string;
+  author_id: string | null;
+  author_email: string | null;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export interface NotificationsTable {
   id: string;
   user_id: string;
@@ -218,6 +257,9 @@ export interface Database {
   runbook_versions: RunbookVersionsTable;
   users: UsersTable;
   notifications: NotificationsTable;
+  case_observables: CaseObservablesTable;
+  case_tasks: CaseTasksTable;
+  case_task_comments: CaseTaskCommentsTable;
   used_token_ids: UsedTokenIdsTable;
   connections: ConnectionsTable;
 }

@@ -11,6 +11,7 @@ import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/act
 import { createActionRegistry } from '../adapters/actions/registry.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
+import { createObservableCommands } from '../adapters/commands/observables.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
 import { createRunCommands } from '../adapters/commands/runs.ts';
 import { createSecretBox } from '../adapters/connections/secret-box.ts';
@@ -29,6 +30,7 @@ import { casesProjection } from '../projections/cases/cases.projection.ts';
 import { findCase } from '../projections/cases/cases.queries.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
 import { notificationsProjection } from '../projections/notifications/notifications.projection.ts';
+import { observablesProjection } from '../projections/observables/observables.projection.ts';
 import { runsProjection } from '../projections/runs/runs.projection.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -71,7 +73,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const store = new PostgresEventStore(db);
 
   let worker: Worker | null = null;
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection, observablesProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
     onAdvance: (applied) => {
@@ -118,6 +120,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       caseConfig,
       ackSla: config.ackSla,
       publicPrefix: config.publicPrefix,
+      observables: createObservableCommands({ store, ids, now }),
       permissions,
       verifier,
       users: createUserDirectory(db, now),

@@ -17,6 +17,7 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { notificationRoutes } from './notifications.routes.ts';
+import { observableRoutes } from './observables.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
@@ -44,6 +45,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', runbookRoutes(deps));
   authed.route('/', connectionRoutes(deps));
   authed.route('/', notificationRoutes(deps));
+  authed.route('/', observableRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
+import type { ObservableCommands } from '../commands/observables.ts';
 import type { CaseConfig } from '../commands/case-config.ts';
 import type { CaseCommands } from '../commands/cases.ts';
 import type { AlertIntake } from '../commands/intake.ts';
@@ -31,6 +32,7 @@ export type HttpDeps = {
   ackSla: AckSlaPolicy;
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
   publicPrefix: string;
+  observables: ObservableCommands;
   permissions: Record<Role, Permission[]>;
   verifier: TokenVerifier;
   users: UserDirectory;

@@ -8,6 +8,10 @@ export const streams = {
   alert: (alertKey: string) => `alert-${alertKey}`,
   correlation: (keyDigest: string) => `correlation-${keyDigest}`,
   run: (runId: string) => `run-${runId}`,
+  /** One per case task (SPEC.md "Case sub-resources": Task); its events name the case. */
+  task: (taskId: string) => `task-${taskId}`,
+  /** One per (case, type, normalized value): adding it twice is a no-op, as SPEC.md's de-duplication asks. */
+  observable: (keyDigest: string) => `observable-${keyDigest}`,
 } as const;
 
 /** The category part of a stream id (`case`, `alert`, `run`, ...). */
