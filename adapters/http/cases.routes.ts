@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import { caseComments, caseTimeline, listCases, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Actor } from '../../domain/cases/index.ts';
-import type { Principal } from '../identity/principal.ts';
+import type { Grant, Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import { requirePermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
@@ -106,6 +106,19 @@ export function caseRoutes(deps: HttpDeps) {
         );
         await deps.waitFor(r.position);
         return c.json(await loadView(principal, r.caseId), 201);
+      },
+    )
+    .get(
+      '/cases/assignable-users',
+      describeRoute({ summary: 'Active users who may manage cases (in `team`, when given)', tags: ['cases'] }),
+      read,
+      validate('query', v.object({ team: v.optional(text(200)) })),
+      async (c) => {
+        const { team } = c.req.valid('query');
+        const users = await db.selectFrom('users').select(['id', 'email', 'name', 'grants']).where('active', '=', true).orderBy('email').execute();
+        const canManage = (u: (typeof users)[number]) =>
+          hasPermission({ grants: u.grants as Grant[] }, 'manage_cases', deps.permissions, team === undefined ? undefined : team);
+        return c.json({ items: users.filter(canManage).map((u) => ({ id: u.id, email: u.email, name: u.name })) });
       },
     )
     .get('/cases/:id', describeRoute({ summary: 'Case detail', tags: ['cases'] }), read, validate('param', idParam), async (c) =>

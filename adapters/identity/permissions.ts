@@ -67,7 +67,7 @@ export function parsePermissionMatrix(json: string | undefined): PermissionMatri
  * `team` given (a team id, or null for install-wide data): only a realm grant
  * (`team: null`) or a grant for exactly that team counts.
  */
-export function hasPermission(principal: Principal, permission: Permission, matrix: PermissionMatrix, team?: string | null): boolean {
+export function hasPermission(principal: Pick<Principal, 'grants'>, permission: Permission, matrix: PermissionMatrix, team?: string | null): boolean {
   return principal.grants.some(
     (grant) =>
       (team === undefined || grant.team === null || grant.team === team) && matrix[grant.role].includes(permission),
