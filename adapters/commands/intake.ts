@@ -61,7 +61,7 @@ const digest = (...parts: (string | null)[]) =>
   createHash('sha256').update(parts.map((p) => p ?? '').join('\u0000')).digest('hex').slice(0, 40);
 
 /** The alert stream of (source, external id): a repeat of an alert finds it. */
-const alertStreamOf = (alert: IncomingAlert) => streams.alert(digest(alert.source, alert.external_id));
+export const alertStreamOf = (alert: Pick<IncomingAlert, 'source' | 'external_id'>) => streams.alert(digest(alert.source, alert.external_id));
 
 /** The run trigger context of an alert (SPEC.md "Template context": payload plus flattened matched_log). */
 export function alertTrigger(alert: IncomingAlert, alertId: string, caseId: string): Record<string, unknown> {
@@ -101,8 +101,8 @@ export function createAlertIntake(deps: IntakeDeps) {
     const events = (await deps.store.readStream(alertStream)) as unknown as AlertEvent[];
     if (events.length === 0) return null;
     const received = events.find((e) => e.type === 'alert.received');
-    const linked = [...events].reverse().find((e) => e.type === 'alert.linked');
-    const link = linked?.type === 'alert.linked' ? linked.data : null;
+    const lastMove = [...events].reverse().find((e) => e.type === 'alert.linked' || e.type === 'alert.unlinked');
+    const link = lastMove?.type === 'alert.linked' ? lastMove.data : null;
     return { alertId: received?.data.alert_id ?? '', caseId: link?.case_id ?? '', caseKey: link?.case_key ?? '', version: events.length };
   };
   const readBinding = async (correlationStream: string): Promise<KnownBinding> => {

@@ -29,25 +29,30 @@ export function alertRoutes(deps: HttpDeps) {
     async (c) => {
       const rows = await listAlerts(deps.db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
       return c.json({
-        items: rows.map((r) => ({
-          id: r.id,
-          source: r.source,
-          external_id: r.external_id,
-          rule_id: r.rule_id,
-          title: r.title,
-          severity: r.severity,
-          status: r.status,
-          case_id: r.case_id,
-          detected_at: iso(r.detected_at),
-          url: r.url,
-          correlation_key: r.correlation_key,
-          suite_correlation_id: r.suite_correlation_id,
-          team: r.team,
-          repeat_count: r.repeat_count,
-          received_at: iso(r.received_at),
-          last_seen_at: iso(r.last_seen_at),
-        })),
+        items: rows.map(alertView),
       });
     },
   );
+}
+
+/** The alert document of the API (SPEC.md "Alert"). */
+export function alertView(r: Awaited<ReturnType<typeof listAlerts>>[number]) {
+  return {
+    id: r.id,
+    source: r.source,
+    external_id: r.external_id,
+    rule_id: r.rule_id,
+    title: r.title,
+    severity: r.severity,
+    status: r.status,
+    case_id: r.case_id,
+    detected_at: iso(r.detected_at),
+    url: r.url,
+    correlation_key: r.correlation_key,
+    suite_correlation_id: r.suite_correlation_id,
+    team: r.team,
+    repeat_count: r.repeat_count,
+    received_at: iso(r.received_at),
+    last_seen_at: iso(r.last_seen_at),
+  };
 }

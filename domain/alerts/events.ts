@@ -26,7 +26,9 @@ export type AlertReceived = Event<
 /** `case_key` rides along so a repeat of the alert can answer with the key without reading the case. */
 export type AlertLinked = Event<'alert.linked', { alert_id: string; case_id: string; case_key: string; correlated: boolean; at: string }>;
 export type AlertRepeated = Event<'alert.repeated', { alert_id: string; at: string }>;
-export type AlertEvent = AlertReceived | AlertLinked | AlertRepeated;
+/** The alert left its case (unlinked by an analyst, or before moving to another case). */
+export type AlertUnlinked = Event<'alert.unlinked', { alert_id: string; case_id: string; at: string }>;
+export type AlertEvent = AlertReceived | AlertLinked | AlertRepeated | AlertUnlinked;
 
 /** The correlation stream of one key records which case currently collects its alerts. */
 export type CorrelationCaseBound = Event<'correlation.case_bound', { correlation_key: string; case_id: string; at: string }>;

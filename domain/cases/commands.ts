@@ -26,6 +26,8 @@ export type CaseCommand =
       now: string;
     }
   | { type: 'append_alert'; alertId: string; title: string; severity: string; correlated: boolean; now: string }
+  /** The alert stream decides whether the alert is in this case; the case only records it. */
+  | { type: 'remove_alert'; alertId: string; now: string }
   | { type: 'change_status'; status: string; note: string | null; now: string }
   | { type: 'assign'; ownerId: string | null; ownerEmail: string | null; now: string }
   | { type: 'acknowledge'; actor: Actor; now: string }

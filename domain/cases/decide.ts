@@ -21,6 +21,8 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
   switch (command.type) {
     case 'append_alert':
       return appendAlert(command, state);
+    case 'remove_alert':
+      return [{ type: 'case.alert_removed', data: { case_id: state.id, alert_id: command.alertId, at: command.now } }];
     case 'change_status':
       return changeStatus(command, state);
     case 'assign':

@@ -29,6 +29,8 @@ export type CaseAlertAppended = Event<
   'case.alert_appended',
   { case_id: string; alert_id: string; title: string; severity: string; correlated: boolean; at: string }
 >;
+/** An alert taken out of the case (unlinked, or moved to another case). */
+export type CaseAlertRemoved = Event<'case.alert_removed', { case_id: string; alert_id: string; at: string }>;
 export type CaseStatusChanged = Event<
   'case.status_changed',
   { case_id: string; from: string; to: string; note: string | null; at: string }
@@ -66,6 +68,7 @@ export type CaseAttackTechniquesUpdated = Event<
 export type CaseEvent =
   | CaseOpened
   | CaseAlertAppended
+  | CaseAlertRemoved
   | CaseStatusChanged
   | CaseAssigned
   | CaseAcknowledged
@@ -77,6 +80,7 @@ export type CaseEvent =
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
   'case.alert_appended',
+  'case.alert_removed',
   'case.status_changed',
   'case.assigned',
   'case.acknowledged',

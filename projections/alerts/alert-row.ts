@@ -41,6 +41,8 @@ export function evolveAlertRow(row: AlertRecord | undefined, event: AlertEvent, 
   switch (event.type) {
     case 'alert.linked':
       return { ...row, case_id: event.data.case_id, status: 'linked', version };
+    case 'alert.unlinked':
+      return { ...row, case_id: null, status: 'new', version };
     case 'alert.repeated':
       return { ...row, repeat_count: row.repeat_count + 1, last_seen_at: event.data.at, version };
   }

@@ -11,7 +11,7 @@ import type { AlertsTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 import { evolveAlertRow, type AlertRecord } from './alert-row.ts';
 
-const alertTypes = new Set<string>(['alert.received', 'alert.linked', 'alert.repeated']);
+const alertTypes = new Set<string>(['alert.received', 'alert.linked', 'alert.repeated', 'alert.unlinked']);
 
 export const alertsProjection: Projection = {
   name: 'alerts',

@@ -49,6 +49,8 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
   switch (event.type) {
     case 'case.alert_appended':
       return { ...row, alert_count: row.alert_count + 1, last_alert_at: event.data.at, updated_at: event.data.at, version };
+    case 'case.alert_removed':
+      return { ...row, alert_count: Math.max(0, row.alert_count - 1), updated_at: event.data.at, version };
     case 'case.status_changed': {
       const d = event.data;
       return {
