@@ -12,8 +12,10 @@ import { createActionRegistry } from '../adapters/actions/registry.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
 import { createObservableCommands } from '../adapters/commands/observables.ts';
+import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
 import { createRunCommands } from '../adapters/commands/runs.ts';
+import { createTaskCommands } from '../adapters/commands/tasks.ts';
 import { createSecretBox } from '../adapters/connections/secret-box.ts';
 import { createConnectionStore } from '../adapters/connections/store.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
@@ -32,6 +34,8 @@ import { createProjector, type Projector } from '../projections/projector.ts';
 import { notificationsProjection } from '../projections/notifications/notifications.projection.ts';
 import { observablesProjection } from '../projections/observables/observables.projection.ts';
 import { runsProjection } from '../projections/runs/runs.projection.ts';
+import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
+import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
 import { loadRunbooks } from './runbook-loader.ts';
@@ -73,7 +77,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const store = new PostgresEventStore(db);
 
   let worker: Worker | null = null;
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection, observablesProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
     onAdvance: (applied) => {
@@ -121,6 +125,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       ackSla: config.ackSla,
       publicPrefix: config.publicPrefix,
       observables: createObservableCommands({ store, ids, now }),
+      caseAlerts: createCaseAlertCommands({ store, db, now }),
+      tasks: createTaskCommands({ store, db, ids, now, permissions }),
       permissions,
       verifier,
       users: createUserDirectory(db, now),

@@ -18,8 +18,10 @@ import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
+import { caseAlertRoutes } from './case-alerts.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
+import { taskRoutes } from './tasks.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 
 export function createApp(deps: HttpDeps) {
@@ -46,6 +48,8 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', connectionRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
+  authed.route('/', caseAlertRoutes(deps));
+  authed.route('/', taskRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -6,6 +6,8 @@ import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { ObservableCommands } from '../commands/observables.ts';
+import type { CaseAlertCommands } from '../commands/case-alerts.ts';
+import type { TaskCommands } from '../commands/tasks.ts';
 import type { CaseConfig } from '../commands/case-config.ts';
 import type { CaseCommands } from '../commands/cases.ts';
 import type { AlertIntake } from '../commands/intake.ts';
@@ -33,6 +35,8 @@ export type HttpDeps = {
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
   publicPrefix: string;
   observables: ObservableCommands;
+  caseAlerts: CaseAlertCommands;
+  tasks: TaskCommands;
   permissions: Record<Role, Permission[]>;
   verifier: TokenVerifier;
   users: UserDirectory;

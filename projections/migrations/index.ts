@@ -6,15 +6,15 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.ts';
 import * as caseScope from './0002-case-scope-techniques.ts';
 import * as mentions from './0003-mentions-notifications.ts';
-import * as caseTasks from './0004-case-tasks.ts';
-import * as observables from './0005-case-observables.ts';
+import * as observables from './0004-case-observables.ts';
+import * as caseTasks from './0005-case-tasks.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-case-scope-techniques': caseScope,
   '0003-mentions-notifications': mentions,
-  '0004-case-tasks': caseTasks,
-  '0005-case-observables': observables,
+  '0004-case-observables': observables,
+  '0005-case-tasks': caseTasks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,215 @@
+/**
+ * Case task routes (SPEC.md "Cases": `/cases/<case_id>/tasks`, task comments; "Other
+ * case moves": task assignment). Every route goes through caseAccess: an invisible case
+ * is 404, a mutation needs `manage_cases` in the case's team (403). A task of another
+ * case is 404 `task_not_found`. Answers are read back after the projector caught up.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { notFound } from '../../domain/shared/errors.ts';
+import { taskStatuses, type Assignee } from '../../domain/tasks/index.ts';
+import type { Database } from '../../projections/database.ts';
+import { caseTasks, findCaseTask, taskComments } from '../../projections/tasks/tasks.queries.ts';
+import type { Kysely } from 'kysely';
+import { hasPermission } from '../identity/permissions.ts';
+import { requirePermission } from './auth.ts';
+import { caseAccess } from './case-access.ts';
+import { actorOf } from './cases.routes.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { iso, uuid } from './shapes.ts';
+import { requireJson, validate } from './validation.ts';
+
+/** Task comment text limit (SPEC.md "Limits": task comment length). */
+export const TASK_COMMENT_MAX = 4000;
+
+const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
+const description = v.nullable(v.pipe(v.string(), v.maxLength(20_000)));
+const status = v.picklist(taskStatuses, `must be one of ${taskStatuses.join(', ')}`);
+/** RFC 3339 time, stored normalized to UTC so equal instants compare equal. */
+const dueAt = v.nullable(
+  v.pipe(
+    v.string(),
+    v.isoTimestamp('must be an RFC 3339 date-time'),
+    v.transform((s) => new Date(s).toISOString()),
+  ),
+);
+
+const caseParam = v.object({ id: uuid });
+const taskParam = v.object({ id: uuid, task_id: uuid });
+
+type TaskRow = NonNullable<Awaited<ReturnType<typeof findCaseTask>>>;
+type CommentRow = Awaited<ReturnType<typeof taskComments>>[number];
+
+const taskView = (r: TaskRow) => ({
+  id: r.id,
+  case_id: r.case_id,
+  title: r.title,
+  description: r.description,
+  phase: r.phase,
+  position: r.position,
+  status: r.status,
+  assignee_id: r.assignee_id,
+  assignee_email: r.assignee_email,
+  due_at: iso(r.due_at),
+  created_by: r.created_by,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
+
+const commentView = (r: CommentRow) => ({
+  id: r.id,
+  task_id: r.task_id,
+  case_id: r.case_id,
+  body: r.body,
+  author_id: r.author_id,
+  author_email: r.author_email,
+  created_at: iso(r.created_at),
+});
+
+/** An active user to assign, as POST /cases/<id>/assign requires (404 `user_not_found`). */
+async function activeAssignee(db: Kysely<Database>, id: string): Promise<Assignee> {
+  const user = await db.selectFrom('users').select(['id', 'email']).where('id', '=', id).where('active', '=', true).executeTakeFirst();
+  if (!user) throw notFound('user_not_found', 'no active user with that id', { assignee_id: id });
+  return user;
+}
+
+export function taskRoutes(deps: HttpDeps) {
+  const { db } = deps;
+  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
+  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
+  const access = caseAccess(db, deps.permissions);
+
+  const loadTask = async (caseId: string, taskId: string): Promise<TaskRow> => {
+    const row = await findCaseTask(db, caseId, taskId);
+    if (!row) throw notFound('task_not_found', 'task not found', { case_id: caseId, task_id: taskId });
+    return row;
+  };
+
+  return new Hono<AppEnv>()
+    .get('/cases/:id/tasks', describeRoute({ summary: 'Tasks of a case, by position', tags: ['tasks'] }), read, validate('param', caseParam), async (c) => {
+      const { id } = c.req.valid('param');
+      await access.visible(c.get('principal'), id);
+      return c.json({ items: (await caseTasks(db, id)).map(taskView) });
+    })
+    .post(
+      '/cases/:id/tasks',
+      describeRoute({ summary: 'Add a task after the highest position; an assignee is notified', tags: ['tasks'] }),
+      manage,
+      validate('param', caseParam),
+      requireJson,
+      validate(
+        'json',
+        v.strictObject({
+          title: text(500),
+          description: v.optional(description),
+          phase: v.optional(v.nullable(text(200))),
+          status: v.optional(status, 'open'),
+          assignee_id: v.optional(v.nullable(uuid)),
+          due_at: v.optional(dueAt),
+        }),
+      ),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const body = c.req.valid('json');
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const assignee = body.assignee_id ? await activeAssignee(db, body.assignee_id) : null;
+        const r = await deps.tasks.create(
+          id,
+          { title: body.title, description: body.description ?? null, phase: body.phase ?? null, status: body.status, assignee, dueAt: body.due_at ?? null },
+          actorOf(principal),
+        );
+        await deps.waitFor(r.position);
+        return c.json(taskView(await loadTask(id, r.taskId)), 201);
+      },
+    )
+    .patch(
+      '/cases/:id/tasks/:task_id',
+      describeRoute({ summary: 'Change a task; explicit null clears assignee_id and due_at; assignment notifies the assignee', tags: ['tasks'] }),
+      manage,
+      validate('param', taskParam),
+      requireJson,
+      validate(
+        'json',
+        v.pipe(
+          v.strictObject({
+            title: v.optional(text(500)),
+            description: v.optional(description),
+            status: v.optional(status),
+            assignee_id: v.optional(v.nullable(uuid)),
+            due_at: v.optional(dueAt),
+          }),
+          v.check((b) => Object.keys(b).length > 0, 'name at least one field to change'),
+        ),
+      ),
+      async (c) => {
+        const { id, task_id: taskId } = c.req.valid('param');
+        const body = c.req.valid('json');
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const assignee = body.assignee_id === undefined ? undefined : body.assignee_id === null ? null : await activeAssignee(db, body.assignee_id);
+        const r = await deps.tasks.update(
+          id,
+          taskId,
+          {
+            ...(body.title !== undefined && { title: body.title }),
+            ...(body.description !== undefined && { description: body.description }),
+            ...(body.status !== undefined && { status: body.status }),
+            ...(body.due_at !== undefined && { dueAt: body.due_at }),
+            ...(assignee !== undefined && { assignee }),
+          },
+          actorOf(principal),
+        );
+        await deps.waitFor(r.position);
+        return c.json(taskView(await loadTask(id, taskId)));
+      },
+    )
+    .get(
+      '/cases/:id/tasks/:task_id/comments',
+      describeRoute({ summary: 'Comments of a task', tags: ['tasks'] }),
+      read,
+      validate('param', taskParam),
+      async (c) => {
+        const { id, task_id: taskId } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        await loadTask(id, taskId);
+        return c.json({ items: (await taskComments(db, taskId)).map(commentView) });
+      },
+    )
+    .post(
+      '/cases/:id/tasks/:task_id/comments',
+      describeRoute({ summary: 'Comment on a task; mentions and the assignee are notified', tags: ['tasks'] }),
+      manage,
+      validate('param', taskParam),
+      requireJson,
+      validate('json', v.strictObject({ body: text(TASK_COMMENT_MAX) })),
+      async (c) => {
+        const { id, task_id: taskId } = c.req.valid('param');
+        const principal = c.get('principal');
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const r = await deps.tasks.comment(id, taskId, c.req.valid('json').body, actorOf(principal), theCase);
+        await deps.waitFor(r.position);
+        const created = (await taskComments(db, taskId)).find((row) => row.id === r.commentId);
+        if (!created) throw new Error(`task comment ${r.commentId} missing from the read model after projection`);
+        const { notified, unresolved, not_notified: notNotified } = r.mentions;
+        return c.json({ ...commentView(created), mentions: { notified: notified.map((n) => n.email), unresolved, not_notified: notNotified } }, 201);
+      },
+    )
+    .delete(
+      '/cases/:id/tasks/:task_id/comments/:comment_id',
+      describeRoute({ summary: 'Soft-delete a task comment (its author or an admin of the case team)', tags: ['tasks'] }),
+      manage,
+      validate('param', v.object({ id: uuid, task_id: uuid, comment_id: uuid })),
+      async (c) => {
+        const { id, task_id: taskId, comment_id: commentId } = c.req.valid('param');
+        const principal = c.get('principal');
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const isAdmin = hasPermission(principal, 'admin', deps.permissions, theCase.team);
+        const r = await deps.tasks.deleteComment(id, taskId, commentId, actorOf(principal), isAdmin);
+        await deps.waitFor(r.position);
+        return c.body(null, 204);
+      },
+    );
+}
