@@ -13,6 +13,7 @@ import { caseEventTypes, type CaseEvent } from '../../domain/cases/index.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { CaseCommentsTable, CaseTimelineTable, CasesTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { insertTimeline, timelineRow } from './timeline.ts';
 import { evolveCaseRow, type CaseRecord } from './case-row.ts';
 
 /** Timeline kinds: the event type without its `case.` prefix (`acknowledged`, `status_changed`, ...). */
@@ -52,15 +53,7 @@ export const casesProjection: Projection = {
         changed.add(caseId);
       }
       const { case_id: _caseId, ...payload } = event.data as { case_id: string } & Record<string, unknown>;
-      timeline.push({
-        event_position: recorded.globalPosition,
-        case_id: caseId,
-        kind: timelineKind(recorded.type),
-        payload: JSON.stringify(payload),
-        actor_id: recorded.metadata.actor?.id ?? null,
-        actor_email: recorded.metadata.actor?.email ?? null,
-        at: recorded.recordedAt,
-      });
+      timeline.push(timelineRow(recorded, caseId, timelineKind(recorded.type), payload));
       if (event.type === 'case.comment_added') {
         const d = event.data;
         comments.push({ id: d.comment_id, case_id: d.case_id, body: d.body, author_id: d.author_id, author_email: d.author_email, created_at: d.at, deleted_at: null });
@@ -84,7 +77,7 @@ export const casesProjection: Projection = {
         )
         .execute();
     }
-    await trx.insertInto('case_timeline').values(timeline).onConflict((oc) => oc.column('event_position').doNothing()).execute();
+    await insertTimeline(trx, timeline);
     if (comments.length > 0) {
       await trx.insertInto('case_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
     }

@@ -7,6 +7,7 @@ import type { Insertable } from 'kysely';
 import { observableEventTypes, type ObservableEvent } from '../../domain/observables/observable.ts';
 import type { CaseObservablesTable, CaseTimelineTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { insertTimeline, timelineRow } from '../cases/timeline.ts';
 
 export const observablesProjection: Projection = {
   name: 'observables',
@@ -19,15 +20,7 @@ export const observablesProjection: Projection = {
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data } as ObservableEvent;
       const { case_id: caseId, ...payload } = event.data;
-      timeline.push({
-        event_position: recorded.globalPosition,
-        case_id: caseId,
-        kind: event.type === 'observable.added' ? 'observable_added' : 'observable_removed',
-        payload: JSON.stringify(payload),
-        actor_id: recorded.metadata.actor?.id ?? null,
-        actor_email: recorded.metadata.actor?.email ?? null,
-        at: recorded.recordedAt,
-      });
+      timeline.push(timelineRow(recorded, caseId, event.type === 'observable.added' ? 'observable_added' : 'observable_removed', payload));
       if (event.type === 'observable.added') {
         const d = event.data;
         added.push({ id: d.observable_id, case_id: d.case_id, type: d.type, value: d.value, normalized: d.normalized, added_by: d.added_by, created_at: d.at, removed_at: null });
@@ -37,6 +30,6 @@ export const observablesProjection: Projection = {
     for (const r of removed) {
       await trx.updateTable('case_observables').set({ removed_at: r.at }).where('id', '=', r.id).where('removed_at', 'is', null).execute();
     }
-    await trx.insertInto('case_timeline').values(timeline).onConflict((oc) => oc.column('event_position').doNothing()).execute();
+    await insertTimeline(trx, timeline);
   },
 };

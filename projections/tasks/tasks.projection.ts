@@ -13,6 +13,7 @@ import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { taskEventTypes, type TaskEvent } from '../../domain/tasks/index.ts';
 import type { CaseTaskCommentsTable, CaseTasksTable, CaseTimelineTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { insertTimeline, timelineRow } from '../cases/timeline.ts';
 import { evolveTaskRow, type TaskRecord } from './task-row.ts';
 
 /** `task.comment_added` is shown as `task_comment_added` on the case timeline. */
@@ -45,15 +46,7 @@ export const tasksProjection: Projection = {
         changed.add(taskId);
       }
       const { case_id: caseId, ...payload } = event.data as { case_id: string } & Record<string, unknown>;
-      timeline.push({
-        event_position: recorded.globalPosition,
-        case_id: caseId,
-        kind: timelineKind(recorded.type),
-        payload: JSON.stringify(payload),
-        actor_id: recorded.metadata.actor?.id ?? null,
-        actor_email: recorded.metadata.actor?.email ?? null,
-        at: recorded.recordedAt,
-      });
+      timeline.push(timelineRow(recorded, caseId, timelineKind(recorded.type), payload));
       if (event.type === 'task.comment_added') {
         const d = event.data;
         comments.push({
@@ -86,7 +79,7 @@ export const tasksProjection: Projection = {
         )
         .execute();
     }
-    await trx.insertInto('case_timeline').values(timeline).onConflict((oc) => oc.column('event_position').doNothing()).execute();
+    await insertTimeline(trx, timeline);
     if (comments.length > 0) {
       await trx.insertInto('case_task_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
     }

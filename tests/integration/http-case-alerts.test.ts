@@ -5,26 +5,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, startInProcessService, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-type Answer = { status: number; body: any; text: string };
-type Person = { sub: string; email: string; grants: { team: string | null; role: string }[] };
+type Person = TestPerson;
 const admin: Person = { sub: randomUUID(), email: 'root@example.com', grants: [{ team: null, role: 'admin' }] };
 const outsider: Person = { sub: randomUUID(), email: 'eve@example.com', grants: [{ team: 'red', role: 'analyst' }] };
 
 describe.each(e2eEngines)('alerts of a case on $name', ({ server }) => {
   let svc: InProcessService;
-  const call = async (who: Person, method: string, path: string, body?: unknown): Promise<Answer> => {
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: method, htu: path.split('?')[0] });
-    const res = await fetch(`${svc.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
-  };
+  const call = (who: Person, method: string, path: string, body?: unknown) => callAs(svc, who, method, path, body);
   const detector = async (alert: Record<string, unknown>) => {
     const res = await fetch(`${svc.url}/webhooks/detector`, {
       method: 'POST',

@@ -5,14 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-type Answer = { status: number; body: any; text: string };
-type Grant = { team: string | null; role: string };
-type Person = { sub: string; email: string; grants: Grant[] };
+type Person = TestPerson;
 
-const person = (email: string, grants: Grant[]): Person => ({ sub: randomUUID(), email, grants });
+const person = testPerson;
 const ana = person('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const bob = person('Bob@Example.com', [{ team: 'blue', role: 'viewer' }]);
 const eve = person('eve@example.com', [{ team: 'red', role: 'analyst' }]);
@@ -22,24 +20,7 @@ const gone = person('gone@example.com', [{ team: 'blue', role: 'analyst' }]);
 describe.each(e2eEngines)('mentions and notifications on $name', ({ server }) => {
   let svc: InProcessService;
 
-  const call = async (who: Person, method: string, path: string, body?: unknown): Promise<Answer> => {
-    const token = await svc.identity.sign({
-      token_use: 'assertion',
-      sub: who.sub,
-      email: who.email,
-      name: who.email,
-      grants: who.grants,
-      htm: method,
-      htu: path.split('?')[0],
-    });
-    const res = await fetch(`${svc.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
-  };
+  const call = (who: Person, method: string, path: string, body?: unknown) => callAs(svc, who, method, path, body);
 
   let caseId = '';
   beforeAll(async () => {

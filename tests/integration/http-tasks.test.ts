@@ -8,14 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRecordedEvent } from '../../projections/event-row.ts';
 import { taskNotificationsProjection } from '../../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../../projections/tasks/tasks.projection.ts';
-import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-type Answer = { status: number; body: any; text: string };
-type Grant = { team: string | null; role: string };
-type Person = { sub: string; email: string; grants: Grant[] };
+type Person = TestPerson;
 
-const person = (email: string, grants: Grant[]): Person => ({ sub: randomUUID(), email, grants });
+const person = testPerson;
 const ana = person('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const bob = person('bob@example.com', [{ team: 'blue', role: 'analyst' }]);
 const cid = person('cid@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -28,24 +26,7 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
   let svc: InProcessService;
   const ids = new Map<Person, string>();
 
-  const call = async (who: Person, method: string, path: string, body?: unknown): Promise<Answer> => {
-    const token = await svc.identity.sign({
-      token_use: 'assertion',
-      sub: who.sub,
-      email: who.email,
-      name: who.email,
-      grants: who.grants,
-      htm: method,
-      htu: path.split('?')[0],
-    });
-    const res = await fetch(`${svc.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
-  };
+  const call = (who: Person, method: string, path: string, body?: unknown) => callAs(svc, who, method, path, body);
   const id = (p: Person) => ids.get(p) ?? '';
   const newTask = async (body: Record<string, unknown>) => {
     const res = await call(ana, 'POST', `/cases/${caseId}/tasks`, body);

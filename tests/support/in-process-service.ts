@@ -4,6 +4,7 @@
  * the TEST_DATABASE_URL server when the engine is a server. Unlike service-process.ts
  * it exposes the service's database and what it logged at error level.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,4 +61,23 @@ export async function startInProcessService(
       for (const dir of [runbooksDir, dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A person as the identity service knows it: subject, email and grants. */
+export type TestPerson = { sub: string; email: string; grants: { team: string | null; role: string }[] };
+export type TestAnswer = { status: number; body: any; text: string };
+
+/** A person with a fresh subject. */
+export const testPerson = (email: string, grants: TestPerson['grants']): TestPerson => ({ sub: randomUUID(), email, grants });
+
+/** Calls the service as `who`, with a request-bound assertion as the gateway mints it (CONTRACTS.md section 2). */
+export async function callAs(svc: InProcessService, who: TestPerson, method: string, path: string, body?: unknown): Promise<TestAnswer> {
+  const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: method, htu: path.split('?')[0] });
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
 }
