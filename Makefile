@@ -24,3 +24,4 @@ test: lint
 
 bench: node_modules
 	node --import tsx bench/alert-intake.ts
+	node --import tsx bench/case-list.ts

@@ -1,15 +1,26 @@
 /**
- * The load generator of the intake bench, run as a child process so it does not
- * share the service's event loop (autocannon refuses to run in a worker thread): autocannon POSTs detector alerts for `seconds`
- * over `connections` and posts back `{rps, p99}` (p99 in ms).
+ * The load generator of `make bench`, run as a child process so it does not share
+ * the service's event loop (autocannon refuses to run in a worker thread). Sends
+ * requests for `seconds` over `connections` and posts back `{rps, p95, p99}`
+ * (latencies in ms, nearest-rank over every response of the round).
  *
- * Alerts: 20 rules; every tenth alert repeats an earlier one with the same rule (a
- * detector resending), so de-duplication and correlation are both on the path.
+ * Two kinds of load:
+ * - `alerts`: POSTs detector alerts, 20 rules; every tenth alert repeats an earlier one
+ *   with the same rule (a detector resending), so de-duplication and correlation are
+ *   both on the path;
+ * - `get`: GETs `paths` in turn.
  */
 import autocannon from 'autocannon';
 
-export type LoadJob = { url: string; headers: Record<string, string>; seconds: number; connections: number; round: number };
-export type LoadResult = { rps: number; p99: number };
+export type LoadJob = {
+  /** Origin and base path; `paths` (kind `get`) or the intake path (kind `alerts`) follow. */
+  url: string;
+  headers: Record<string, string>;
+  seconds: number;
+  connections: number;
+  round: number;
+} & ({ kind: 'alerts' } | { kind: 'get'; paths: string[] });
+export type LoadResult = { rps: number; p95: number; p99: number };
 
 function alertBody(round: number, i: number): string {
   const n = i % 10 === 9 ? i - 9 : i;
@@ -20,18 +31,33 @@ function alertBody(round: number, i: number): string {
   });
 }
 
-async function run(job: LoadJob): Promise<LoadResult> {
+const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+
+function run(job: LoadJob): Promise<LoadResult> {
   let i = 0;
-  const result = await autocannon({
-    url: job.url,
-    method: 'POST',
-    connections: job.connections,
-    duration: job.seconds,
-    headers: { 'content-type': 'application/json', ...job.headers },
-    requests: [{ setupRequest: (req) => ({ ...req, body: alertBody(job.round, i++) }) }],
+  const latencies: number[] = [];
+  const request: autocannon.Request =
+    job.kind === 'alerts'
+      ? { method: 'POST', setupRequest: (req) => ({ ...req, body: alertBody(job.round, i++) }) }
+      : { method: 'GET', setupRequest: (req) => ({ ...req, path: job.paths[i++ % job.paths.length] ?? '/' }) };
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: job.url,
+        connections: job.connections,
+        duration: job.seconds,
+        headers: { 'content-type': 'application/json', ...job.headers },
+        requests: [request],
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${job.url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+        latencies.sort((a, b) => a - b);
+        resolve({ rps: result.requests.average, p95: percentile(latencies, 95), p99: percentile(latencies, 99) });
+      },
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime: number) => latencies.push(responseTime));
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${job.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
 }
 
 process.once('message', (job: LoadJob) => {

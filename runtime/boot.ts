@@ -123,6 +123,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       detectorBootstrapSecret: config.detectorBootstrapSecret,
       caseConfig,
       ackSla: config.ackSla,
+      caseListTotalCap: config.caseListTotalCap,
       publicPrefix: config.publicPrefix,
       observables: createObservableCommands({ store, ids, now }),
       caseAlerts: createCaseAlertCommands({ store, db, now }),

@@ -33,6 +33,8 @@ export type Config = {
   intakeCacheEntries: number;
   /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
   ackSla: Record<string, number>;
+  /** `GET /cases` counts `total` exactly up to this many (SVC_CASE_LIST_TOTAL_CAP). */
+  caseListTotalCap: number;
   logLevel: string;
 };
 
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
+    caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -17,7 +17,7 @@ import { caseAccess } from './case-access.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { paging, uuid } from './shapes.ts';
+import { paging, queryFlag, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 const idParam = v.object({ id: uuid });
@@ -67,13 +67,15 @@ export function caseRoutes(deps: HttpDeps) {
           severity: v.optional(severity),
           owner: v.optional(v.string()),
           search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+          include_total: queryFlag,
           ...paging,
         }),
       ),
       async (c) => {
         const q = c.req.valid('query');
-        const { items, total } = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions));
-        return c.json({ items: items.map(view), total, limit: q.limit, offset: q.offset });
+        const page = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions), q.include_total ? deps.caseListTotalCap : null);
+        const total = page.total && { total: page.total.value, total_relation: page.total.relation };
+        return c.json({ items: page.items.map(view), has_more: page.hasMore, ...total, limit: q.limit, offset: q.offset });
       },
     )
     .post(

@@ -32,6 +32,8 @@ export type HttpDeps = {
   caseConfig: CaseConfig;
   /** Acknowledgement targets per severity, seconds (SVC_ACK_SLA_MINUTES). */
   ackSla: AckSlaPolicy;
+  /** `GET /cases` counts `total` exactly up to this many cases (SVC_CASE_LIST_TOTAL_CAP). */
+  caseListTotalCap: number;
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
   publicPrefix: string;
   observables: ObservableCommands;

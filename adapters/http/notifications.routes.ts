@@ -13,7 +13,7 @@ import type { Principal } from '../identity/principal.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { iso, paging, uuid } from './shapes.ts';
+import { iso, paging, queryFlag, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 const personOf = (p: Principal): string => {
@@ -34,7 +34,7 @@ export function notificationRoutes(deps: HttpDeps) {
       validate(
         'query',
         v.object({
-          unread_only: v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true')), 'false'),
+          unread_only: queryFlag,
           limit: paging.limit,
         }),
       ),

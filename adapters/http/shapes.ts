@@ -1,6 +1,6 @@
 /**
  * Small request and answer shapes shared by the route modules: ISO timestamps,
- * UUID path/query values, and `limit`/`offset` paging (1..200, default 50).
+ * UUID path/query values, `true`/`false` query flags, and `limit`/`offset` paging (1..200, default 50).
  */
 import * as v from 'valibot';
 
@@ -8,6 +8,9 @@ import * as v from 'valibot';
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+
+/** A `true`/`false` query flag, `false` when absent. */
+export const queryFlag = v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true')), 'false');
 
 export const paging = {
   limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),

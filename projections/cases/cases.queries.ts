@@ -2,7 +2,8 @@
  * Case queries (SPEC.md "Cases"): list with filters, detail, timeline. Plain
  * functions taking `db` first (DESIGN.md habit 8).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { validate as isUuid } from 'uuid';
 import type { CasesTable, Database } from '../database.ts';
 import { visibleCases, type CaseScope } from './case-scope.ts';
 
@@ -17,27 +18,44 @@ export type CaseFilters = {
 
 export type CaseRow = Selectable<CasesTable>;
 
+/** How `total` relates to the true count, as Elasticsearch's `hits.total.relation`. */
+export type TotalRelation = 'eq' | 'gte';
+export type CasePage = { items: CaseRow[]; hasMore: boolean; total?: { value: number; relation: TotalRelation } };
+
 /**
- * The cases `scope` may see, newest first. `owner` matches the owner's id or email;
- * `search` matches key or title, case-insensitively. `total` counts within the scope.
+ * One page of the cases `scope` may see, newest first. `owner` matches the owner's
+ * email, or its id when it is a UUID; `search` matches key or title,
+ * case-insensitively. `hasMore` says whether a further page exists.
+ *
+ * `total` is counted only when `totalCap` is given, and only up to it: an exact
+ * count of a broad filter over 100k cases costs many times the page itself
+ * (bench/case-list.ts), so above the cap it is the cap with relation `gte`.
  */
-export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: CaseScope): Promise<{ items: CaseRow[]; total: number }> {
+export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: CaseScope, totalCap: number | null = null): Promise<CasePage> {
   let q = db.selectFrom('cases').where(visibleCases(scope));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.severity) q = q.where('severity', '=', f.severity);
   if (f.owner) {
     const owner = f.owner;
-    q = q.where((eb) => eb.or([eb('owner_email', '=', owner), eb(eb.cast('owner_id', 'text'), '=', owner)]));
+    q = q.where((eb) => (isUuid(owner) ? eb.or([eb('owner_email', '=', owner), eb('owner_id', '=', owner)]) : eb('owner_email', '=', owner)));
   }
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     q = q.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('key', 'ilike', pattern)]));
   }
-  const [items, total] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('number', 'desc').limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  const [rows, counted] = await Promise.all([
+    q.selectAll().orderBy('created_at', 'desc').orderBy('number', 'desc').limit(f.limit + 1).offset(f.offset).execute(),
+    totalCap === null
+      ? null
+      : db
+          .selectFrom(q.select(sql.lit(1).as('one')).limit(totalCap + 1).as('capped'))
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
   ]);
-  return { items, total: Number(total.n) };
+  const page: CasePage = { items: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+  if (totalCap === null || counted === null) return page;
+  const n = Number(counted.n);
+  return { ...page, total: n > totalCap ? { value: totalCap, relation: 'gte' } : { value: n, relation: 'eq' } };
 }
 
 /** One case whatever its scope (the worker acting for a runbook). */

@@ -8,6 +8,7 @@ import * as caseScope from './0002-case-scope-techniques.ts';
 import * as mentions from './0003-mentions-notifications.ts';
 import * as observables from './0004-case-observables.ts';
 import * as caseTasks from './0005-case-tasks.ts';
+import * as caseListIndexes from './0009-case-list-indexes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0003-mentions-notifications': mentions,
   '0004-case-observables': observables,
   '0005-case-tasks': caseTasks,
+  '0009-case-list-indexes': caseListIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

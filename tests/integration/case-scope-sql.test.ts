@@ -86,17 +86,17 @@ describe.each(engines)('case scope SQL against canSeeCase on $name', (engine: Te
 
   it('stores the whole grid', async () => {
     expect(grid).toHaveLength(54);
-    const all = await listCases(ctx.opened.db, { limit: 500, offset: 0 }, scopes[0] as CaseScope);
-    expect(all.total).toBe(54);
+    const all = await listCases(ctx.opened.db, { limit: 500, offset: 0 }, scopes[0] as CaseScope, 1000);
+    expect(all.total).toEqual({ value: 54, relation: 'eq' });
     expect(all.items.map((r) => r.id).sort()).toEqual(grid.map((r) => r.id).sort());
   });
 
   it('lists exactly the rows canSeeCase accepts, for every scope, with the same total', async () => {
     for (const scope of scopes) {
       const expected = grid.filter((r) => canSeeCase(scope, r)).map((r) => r.id).sort();
-      const { items, total } = await listCases(ctx.opened.db, { limit: 500, offset: 0 }, scope);
+      const { items, total } = await listCases(ctx.opened.db, { limit: 500, offset: 0 }, scope, 1000);
       expect(items.map((r) => r.id).sort(), label(scope)).toEqual(expected);
-      expect(total, label(scope)).toBe(expected.length);
+      expect(total?.value, label(scope)).toBe(expected.length);
     }
   });
 
@@ -112,20 +112,20 @@ describe.each(engines)('case scope SQL against canSeeCase on $name', (engine: Te
   it('keeps the scope when filters (severity, owner, search) are added', async () => {
     for (const scope of scopes) {
       const visibleHigh = grid.filter((r) => r.severity === 'high' && canSeeCase(scope, r)).map((r) => r.id).sort();
-      const high = await listCases(ctx.opened.db, { severity: 'high', limit: 500, offset: 0 }, scope);
+      const high = await listCases(ctx.opened.db, { severity: 'high', limit: 500, offset: 0 }, scope, 1000);
       expect(high.items.map((r) => r.id).sort(), label(scope)).toEqual(visibleHigh);
-      expect(high.total).toBe(visibleHigh.length);
+      expect(high.total?.value).toBe(visibleHigh.length);
 
       // `owner` is an OR of two columns: it must not widen the scope.
       const visibleOwned = grid.filter((r) => r.owner_id === other && canSeeCase(scope, r)).map((r) => r.id).sort();
       for (const owner of [other, `${other}@example.com`]) {
-        const owned = await listCases(ctx.opened.db, { owner, limit: 500, offset: 0 }, scope);
+        const owned = await listCases(ctx.opened.db, { owner, limit: 500, offset: 0 }, scope, 1000);
         expect(owned.items.map((r) => r.id).sort(), `${label(scope)} owner=${owner}`).toEqual(visibleOwned);
       }
 
       // `search` is an OR of key and title: it must not widen the scope either.
-      const searched = await listCases(ctx.opened.db, { search: 'grid case', limit: 500, offset: 0 }, scope);
-      expect(searched.total, label(scope)).toBe(grid.filter((r) => canSeeCase(scope, r)).length);
+      const searched = await listCases(ctx.opened.db, { search: 'grid case', limit: 500, offset: 0 }, scope, 1000);
+      expect(searched.total?.value, label(scope)).toBe(grid.filter((r) => canSeeCase(scope, r)).length);
     }
   });
 
@@ -133,9 +133,19 @@ describe.each(engines)('case scope SQL against canSeeCase on $name', (engine: Te
     const scope: CaseScope = { all: false, userId: user, realm: false, teams: ['a'], adminTeams: [] };
     const expected = grid.filter((r) => canSeeCase(scope, r)).length;
     expect(expected).toBeGreaterThan(5);
-    const page = await listCases(ctx.opened.db, { limit: 5, offset: 2 }, scope);
+    const page = await listCases(ctx.opened.db, { limit: 5, offset: 2 }, scope, 1000);
     expect(page.items).toHaveLength(5);
-    expect(page.total).toBe(expected);
+    expect(page.total?.value).toBe(expected);
+    expect(page.hasMore).toBe(expected > 7);
     for (const r of page.items) expect(canSeeCase(scope, r)).toBe(true);
+  });
+
+  it('counts total only when asked, exactly up to the cap, and above it answers the cap with relation gte', async () => {
+    const scope = scopes[0] as CaseScope;
+    expect((await listCases(ctx.opened.db, { limit: 2, offset: 0 }, scope, 54)).total).toEqual({ value: 54, relation: 'eq' });
+    const capped = await listCases(ctx.opened.db, { limit: 2, offset: 0 }, scope, 10);
+    expect(capped.total).toEqual({ value: 10, relation: 'gte' });
+    expect(capped.items).toHaveLength(2);
+    expect((await listCases(ctx.opened.db, { limit: 2, offset: 0 }, scope)).total).toBeUndefined();
   });
 });

@@ -43,7 +43,7 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
 
   /** Cases as an admin sees them, through a token unrelated to the one under test. */
   const storedCases = async () => {
-    const res = await call('GET', '/cases?limit=200', await svc.identity.mint([{ team: null, role: 'admin' }]));
+    const res = await call('GET', '/cases?limit=200&include_total=true', await svc.identity.mint([{ team: null, role: 'admin' }]));
     expect(res.status).toBe(200);
     return { total: res.body.total as number, ids: (res.body.items as { id: string }[]).map((c) => c.id).sort() };
   };

@@ -99,7 +99,7 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
 
   /** What is stored and visible: case count, alert inbox, the seeded case's timeline, and the event count. */
   const snapshot = async () => {
-    const cases = await api('GET', '/cases?limit=200');
+    const cases = await api('GET', '/cases?limit=200&include_total=true');
     const alerts = await api('GET', '/alerts?limit=200');
     const timeline = await api('GET', `/cases/${caseId}/timeline`);
     const events = await svc.service.opened.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

@@ -113,7 +113,7 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
     return res.body.items as { kind: string; payload: Record<string, unknown> }[];
   };
   const nameOf = (id: string) => caseNames.find((n) => caseIds[n] === id) ?? id;
-  const adminTotal = async () => (await call('realmAdmin', 'GET', '/cases?limit=200')).body.total as number;
+  const adminTotal = async () => (await call('realmAdmin', 'GET', '/cases?limit=200&include_total=true')).body.total as number;
 
   beforeAll(async () => {
     svc = await startInProcessService({ server }, { runbooks: { 'scope-note.yml': manualRunbook } });
@@ -150,19 +150,30 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
   // Runs first: later tests open more cases, and the totals here are exact.
   it.each(everyone)('lists to %s exactly the cases it may see, with the same total, also when searching', async (who) => {
     const expected = visibility[who].map((n) => caseIds[n]).sort();
-    const listed = await call(who, 'GET', '/cases?limit=200');
+    const listed = await call(who, 'GET', '/cases?limit=200&include_total=true');
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.items.map((c: { id: string }) => nameOf(c.id)).sort()).toEqual([...visibility[who]].sort());
     expect(listed.body.items.map((c: { id: string }) => c.id).sort()).toEqual(expected);
     expect(listed.body.total).toBe(expected.length);
 
-    const searched = await call(who, 'GET', `/cases?search=${searchWord.toLowerCase()}&limit=200`);
+    const searched = await call(who, 'GET', `/cases?search=${searchWord.toLowerCase()}&limit=200&include_total=true`);
     expect(searched.status, searched.text).toBe(200);
     expect(searched.body.items.map((c: { id: string }) => c.id).sort()).toEqual(expected);
     expect(searched.body.total).toBe(expected.length);
     // A search for a private title does not leak the case to those who cannot see it.
-    const privateSearch = await call(who, 'GET', '/cases?search=team-a%20private');
+    const privateSearch = await call(who, 'GET', '/cases?search=team-a%20private&include_total=true');
     expect(privateSearch.body.total).toBe(visibility[who].includes('aPrivate') ? 1 : 0);
+  });
+
+  it('pages with has_more and counts total only when include_total=true', async () => {
+    const first = await call('realmAdmin', 'GET', `/cases?search=${searchWord}&limit=4`);
+    expect(first.body).toMatchObject({ has_more: true, limit: 4, offset: 0 });
+    expect(first.body.items).toHaveLength(4);
+    expect(first.body).not.toHaveProperty('total');
+    const last = await call('realmAdmin', 'GET', `/cases?search=${searchWord}&limit=4&offset=4&include_total=true`);
+    expect(last.body).toMatchObject({ has_more: false, total: 6, total_relation: 'eq' });
+    expect(last.body.items).toHaveLength(2);
+    expectValidation(await call('realmAdmin', 'GET', '/cases?include_total=yes'), ['query', 'include_total']);
   });
 
   it.each(everyone)('answers %s on detail, timeline and runs of visible cases, and 404 exactly like an absent case otherwise', async (who) => {
@@ -430,7 +441,7 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
       expect(res.body.private).toBe(true);
       for (const who of ['analystY', 'analystB', 'realmViewer', 'viewerAAnalystB', 'realmAnalystZ'] as const) {
         caseNotFound(await call(who, 'GET', `/cases/${id}`), id);
-        expect((await call(who, 'GET', '/cases?search=wave')).body.total, who).toBe(0);
+        expect((await call(who, 'GET', '/cases?search=wave&include_total=true')).body.total, who).toBe(0);
       }
       for (const who of ['analystX', 'adminA', 'realmAdmin'] as const) expect((await call(who, 'GET', `/cases/${id}`)).status, who).toBe(200);
       // A non-member of the now private case cannot act on it either (it does not exist for it).

@@ -1,0 +1,111 @@
+/**
+ * What every `make bench` measurement shares: the real service (runtime/boot.ts) on a
+ * fresh database, PGlite in a temp dir or a new database on the server of
+ * DATABASE_URL (dropped on close), with an identity whose exchange tokens the bench
+ * signs itself; load rounds run by bench/load-worker.ts in a child process; and the
+ * `name value baseline ratio target` lines of ../shared/BENCH.md.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import pg from 'pg';
+import { pino } from 'pino';
+import { startService, type Service } from '../runtime/boot.ts';
+import { loadConfig } from '../runtime/config.ts';
+import type { LoadJob, LoadResult } from './load-worker.ts';
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** One load round in a child process, so the generator never shares the service's event loop. */
+export function load(job: LoadJob): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
+    child.once('message', (m: { result?: LoadResult; error?: string }) => {
+      child.disconnect();
+      if (m.result) resolve(m.result);
+      else reject(new Error(m.error));
+    });
+    child.once('error', reject);
+    child.send(job);
+  });
+}
+
+/** A BENCH.md line: `name value baseline ratio target`. */
+export function benchLine(name: string, value: number, baselineValue: number, target: string): string {
+  return `${name}\t${value.toFixed(1)}\t${baselineValue.toFixed(1)}\t${(value / baselineValue).toFixed(2)}x\t${target}`;
+}
+
+/** A fresh database on the server of DATABASE_URL, so runs never see each other's rows; null on PGlite. */
+async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) return null;
+  const name = `svc_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database ${name}`) };
+}
+
+export type BenchService = {
+  service: Service;
+  url: string;
+  /** A reusable exchange token acting for a person with `grants` (CONTRACTS.md section 2), valid 1 h. */
+  exchangeToken: (grants: { team: string | null; role: string }[], scope: string) => Promise<string>;
+  close: () => Promise<void>;
+};
+
+/** Starts the service for a bench with `extraEnv` on top; quiet logs, ephemeral port. */
+export async function startBenchService(extraEnv: Record<string, string> = {}): Promise<BenchService> {
+  const server = await freshServerDatabase();
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { extractable: true });
+  const issuer = 'https://bench.invalid';
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'EdDSA' };
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-bench-runbooks-'));
+  const env = {
+    ...process.env,
+    ...(server ? { DATABASE_URL: server.url } : {}),
+    SVC_IDENTITY_ISSUER: issuer,
+    SVC_IDENTITY_JWKS: JSON.stringify({ keys: [jwk] }),
+    SVC_DATA_DIR: dataDir,
+    SVC_SECRET_KEY: process.env.SVC_SECRET_KEY ?? randomBytes(32).toString('base64'),
+    SVC_RUNBOOKS_DIR: runbooksDir,
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    ...extraEnv,
+  };
+  const service = await startService(loadConfig(env), env, pino({ level: 'error' }));
+  if (service.url === null) throw new Error('bench service started without an API');
+  return {
+    service,
+    url: service.url,
+    exchangeToken: (grants, scope) =>
+      new SignJWT({ token_use: 'exchange', scope, act: { sub: randomUUID(), email: 'bench-analyst@example.com', grants } })
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'bench' })
+        .setIssuer(issuer)
+        .setAudience('svc')
+        .setSubject('bench-workload')
+        .setJti(randomUUID())
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(privateKey),
+    close: async () => {
+      await service.close();
+      await server?.drop();
+      for (const dir of [dataDir, runbooksDir]) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * `make bench`: `GET /cases` latency with filters at 100k cases (../shared/BENCH.md
+ * "case list") next to a baseline on the same database in the same run: a bare Hono
+ * handler running the hand-written indexed SELECT of the same page. Both answer the
+ * same rotating list of filter sets for a team-scoped analyst; the bench first checks
+ * that both return the same case ids for every set, so the ratio compares equal work.
+ *
+ * The 100k cases are read-model rows written with one INSERT ... SELECT (the list
+ * reads only the `cases` projection): 6 teams and org-wide, 5 % private, 4 statuses,
+ * 4 severities, a third owned by one of 50 analysts.
+ * Prints medians of BENCH_ROUNDS rounds of p95 and p99 (ms).
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../projections/database.ts';
+import { benchLine, load, median, startBenchService } from './bench-service.ts';
+import type { LoadResult } from './load-worker.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const caseCount = Number(process.env.BENCH_CASES ?? 100_000);
+const connections = 10;
+const pageSize = 50;
+const team = 'team-a';
+
+/** Filter sets of the rotation: query string of GET /cases and the same filter in SQL. */
+const filterSets: { query: string; where: ReturnType<typeof sql> }[] = [
+  { query: 'status=new&severity=high', where: sql`status = 'new' and severity = 'high'` },
+  { query: 'status=in_progress', where: sql`status = 'in_progress'` },
+  { query: 'severity=critical', where: sql`severity = 'critical'` },
+  { query: 'owner=analyst-7%40example.com', where: sql`owner_email = 'analyst-7@example.com'` },
+  { query: 'search=phishing', where: sql`(title ilike '%phishing%' or key ilike '%phishing%')` },
+  { query: 'status=new&offset=100', where: sql`status = 'new'` },
+];
+
+async function seed(db: Kysely<Database>): Promise<void> {
+  await sql`
+    insert into cases (id, key, number, title, description, severity, tags, status, owner_id, owner_email, team, alert_count,
+                       created_at, updated_at, version, private, created_by_id)
+    select gen_random_uuid(), 'SVC-' || n, n,
+           (array['Phishing report','Malware on endpoint','Impossible travel','Brute force','Data exfiltration'])[1 + n % 5] || ' #' || n,
+           null,
+           (array['low','medium','high','critical'])[1 + n % 4],
+           '[]'::jsonb,
+           (array['new','in_progress','resolved','closed'])[1 + (n / 7) % 4],
+           case when n % 3 = 0 then md5('analyst-' || (n % 50))::uuid end,
+           case when n % 3 = 0 then 'analyst-' || (n % 50) || '@example.com' end,
+           (array['team-a','team-b','team-c','team-d','team-e','team-f',null])[1 + n % 7],
+           1 + n % 5,
+           now() - make_interval(secs => ${caseCount} - n), now(), 1,
+           n % 20 = 0,
+           null
+    from generate_series(1, ${caseCount}::int) as n`.execute(db);
+  await sql`select setval('case_number_seq', ${caseCount}::bigint)`.execute(db);
+  await sql`analyze cases`.execute(db);
+}
+
+/** The hand-written page: the filter, the analyst's scope (org-wide or its team, not private), newest first. */
+function baselinePage(db: Kysely<Database>, set: (typeof filterSets)[number]) {
+  const offset = Number(new URLSearchParams(set.query).get('offset') ?? 0);
+  return sql<{ id: string }>`
+    select * from cases
+    where ${set.where} and private = false and (team is null or team = ${team})
+    order by created_at desc, number desc limit ${pageSize} offset ${offset}`.execute(db);
+}
+
+async function main() {
+  const bench = await startBenchService();
+  const { db, engine } = bench.service.opened;
+  await seed(db);
+  const token = await bench.exchangeToken([{ team, role: 'analyst' }], 'svc:cases:read');
+  const headers = { authorization: `Bearer ${token}` };
+
+  const baseline = new Hono().get('/page/:i', async (c) => {
+    const set = filterSets[Number(c.req.param('i'))];
+    if (!set) return c.json({ detail: 'no such filter set' }, 404);
+    return c.json({ items: (await baselinePage(db, set)).rows });
+  });
+  const baseServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: baseline.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  const baseOrigin = `http://127.0.0.1:${(baseServer.address() as AddressInfo).port}`;
+  const listPath = (query: string) => `${new URL(bench.url).pathname.replace(/\/$/, '')}/cases?${query}&limit=${pageSize}`;
+
+  for (const [i, set] of filterSets.entries()) {
+    const svc = (await (await fetch(`${new URL(bench.url).origin}${listPath(set.query)}`, { headers })).json()) as { items?: { id: string }[] };
+    const base = (await (await fetch(`${baseOrigin}/page/${i}`)).json()) as { items: { id: string }[] };
+    const ids = (items: { id: string }[] | undefined) => (items ?? []).map((c) => c.id).join(',');
+    if (ids(svc.items) !== ids(base.items) || base.items.length === 0) throw new Error(`filter set "${set.query}": service and baseline pages differ`);
+  }
+
+  const svc: LoadResult[] = [];
+  const base: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const job = { kind: 'get', seconds, connections, round } as const;
+    base.push(await load({ ...job, url: baseOrigin, headers: {}, paths: filterSets.map((_, i) => `/page/${i}`) }));
+    svc.push(await load({ ...job, url: new URL(bench.url).origin, headers, paths: filterSets.map((s) => listPath(s.query)) }));
+  }
+  process.stdout.write(`engine=${engine} cases=${caseCount} connections=${connections} rounds=${rounds} seconds=${seconds}\n`);
+  process.stdout.write('metric\tvalue\tbaseline\tratio\ttarget\n');
+  process.stdout.write(`${benchLine('case_list_p95_ms', median(svc.map((r) => r.p95)), median(base.map((r) => r.p95)), '<= 1.5x')}\n`);
+  process.stdout.write(`${benchLine('case_list_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 1.5x')}\n`);
+  await new Promise<void>((r) => baseServer.close(() => r()));
+  await bench.close();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
