@@ -9,6 +9,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/action.ts';
 import { createActionRegistry } from '../adapters/actions/registry.ts';
+import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
 import { createObservableCommands } from '../adapters/commands/observables.ts';
@@ -124,6 +125,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       caseConfig,
       ackSla: config.ackSla,
       caseListTotalCap: config.caseListTotalCap,
+      presence: createPresenceRoster(config.presenceHeartbeatSeconds * 2000),
+      presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
       publicPrefix: config.publicPrefix,
       observables: createObservableCommands({ store, ids, now }),
       caseAlerts: createCaseAlertCommands({ store, db, now }),

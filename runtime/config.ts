@@ -35,6 +35,8 @@ export type Config = {
   ackSla: Record<string, number>;
   /** `GET /cases` counts `total` exactly up to this many (SVC_CASE_LIST_TOTAL_CAP). */
   caseListTotalCap: number;
+  /** Seconds between presence heartbeats; a viewer expires after two missed ones (SVC_PRESENCE_HEARTBEAT_SECONDS). */
+  presenceHeartbeatSeconds: number;
   logLevel: string;
 };
 
@@ -112,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
+    presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -22,6 +22,7 @@ import { caseAlertRoutes } from './case-alerts.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
+import { warRoomRoutes } from './war-room.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 
 export function createApp(deps: HttpDeps) {
@@ -50,6 +51,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));
   authed.route('/', taskRoutes(deps));
+  authed.route('/', warRoomRoutes(deps));
 
   api.get(
     '/openapi.json',

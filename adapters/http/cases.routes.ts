@@ -260,6 +260,7 @@ export function caseRoutes(deps: HttpDeps) {
     );
 }
 
-function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]) {
+/** A case comment as the case routes and the war-room show it. */
+export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]) {
   return { id: r.id, case_id: r.case_id, body: r.body, author_id: r.author_id, author_email: r.author_email, created_at: new Date(r.created_at).toISOString() };
 }

@@ -16,6 +16,7 @@ import type { ConnectionStore } from '../connections/store.ts';
 import type { Permission, Role } from '../identity/principal.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
 import type { UserDirectory } from '../identity/users.ts';
+import type { PresenceRoster } from '../presence/roster.ts';
 
 export type RunbookCatalogView = {
   list: () => RunbookDefinition[];
@@ -34,6 +35,10 @@ export type HttpDeps = {
   ackSla: AckSlaPolicy;
   /** `GET /cases` counts `total` exactly up to this many cases (SVC_CASE_LIST_TOTAL_CAP). */
   caseListTotalCap: number;
+  /** Who views which case (adapters/presence/roster.ts). */
+  presence: PresenceRoster;
+  /** How often a viewer sends a presence heartbeat, seconds (SVC_PRESENCE_HEARTBEAT_SECONDS). */
+  presenceHeartbeatSeconds: number;
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
   publicPrefix: string;
   observables: ObservableCommands;

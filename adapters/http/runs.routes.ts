@@ -20,7 +20,8 @@ import { requireJson, validate } from './validation.ts';
 
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
-const runView = (r: RunRow) => ({
+/** A run as the run routes and the war-room show it. */
+export const runView = (r: RunRow) => ({
   id: r.id,
   runbook_id: r.runbook_id,
   runbook_version: r.runbook_version,

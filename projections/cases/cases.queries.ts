@@ -80,3 +80,16 @@ export async function caseTimeline(db: Kysely<Database>, caseId: string) {
 export async function caseComments(db: Kysely<Database>, caseId: string) {
   return db.selectFrom('case_comments').selectAll().where('case_id', '=', caseId).where('deleted_at', 'is', null).orderBy('created_at').execute();
 }
+
+/** The `limit` newest live comments of a case, newest first (the war-room). */
+export async function recentComments(db: Kysely<Database>, caseId: string, limit: number) {
+  return db
+    .selectFrom('case_comments')
+    .selectAll()
+    .where('case_id', '=', caseId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -25,3 +25,14 @@ export async function nextTaskPosition(db: Kysely<Database>, caseId: string): Pr
 export async function taskComments(db: Kysely<Database>, taskId: string) {
   return db.selectFrom('case_task_comments').selectAll().where('task_id', '=', taskId).where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').execute();
 }
+
+/** How many tasks of the case are not `done` (the war-room's open-task count). */
+export async function openTaskCount(db: Kysely<Database>, caseId: string): Promise<number> {
+  const row = await db
+    .selectFrom('case_tasks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('case_id', '=', caseId)
+    .where('status', '!=', 'done')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,75 @@
+/**
+ * The war-room of a case and its presence roster (SPEC.md "Cases":
+ * `GET /cases/<id>/war-room`, `GET /cases/<id>/presence`; "Case sub-resources"
+ * Presence). The war-room gathers what analysts working the case together look at:
+ * recent comments, pinned evidence, runbook runs, the open-task count, who else is
+ * viewing, and how often to send a heartbeat. Fetching it is the viewer's heartbeat
+ * until the WebSocket of "Live updates" exists; `GET /presence` only reads.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { recentComments } from '../../projections/cases/cases.queries.ts';
+import { listRuns } from '../../projections/runs/runs.queries.ts';
+import { openTaskCount } from '../../projections/tasks/tasks.queries.ts';
+import { caseScopeOf } from '../identity/case-scope.ts';
+import type { Principal } from '../identity/principal.ts';
+import { requirePermission } from './auth.ts';
+import { caseAccess } from './case-access.ts';
+import { commentView } from './cases.routes.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { runView } from './runs.routes.ts';
+import { uuid } from './shapes.ts';
+import { validate } from './validation.ts';
+
+/** Items per war-room list: the console pages the full lists through their own routes. */
+const recentItems = 20;
+
+/** Only people are present on a case; a workload without an acting user is not. */
+const viewerOf = (p: Principal) => (p.userId === null ? null : { user_id: p.userId, email: p.email, name: p.name });
+
+export function warRoomRoutes(deps: HttpDeps) {
+  const { db } = deps;
+  const access = caseAccess(db, deps.permissions);
+  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
+  const idParam = v.object({ id: uuid });
+
+  return new Hono<AppEnv>()
+    .get(
+      '/cases/:id/war-room',
+      describeRoute({ summary: 'War-room of a case; counts as the caller’s presence heartbeat', tags: ['cases'] }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const principal = c.get('principal');
+        const theCase = await access.visible(principal, id);
+        const viewer = viewerOf(principal);
+        const now = new Date();
+        if (viewer) deps.presence.heartbeat(id, viewer, now);
+        const [comments, runs, openTasks] = await Promise.all([
+          recentComments(db, id, recentItems),
+          listRuns(db, { caseId: id, limit: recentItems, offset: 0 }, caseScopeOf(principal, deps.permissions)),
+          openTaskCount(db, id),
+        ]);
+        return c.json({
+          case_id: theCase.id,
+          key: theCase.key,
+          title: theCase.title,
+          status: theCase.status,
+          severity: theCase.severity,
+          recent_comments: comments.map(commentView),
+          runs: runs.map(runView),
+          open_task_count: openTasks,
+          presence: deps.presence.viewers(id, now),
+          presence_heartbeat_interval_s: deps.presenceHeartbeatSeconds,
+        });
+      },
+    )
+    .get('/cases/:id/presence', describeRoute({ summary: 'Who is viewing a case (read-only)', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
+      const { id } = c.req.valid('param');
+      await access.visible(c.get('principal'), id);
+      return c.json({ items: deps.presence.viewers(id, new Date()), heartbeat_interval_s: deps.presenceHeartbeatSeconds });
+    });
+}
