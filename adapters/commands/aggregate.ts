@@ -2,10 +2,14 @@
  * Load-decide-append for one aggregate stream, retried on an optimistic-concurrency
  * conflict (the stream moved between read and append): the command is decided
  * again against the fresh state, so concurrent edits never lose an event.
+ * Commands on one stream take turns inside a process, so a busy case costs no
+ * retries there; conflicts come only from other processes or other writers of the
+ * stream (intake, alert moves) and are retried.
  */
 import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
 import { fold } from '../../domain/shared/messages.ts';
 import { StreamVersionConflict, type EventStore } from '../event-store/port.ts';
+import { createKeyedMutex } from './keyed-mutex.ts';
 
 export type Decided<E extends Event, S> = { events: E[]; state: S; position: number | null };
 
@@ -28,6 +32,27 @@ export function conflictBackoff(attempt: number): Promise<void> {
  * position written (null when the decision produced no event).
  */
 export async function decideAndAppend<C, E extends Event, S>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<C, E, S>,
+  command: (state: S) => C,
+  metadata: EventMetadata,
+): Promise<Decided<E, S>> {
+  return streamLock(store)(streamId, () => decideAndAppendRetrying(store, streamId, decider, command, metadata));
+}
+
+/** One per-stream lock per event store, that is per process and database. */
+const streamLocks = new WeakMap<EventStore, ReturnType<typeof createKeyedMutex>>();
+function streamLock(store: EventStore): ReturnType<typeof createKeyedMutex> {
+  let lock = streamLocks.get(store);
+  if (!lock) {
+    lock = createKeyedMutex();
+    streamLocks.set(store, lock);
+  }
+  return lock;
+}
+
+async function decideAndAppendRetrying<C, E extends Event, S>(
   store: EventStore,
   streamId: string,
   decider: Decider<C, E, S>,
