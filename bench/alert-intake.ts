@@ -6,11 +6,9 @@
  * `name value baseline ratio target`. Engine: PGlite in a temp dir, or a fresh database on the
  * server of DATABASE_URL (dropped afterwards).
  */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { sql } from 'kysely';
-import { benchLine, load, median, startBenchService } from './bench-service.ts';
+import { benchLine, load, median, printReport, runBench, serveBaseline, startBenchService } from './bench-service.ts';
 import type { LoadResult } from './load-worker.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -26,27 +24,21 @@ async function main() {
     await sql`insert into bench_baseline (body) values (${body}::jsonb)`.execute(db);
     return c.json({ ok: true }, 202);
   });
-  const baseServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: baseline.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  const basePort = (baseServer.address() as AddressInfo).port;
+  const baseServer = await serveBaseline(baseline);
 
   const svc: LoadResult[] = [];
   const base: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
     const job = { kind: 'alerts', seconds, connections, round } as const;
-    base.push(await load({ ...job, url: `http://127.0.0.1:${basePort}/ingest`, headers: {} }));
+    base.push(await load({ ...job, url: `${baseServer.origin}/ingest`, headers: {} }));
     svc.push(await load({ ...job, url: `${bench.url}/webhooks/detector`, headers: { 'x-svc-token': 'bench' } }));
   }
-  process.stdout.write(`engine=${engine} connections=${connections} rounds=${rounds} seconds=${seconds}\n`);
-  process.stdout.write('metric\tvalue\tbaseline\tratio\ttarget\n');
-  process.stdout.write(`${benchLine('alert_intake_rps', median(svc.map((r) => r.rps)), median(base.map((r) => r.rps)), '>= 1.0x')}\n`);
-  process.stdout.write(`${benchLine('alert_intake_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 2.0x')}\n`);
-  await new Promise<void>((r) => baseServer.close(() => r()));
+  printReport(`engine=${engine} connections=${connections} rounds=${rounds} seconds=${seconds}`, [
+    benchLine('alert_intake_rps', median(svc.map((r) => r.rps)), median(base.map((r) => r.rps)), '>= 1.0x'),
+    benchLine('alert_intake_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 2.0x'),
+  ]);
+  await baseServer.close();
   await bench.close();
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -11,6 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -37,6 +40,30 @@ export function load(job: LoadJob): Promise<LoadResult> {
 /** A BENCH.md line: `name value baseline ratio target`. */
 export function benchLine(name: string, value: number, baselineValue: number, target: string): string {
   return `${name}\t${value.toFixed(1)}\t${baselineValue.toFixed(1)}\t${(value / baselineValue).toFixed(2)}x\t${target}`;
+}
+
+/** Prints the run's parameters, the column names and the BENCH.md lines. */
+export function printReport(parameters: string, lines: string[]): void {
+  process.stdout.write(`${parameters}\nmetric\tvalue\tbaseline\tratio\ttarget\n${lines.map((l) => `${l}\n`).join('')}`);
+}
+
+/** Runs a bench's main, exiting 1 with the stack on failure. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+/** Serves a baseline app on an ephemeral port of 127.0.0.1. */
+export async function serveBaseline(app: Hono): Promise<{ origin: string; close: () => Promise<void> }> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** A fresh database on the server of DATABASE_URL, so runs never see each other's rows; null on PGlite. */

@@ -10,12 +10,10 @@
  * 4 severities, a third owned by one of 50 analysts.
  * Prints medians of BENCH_ROUNDS rounds of p95 and p99 (ms).
  */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../projections/database.ts';
-import { benchLine, load, median, startBenchService } from './bench-service.ts';
+import { benchLine, load, median, printReport, runBench, serveBaseline, startBenchService } from './bench-service.ts';
 import type { LoadResult } from './load-worker.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -78,10 +76,8 @@ async function main() {
     if (!set) return c.json({ detail: 'no such filter set' }, 404);
     return c.json({ items: (await baselinePage(db, set)).rows });
   });
-  const baseServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: baseline.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  const baseOrigin = `http://127.0.0.1:${(baseServer.address() as AddressInfo).port}`;
+  const baseServer = await serveBaseline(baseline);
+  const baseOrigin = baseServer.origin;
   const listPath = (query: string) => `${new URL(bench.url).pathname.replace(/\/$/, '')}/cases?${query}&limit=${pageSize}`;
 
   for (const [i, set] of filterSets.entries()) {
@@ -98,15 +94,12 @@ async function main() {
     base.push(await load({ ...job, url: baseOrigin, headers: {}, paths: filterSets.map((_, i) => `/page/${i}`) }));
     svc.push(await load({ ...job, url: new URL(bench.url).origin, headers, paths: filterSets.map((s) => listPath(s.query)) }));
   }
-  process.stdout.write(`engine=${engine} cases=${caseCount} connections=${connections} rounds=${rounds} seconds=${seconds}\n`);
-  process.stdout.write('metric\tvalue\tbaseline\tratio\ttarget\n');
-  process.stdout.write(`${benchLine('case_list_p95_ms', median(svc.map((r) => r.p95)), median(base.map((r) => r.p95)), '<= 1.5x')}\n`);
-  process.stdout.write(`${benchLine('case_list_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 1.5x')}\n`);
-  await new Promise<void>((r) => baseServer.close(() => r()));
+  printReport(`engine=${engine} cases=${caseCount} connections=${connections} rounds=${rounds} seconds=${seconds}`, [
+    benchLine('case_list_p95_ms', median(svc.map((r) => r.p95)), median(base.map((r) => r.p95)), '<= 1.5x'),
+    benchLine('case_list_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 1.5x'),
+  ]);
+  await baseServer.close();
   await bench.close();
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);
