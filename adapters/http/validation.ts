@@ -30,6 +30,10 @@ export function toValidationIssues(target: Target, issues: readonly StandardIssu
 export function validate<T extends Target, S extends GenericSchema>(target: T, schema: S) {
   return validator(target, schema, (result) => {
     if (result.success) return;
+    // valibot reads an array as an object with keys "0", "1"...: say what is really wrong.
+    if (objectTypes.has(schema.type) && Array.isArray(result.data)) {
+      throw new ValidationFailed([{ loc: [locRoot[target]], msg: `${locRoot[target]} must be a JSON object, not an array`, type: 'type_error' }]);
+    }
     const option = unionOptionFor(schema, result.data);
     const issues = option === null ? result.error : (safeParse(option, result.data).issues ?? result.error);
     throw new ValidationFailed(toValidationIssues(target, issues as readonly StandardIssue[]));

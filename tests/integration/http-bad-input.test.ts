@@ -210,7 +210,9 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
       expectValidation(await api('POST', '/cases', { severity: 'low' }), ['body', 'title']);
       expectValidation(await api('POST', '/cases', { title: 'x', severity: 'urgent' }), ['body', 'severity']);
       expectValidation(await api('POST', '/cases', { title: '   ', severity: 'low' }), ['body', 'title']);
-      expectValidation(await api('POST', '/cases', ['x']), ['body', 'title']);
+      const array = await api('POST', '/cases', [{ title: 'x', severity: 'low' }]);
+      expectValidation(array, ['body'], 'type_error');
+      expect(array.body.detail).toEqual([{ loc: ['body'], msg: 'body must be a JSON object, not an array', type: 'type_error' }]);
       expect(await snapshot()).toEqual(before);
     });
 
