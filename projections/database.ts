@@ -122,6 +122,21 @@ export interface RunStepsTable {
   finished_at: Timestamp | null;
 }
 
+/** One opened approval gate; `status` is pending, approved, denied or expired. */
+export interface RunGatesTable {
+  run_id: string;
+  step_id: string;
+  opened_at: Timestamp;
+  reason: string;
+  roles: Json<string[]>;
+  message: string | null;
+  deadline: Timestamp;
+  status: string;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  note: string | null;
+}
+
 export interface ActionLogTable {
   chain_index: number;
   event_position: number;
@@ -252,6 +267,7 @@ export interface Database {
   runs: RunsTable;
   run_steps: RunStepsTable;
   action_log: ActionLogTable;
+  run_gates: RunGatesTable;
   jobs: JobsTable;
   runbooks: RunbooksTable;
   runbook_versions: RunbookVersionsTable;

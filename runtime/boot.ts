@@ -82,7 +82,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
     onAdvance: (applied) => {
-      if (applied.some((e) => e.type === 'run.queued')) worker?.wake();
+      if (applied.some((e) => e.type === 'run.queued' || e.type === 'gate.decided')) worker?.wake();
     },
   });
   store.onAppended(() => projector.wake());
@@ -189,6 +189,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         now,
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         backoffBaseMs: config.stepBackoffBaseMs,
+        maxStepVisits: config.maxStepVisits,
+        defaultApprovalTimeoutH: config.defaultApprovalTimeoutH,
         caseContext: async (caseId) => {
           const row = await findCase(db, caseId);
           return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;

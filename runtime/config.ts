@@ -30,6 +30,10 @@ export type Config = {
   workerLeaseMs: number;
   pollIntervalMs: number;
   stepBackoffBaseMs: number;
+  /** Re-entries of one goto target a run allows before it fails (SVC_MAX_STEP_VISITS). */
+  maxStepVisits: number;
+  /** Hours an approval gate stays open when its step names no `timeout_h` (SVC_APPROVAL_DEFAULT_TIMEOUT_H). */
+  defaultApprovalTimeoutH: number;
   intakeCacheEntries: number;
   /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
   ackSla: Record<string, number>;
@@ -111,6 +115,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
+    maxStepVisits: int(env, 'SVC_MAX_STEP_VISITS', 3, 1),
+    defaultApprovalTimeoutH: int(env, 'SVC_APPROVAL_DEFAULT_TIMEOUT_H', 24, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),

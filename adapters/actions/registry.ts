@@ -11,6 +11,8 @@ import { notifyWebhook } from './notify-webhook.ts';
 export type ActionRegistry = {
   isKnownAction: (name: string) => boolean;
   implementation: (name: string) => ActionDefinition | undefined;
+  /** The action's risk (SPEC.md "Action registry entry"), null for an unknown action. */
+  riskOf: (name: string) => string | null;
 };
 
 export function createActionRegistry(implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook]): ActionRegistry {
@@ -19,5 +21,6 @@ export function createActionRegistry(implementations: ActionDefinition[] = [case
   return {
     isKnownAction: (name) => known.has(name) || byName.has(name),
     implementation: (name) => byName.get(name),
+    riskOf: (name) => byName.get(name)?.risk ?? builtinCatalog.find((e) => e.name === name)?.risk ?? null,
   };
 }

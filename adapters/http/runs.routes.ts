@@ -1,14 +1,22 @@
 /**
  * Run routes (SPEC.md "Runbooks and runs"): `GET /runs`, `GET /runs/chain/verify`,
  * `GET /runs/<id>` (steps, action log, chain badge), `GET /runs/<id>/log`,
- * `GET /cases/<id>/runs`, `POST /cases/<id>/runbooks/<slug>/run`.
+ * `GET /cases/<id>/runs`, `POST /cases/<id>/runbooks/<slug>/run`, the gate decisions
+ * `POST /runs/<id>/approve|deny`, `POST /runs/<id>/cancel`, and the approver queue
+ * `GET /approvals?status=pending`.
+ *
+ * Deciding a gate needs `approve_runbooks` in the run's case team (a realm grant for a
+ * run without a case), and one of the gate's roles among the caller's grants covering
+ * that team: role names match exactly, so a gate for `approver` is not decided by an
+ * `admin` grant unless the gate lists `admin` too.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { chainHash } from '../../domain/runs/hash-chain.ts';
-import { notFound } from '../../domain/shared/errors.ts';
-import { findRun, listRuns, runActionLog, runSteps, verifyActionLogChain } from '../../projections/runs/runs.queries.ts';
+import { DomainError, notFound } from '../../domain/shared/errors.ts';
+import { hasPermission } from '../identity/permissions.ts';
+import { findRun, listRuns, pendingApprovals, runActionLog, runGates, runSteps, verifyActionLogChain } from '../../projections/runs/runs.queries.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
@@ -34,6 +42,23 @@ export const runView = (r: RunRow) => ({
   queued_at: iso(r.queued_at),
   started_at: iso(r.started_at),
   finished_at: iso(r.finished_at),
+});
+
+const STEP_ID = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a step id'));
+const decisionBody = v.strictObject({ step_id: STEP_ID, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000, 'must be at most 4000 characters'))), null) });
+
+type GateRow = Awaited<ReturnType<typeof runGates>>[number];
+const gateView = (g: GateRow) => ({
+  step_id: g.step_id,
+  reason: g.reason,
+  roles: g.roles,
+  message: g.message,
+  status: g.status,
+  opened_at: iso(g.opened_at),
+  expires_at: iso(g.deadline),
+  decided_by: g.decided_by,
+  decided_at: iso(g.decided_at),
+  note: g.note,
 });
 
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
@@ -63,6 +88,23 @@ export function runRoutes(deps: HttpDeps) {
     return run;
   };
 
+  /** The run's team: its case's team, null (realm) for a run without a case. */
+  const runTeam = async (principal: Principal, caseId: string | null) => (caseId === null ? null : (await cases.visible(principal, caseId)).team);
+
+  const decide = (decision: 'approved' | 'denied') => async (c: Context<AppEnv, string, { out: { param: { id: string }; json: v.InferOutput<typeof decisionBody> } }>) => {
+    const principal = c.get('principal');
+    const run = await loadRun(principal, c.req.valid('param').id);
+    const team = await runTeam(principal, run.case_id);
+    if (!hasPermission(principal, 'approve_runbooks', deps.permissions, team)) {
+      throw new DomainError('forbidden', 403, "permission approve_runbooks required in the run's team", { permission: 'approve_runbooks', team });
+    }
+    const roles = principal.grants.filter((g) => g.team === null || g.team === team).map((g) => g.role);
+    const body = c.req.valid('json');
+    const position = await deps.runs.decideGate({ runId: run.id, stepId: body.step_id, decision, note: body.note, by: principal.email, roles });
+    await deps.waitFor(position);
+    return c.json({ ...runView(await loadRun(principal, run.id)), gates: (await runGates(db, run.id)).map(gateView) });
+  };
+
   return new Hono<AppEnv>()
     .get('/runs/chain/verify', describeRoute({ summary: 'Verify the whole action-log hash chain', tags: ['runs'] }), read, async (c) =>
       c.json(await verifyActionLogChain(db)),
@@ -84,11 +126,71 @@ export function runRoutes(deps: HttpDeps) {
       const [steps, log] = await Promise.all([runSteps(db, run.id), runActionLog(db, run.id)]);
       return c.json({
         ...runView(run),
+        gates: (await runGates(db, run.id)).map(gateView),
         steps: steps.map((s) => ({ id: s.step_id, status: s.status, attempt: s.attempt, output: s.output, error: s.error, started_at: iso(s.started_at), finished_at: iso(s.finished_at) })),
         action_log: log.map(logView),
         chain: await chainBadge(log),
       });
     })
+    .post(
+      '/runs/:id/approve',
+      describeRoute({ summary: 'Approve the open gate of a run', tags: ['runs'] }),
+      requirePermission('approve_runbooks', 'svc:runs:write', deps.permissions),
+      validate('param', v.object({ id: uuid })),
+      requireJson,
+      validate('json', decisionBody),
+      decide('approved'),
+    )
+    .post(
+      '/runs/:id/deny',
+      describeRoute({ summary: 'Deny the open gate of a run (the run ends denied)', tags: ['runs'] }),
+      requirePermission('approve_runbooks', 'svc:runs:write', deps.permissions),
+      validate('param', v.object({ id: uuid })),
+      requireJson,
+      validate('json', decisionBody),
+      decide('denied'),
+    )
+    .post(
+      '/runs/:id/cancel',
+      describeRoute({ summary: 'Cancel a run that has not finished', tags: ['runs'] }),
+      requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
+      validate('param', v.object({ id: uuid })),
+      async (c) => {
+        const principal = c.get('principal');
+        const run = await loadRun(principal, c.req.valid('param').id);
+        const team = await runTeam(principal, run.case_id);
+        if (!hasPermission(principal, 'run_runbooks', deps.permissions, team)) {
+          throw new DomainError('forbidden', 403, "permission run_runbooks required in the run's team", { permission: 'run_runbooks', team });
+        }
+        await deps.waitFor(await deps.runs.cancel({ runId: run.id, by: principal.email }));
+        return c.json(runView(await loadRun(principal, run.id)));
+      },
+    )
+    .get(
+      '/approvals',
+      describeRoute({ summary: 'Approver queue: pending gates of visible runs', tags: ['runs'] }),
+      read,
+      validate('query', v.object({ status: v.optional(v.picklist(['pending'], 'must be pending'), 'pending'), limit: paging.limit })),
+      async (c) => {
+        const scope = caseScopeOf(c.get('principal'), deps.permissions);
+        const rows = await pendingApprovals(db, scope, c.req.valid('query').limit);
+        return c.json({
+          items: rows.map((g) => ({
+            run_id: g.run_id,
+            step_id: g.step_id,
+            runbook_id: g.runbook_id,
+            case_id: g.case_id,
+            trigger_type: g.trigger_type,
+            requested_by: g.requested_by,
+            reason: g.reason,
+            roles: g.roles,
+            message: g.message,
+            opened_at: iso(g.opened_at),
+            expires_at: iso(g.deadline),
+          })),
+        });
+      },
+    )
     .get('/runs/:id/log', describeRoute({ summary: 'Action log of a run', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
       const run = await loadRun(c.get('principal'), c.req.valid('param').id);
       return c.json({ items: (await runActionLog(db, run.id)).map(logView) });

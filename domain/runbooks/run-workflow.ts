@@ -6,9 +6,23 @@
  * sequential"). A step runs once every `needs` step is ok or skipped; otherwise it is
  * skipped. A `when_branch` step runs only on the taken edge of its upstream branch.
  * A step left `running` by a crashed worker is executed again as the next attempt;
- * a finished step is never executed again.
+ * a finished step is never executed again, unless a goto resets it.
+ *
+ * A failed step follows its `on_error` (SPEC.md "Runs, steps and gates"): `fail` ends
+ * the run, `continue` leaves it `error` and moves on, `goto:<target>` resets the target,
+ * every step downstream of it (through `needs`) and the failed step itself, then reruns
+ * them in order. Each goto counts one visit of its target; the visit that would exceed
+ * `maxStepVisits` fails the run instead (`runbook.loop_cap_exceeded`).
+ *
+ * Gates (SPEC.md "Runs, steps and gates"): before a step with `approval` runs, and
+ * before a step whose action risk is `write` or `arbitrary` runs in an automatic
+ * (alert or schedule) run unless it is `autonomous`, the run waits in
+ * `waiting_approval`. The deadline is `approval.timeout_h` hours after opening, else
+ * `defaultApprovalTimeoutH`; at the deadline the gate expires. Dry runs open no gates:
+ * they only preview.
  */
-import type { RunState, StepState } from '../runs/state.ts';
+import type { GateReason } from '../runs/events.ts';
+import { finishedStatuses, type RunState, type StepState } from '../runs/state.ts';
 import { executionOrder } from './dag.ts';
 import type { StepDefinition } from './model.ts';
 
@@ -17,23 +31,37 @@ export type NextMove =
   | { kind: 'execute_step'; step: StepDefinition; attempt: number }
   | { kind: 'evaluate_branch'; step: StepDefinition; attempt: number }
   | { kind: 'skip_step'; step: StepDefinition; attempt: number; reason: string }
+  | { kind: 'goto'; step: StepDefinition; target: string; visit: number; reset: string[] }
+  | { kind: 'loop_cap_exceeded'; step: StepDefinition; target: string; visits: number; cap: number }
+  | { kind: 'open_gate'; step: StepDefinition; reason: GateReason; roles: string[]; message: string | null; deadline: string }
+  | { kind: 'expire_gate'; stepId: string; deadline: string }
   | { kind: 'finish_run'; status: 'succeeded' | 'failed'; error: string | null }
   | { kind: 'idle' };
 
 /**
- * Step features whose engine support lands with the runbook-engine issue; until then
- * a run reaching such a step fails with a clear reason instead of ignoring it.
+ * What the workflow needs from outside: `maxStepVisits` (SVC_MAX_STEP_VISITS, default 3),
+ * `defaultApprovalTimeoutH` (SVC_APPROVAL_DEFAULT_TIMEOUT_H, default 24), `now` as an
+ * ISO time, and `riskOf` giving an action's registry risk (null when unknown).
  */
-function unsupportedFeature(step: StepDefinition): string | null {
-  if (step.approval) return 'approval';
-  if (step.for_each !== null) return 'for_each';
-  if (step.on_error.kind === 'goto') return 'on_error goto';
-  return null;
-}
+export type WorkflowLimits = {
+  maxStepVisits: number;
+  defaultApprovalTimeoutH: number;
+  now: string;
+  riskOf: (action: string) => string | null;
+};
 
-export function nextMove(state: RunState): NextMove {
-  if (!state.exists || state.status === 'succeeded' || state.status === 'failed') return { kind: 'idle' };
+/** Roles that may decide a gate the engine opens itself (the default-deny risk gate). */
+export const RISK_GATE_ROLES = ['approver', 'admin'];
+const GATED_RISKS = new Set(['write', 'arbitrary']);
+
+export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
+  if (!state.exists || finishedStatuses.includes(state.status)) return { kind: 'idle' };
   if (state.status === 'queued') return { kind: 'start_run' };
+  if (state.status === 'waiting_approval') {
+    const gate = state.gate;
+    if (gate === null || Date.parse(limits.now) < Date.parse(gate.deadline)) return { kind: 'idle' };
+    return { kind: 'expire_gate', stepId: gate.stepId, deadline: gate.deadline };
+  }
   const byId = new Map(state.runbook.steps.map((s) => [s.id, s]));
   for (const id of executionOrder(state.runbook.steps)) {
     const step = byId.get(id);
@@ -42,6 +70,7 @@ export function nextMove(state: RunState): NextMove {
     if (current.status === 'ok' || current.status === 'skipped') continue;
     if (current.status === 'error') {
       if (step.on_error.kind === 'continue') continue;
+      if (step.on_error.kind === 'goto') return gotoMove(state, step, step.on_error.target, limits);
       return { kind: 'finish_run', status: 'failed', error: `step ${id} failed: ${current.error ?? 'error'}` };
     }
     const attempt = current.attempt + 1;
@@ -50,13 +79,45 @@ export function nextMove(state: RunState): NextMove {
     if (step.when_branch !== null && !branchTaken(step, state.steps, byId)) {
       return { kind: 'skip_step', step, attempt, reason: `branch edge "${step.when_branch}" not taken` };
     }
-    const feature = unsupportedFeature(step);
-    if (feature !== null) {
-      return { kind: 'finish_run', status: 'failed', error: `step ${id} uses ${feature}, which this engine version does not run yet` };
-    }
+    const gate = step.kind === 'action' && !state.dryRun && !state.approved.includes(id) ? gateFor(step, state.triggerType, limits) : null;
+    if (gate !== null) return { kind: 'open_gate', step, ...gate };
     return step.kind === 'branch' ? { kind: 'evaluate_branch', step, attempt } : { kind: 'execute_step', step, attempt };
   }
   return { kind: 'finish_run', status: 'succeeded', error: null };
+}
+
+function gateFor(step: StepDefinition, triggerType: string, limits: WorkflowLimits) {
+  const hours = step.approval?.timeout_h ?? limits.defaultApprovalTimeoutH;
+  const deadline = new Date(Date.parse(limits.now) + hours * 3_600_000).toISOString();
+  if (step.approval) return { reason: 'approval' as const, roles: step.approval.roles, message: step.approval.message, deadline };
+  const automatic = triggerType === 'alert' || triggerType === 'schedule';
+  const risk = step.action === null ? null : limits.riskOf(step.action);
+  if (automatic && !step.autonomous && risk !== null && GATED_RISKS.has(risk)) {
+    return { reason: 'risk' as const, roles: RISK_GATE_ROLES, message: `${step.action} has risk ${risk}: approve to run it in this automatic run`, deadline };
+  }
+  return null;
+}
+
+function gotoMove(state: Extract<RunState, { exists: true }>, step: StepDefinition, target: string, limits: WorkflowLimits): NextMove {
+  const visit = (state.visits[target] ?? 0) + 1;
+  if (visit > limits.maxStepVisits) return { kind: 'loop_cap_exceeded', step, target, visits: visit - 1, cap: limits.maxStepVisits };
+  const reset = new Set([...downstreamOf(state.runbook.steps, target), step.id]);
+  return { kind: 'goto', step, target, visit, reset: executionOrder(state.runbook.steps).filter((id) => reset.has(id)) };
+}
+
+/** `target` and every step that needs it, directly or through other steps. */
+export function downstreamOf(steps: readonly Pick<StepDefinition, 'id' | 'needs'>[], target: string): Set<string> {
+  const found = new Set([target]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of steps) {
+      if (!found.has(s.id) && s.needs.some((n) => found.has(n))) {
+        found.add(s.id);
+        grew = true;
+      }
+    }
+  }
+  return found;
 }
 
 function isOkOrSkipped(step: StepState | undefined): boolean {

@@ -1,22 +1,34 @@
 /**
  * Run decisions: guards that keep the stream consistent whatever the worker does
  * (a finished run takes no more steps; a finished step is never started again).
- * Errors: `run_not_found` (404), `run_finished` and `step_already_finished` (409).
+ * Errors: `run_not_found` (404), `run_finished` and `step_already_finished` (409);
+ * deciding a gate: `approval_expired` (409, the deadline passed, also once the run is
+ * `expired`), `gate_not_open` (409, no open gate on that step), `approval_role_required`
+ * (403, none of the caller's roles is accepted by the gate).
  */
-import { conflict, notFound } from '../shared/errors.ts';
+import { DomainError, conflict, notFound } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
-import type { ActionLogRow, RunEvent, RunOutcome, StepStatus } from './events.ts';
-import type { RunState } from './state.ts';
+import type { ActionLogRow, GateReason, RunEvent, RunOutcome, StepStatus } from './events.ts';
+import { finishedStatuses, type RunState } from './state.ts';
 
 export type RunCommand =
   | { type: 'start_run'; now: string }
   | { type: 'start_step'; stepId: string; attempt: number; now: string }
   | { type: 'finish_step'; stepId: string; attempt: number; status: StepStatus; output: unknown; error: string | null; log: ActionLogRow; now: string }
+  | { type: 'goto'; stepId: string; target: string; visit: number; reset: string[]; now: string }
+  | { type: 'exceed_loop_cap'; stepId: string; target: string; visits: number; cap: number; now: string }
+  | { type: 'open_gate'; stepId: string; reason: GateReason; roles: string[]; message: string | null; deadline: string; now: string }
+  | { type: 'decide_gate'; stepId: string; decision: 'approved' | 'denied'; by: string | null; roles: string[]; note: string | null; now: string }
+  | { type: 'expire_gate'; stepId: string; now: string }
+  | { type: 'cancel'; by: string | null; now: string }
   | { type: 'finish_run'; status: RunOutcome; error: string | null; now: string };
 
 export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
   if (!state.exists) throw notFound('run_not_found', 'run not found');
-  if (state.status === 'succeeded' || state.status === 'failed') {
+  if (command.type === 'decide_gate' && state.status === 'expired') {
+    throw conflict('approval_expired', 'the approval gate expired; it can no longer be decided', { run_id: state.id });
+  }
+  if (finishedStatuses.includes(state.status)) {
     throw conflict('run_finished', `run already ${state.status}`, { run_id: state.id });
   }
   switch (command.type) {
@@ -31,11 +43,65 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       const { stepId, attempt, status, output, error, log, now } = command;
       return [{ type: 'step.finished', data: { run_id: state.id, step_id: stepId, attempt, status, output, error, log, at: now } }];
     }
+    case 'goto': {
+      const { stepId, target, visit, reset, now } = command;
+      return [{ type: 'step.goto', data: { run_id: state.id, step_id: stepId, target, visit, reset, at: now } }];
+    }
+    case 'exceed_loop_cap': {
+      const { stepId, target, visits, cap, now } = command;
+      const error = `goto ${target} from step ${stepId} exceeds the visit cap of ${cap}`;
+      return [
+        { type: 'runbook.loop_cap_exceeded', data: { run_id: state.id, step_id: stepId, target, visits, cap, at: now } },
+        { type: 'run.finished', data: { run_id: state.id, status: 'failed', error, at: now } },
+      ];
+    }
+    case 'open_gate': {
+      const { stepId, reason, roles, message, deadline, now } = command;
+      assertStepOpen(state, stepId);
+      return [{ type: 'gate.opened', data: { run_id: state.id, step_id: stepId, reason, roles, message, deadline, at: now } }];
+    }
+    case 'decide_gate':
+      return decideGate(command, state);
+    case 'expire_gate': {
+      const gate = state.gate;
+      if (state.status !== 'waiting_approval' || gate === null || gate.stepId !== command.stepId) return [];
+      const error = `approval of step ${gate.stepId} expired at ${gate.deadline}`;
+      const log = gateLog(state.id, gate.stepId, 'expired', { deadline: gate.deadline }, error, command.now);
+      return [
+        { type: 'runbook.approval_expired', data: { run_id: state.id, step_id: gate.stepId, deadline: gate.deadline, log, at: command.now } },
+        { type: 'run.finished', data: { run_id: state.id, status: 'expired', error, at: command.now } },
+      ];
+    }
+    case 'cancel':
+      return [{ type: 'run.finished', data: { run_id: state.id, status: 'cancelled', error: `cancelled by ${command.by ?? 'the system'}`, at: command.now } }];
     case 'finish_run':
       return [{ type: 'run.finished', data: { run_id: state.id, status: command.status, error: command.error, at: command.now } }];
     default:
       return assertNever(command);
   }
+}
+
+function decideGate(command: Extract<RunCommand, { type: 'decide_gate' }>, state: Extract<RunState, { exists: true }>): RunEvent[] {
+  const { stepId, decision, by, roles, note, now } = command;
+  const gate = state.gate;
+  if (state.status !== 'waiting_approval' || gate === null || gate.stepId !== stepId) {
+    throw conflict('gate_not_open', `no approval gate is open on step ${stepId}`, { run_id: state.id, step_id: stepId });
+  }
+  if (Date.parse(now) >= Date.parse(gate.deadline)) {
+    throw conflict('approval_expired', 'the approval gate expired; it can no longer be decided', { run_id: state.id, deadline: gate.deadline });
+  }
+  if (!roles.some((r) => gate.roles.includes(r))) {
+    throw new DomainError('approval_role_required', 403, `one of the roles ${gate.roles.join(', ')} is required to decide this gate`, { roles: gate.roles });
+  }
+  const log = gateLog(state.id, stepId, decision, { by, note, reason: gate.reason }, null, now);
+  const decided: RunEvent = { type: 'gate.decided', data: { run_id: state.id, step_id: stepId, decision, by, note, log, at: now } };
+  if (decision === 'approved') return [decided];
+  return [decided, { type: 'run.finished', data: { run_id: state.id, status: 'denied', error: `step ${stepId} denied by ${by ?? 'unknown'}`, at: now } }];
+}
+
+/** The action-log row of a gate decision or expiry. */
+function gateLog(runId: string, stepId: string, status: 'approved' | 'denied' | 'expired', input: unknown, error: string | null, at: string): ActionLogRow {
+  return { run_id: runId, step_id: stepId, action: null, attempt: 0, status, input, output: null, error, started_at: at, finished_at: at };
 }
 
 function assertStepOpen(state: Extract<RunState, { exists: true }>, stepId: string): void {

@@ -6,7 +6,10 @@ import type { RunbookDefinition } from '../runbooks/model.ts';
 import type { Event } from '../shared/messages.ts';
 
 export type StepStatus = 'ok' | 'error' | 'skipped';
-export type RunOutcome = 'succeeded' | 'failed';
+/** How a run ends: `denied` after a deny, `expired` when a gate's deadline passed, `cancelled` by POST cancel. */
+export type RunOutcome = 'succeeded' | 'failed' | 'denied' | 'expired' | 'cancelled';
+/** Why a gate opened: the step's `approval`, or the engine's default-deny risk gate. */
+export type GateReason = 'approval' | 'risk';
 
 /** One action-log row as recorded; the projector chains it (hash, prev_hash, index). */
 export type ActionLogRow = {
@@ -14,7 +17,7 @@ export type ActionLogRow = {
   step_id: string;
   action: string | null;
   attempt: number;
-  status: StepStatus | 'dry_run';
+  status: StepStatus | 'dry_run' | 'approved' | 'denied' | 'expired';
   input: unknown;
   output: unknown;
   error: string | null;
@@ -43,5 +46,36 @@ export type StepFinished = Event<
   { run_id: string; step_id: string; attempt: number; status: StepStatus; output: unknown; error: string | null; log: ActionLogRow; at: string }
 >;
 export type RunFinished = Event<'run.finished', { run_id: string; status: RunOutcome; error: string | null; at: string }>;
+/**
+ * `on_error: goto:<target>` taken after `step_id` failed: every step in `reset` (the
+ * target, everything downstream of it, and the failed step) is pending again; `visit`
+ * is the target's re-entry count including this one.
+ */
+export type StepGoto = Event<'step.goto', { run_id: string; step_id: string; target: string; visit: number; reset: string[]; at: string }>;
+/** A goto would re-enter `target` more than `cap` times; a failing `run.finished` follows. */
+export type LoopCapExceeded = Event<'runbook.loop_cap_exceeded', { run_id: string; step_id: string; target: string; visits: number; cap: number; at: string }>;
 
-export type RunEvent = RunQueued | RunStarted | StepStarted | StepFinished | RunFinished;
+/** The run waits for a human decision on `step_id` until `deadline` (ISO time). */
+export type GateOpened = Event<
+  'gate.opened',
+  { run_id: string; step_id: string; reason: GateReason; roles: string[]; message: string | null; deadline: string; at: string }
+>;
+/** A person decided the open gate; `log` is the decision's action-log row. */
+export type GateDecided = Event<
+  'gate.decided',
+  { run_id: string; step_id: string; decision: 'approved' | 'denied'; by: string | null; note: string | null; log: ActionLogRow; at: string }
+>;
+/** Nobody decided before the deadline; a `run.finished` with status `expired` follows. */
+export type ApprovalExpired = Event<'runbook.approval_expired', { run_id: string; step_id: string; deadline: string; log: ActionLogRow; at: string }>;
+
+export type RunEvent =
+  | RunQueued
+  | RunStarted
+  | StepStarted
+  | StepFinished
+  | StepGoto
+  | LoopCapExceeded
+  | GateOpened
+  | GateDecided
+  | ApprovalExpired
+  | RunFinished;

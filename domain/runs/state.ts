@@ -2,7 +2,13 @@
  * Run state rebuilt from its events: the process manager decides the next move from it.
  */
 import type { RunbookDefinition } from '../runbooks/model.ts';
-import type { RunEvent, RunOutcome, StepStatus } from './events.ts';
+import type { GateReason, RunEvent, RunOutcome, StepStatus } from './events.ts';
+
+/** The gate the run waits on; `deadline` is an ISO time. */
+export type OpenGate = { stepId: string; reason: GateReason; roles: string[]; deadline: string };
+
+/** Run statuses after which nothing more happens to a run. */
+export const finishedStatuses: readonly string[] = ['succeeded', 'failed', 'denied', 'expired', 'cancelled'];
 
 export type StepState = { status: 'pending' | 'running' | StepStatus; attempt: number; output: unknown; error: string | null };
 
@@ -11,7 +17,7 @@ export type RunState =
   | {
       exists: true;
       id: string;
-      status: 'queued' | 'running' | RunOutcome;
+      status: 'queued' | 'running' | 'waiting_approval' | RunOutcome;
       runbook: RunbookDefinition;
       caseId: string | null;
       trigger: Record<string, unknown>;
@@ -20,6 +26,11 @@ export type RunState =
       dryRun: boolean;
       requestedBy: string | null;
       steps: Record<string, StepState>;
+      /** Re-entries of each goto target so far (SPEC.md "Limits": goto re-entry cap). */
+      visits: Record<string, number>;
+      gate: OpenGate | null;
+      /** Steps whose gate was approved in the current pass (a goto reset asks again). */
+      approved: string[];
     };
 
 export const initialRunState = (): RunState => ({ exists: false });
@@ -39,6 +50,9 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
       dryRun: d.dry_run,
       requestedBy: d.requested_by,
       steps: Object.fromEntries(d.runbook.steps.map((s) => [s.id, { status: 'pending', attempt: 0, output: null, error: null }])),
+      visits: {},
+      gate: null,
+      approved: [],
     };
   }
   if (!state.exists) return state;
@@ -54,6 +68,26 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
         output: event.data.output,
         error: event.data.error,
       });
+    case 'step.goto': {
+      // Attempts keep counting across a reset, so every execution has its own attempt number.
+      const steps = { ...state.steps };
+      for (const id of event.data.reset) {
+        const current = steps[id];
+        if (current) steps[id] = { status: 'pending', attempt: current.attempt, output: null, error: null };
+      }
+      const approved = state.approved.filter((id) => !event.data.reset.includes(id));
+      return { ...state, steps, approved, visits: { ...state.visits, [event.data.target]: event.data.visit } };
+    }
+    case 'gate.opened': {
+      const { step_id, reason, roles, deadline } = event.data;
+      return { ...state, status: 'waiting_approval', gate: { stepId: step_id, reason, roles, deadline } };
+    }
+    case 'gate.decided':
+      return event.data.decision === 'approved'
+        ? { ...state, status: 'running', gate: null, approved: [...state.approved, event.data.step_id] }
+        : { ...state, gate: null };
+    case 'runbook.approval_expired':
+      return { ...state, gate: null };
     case 'run.finished':
       return { ...state, status: event.data.status };
     default:

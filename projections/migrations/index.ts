@@ -9,6 +9,7 @@ import * as mentions from './0003-mentions-notifications.ts';
 import * as observables from './0004-case-observables.ts';
 import * as caseTasks from './0005-case-tasks.ts';
 import * as caseListIndexes from './0009-case-list-indexes.ts';
+import * as runGates from './0010-run-gates.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0004-case-observables': observables,
   '0005-case-tasks': caseTasks,
   '0009-case-list-indexes': caseListIndexes,
+  '0010-run-gates': runGates,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -15,7 +15,10 @@ import { GENESIS_HASH, chainHash } from '../../domain/runs/hash-chain.ts';
 import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
-const runTypes = new Set<string>(['run.queued', 'run.started', 'step.started', 'step.finished', 'run.finished']);
+const runTypes = new Set<string>([
+  'run.queued', 'run.started', 'step.started', 'step.finished', 'step.goto',
+  'gate.opened', 'gate.decided', 'runbook.approval_expired', 'run.finished',
+]);
 
 /** The worker job kind that drives one run to its end. */
 export const RUN_JOB = 'run';
@@ -104,6 +107,41 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
       await appendToChain(trx, recorded.globalPosition, d.log);
       return;
     }
+    case 'step.goto':
+      // The rows show the current pass; earlier passes stay in the action log.
+      await trx
+        .updateTable('run_steps')
+        .set({ status: 'pending', output: null, error: null, started_at: null, finished_at: null })
+        .where('run_id', '=', event.data.run_id)
+        .where('step_id', 'in', event.data.reset)
+        .execute();
+      return;
+    case 'gate.opened': {
+      const d = event.data;
+      await trx.updateTable('runs').set({ status: 'waiting_approval' }).where('id', '=', d.run_id).execute();
+      await trx
+        .insertInto('run_gates')
+        .values({ run_id: d.run_id, step_id: d.step_id, opened_at: d.at, reason: d.reason, roles: JSON.stringify(d.roles), message: d.message, deadline: d.deadline, status: 'pending', decided_by: null, decided_at: null, note: null })
+        .onConflict((oc) => oc.columns(['run_id', 'step_id', 'opened_at']).doNothing())
+        .execute();
+      // The waiting run needs no worker until the deadline, when one expires the gate.
+      await setJobDue(trx, d.run_id, d.deadline);
+      return;
+    }
+    case 'gate.decided': {
+      const d = event.data;
+      await settleGate(trx, d.run_id, d.step_id, { status: d.decision, decided_by: d.by, decided_at: d.at, note: d.note });
+      if (d.decision === 'approved') {
+        await trx.updateTable('runs').set({ status: 'running' }).where('id', '=', d.run_id).execute();
+        await setJobDue(trx, d.run_id, d.at);
+      }
+      await appendToChain(trx, recorded.globalPosition, d.log);
+      return;
+    }
+    case 'runbook.approval_expired':
+      await settleGate(trx, event.data.run_id, event.data.step_id, { status: 'expired', decided_by: null, decided_at: event.data.at, note: null });
+      await appendToChain(trx, recorded.globalPosition, event.data.log);
+      return;
     case 'run.finished':
       await trx
         .updateTable('runs')
@@ -113,6 +151,19 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
       await trx.deleteFrom('jobs').where('kind', '=', RUN_JOB).where('key', '=', event.data.run_id).execute();
       return;
   }
+}
+
+async function setJobDue(trx: Kysely<Database>, runId: string, dueAt: string): Promise<void> {
+  await trx.updateTable('jobs').set({ due_at: dueAt }).where('kind', '=', RUN_JOB).where('key', '=', runId).execute();
+}
+
+async function settleGate(
+  trx: Kysely<Database>,
+  runId: string,
+  stepId: string,
+  outcome: { status: string; decided_by: string | null; decided_at: string; note: string | null },
+): Promise<void> {
+  await trx.updateTable('run_gates').set(outcome).where('run_id', '=', runId).where('step_id', '=', stepId).where('status', '=', 'pending').execute();
 }
 
 async function appendToChain(trx: Kysely<Database>, position: number, log: Record<string, unknown> & { run_id: string; step_id: string }): Promise<void> {

@@ -2,7 +2,7 @@
  * Run queries (SPEC.md "Runbooks and runs"): list, detail with steps and action
  * log, the log alone, and verification of the whole action-log chain.
  */
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { createChainVerifier } from '../../domain/runs/hash-chain.ts';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
@@ -27,6 +27,32 @@ export async function listRuns(db: Kysely<Database>, f: RunFilters, scope: CaseS
 /** One run if `scope` may see it (an invisible run reads like an absent one). */
 export async function findRun(db: Kysely<Database>, id: string, scope: CaseScope) {
   return db.selectFrom('runs').selectAll().where('id', '=', id).where(visibleRuns(scope)).executeTakeFirst();
+}
+
+/**
+ * Pending approval gates of runs `scope` may see whose deadline is still ahead, soonest
+ * deadline first (SPEC.md `GET /approvals?status=pending`).
+ */
+export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, limit: number) {
+  return db
+    .selectFrom('run_gates')
+    .innerJoin('runs', 'runs.id', 'run_gates.run_id')
+    .where('run_gates.status', '=', 'pending')
+    .where('run_gates.deadline', '>', sql<Date>`now()`)
+    .where(visibleRuns(scope))
+    .select([
+      'run_gates.run_id', 'run_gates.step_id', 'run_gates.reason', 'run_gates.roles', 'run_gates.message', 'run_gates.opened_at',
+      'run_gates.deadline', 'runs.runbook_id', 'runs.case_id', 'runs.trigger_type', 'runs.requested_by',
+    ])
+    .orderBy('run_gates.deadline')
+    .orderBy('run_gates.run_id')
+    .limit(limit)
+    .execute();
+}
+
+/** The gates a run opened, oldest first. */
+export async function runGates(db: Kysely<Database>, runId: string) {
+  return db.selectFrom('run_gates').selectAll().where('run_id', '=', runId).orderBy('opened_at').execute();
 }
 
 export async function runSteps(db: Kysely<Database>, runId: string) {

@@ -18,7 +18,7 @@ import { evolveRun, initialRunState, type RunState } from '../../domain/runs/sta
 import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { executeStep, type StepExecutorDeps } from './step-executor.ts';
+import { executeStep, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
 
 export type RunDriverDeps = StepExecutorDeps & {
   store: EventStore;
@@ -29,6 +29,10 @@ export type RunDriverDeps = StepExecutorDeps & {
   caseCommands: (caseId: string, runbookId: string) => CaseCommands;
   /** Still holding the run's lease? Checked before each move. */
   stillOwned: () => boolean;
+  /** SVC_MAX_STEP_VISITS: re-entries a goto target allows before the run fails. */
+  maxStepVisits: number;
+  /** SVC_APPROVAL_DEFAULT_TIMEOUT_H: a gate's deadline when its step names no `timeout_h`. */
+  defaultApprovalTimeoutH: number;
 };
 
 type Existing = Extract<RunState, { exists: true }>;
@@ -42,7 +46,12 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
     const history = await deps.store.readStream(streamId);
     const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
     if (!state.exists) return;
-    const move = nextMove(state);
+    const move = nextMove(state, {
+      maxStepVisits: deps.maxStepVisits,
+      defaultApprovalTimeoutH: deps.defaultApprovalTimeoutH,
+      now: deps.now().toISOString(),
+      riskOf: (action) => deps.actions.riskOf(action),
+    });
     if (move.kind === 'idle') return;
     const now = () => deps.now().toISOString();
     /** Decides against `from` (at stream version `version`) and appends; returns the events written. */
@@ -59,6 +68,20 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
           break;
         case 'finish_run':
           await append({ type: 'finish_run', status: move.status, error: move.error, now: now() });
+          break;
+        case 'goto':
+          await append({ type: 'goto', stepId: move.step.id, target: move.target, visit: move.visit, reset: move.reset, now: now() });
+          break;
+        case 'open_gate': {
+          const { step, reason, roles, message, deadline } = move;
+          await append({ type: 'open_gate', stepId: step.id, reason, roles, message, deadline, now: now() });
+          break;
+        }
+        case 'expire_gate':
+          await append({ type: 'expire_gate', stepId: move.stepId, now: now() });
+          break;
+        case 'loop_cap_exceeded':
+          await append({ type: 'exceed_loop_cap', stepId: move.step.id, target: move.target, visits: move.visits, cap: move.cap, now: now() });
           break;
         case 'skip_step': {
           const at = now();
@@ -82,7 +105,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
         case 'execute_step': {
           const startedAt = now();
           const startEvents = await append({ type: 'start_step', stepId: move.step.id, attempt: move.attempt, now: startedAt });
-          const outcome = await executeStep(deps, {
+          const request = {
             runId,
             step: move.step,
             attempt: move.attempt,
@@ -90,7 +113,8 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
             dryRun: state.dryRun,
             context: await templateContext(deps, state),
             cases: state.caseId ? deps.caseCommands(state.caseId, state.runbook.id) : null,
-          });
+          };
+          const outcome = move.step.for_each === null ? await executeStep(deps, request) : await executeForEach(deps, request, move.step.for_each);
           const finishedAt = now();
           const status = state.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
           const log = logRow(state, move.step.id, move.step.action, move.attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
@@ -112,6 +136,36 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
       throw error;
     }
   }
+}
+
+/**
+ * A `for_each` step (SPEC.md "Step object"): renders the template to a list and runs
+ * the action once per item, in order, with `item`, `loop.index` (0-based) and
+ * `loop.count` in the context. Output `{items, count, errors}`: `items[i]` is item i's
+ * action output (null when it failed), `errors` lists `{index, error}` of failed items.
+ * The step is `error` when any item failed. A crash mid-loop reruns the whole step as
+ * its next attempt, like any unfinished step.
+ */
+async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<StepOutcome> {
+  let list: unknown;
+  try {
+    list = await deps.templates.renderValue(template, request.context);
+  } catch (error) {
+    return { status: 'error', input: template, output: null, error: `for_each template error: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (!Array.isArray(list)) return { status: 'error', input: template, output: null, error: `for_each must yield a list, got ${list === null ? 'null' : typeof list}` };
+  const count = list.length;
+  const inputs: unknown[] = [];
+  const items: unknown[] = [];
+  const errors: { index: number; error: string }[] = [];
+  for (const [index, item] of list.entries()) {
+    const outcome = await executeStep(deps, { ...request, context: { ...request.context, item, loop: { index, count } } });
+    inputs.push(outcome.input);
+    items.push(outcome.status === 'ok' ? outcome.output : null);
+    if (outcome.status === 'error') errors.push({ index, error: outcome.error ?? 'error' });
+  }
+  const failed = errors.length === 0 ? null : `${errors.length} of ${count} items failed: ${errors.map((e) => `[${e.index}] ${e.error}`).join('; ')}`;
+  return { status: failed === null ? 'ok' : 'error', input: inputs, output: { items, count, errors }, error: failed };
 }
 
 function logRow(

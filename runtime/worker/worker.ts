@@ -68,6 +68,9 @@ export function startWorker(options: WorkerOptions): Worker {
     } finally {
       clearInterval(timer);
     }
+    // A run waiting on a gate stops here with its job still present: free it at once so
+    // the worker that claims it at the deadline, or after a decision, need not wait out this lease.
+    await sql`update jobs set lease_owner = null, lease_until = null where kind = ${RUN_JOB} and key = ${runId} and lease_owner = ${owner}`.execute(db);
     return true;
   };
 
