@@ -167,6 +167,8 @@ export interface RunbooksTable {
   yaml_text: string;
   source: string;
   updated_at: Timestamp;
+  /** When a `schedule` runbook fires next (migration 0011); null for other triggers. */
+  next_fire_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface RunbookVersionsTable {
@@ -227,6 +229,32 @@ export interface CaseTaskCommentsTable {
   deleted_at: Timestamp | null;
 }
 
+export interface CaseAttachmentsTable {
+  id: string;
+  case_id: string;
+  filename: string;
+  content_type: string;
+  /** Bytes. */
+  size: number;
+  /** Lower-case hex; also the file store key. */
+  sha256: string;
+  uploaded_by: string | null;
+  uploaded_at: Timestamp;
+  event_position: number;
+}
+
+export interface CaseEvidenceTable {
+  id: string;
+  case_id: string;
+  kind: string;
+  ref_id: string | null;
+  url: string | null;
+  note: string;
+  pinned_by: string | null;
+  pinned_at: Timestamp;
+  event_position: number;
+}
+
 export interface NotificationsTable {
   id: string;
   user_id: string;
@@ -276,6 +304,8 @@ export interface Database {
   case_observables: CaseObservablesTable;
   case_tasks: CaseTasksTable;
   case_task_comments: CaseTaskCommentsTable;
+  case_attachments: CaseAttachmentsTable;
+  case_evidence: CaseEvidenceTable;
   used_token_ids: UsedTokenIdsTable;
   connections: ConnectionsTable;
 }

@@ -4,6 +4,7 @@
  * Returns a handle whose `close()` stops everything in order.
  */
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
@@ -17,6 +18,8 @@ import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
 import { createRunCommands } from '../adapters/commands/runs.ts';
 import { createTaskCommands } from '../adapters/commands/tasks.ts';
+import { createCaseFileCommands } from '../adapters/commands/case-files.ts';
+import { createFilesystemStore } from '../adapters/attachments/filesystem.ts';
 import { createSecretBox } from '../adapters/connections/secret-box.ts';
 import { createConnectionStore } from '../adapters/connections/store.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
@@ -37,11 +40,14 @@ import { observablesProjection } from '../projections/observables/observables.pr
 import { runsProjection } from '../projections/runs/runs.projection.ts';
 import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
+import { attachmentsProjection } from '../projections/attachments/attachments.projection.ts';
+import { evidenceProjection } from '../projections/evidence/evidence.projection.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
 import { loadRunbooks } from './runbook-loader.ts';
 import { loadSecretKey } from './secret-key.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
+import { startScheduleTicker, type ScheduleTicker } from './worker/schedule-tick.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 
 /** How long shutdown lets requests in flight finish before closing the database, ms. */
@@ -78,7 +84,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const store = new PostgresEventStore(db);
 
   let worker: Worker | null = null;
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection], {
+  let scheduleTicker: ScheduleTicker | null = null;
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
     onAdvance: (applied) => {
@@ -89,15 +96,11 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   projector.start();
 
   const templates = createTemplateEngine();
-  const actions = createActionRegistry();
-  const { state: runbooks, report } = await loadRunbooks(
-    db,
-    config.runbooksDir,
-    { isKnownAction: actions.isKnownAction, checkTemplate: templates.checkTemplate, checkCondition: templates.checkCondition },
-    now(),
-  );
-  log.info({ loaded: report.loaded }, 'runbooks loaded');
-  for (const skipped of report.skipped) log.warn({ file: skipped.file, errors: skipped.errors }, 'runbook skipped: invalid');
+  const actions = createActionRegistry(undefined, config.installedProducts);
+  const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
+  log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
+  for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');
+  const runbookRefresh = setInterval(() => runbooks.refresh().catch((error) => log.error({ err: error }, 'runbook refresh failed')), config.runbookRefreshMs);
 
   const caseConfig: CaseConfig = {
     severities: config.severities,
@@ -131,6 +134,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       observables: createObservableCommands({ store, ids, now }),
       caseAlerts: createCaseAlertCommands({ store, db, now }),
       tasks: createTaskCommands({ store, db, ids, now, permissions }),
+      caseFiles: createCaseFileCommands({ store, db, ids, now }),
+      files: createFilesystemStore(join(config.dataDir, 'attachments')),
+      attachmentMaxBytes: config.attachmentMaxBytes,
       permissions,
       verifier,
       users: createUserDirectory(db, now),
@@ -138,6 +144,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       intake,
       runs,
       runbooks,
+      actions,
       connections,
       waitFor: (position) => (position === null ? Promise.resolve() : projector.waitFor(position)),
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
@@ -175,6 +182,14 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         return { case_id: caseId, changed };
       },
     });
+    scheduleTicker = startScheduleTicker({
+      db,
+      store,
+      runnable: runbooks.runnable,
+      now,
+      intervalMs: config.scheduleTickMs,
+      onError: (error) => log.error({ err: error }, 'schedule tick failed'),
+    });
     worker = startWorker({
       db,
       leaseMs: config.workerLeaseMs,
@@ -207,6 +222,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     close: async () => {
       if (server) await new Promise<void>((r) => server?.close(() => r()));
       await inFlight?.idle(SHUTDOWN_GRACE_MS);
+      clearInterval(runbookRefresh);
+      await scheduleTicker?.stop();
       await worker?.stop();
       await store.settle();
       await projector.stop();

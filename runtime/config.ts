@@ -21,6 +21,8 @@ export type Config = {
   runbooksDir: string;
   detectorBootstrapSecret: string | null;
   maxBodyBytes: number;
+  /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES); stored under `<dataDir>/attachments`. */
+  attachmentMaxBytes: number;
   correlationWindowMs: number;
   severities: string[];
   statuses: string[];
@@ -41,6 +43,12 @@ export type Config = {
   caseListTotalCap: number;
   /** Seconds between presence heartbeats; a viewer expires after two missed ones (SVC_PRESENCE_HEARTBEAT_SECONDS). */
   presenceHeartbeatSeconds: number;
+  /** Suite products installed next to this service, of `detector`, `pipeline` (SVC_INSTALLED_PRODUCTS). */
+  installedProducts: string[];
+  /** How often the worker looks for due schedule runbooks, ms (SVC_SCHEDULE_TICK_MS). */
+  scheduleTickMs: number;
+  /** How often a process reloads its cached runbook list from the database, ms (SVC_RUNBOOK_REFRESH_MS). */
+  runbookRefreshMs: number;
   logLevel: string;
 };
 
@@ -53,6 +61,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
   return n;
+}
+
+/** Products whose `detector.*` / `pipeline.*` actions runbooks may use; `none` or empty: neither. */
+function installedProducts(raw: string | undefined): string[] {
+  const products = list(raw, []).filter((p) => p !== 'none');
+  const unknown = products.filter((p) => p !== 'detector' && p !== 'pipeline');
+  if (unknown.length > 0) throw new Error('SVC_INSTALLED_PRODUCTS must list only detector and pipeline (or none)');
+  return products;
 }
 
 /**
@@ -106,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runbooksDir: resolve(env.SVC_RUNBOOKS_DIR || './runbooks'),
     detectorBootstrapSecret: env.SVC_DETECTOR_BOOTSTRAP_SECRET || null,
     maxBodyBytes: int(env, 'SVC_MAX_BODY_BYTES', 1024 * 1024, 1024),
+    attachmentMaxBytes: int(env, 'SVC_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),
     correlationWindowMs: int(env, 'SVC_CORRELATION_WINDOW', 24 * 3600, 1) * 1000,
     severities,
     statuses,
@@ -121,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
+    installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
+    scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
+    runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

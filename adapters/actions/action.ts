@@ -41,8 +41,8 @@ export type ActionDefinition<Input = any, Output = unknown> = {
   connectionKind: string;
   risk: Risk;
   input: GenericSchema<unknown, Input>;
-  /** JSON Schema of the output, for GET /actions. */
-  outputSchema: Record<string, unknown>;
+  /** The output's shape; GET /actions publishes it as JSON Schema. */
+  output: GenericSchema;
   execute: (input: Input, context: ActionContext) => Promise<Output>;
   /** What `execute` would do, with no side effect and no secret in the answer. */
   preview: (input: Input, context: ActionContext) => Promise<Record<string, unknown>>;

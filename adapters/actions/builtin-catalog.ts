@@ -1,8 +1,9 @@
 /**
  * The 34 built-in actions of SPEC.md "Action registry entry" with their connection
- * kind and risk. `implemented` lists the ones this build can execute; the others are
- * known names (a runbook using them validates) whose steps fail with
- * `action_not_implemented` until their issue lands.
+ * kind and risk, as SPEC.md's table gives them. Their input and output schemas are
+ * the implementation's where one exists (registry.ts), else `builtin-schemas.ts`; a
+ * runbook using an action without an implementation validates, and its step fails
+ * with `action_not_implemented` until the action's issue lands.
  */
 import type { Risk } from './action.ts';
 

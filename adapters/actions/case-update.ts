@@ -22,7 +22,7 @@ export const caseUpdate: ActionDefinition<CaseUpdateInput, Record<string, unknow
   connectionKind: 'internal',
   risk: 'write',
   input,
-  outputSchema: { type: 'object', properties: { case_id: { type: 'string' }, changed: { type: 'array', items: { type: 'string' } } } },
+  output: v.object({ case_id: v.string(), changed: v.array(v.string()) }),
   execute: async (changes, context) => {
     if (!context.cases || context.caseId === null) throw new ActionFailure('no_bound_case', 'case.update needs a run bound to a case', false);
     return context.cases.update(changes);

@@ -49,11 +49,7 @@ export function createHttpRequest(fetchImpl: OutboundFetch = fetch): ActionDefin
     connectionKind: 'http',
     risk: 'arbitrary',
     input,
-    outputSchema: {
-      type: 'object',
-      properties: { status: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: {} },
-      required: ['status', 'headers', 'body'],
-    },
+    output: v.object({ status: v.pipe(v.number(), v.integer()), headers: v.record(v.string(), v.string()), body: v.unknown() }),
     async execute(step, context) {
       const request = buildRequest(step, context);
       const headers = { ...request.headers };

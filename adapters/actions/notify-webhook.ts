@@ -52,11 +52,7 @@ export function createNotifyWebhook(fetchImpl: OutboundFetch = fetch): ActionDef
     connectionKind: 'webhook',
     risk: 'notify',
     input,
-    outputSchema: {
-      type: 'object',
-      properties: { status: { type: 'integer' }, webhook_id: { type: 'string' }, delivered: { const: true } },
-      required: ['status', 'webhook_id', 'delivered'],
-    },
+    output: v.object({ status: v.pipe(v.number(), v.integer()), webhook_id: v.string(), delivered: v.literal(true) }),
     async execute(step, context) {
       const request = buildRequest(step, context);
       const secret = context.connection?.secret;

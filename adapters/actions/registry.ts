@@ -1,26 +1,141 @@
 /**
- * The action registry: the built-in catalog plus the implementations this build
- * carries. `isKnownAction` feeds runbook validation (SPEC.md "POST /runbooks/validate").
+ * The action registry (SPEC.md "Action registry entry", GET /actions): the 34 built-ins
+ * of `builtin-catalog.ts` with the implementations this build carries. It answers
+ * runbook validation (unknown actions, actions of a product that is not installed,
+ * literal `with` values that break the input schema) and the worker (implementation, risk).
  */
-import type { ActionDefinition } from './action.ts';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import type { ActionDefinition, Risk } from './action.ts';
 import { builtinCatalog } from './builtin-catalog.ts';
+import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
 import { httpRequest } from './http-request.ts';
 import { notifyWebhook } from './notify-webhook.ts';
+
+/** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
+const PRODUCT_PREFIXES = ['detector', 'pipeline'] as const;
+
+/** One GET /actions item; the schemas are JSON Schema (draft-07). */
+export type ActionRegistryEntry = {
+  name: string;
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  connection_kind: string;
+  implemented: boolean;
+  risk: Risk;
+};
+
+/** A problem of a step's `with`, `path` below `with`. */
+export type InputProblem = { path: string[]; msg: string };
 
 export type ActionRegistry = {
   isKnownAction: (name: string) => boolean;
   implementation: (name: string) => ActionDefinition | undefined;
   /** The action's risk (SPEC.md "Action registry entry"), null for an unknown action. */
   riskOf: (name: string) => string | null;
+  /** Every action, sorted by name. */
+  entries: () => ActionRegistryEntry[];
+  /** The product (`detector`, `pipeline`) an action needs installed, or null. */
+  productOf: (name: string) => string | null;
+  /** Whether that product is installed (SVC_INSTALLED_PRODUCTS). */
+  productInstalled: (product: string) => boolean;
+  /**
+   * Why `name` cannot be used in a runbook, or null: unknown, or (unless
+   * `ignoreProducts`) it needs a product that is not installed.
+   */
+  actionProblem: (name: string, ignoreProducts?: boolean) => string | null;
+  /**
+   * Checks a step's literal `with` values against the action's input schema. The
+   * reserved `connection` key is not an input. A value holding a template (`{{` or
+   * `{%`), and everything below it, is left to the run-time check after rendering, as
+   * is a whole-object rule when any value is templated; an unknown key is refused
+   * whatever its value. Unknown actions give no problems.
+   */
+  checkInput: (name: string, withMap: Record<string, unknown>) => InputProblem[];
 };
 
-export function createActionRegistry(implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook]): ActionRegistry {
-  const known = new Set(builtinCatalog.map((e) => e.name));
+/**
+ * Builds the registry from `implementations` (default: the three that execute today)
+ * and the installed products (`detector`, `pipeline`; default none).
+ */
+export function createActionRegistry(
+  implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook],
+  installedProducts: readonly string[] = [],
+): ActionRegistry {
   const byName = new Map(implementations.map((a) => [a.name, a]));
+  const catalog = new Map(builtinCatalog.map((e) => [e.name, e]));
+  const installed = new Set(installedProducts);
+  const inputOf = (name: string) => byName.get(name)?.input ?? builtinSchemas[name]?.input;
+  const productOf = (name: string) => PRODUCT_PREFIXES.find((p) => name.startsWith(`${p}.`)) ?? null;
+  const isKnownAction = (name: string) => catalog.has(name) || byName.has(name);
+  const entries = [...new Set([...catalog.keys(), ...byName.keys()])].sort().map((name): ActionRegistryEntry => {
+    const impl = byName.get(name);
+    const builtin = catalog.get(name);
+    const schemas = builtinSchemas[name];
+    return {
+      name,
+      input_schema: jsonSchema(impl?.input ?? schemas?.input),
+      output_schema: jsonSchema(impl?.output ?? schemas?.output),
+      connection_kind: impl?.connectionKind ?? builtin?.connectionKind ?? 'internal',
+      implemented: impl !== undefined,
+      risk: impl?.risk ?? builtin?.risk ?? 'arbitrary',
+    };
+  });
   return {
-    isKnownAction: (name) => known.has(name) || byName.has(name),
+    isKnownAction,
     implementation: (name) => byName.get(name),
-    riskOf: (name) => byName.get(name)?.risk ?? builtinCatalog.find((e) => e.name === name)?.risk ?? null,
+    riskOf: (name) => byName.get(name)?.risk ?? catalog.get(name)?.risk ?? null,
+    entries: () => entries,
+    productOf,
+    productInstalled: (product) => installed.has(product),
+    actionProblem: (name, ignoreProducts = false) => {
+      if (!isKnownAction(name)) return `unknown action '${name}'`;
+      const product = productOf(name);
+      if (!ignoreProducts && product !== null && !installed.has(product)) {
+        return `action '${name}' needs the ${product} product, which is not installed (SVC_INSTALLED_PRODUCTS)`;
+      }
+      return null;
+    },
+    checkInput: (name, withMap) => {
+      const schema = inputOf(name);
+      if (!schema) return [];
+      const { connection: _connection, ...input } = withMap;
+      const result = v.safeParse(schema, input);
+      if (result.success) return [];
+      const anyTemplate = holdsTemplate(input);
+      return result.issues.flatMap((issue): InputProblem[] => {
+        const path = (issue.path ?? []).map((p) => String(p.key));
+        // An unknown key is wrong whatever its value renders to.
+        const unknownKey = issue.type === 'strict_object';
+        if (!unknownKey && (path.length === 0 ? anyTemplate : templatedAlong(input, path))) return [];
+        return [{ path, msg: issue.message }];
+      });
+    },
   };
+}
+
+function jsonSchema(schema: v.GenericSchema | undefined): Record<string, unknown> {
+  // Transforms and custom checks have no JSON Schema form: they are left out, not fatal.
+  return schema ? (toJsonSchema(schema, { errorMode: 'ignore' }) as Record<string, unknown>) : {};
+}
+
+const isTemplate = (value: unknown): boolean => typeof value === 'string' && (value.includes('{{') || value.includes('{%'));
+
+function holdsTemplate(value: unknown): boolean {
+  if (isTemplate(value)) return true;
+  if (Array.isArray(value)) return value.some(holdsTemplate);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsTemplate);
+  return false;
+}
+
+/** True when the value at `path`, or one on the way to it, is a template. */
+function templatedAlong(root: unknown, path: string[]): boolean {
+  let value: unknown = root;
+  for (const key of path) {
+    if (isTemplate(value)) return true;
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return false;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return isTemplate(value);
 }

@@ -6,10 +6,14 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { except } from 'hono/combine';
 import { HTTPException } from 'hono/http-exception';
 import { openAPIRouteHandler } from 'hono-openapi';
+import { actionRoutes } from './actions.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
+import { attachmentRoutes, isAttachmentUpload } from './attachments.routes.ts';
 import { authenticate } from './auth.ts';
+import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
 import { caseRoutes } from './cases.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
@@ -27,14 +31,19 @@ import { webhookRoutes } from './webhooks.routes.ts';
 
 export function createApp(deps: HttpDeps) {
   const api = new Hono<AppEnv>();
+  // Attachment uploads stream under their own, larger cap (attachments.routes.ts); every
+  // other request is held to SVC_MAX_BODY_BYTES.
   api.use(
     '*',
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: () => {
-        throw new HTTPException(413, { message: `request body exceeds ${deps.maxBodyBytes} bytes` });
-      },
-    }),
+    except(
+      isAttachmentUpload,
+      bodyLimit({
+        maxSize: deps.maxBodyBytes,
+        onError: () => {
+          throw new HTTPException(413, { message: `request body exceeds ${deps.maxBodyBytes} bytes` });
+        },
+      }),
+    ),
   );
   api.get('/healthz', (c) => c.json({ status: 'ok' }));
   api.route('/', webhookRoutes(deps));
@@ -46,12 +55,15 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', alertRoutes(deps));
   authed.route('/', runRoutes(deps));
   authed.route('/', runbookRoutes(deps));
+  authed.route('/', actionRoutes(deps));
   authed.route('/', connectionRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));
   authed.route('/', taskRoutes(deps));
   authed.route('/', warRoomRoutes(deps));
+  authed.route('/', attachmentRoutes(deps));
+  authed.route('/', evidenceRoutes(deps));
 
   api.get(
     '/openapi.json',

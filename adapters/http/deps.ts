@@ -2,27 +2,24 @@
  * What the HTTP routes need from the running service, injected by runtime/boot.ts.
  */
 import type { Kysely } from 'kysely';
-import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { ObservableCommands } from '../commands/observables.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
 import type { TaskCommands } from '../commands/tasks.ts';
+import type { CaseFileCommands } from '../commands/case-files.ts';
+import type { FileStore } from '../attachments/port.ts';
 import type { CaseConfig } from '../commands/case-config.ts';
 import type { CaseCommands } from '../commands/cases.ts';
 import type { AlertIntake } from '../commands/intake.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { ConnectionStore } from '../connections/store.ts';
+import type { ActionRegistry } from '../actions/registry.ts';
+import type { RunbookStore } from '../runbooks/runbook-store.ts';
 import type { Permission, Role } from '../identity/principal.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
 import type { UserDirectory } from '../identity/users.ts';
 import type { PresenceRoster } from '../presence/roster.ts';
-
-export type RunbookCatalogView = {
-  list: () => RunbookDefinition[];
-  get: (slug: string) => RunbookDefinition | undefined;
-  validate: (yamlText: string) => { loc: (string | number)[]; msg: string }[];
-};
 
 export type HttpDeps = {
   db: Kysely<Database>;
@@ -44,13 +41,20 @@ export type HttpDeps = {
   observables: ObservableCommands;
   caseAlerts: CaseAlertCommands;
   tasks: TaskCommands;
+  /** Attachment and evidence-pin commands. */
+  caseFiles: CaseFileCommands;
+  /** Where attachment files are stored (adapters/attachments/port.ts). */
+  files: FileStore;
+  /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES). */
+  attachmentMaxBytes: number;
   permissions: Record<Role, Permission[]>;
   verifier: TokenVerifier;
   users: UserDirectory;
   cases: CaseCommands;
   intake: AlertIntake;
   runs: RunCommands;
-  runbooks: RunbookCatalogView;
+  runbooks: RunbookStore;
+  actions: ActionRegistry;
   connections: ConnectionStore;
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;

@@ -1,35 +1,69 @@
 /**
- * Runbook routes of this slice (SPEC.md "Runbooks and runs"): `GET /runbooks`,
- * `GET /runbooks/<slug>`, `POST /runbooks/validate` -> `{errors: [{loc, msg}]}`.
+ * Runbook routes (SPEC.md "Runbooks and runs"): `GET /runbooks` -> `{items}`,
+ * `GET /runbooks/<slug>` (definition, YAML and versions), `POST /runbooks/validate`
+ * -> `{errors: [{loc, msg}]}`, `POST /runbooks/<slug>` `{yaml_text}` ->
+ * `{created, changed, runbook}` (201 when created), `POST /runbooks/<slug>/enable|disable`
+ * -> the detail, `POST /runbooks/sync` -> `{created, updated, skipped, errors}`.
+ * Reads need `read`; writes need `manage_runbooks` from a realm grant, since a runbook
+ * serves every team. The rules of a save are in adapters/runbooks/runbook-store.ts.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { notFound } from '../../domain/shared/errors.ts';
+import { DomainError } from '../../domain/shared/errors.ts';
+import { hasPermission } from '../identity/permissions.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { requireJson, validate } from './validation.ts';
 
+const MAX_YAML_CHARS = 512 * 1024;
+const yamlBody = v.strictObject({ yaml_text: v.pipe(v.string(), v.maxLength(MAX_YAML_CHARS)) });
+const slugParam = v.object({ slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must match ^[a-z0-9-]{3,64}$')) });
+
 export function runbookRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
+  const manageScope = requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions);
+  const realmWide: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (!hasPermission(c.get('principal'), 'manage_runbooks', deps.permissions, null)) {
+      throw new DomainError('forbidden', 403, 'permission manage_runbooks required from a realm-wide grant', { permission: 'manage_runbooks' });
+    }
+    await next();
+  };
+  const manage = [manageScope, realmWide] as const;
   return new Hono<AppEnv>()
-    .get('/runbooks', describeRoute({ summary: 'List runbooks', tags: ['runbooks'] }), read, (c) =>
-      c.json({
-        items: deps.runbooks.list().map((r) => ({ id: r.id, name: r.name, description: r.description, version: r.version, enabled: r.enabled, trigger: r.trigger })),
-      }),
-    )
-    .get('/runbooks/:slug', describeRoute({ summary: 'Runbook detail', tags: ['runbooks'] }), read, (c) => {
-      const runbook = deps.runbooks.get(c.req.param('slug'));
-      if (!runbook) throw notFound('runbook_not_found', 'runbook not found', { slug: c.req.param('slug') });
-      return c.json(runbook);
-    })
+    .get('/runbooks', describeRoute({ summary: 'List runbooks', tags: ['runbooks'] }), read, async (c) => c.json({ items: await deps.runbooks.summaries() }))
     .post(
       '/runbooks/validate',
       describeRoute({ summary: 'Validate runbook YAML', tags: ['runbooks'] }),
       read,
       requireJson,
-      validate('json', v.strictObject({ yaml_text: v.pipe(v.string(), v.maxLength(512 * 1024)) })),
+      validate('json', yamlBody),
       (c) => c.json({ errors: deps.runbooks.validate(c.req.valid('json').yaml_text) }),
+    )
+    .post('/runbooks/sync', describeRoute({ summary: 'Reload the local runbooks directory', tags: ['runbooks'] }), ...manage, async (c) =>
+      c.json(await deps.runbooks.syncDirectory()),
+    )
+    .get('/runbooks/:slug', describeRoute({ summary: 'Runbook detail with versions', tags: ['runbooks'] }), read, validate('param', slugParam), async (c) =>
+      c.json(await deps.runbooks.detail(c.req.valid('param').slug)),
+    )
+    .post(
+      '/runbooks/:slug',
+      describeRoute({ summary: 'Create or update a runbook', tags: ['runbooks'] }),
+      ...manage,
+      validate('param', slugParam),
+      requireJson,
+      validate('json', yamlBody),
+      async (c) => {
+        const principal = c.get('principal');
+        const saved = await deps.runbooks.save(c.req.valid('param').slug, c.req.valid('json').yaml_text, principal.email ?? principal.subject);
+        return c.json(saved, saved.created ? 201 : 200);
+      },
+    )
+    .post('/runbooks/:slug/enable', describeRoute({ summary: 'Enable a runbook', tags: ['runbooks'] }), ...manage, validate('param', slugParam), async (c) =>
+      c.json(await deps.runbooks.setEnabled(c.req.valid('param').slug, true)),
+    )
+    .post('/runbooks/:slug/disable', describeRoute({ summary: 'Disable a runbook', tags: ['runbooks'] }), ...manage, validate('param', slugParam), async (c) =>
+      c.json(await deps.runbooks.setEnabled(c.req.valid('param').slug, false)),
     );
 }

@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { recentComments } from '../../projections/cases/cases.queries.ts';
+import { listEvidence } from '../../projections/evidence/evidence.queries.ts';
 import { listRuns } from '../../projections/runs/runs.queries.ts';
 import { openTaskCount } from '../../projections/tasks/tasks.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
@@ -48,8 +49,9 @@ export function warRoomRoutes(deps: HttpDeps) {
         const viewer = viewerOf(principal);
         const now = new Date();
         if (viewer) deps.presence.heartbeat(id, viewer, now);
-        const [comments, runs, openTasks] = await Promise.all([
+        const [comments, pinned, runs, openTasks] = await Promise.all([
           recentComments(db, id, recentItems),
+          listEvidence(db, id, recentItems),
           listRuns(db, { caseId: id, limit: recentItems, offset: 0 }, caseScopeOf(principal, deps.permissions)),
           openTaskCount(db, id),
         ]);
@@ -60,6 +62,7 @@ export function warRoomRoutes(deps: HttpDeps) {
           status: theCase.status,
           severity: theCase.severity,
           recent_comments: comments.map(commentView),
+          pinned_evidence: pinned,
           runs: runs.map(runView),
           open_task_count: openTasks,
           presence: deps.presence.viewers(id, now),

@@ -4,6 +4,7 @@
  * by the caller.
  */
 import type { CaseChanges } from './events.ts';
+import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
 
 export type Actor = { userId: string | null; email: string | null };
@@ -34,6 +35,10 @@ export type CaseCommand =
   | { type: 'add_comment'; commentId: string; body: string; actor: Actor; mentions: CommentMentions; now: string }
   /** `actorIsAdmin`: the actor is an admin of the case's team (or the realm). */
   | { type: 'delete_comment'; commentId: string; actor: Actor; actorIsAdmin: boolean; now: string }
+  /** `filename` already sanitized; `size` (bytes) and `sha256` (hex) computed from the stored file. */
+  | { type: 'add_attachment'; attachmentId: string; filename: string; contentType: string; size: number; sha256: string; actor: Actor; now: string }
+  /** The shape rules (evidence.ts) and the reference were checked by the caller. */
+  | { type: 'pin_evidence'; pinId: string; kind: EvidenceKind; refId: string | null; url: string | null; note: string; actor: Actor; now: string }
   | {
       type: 'update_case';
       changes: CaseChanges;

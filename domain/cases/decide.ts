@@ -35,6 +35,10 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return deleteComment(command, state);
     case 'update_case':
       return updateCase(command, state);
+    case 'add_attachment':
+      return addAttachment(command, state);
+    case 'pin_evidence':
+      return pinEvidence(command, state);
     default:
       return assertNever(command);
   }
@@ -136,6 +140,26 @@ function deleteComment(c: Cmd<'delete_comment'>, s: Existing): CaseEvent[] {
     throw new DomainError('forbidden', 403, 'only the author or an admin of the case team may delete a comment', { comment_id: c.commentId });
   }
   return [{ type: 'case.comment_deleted', data: { case_id: s.id, comment_id: c.commentId, deleted_by: c.actor.email ?? c.actor.userId, at: c.now } }];
+}
+
+function addAttachment(c: Cmd<'add_attachment'>, s: Existing): CaseEvent[] {
+  const { attachmentId, filename, contentType, size, sha256, actor, now } = c;
+  return [
+    {
+      type: 'case.attachment_added',
+      data: { case_id: s.id, attachment_id: attachmentId, filename, content_type: contentType, size, sha256, uploaded_by: actor.email ?? actor.userId, at: now },
+    },
+  ];
+}
+
+function pinEvidence(c: Cmd<'pin_evidence'>, s: Existing): CaseEvent[] {
+  const { pinId, kind, refId, url, note, actor, now } = c;
+  return [
+    {
+      type: 'case.evidence_pinned',
+      data: { case_id: s.id, pin_id: pinId, kind, ref_id: refId, url, note, pinned_by: actor.email ?? actor.userId, at: now },
+    },
+  ];
 }
 
 /**

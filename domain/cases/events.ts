@@ -3,6 +3,7 @@
  * Past tense, with ids and timestamps (ISO 8601) in their data.
  */
 import type { Event } from '../shared/messages.ts';
+import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
 
 export type CaseOpened = Event<
@@ -65,6 +66,24 @@ export type CaseAttackTechniquesUpdated = Event<
   { case_id: string; added: string[]; removed: string[]; attack_techniques: string[]; at: string }
 >;
 
+/**
+ * A file stored with the case (SPEC.md "Case sub-resources": Attachment). `size` is in
+ * bytes and `sha256` lower-case hex, both computed by the server; the file store's key
+ * derives from `sha256`. `filename` is display metadata only, already sanitized.
+ */
+export type CaseAttachmentAdded = Event<
+  'case.attachment_added',
+  { case_id: string; attachment_id: string; filename: string; content_type: string; size: number; sha256: string; uploaded_by: string | null; at: string }
+>;
+/**
+ * An evidence pin (SPEC.md "Case sub-resources": Evidence pin): `ref_id` names an item
+ * of this case for every kind but `link`, which carries `url` instead.
+ */
+export type CaseEvidencePinned = Event<
+  'case.evidence_pinned',
+  { case_id: string; pin_id: string; kind: EvidenceKind; ref_id: string | null; url: string | null; note: string; pinned_by: string | null; at: string }
+>;
+
 export type CaseEvent =
   | CaseOpened
   | CaseAlertAppended
@@ -75,7 +94,9 @@ export type CaseEvent =
   | CaseCommentAdded
   | CaseCommentDeleted
   | CaseUpdated
-  | CaseAttackTechniquesUpdated;
+  | CaseAttackTechniquesUpdated
+  | CaseAttachmentAdded
+  | CaseEvidencePinned;
 
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
@@ -88,4 +109,6 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.comment_deleted',
   'case.updated',
   'case.attack_techniques_updated',
+  'case.attachment_added',
+  'case.evidence_pinned',
 ]);

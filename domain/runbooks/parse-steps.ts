@@ -76,6 +76,9 @@ function readStep(r: FieldReader, catalog: RunbookCatalog, declared: DeclaredSte
   const whenBranch = readWhenBranch(r, needs, declared);
   const withMap = isAction ? r.mapping('with', false) : refuse(r, 'with', 'a branch step takes no with');
   if (withMap !== null) checkTemplates(r, ['with'], withMap.fields, catalog);
+  if (withMap !== null && action !== null) {
+    for (const problem of catalog.checkInput(action, withMap.fields)) r.report(['with', ...problem.path], problem.msg);
+  }
   const timeout = r.integer('timeout_s', 1, MAX_TIMEOUT_S) ?? DEFAULT_TIMEOUT_S;
   const retries = r.integer('retries', 0, MAX_RETRIES) ?? 0;
   const onError = readOnError(r, id, declared);
@@ -113,7 +116,8 @@ function readKind(r: FieldReader): StepDefinition['kind'] {
 
 function readAction(r: FieldReader, catalog: RunbookCatalog): string | null {
   const action = r.text('action', true);
-  if (action !== null && !catalog.isKnownAction(action)) r.report(['action'], `unknown action '${action}'`);
+  const problem = action === null ? null : catalog.actionProblem(action);
+  if (problem !== null) r.report(['action'], problem);
   return action;
 }
 

@@ -74,6 +74,8 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       };
     case 'case.comment_added':
     case 'case.comment_deleted':
+    case 'case.attachment_added':
+    case 'case.evidence_pinned':
       return { ...row, updated_at: event.data.at, version };
     case 'case.attack_techniques_updated':
       return { ...row, attack_techniques: event.data.attack_techniques, updated_at: event.data.at, version };

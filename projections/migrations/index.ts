@@ -8,8 +8,10 @@ import * as caseScope from './0002-case-scope-techniques.ts';
 import * as mentions from './0003-mentions-notifications.ts';
 import * as observables from './0004-case-observables.ts';
 import * as caseTasks from './0005-case-tasks.ts';
+import * as attachmentsEvidence from './0007-attachments-evidence.ts';
 import * as caseListIndexes from './0009-case-list-indexes.ts';
 import * as runGates from './0010-run-gates.ts';
+import * as runbookSchedules from './0011-runbook-versions-schedules.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -17,8 +19,10 @@ const migrations: Record<string, Migration> = {
   '0003-mentions-notifications': mentions,
   '0004-case-observables': observables,
   '0005-case-tasks': caseTasks,
+  '0007-attachments-evidence': attachmentsEvidence,
   '0009-case-list-indexes': caseListIndexes,
   '0010-run-gates': runGates,
+  '0011-runbook-versions-schedules': runbookSchedules,
 };
 
 export const migrationProvider: MigrationProvider = {

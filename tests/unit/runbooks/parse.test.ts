@@ -4,7 +4,8 @@ import type { RunbookDefinition } from '../../../domain/runbooks/model.ts';
 import { parseRunbook, type RunbookCatalog } from '../../../domain/runbooks/parse.ts';
 
 const catalog: RunbookCatalog = {
-  isKnownAction: (name) => ['case.comment', 'case.tag', 'http.request', 'notify.email'].includes(name),
+  actionProblem: (name) => (['case.comment', 'case.tag', 'http.request', 'notify.email'].includes(name) ? null : `unknown action '${name}'`),
+  checkInput: () => [],
   checkTemplate: (text) => (text.includes('{{ broken') ? 'broken template' : null),
   checkCondition: (expr) => (/==\s*\S/.test(expr) ? null : 'broken condition'),
 };
@@ -301,6 +302,16 @@ describe('parseRunbook: step identity and kind', () => {
   it('needs a known action on an action step and names the unknown one', () => {
     expect(stepErrors({ id: 'a' })).toEqual([{ loc: ['steps', 0, 'action'], msg: 'field required' }]);
     expect(stepErrors({ id: 'a', action: 'detector.mute' })).toEqual([{ loc: ['steps', 0, 'action'], msg: "unknown action 'detector.mute'" }]);
+  });
+
+  it("reports the catalog's input problems at the step's with field", () => {
+    const strict: RunbookCatalog = {
+      ...catalog,
+      checkInput: (name, withMap) => (name === 'case.tag' && !Array.isArray(withMap.tags) ? [{ path: ['tags'], msg: 'must be a list' }] : []),
+    };
+    const result = parseRunbook(stringify(runbookDoc({ steps: [comment, { id: 'tag', action: 'case.tag', with: { tags: 'x' } }] })), strict);
+    expect(result).toEqual({ ok: false, errors: [{ loc: ['steps', 1, 'with', 'tags'], msg: 'must be a list' }] });
+    expect(parseRunbook(stringify(runbookDoc({ steps: [{ id: 'tag', action: 'case.tag', with: { tags: ['x'] } }] })), strict).ok).toBe(true);
   });
 
   it('allows only branch as a step type', () => {

@@ -1,0 +1,127 @@
+/**
+ * Input and output schemas of the built-in actions this build does not execute yet
+ * (SPEC.md "Action registry entry", "Managed containment actions", "Ban-list built-in
+ * actions", "Generic actions"). Runbook validation checks a step's literal `with`
+ * values against the input schema, and GET /actions publishes both as JSON Schema, so
+ * a runbook written today keeps validating when the implementation lands. Where
+ * SPEC.md names fields they are used as named; the rest are this service's choice.
+ */
+import * as v from 'valibot';
+
+const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
+const id = text(200);
+const timestamp = v.pipe(v.string(), v.isoTimestamp());
+const MAX_BAN_TTL_S = 30 * 86_400;
+
+/** A ban-list TTL: seconds (integer) or `<n>s|m|h|d`; zero, blank, malformed and over 30 days are refused (SPEC.md "Ban-list"). */
+const banTtl = v.pipe(
+  v.union([v.number(), v.string()]),
+  v.check((ttl) => {
+    const match = typeof ttl === 'string' ? /^([1-9][0-9]*)([smhd])$/.exec(ttl) : null;
+    const seconds = typeof ttl === 'number' ? ttl : match ? Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as 's' | 'm' | 'h' | 'd'] : NaN;
+    return Number.isInteger(seconds) && seconds >= 1 && seconds <= MAX_BAN_TTL_S;
+  }, 'must be whole seconds or <n>s, <n>m, <n>h, <n>d, from 1 second to 30 days'),
+);
+
+/** A managed containment target: the call shape shared by the three response families. */
+function containment(target: 'ip' | 'host' | 'domain', withTtl: boolean): v.GenericSchema {
+  const entries: v.ObjectEntries = { [target]: text(253), reason: v.optional(text(1000)) };
+  if (withTtl) entries.ttl_seconds = v.pipe(v.number(), v.integer(), v.minValue(1));
+  return v.strictObject(entries);
+}
+const containmentOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.boolean(), effect_id: v.nullable(v.string()) });
+const statusOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.literal(false), state: v.string() });
+
+const reputationInput = v.strictObject({ indicator: text(2048), type: v.optional(v.picklist(['ip', 'domain', 'url', 'hash'])) });
+const reputationOutput = v.object({ indicator: v.string(), verdict: v.picklist(['malicious', 'suspicious', 'harmless', 'unknown']), score: v.nullable(v.number()), raw: v.unknown() });
+const ticketInput = v.strictObject({ title: text(500), description: v.optional(text(20_000)), priority: v.optional(text(50)) });
+const ticketOutput = v.object({ ticket_id: v.string(), url: v.nullable(v.string()) });
+const chatInput = v.strictObject({ channel: text(200), text: text(20_000) });
+const chatOutput = v.object({ message_id: v.string() });
+const pagerInput = v.strictObject({ summary: text(1000), severity: v.optional(v.picklist(['critical', 'high', 'medium', 'low'])), dedup_key: v.optional(id) });
+const pagerOutput = v.object({ incident_id: v.string() });
+
+/** Input and output schema per action name. */
+export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.GenericSchema }> = {
+  'ai.agent': {
+    input: v.strictObject({ goal: text(4000), tools: v.optional(v.array(id)), max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))) }),
+    output: v.object({ summary: v.string(), tool_calls: v.array(v.object({ tool: v.string(), ok: v.boolean() })), stopped_for_approval: v.boolean() }),
+  },
+  'ai.triage': {
+    input: v.strictObject({ instructions: v.optional(text(4000)) }),
+    output: v.object({
+      verdict: v.string(),
+      summary: v.string(),
+      suggested_runbook: v.nullable(v.string()),
+      evidence_refs: v.array(v.string()),
+      unverified_evidence_refs: v.array(v.string()),
+    }),
+  },
+  'detector.add_exception': {
+    input: v.strictObject({ rule_id: id, field: text(200), value: v.union([v.string(), v.number()]), reason: v.optional(text(1000)), expires_at: v.optional(timestamp) }),
+    output: v.object({ exception_id: v.string() }),
+  },
+  'detector.comment_alert': { input: v.strictObject({ alert_id: id, comment: text(20_000) }), output: v.object({ comment_id: v.string() }) },
+  'detector.get_alert': { input: v.strictObject({ alert_id: id }), output: v.object({ alert: v.record(v.string(), v.unknown()) }) },
+  'detector.snooze_rule': {
+    input: v.strictObject({ rule_id: id, duration_s: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_BAN_TTL_S)), reason: v.optional(text(1000)) }),
+    output: v.object({ rule_id: v.string(), snoozed_until: v.string() }),
+  },
+  'banlist.block': {
+    input: v.strictObject({ ip: text(64), ttl: banTtl, reason: text(500) }),
+    output: v.object({ decision_id: v.string(), ip: v.string(), expires_at: v.string() }),
+  },
+  'banlist.status': {
+    input: v.strictObject({ decision_id: id }),
+    output: v.object({ state: v.picklist(['active', 'not_found']), decision: v.nullable(v.record(v.string(), v.unknown())) }),
+  },
+  'banlist.unblock': { input: v.strictObject({ decision_id: id }), output: v.object({ decision_id: v.string(), removed: v.boolean() }) },
+  'enrich.reputation_a': { input: reputationInput, output: reputationOutput },
+  'enrich.reputation_b': { input: reputationInput, output: reputationOutput },
+  'mcp.call': {
+    input: v.strictObject({ tool: id, arguments: v.optional(v.record(v.string(), v.unknown())) }),
+    output: v.object({ content: v.unknown(), is_error: v.boolean() }),
+  },
+  'notify.email': {
+    input: v.strictObject({ to: v.pipe(v.array(v.pipe(v.string(), v.email())), v.minLength(1)), cc: v.optional(v.array(v.pipe(v.string(), v.email()))), subject: text(500), body: text(100_000) }),
+    output: v.object({ message_id: v.string() }),
+  },
+  'notify.ticket_a': { input: ticketInput, output: ticketOutput },
+  'notify.ticket_b': { input: ticketInput, output: ticketOutput },
+  'notify.chat_a': { input: chatInput, output: chatOutput },
+  'notify.chat_b': { input: chatInput, output: chatOutput },
+  'notify.pager_a': { input: pagerInput, output: pagerOutput },
+  'notify.pager_b': { input: pagerInput, output: pagerOutput },
+  'response.domain_block': { input: containment('domain', true), output: containmentOutput },
+  'response.domain_unblock': { input: containment('domain', false), output: containmentOutput },
+  'response.domain_status': { input: containment('domain', false), output: statusOutput },
+  'response.host_isolate': { input: containment('host', true), output: containmentOutput },
+  'response.host_release': { input: containment('host', false), output: containmentOutput },
+  'response.host_status': { input: containment('host', false), output: statusOutput },
+  'response.ip_block': { input: containment('ip', true), output: containmentOutput },
+  'response.ip_unblock': { input: containment('ip', false), output: containmentOutput },
+  'response.ip_status': { input: containment('ip', false), output: statusOutput },
+  'ssh.command': {
+    input: v.strictObject({ command: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_./-]+$/, 'must match ^[A-Za-z0-9_./-]+$')), args: v.optional(v.array(v.pipe(v.string(), v.maxLength(4096)))) }),
+    output: v.object({ exit_code: v.pipe(v.number(), v.integer()), stdout: v.string(), stderr: v.string() }),
+  },
+  'pipeline.deploy_request': {
+    input: v.pipe(
+      v.strictObject({
+        pipeline: id,
+        source: id,
+        kind: v.picklist(['quarantine_source', 'drop_source', 'sample_source', 'fork_to_lake']),
+        sample_rate: v.optional(v.pipe(v.number(), v.gtValue(0), v.maxValue(1))),
+      }),
+      v.forward(
+        v.check((i) => (i.kind === 'sample_source') === (i.sample_rate !== undefined), 'sample_rate is required with kind sample_source and only with it'),
+        ['sample_rate'],
+      ),
+    ),
+    output: v.object({ request_id: v.string(), status: v.string() }),
+  },
+  'pipeline.await_confirmation': {
+    input: v.strictObject({ pipeline: id, request_id: id, poll_interval_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(5), v.maxValue(3600))) }),
+    output: v.object({ request_id: v.string(), status: v.string(), deployed_at: v.nullable(v.string()) }),
+  },
+};

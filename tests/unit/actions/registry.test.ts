@@ -1,0 +1,66 @@
+/**
+ * The action registry without a database (SPEC.md "Action registry entry"): the 34
+ * built-ins, risks, products, and the literal-input check runbook validation uses.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActionRegistry } from '../../../adapters/actions/registry.ts';
+
+/** Every action name of SPEC.md's "Action registry entry" table, in its order. */
+const SPEC_ACTIONS = [
+  'ai.agent', 'ai.triage', 'case.update', 'detector.add_exception', 'detector.comment_alert', 'detector.get_alert',
+  'detector.snooze_rule', 'banlist.block', 'banlist.status', 'banlist.unblock', 'enrich.reputation_a', 'enrich.reputation_b',
+  'http.request', 'mcp.call', 'notify.email', 'notify.ticket_a', 'notify.chat_b', 'notify.pager_b', 'notify.pager_a',
+  'notify.ticket_b', 'notify.chat_a', 'notify.webhook', 'response.domain_block', 'response.domain_unblock',
+  'response.domain_status', 'response.host_isolate', 'response.host_release', 'response.host_status', 'response.ip_block',
+  'response.ip_unblock', 'response.ip_status', 'ssh.command', 'pipeline.await_confirmation', 'pipeline.deploy_request',
+];
+
+describe('action registry', () => {
+  const registry = createActionRegistry();
+
+  it('lists the 34 built-ins of SPEC.md, each with schemas, connection kind, risk and implemented', () => {
+    expect(SPEC_ACTIONS).toHaveLength(34);
+    const entries = registry.entries();
+    expect(entries.map((e) => e.name)).toEqual([...SPEC_ACTIONS].sort());
+    for (const entry of entries) {
+      expect(entry.input_schema, entry.name).toMatchObject({ type: 'object' });
+      expect(entry.output_schema, entry.name).toMatchObject({ type: 'object' });
+      expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
+    }
+    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual(['case.update', 'http.request', 'notify.webhook']);
+    const byName = new Map(entries.map((e) => [e.name, e]));
+    expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: false });
+    expect(byName.get('response.host_status')).toMatchObject({ connection_kind: 'internal', risk: 'read' });
+    expect(byName.get('notify.email')).toMatchObject({ connection_kind: 'email_smtp', risk: 'notify' });
+    expect(byName.get('ssh.command')?.input_schema).toMatchObject({ properties: { command: { pattern: '^[A-Za-z0-9_./-]+$' } }, required: ['command'] });
+  });
+
+  it('refuses unknown actions, and product actions unless the product is installed', () => {
+    expect(registry.actionProblem('case.update')).toBeNull();
+    expect(registry.actionProblem('case.delete')).toBe("unknown action 'case.delete'");
+    expect(registry.actionProblem('detector.get_alert')).toMatch(/needs the detector product, which is not installed/);
+    expect(registry.actionProblem('pipeline.deploy_request')).toMatch(/needs the pipeline product/);
+    expect(registry.actionProblem('detector.get_alert', true)).toBeNull();
+    const withDetector = createActionRegistry(undefined, ['detector']);
+    expect(withDetector.actionProblem('detector.get_alert')).toBeNull();
+    expect(withDetector.actionProblem('pipeline.deploy_request')).not.toBeNull();
+  });
+
+  it('checks literal inputs and leaves templated values to run time', () => {
+    expect(registry.checkInput('case.update', { tags_add: ['a'], comment: 'hi' })).toEqual([]);
+    expect(registry.checkInput('case.update', { colour: 'red' })).toEqual([{ path: ['colour'], msg: expect.any(String) }]);
+    expect(registry.checkInput('case.update', { tags_add: 'not-a-list' })).toEqual([{ path: ['tags_add'], msg: expect.stringMatching(/Array/) }]);
+    expect(registry.checkInput('case.update', { tags_add: '{{ trigger.tags }}' })).toEqual([]);
+    expect(registry.checkInput('ssh.command', { command: 'rm -rf /' })).toEqual([{ path: ['command'], msg: 'must match ^[A-Za-z0-9_./-]+$' }]);
+    expect(registry.checkInput('ssh.command', { command: '{{ inputs.cmd }}' })).toEqual([]);
+    expect(registry.checkInput('ssh.command', {}).map((p) => p.path)).toEqual([['command']]);
+    // The reserved `connection` key picks the connection and is no input.
+    expect(registry.checkInput('http.request', { connection: 'api', method: 'GET' })).toEqual([]);
+    expect(registry.checkInput('http.request', { method: 'FETCH' }).map((p) => p.path)).toEqual([['method']]);
+    expect(registry.checkInput('banlist.block', { ip: '1.2.3.4', ttl: '0s', reason: 'x' }).map((p) => p.path)).toEqual([['ttl']]);
+    expect(registry.checkInput('banlist.block', { ip: '1.2.3.4', ttl: '31d', reason: 'x' }).map((p) => p.path)).toEqual([['ttl']]);
+    expect(registry.checkInput('banlist.block', { ip: '1.2.3.4', ttl: '3600s', reason: 'x' })).toEqual([]);
+    expect(registry.checkInput('pipeline.deploy_request', { pipeline: 'p', source: 's', kind: 'sample_source' }).map((p) => p.path)).toEqual([['sample_rate']]);
+    expect(registry.checkInput('no.such', { anything: 1 })).toEqual([]);
+  });
+});
