@@ -20,13 +20,12 @@ import * as v from 'valibot';
 import { notFound } from '../../domain/shared/errors.ts';
 import { findAttachment, listAttachments, type AttachmentRow } from '../../projections/attachments/attachments.queries.ts';
 import { contentDisposition, declaredContentType, sanitizeFilename } from '../attachments/filename.ts';
-import { requirePermission } from './auth.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { attachmentTooLarge, isMultipartFormData, receiveSingleFile } from './multipart.ts';
-import { iso, uuid } from './shapes.ts';
+import { idParam, iso, uuid } from './shapes.ts';
 import { validate } from './validation.ts';
 
 /**
@@ -64,10 +63,7 @@ const fileBody = {
 
 export function attachmentRoutes(deps: HttpDeps) {
   const { db } = deps;
-  const access = caseAccess(db, deps.permissions);
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
-  const idParam = v.object({ id: uuid });
+  const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
     .get('/cases/:id/attachments', describeRoute({ summary: 'Attachments of a case, newest first', tags: ['cases'] }), read, validate('param', idParam), async (c) => {

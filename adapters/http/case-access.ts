@@ -5,6 +5,7 @@ import type { Database } from '../../projections/database.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import type { Permission, Principal } from '../identity/principal.ts';
+import { requirePermission } from './auth.ts';
 
 /**
  * Case lookups for routes: an invisible case is 404 `case_not_found` exactly like an
@@ -26,5 +27,18 @@ export function caseAccess(db: Kysely<Database>, matrix: PermissionMatrix) {
       }
       return row;
     },
+  };
+}
+
+/**
+ * What every case route module starts with: the case lookups, and the middleware for
+ * reading cases (`read`, scope `svc:cases:read`) and changing them (`manage_cases`,
+ * scope `svc:cases:write`).
+ */
+export function caseRouteGuards(db: Kysely<Database>, matrix: PermissionMatrix) {
+  return {
+    access: caseAccess(db, matrix),
+    read: requirePermission('read', 'svc:cases:read', matrix),
+    manage: requirePermission('manage_cases', 'svc:cases:write', matrix),
   };
 }

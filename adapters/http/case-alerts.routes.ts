@@ -10,8 +10,7 @@ import { notFound } from '../../domain/shared/errors.ts';
 import { caseAlerts, listAlerts } from '../../projections/alerts/alerts.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { alertView } from './alerts.routes.ts';
-import { requirePermission } from './auth.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -20,9 +19,7 @@ import { requireJson, validate } from './validation.ts';
 
 export function caseAlertRoutes(deps: HttpDeps) {
   const { db } = deps;
-  const access = caseAccess(db, deps.permissions);
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
+  const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
     .get('/cases/:id/alerts', describeRoute({ summary: 'Alerts a case holds', tags: ['cases'] }), read, validate('param', v.object({ id: uuid })), async (c) => {

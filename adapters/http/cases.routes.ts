@@ -11,16 +11,14 @@ import { caseComments, caseTimeline, listCases, type CaseRow } from '../../proje
 import type { Actor } from '../../domain/cases/index.ts';
 import type { Grant, Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
-import { requirePermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { paging, queryFlag, uuid } from './shapes.ts';
+import { idParam, paging, queryFlag, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
-const idParam = v.object({ id: uuid });
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
@@ -45,12 +43,10 @@ function defaultTeam(principal: Principal, matrix: PermissionMatrix): string | n
 
 export function caseRoutes(deps: HttpDeps) {
   const { caseConfig: cfg, db } = deps;
+  const { access, read, manage } = caseRouteGuards(db, deps.permissions);
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
   const status = v.picklist(cfg.statuses as string[], `must be one of ${cfg.statuses.join(', ')}`);
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
 
-  const access = caseAccess(db, deps.permissions);
   const view = (row: CaseRow) => caseView(row, new Date(), deps.ackSla);
   /** The case as the caller sees it after a command: read back once projections caught up. */
   const loadView = async (principal: Principal, id: string) => view(await access.visible(principal, id));

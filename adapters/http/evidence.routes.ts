@@ -12,12 +12,11 @@ import * as v from 'valibot';
 import { EVIDENCE_NOTE_MAX, evidenceKinds, evidenceShapeIssues, evidenceUrl } from '../../domain/cases/evidence.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { findEvidence, listEvidence } from '../../projections/evidence/evidence.queries.ts';
-import { requirePermission } from './auth.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { uuid } from './shapes.ts';
+import { idParam } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** A timeline id or action-log index may come as a JSON number; refs are kept as text. */
@@ -38,10 +37,7 @@ const pinBody = v.strictObject({
 
 export function evidenceRoutes(deps: HttpDeps) {
   const { db } = deps;
-  const access = caseAccess(db, deps.permissions);
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
-  const idParam = v.object({ id: uuid });
+  const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
     .get('/cases/:id/evidence', describeRoute({ summary: 'Evidence pins of a case, newest first', tags: ['cases'] }), read, validate('param', idParam), async (c) => {

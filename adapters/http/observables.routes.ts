@@ -12,12 +12,11 @@ import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
 import { crossCaseHits, findObservable, listObservables } from '../../projections/observables/observables.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { normalizeObservable, observableTypes } from '../observables/normalize.ts';
-import { requirePermission } from './auth.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { iso, uuid } from './shapes.ts';
+import { idParam, iso, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 type Row = Awaited<ReturnType<typeof listObservables>>[number];
@@ -25,10 +24,7 @@ const view = (r: Row) => ({ id: r.id, case_id: r.case_id, type: r.type, value: r
 
 export function observableRoutes(deps: HttpDeps) {
   const { db } = deps;
-  const access = caseAccess(db, deps.permissions);
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
-  const idParam = v.object({ id: uuid });
+  const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
     .get('/cases/:id/observables', describeRoute({ summary: 'Observables of a case', tags: ['cases'] }), read, validate('param', idParam), async (c) => {

@@ -9,6 +9,9 @@ export const iso = (d: Date | string | null) => (d === null ? null : new Date(d)
 
 export const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 
+/** The `:id` path parameter of the case, run and other routes: a UUID. */
+export const idParam = v.object({ id: uuid });
+
 /** A `true`/`false` query flag, `false` when absent. */
 export const queryFlag = v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true')), 'false');
 

@@ -13,8 +13,7 @@ import type { Database } from '../../projections/database.ts';
 import { caseTasks, findCaseTask, taskComments } from '../../projections/tasks/tasks.queries.ts';
 import type { Kysely } from 'kysely';
 import { hasPermission } from '../identity/permissions.ts';
-import { requirePermission } from './auth.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -77,9 +76,7 @@ async function activeAssignee(db: Kysely<Database>, id: string): Promise<Assigne
 
 export function taskRoutes(deps: HttpDeps) {
   const { db } = deps;
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const manage = requirePermission('manage_cases', 'svc:cases:write', deps.permissions);
-  const access = caseAccess(db, deps.permissions);
+  const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   const loadTask = async (caseId: string, taskId: string): Promise<TaskRow> => {
     const row = await findCaseTask(db, caseId, taskId);

@@ -8,20 +8,18 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
 import { recentComments } from '../../projections/cases/cases.queries.ts';
 import { listEvidence } from '../../projections/evidence/evidence.queries.ts';
 import { listRuns } from '../../projections/runs/runs.queries.ts';
 import { openTaskCount } from '../../projections/tasks/tasks.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { Principal } from '../identity/principal.ts';
-import { requirePermission } from './auth.ts';
-import { caseAccess } from './case-access.ts';
+import { caseRouteGuards } from './case-access.ts';
 import { commentView } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { runView } from './runs.routes.ts';
-import { uuid } from './shapes.ts';
+import { idParam } from './shapes.ts';
 import { validate } from './validation.ts';
 
 /** Items per war-room list: the console pages the full lists through their own routes. */
@@ -32,9 +30,7 @@ const viewerOf = (p: Principal) => (p.userId === null ? null : { user_id: p.user
 
 export function warRoomRoutes(deps: HttpDeps) {
   const { db } = deps;
-  const access = caseAccess(db, deps.permissions);
-  const read = requirePermission('read', 'svc:cases:read', deps.permissions);
-  const idParam = v.object({ id: uuid });
+  const { access, read } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
     .get(

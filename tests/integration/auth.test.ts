@@ -16,7 +16,7 @@ import { createJtiStore } from '../../adapters/identity/jti-store.ts';
 import { defaultPermissionMatrix } from '../../adapters/identity/permissions.ts';
 import { scopes } from '../../adapters/identity/scopes.ts';
 import { createUserDirectory } from '../../adapters/identity/users.ts';
-import { createTokenVerifier, type TokenVerifier } from '../../adapters/identity/verifier.ts';
+import { createTokenVerifier } from '../../adapters/identity/verifier.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { startDevGateway } from '../../runtime/cli/dev-gateway.ts';
 import { loadDevIdentity, runDevToken } from '../../runtime/cli/dev-token.ts';
