@@ -23,6 +23,7 @@ import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
+import { resolverRoutes } from './resolvers.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
@@ -64,6 +65,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', warRoomRoutes(deps));
   authed.route('/', attachmentRoutes(deps));
   authed.route('/', evidenceRoutes(deps));
+  authed.route('/', resolverRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -12,6 +12,7 @@ import * as attachmentsEvidence from './0007-attachments-evidence.ts';
 import * as caseListIndexes from './0009-case-list-indexes.ts';
 import * as runGates from './0010-run-gates.ts';
 import * as runbookSchedules from './0011-runbook-versions-schedules.ts';
+import * as suiteCorrelationIndex from './0012-suite-correlation-index.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0009-case-list-indexes': caseListIndexes,
   '0010-run-gates': runGates,
   '0011-runbook-versions-schedules': runbookSchedules,
+  '0012-suite-correlation-index': suiteCorrelationIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
