@@ -201,6 +201,29 @@ export interface CaseObservablesTable {
   removed_at: Timestamp | null;
 }
 
+/** What intake normalized of one alert's observables (migration 0014). */
+export interface AlertObservablesTable {
+  alert_id: string;
+  type: string;
+  value: string;
+  normalized: string;
+}
+
+/**
+ * The view of the observables a case holds now (migration 0014): `manual` rows are
+ * hand-added ones, `alert` rows come from the alerts linked to the case.
+ */
+export interface CaseObservablesPresentView {
+  id: string;
+  case_id: string;
+  type: string;
+  value: string;
+  normalized: string;
+  added_by: string | null;
+  created_at: Timestamp;
+  source: 'manual' | 'alert';
+}
+
 export interface CaseTasksTable {
   id: string;
   case_id: string;
@@ -302,6 +325,8 @@ export interface Database {
   users: UsersTable;
   notifications: NotificationsTable;
   case_observables: CaseObservablesTable;
+  alert_observables: AlertObservablesTable;
+  case_observables_present: CaseObservablesPresentView;
   case_tasks: CaseTasksTable;
   case_task_comments: CaseTaskCommentsTable;
   case_attachments: CaseAttachmentsTable;

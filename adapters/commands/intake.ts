@@ -24,6 +24,7 @@ import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
 import { StreamVersionConflict, type AppendResult, type EventStore, type StreamWrite } from '../event-store/port.ts';
+import { isObservableType, normalizeObservable } from '../observables/normalize.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from './aggregate.ts';
 import type { CaseConfig } from './case-config.ts';
 import { nextCaseNumber } from './cases.ts';
@@ -258,7 +259,17 @@ export function createAlertIntake(deps: IntakeDeps) {
 
 export type AlertIntake = ReturnType<typeof createAlertIntake>;
 
-/** Builds an IncomingAlert's observables from explicit ones and the matched log's ECS fields. */
+/**
+ * Builds an IncomingAlert's observables from explicit ones and the matched log's ECS
+ * fields, each with its normalized value (adapters/observables/normalize.ts) so the
+ * case shows it: a type outside the case observable types keeps its name and is
+ * normalized as `other`; a value invalid for its type (an `ip` that is no address, a
+ * value over the size cap) gets none.
+ */
 export function withObservables(alert: Omit<IncomingAlert, 'observables'> & { observables: IncomingAlert['observables'] }): IncomingAlert {
-  return { ...alert, observables: collectObservables(alert.observables, flattenDocument(alert.matched_log)) };
+  const observables = collectObservables(alert.observables, flattenDocument(alert.matched_log)).map((o) => {
+    const n = normalizeObservable(isObservableType(o.type) ? o.type : 'other', o.value);
+    return n.ok ? { ...o, normalized: n.value } : o;
+  });
+  return { ...alert, observables };
 }

@@ -3,12 +3,14 @@
  * `DELETE /cases/<id>/observables/<observable_id>`. POST normalizes the value
  * (adapters/observables/normalize.ts), de-duplicates on it, and answers the observable
  * with `deduplicated` and `cross_case_hits`: other cases the caller may see holding
- * the same (type, normalized value).
+ * the same (type, normalized value). The observables of the alerts linked to the case
+ * are listed too (`source: "alert"`, one row per normalized value); they follow the
+ * alert, so DELETE refuses them with 409 `observable_from_alert`.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import { conflict, notFound, ValidationFailed } from '../../domain/shared/errors.ts';
 import { crossCaseHits, findObservable, listObservables } from '../../projections/observables/observables.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { normalizeObservable, observableTypes } from '../observables/normalize.ts';
@@ -20,7 +22,7 @@ import { idParam, iso, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 type Row = Awaited<ReturnType<typeof listObservables>>[number];
-const view = (r: Row) => ({ id: r.id, case_id: r.case_id, type: r.type, value: r.value, normalized: r.normalized, added_by: r.added_by, created_at: iso(r.created_at) });
+const view = (r: Row) => ({ id: r.id, case_id: r.case_id, type: r.type, value: r.value, normalized: r.normalized, source: r.source, added_by: r.added_by, created_at: iso(r.created_at) });
 
 export function observableRoutes(deps: HttpDeps) {
   const { db } = deps;
@@ -65,6 +67,9 @@ export function observableRoutes(deps: HttpDeps) {
         await access.actOn(principal, id, 'manage_cases');
         const row = await findObservable(db, id, observableId);
         if (!row) throw notFound('observable_not_found', 'observable not found', { observable_id: observableId });
+        if (row.source === 'alert') {
+          throw conflict('observable_from_alert', 'this observable comes from an alert of the case; it leaves the case when the alert is unlinked', { observable_id: observableId });
+        }
         const r = await deps.observables.remove(id, { id: observableId, type: row.type, normalized: row.normalized }, actorOf(principal));
         await deps.waitFor(r.position);
         return c.body(null, 204);

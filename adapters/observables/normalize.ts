@@ -12,6 +12,8 @@ import ipaddr from 'ipaddr.js';
 export const observableTypes = ['ip', 'domain', 'hostname', 'url', 'email', 'md5', 'sha1', 'sha256', 'user', 'other'] as const;
 export type ObservableType = (typeof observableTypes)[number];
 
+export const isObservableType = (type: string): type is ObservableType => (observableTypes as readonly string[]).includes(type);
+
 export type Normalized = { ok: true; value: string } | { ok: false; error: string };
 
 const hashLength: Partial<Record<ObservableType, number>> = { md5: 32, sha1: 40, sha256: 64 };
@@ -30,7 +32,19 @@ function normalizeName(raw: string): Normalized {
   return { ok: true, value: ascii };
 }
 
+/**
+ * Longest normalized value, in UTF-8 bytes: (type, normalized) is a B-tree key, and
+ * PostgreSQL refuses index rows over about 2.7 kB, which would stall the projection.
+ */
+export const MAX_NORMALIZED_BYTES = 2048;
+
 export function normalizeObservable(type: ObservableType, input: string): Normalized {
+  const n = normalizeByType(type, input);
+  if (n.ok && Buffer.byteLength(n.value) > MAX_NORMALIZED_BYTES) return { ok: false, error: `is longer than ${MAX_NORMALIZED_BYTES} bytes once normalized` };
+  return n;
+}
+
+function normalizeByType(type: ObservableType, input: string): Normalized {
   const raw = input.trim();
   if (raw === '') return { ok: false, error: 'must not be empty' };
   switch (type) {

@@ -2,7 +2,11 @@
  * Observables of an alert (CONTRACTS.md section 5): those the detector sent plus
  * the ones found in well-known ECS fields of the matched log.
  */
-export type Observable = { type: string; value: string };
+/**
+ * `normalized` is set by intake when the value is valid for its type (the case
+ * observable rules); an alert observable without it stays on the alert only.
+ */
+export type Observable = { type: string; value: string; normalized?: string };
 
 /** ECS field -> observable type. */
 const ecsFields: ReadonlyArray<[string, string]> = [

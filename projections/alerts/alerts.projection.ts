@@ -3,11 +3,13 @@
  *
  * Per batch: one read of the touched rows that already exist (without their
  * payload), a pure fold (alert-row.ts), one multi-row insert of the alerts received
- * in the batch, and one update per earlier alert the batch changed (repeats).
+ * in the batch with one of their normalized observables (`alert_observables`, which
+ * the view `case_observables_present` turns into case observables), and one update per
+ * earlier alert the batch changed (repeats, links, unlinks).
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { AlertEvent } from '../../domain/alerts/events.ts';
-import type { AlertsTable, Database } from '../database.ts';
+import type { AlertEvent, AlertReceived } from '../../domain/alerts/events.ts';
+import type { AlertObservablesTable, AlertsTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 import { evolveAlertRow, type AlertRecord } from './alert-row.ts';
 
@@ -51,8 +53,27 @@ export const alertsProjection: Projection = {
     if (inserts.length > 0) {
       await trx.insertInto('alerts').values(inserts).onConflict((oc) => oc.column('id').doNothing()).execute();
     }
+    const observables = observableRows(events);
+    if (observables.length > 0) {
+      await trx.insertInto('alert_observables').values(observables).onConflict((oc) => oc.columns(['alert_id', 'type', 'normalized']).doNothing()).execute();
+    }
   },
 };
+
+/** The normalized observables of the alerts received in `events`, one row per (alert, type, normalized value). */
+function observableRows(events: readonly { type: string; data: unknown }[]): AlertObservablesTable[] {
+  const rows = new Map<string, AlertObservablesTable>();
+  for (const e of events) {
+    if (e.type !== 'alert.received') continue;
+    const d = (e as { data: AlertReceived['data'] }).data;
+    for (const o of d.observables) {
+      if (o.normalized === undefined) continue;
+      const key = `${d.alert_id}\u0000${o.type}\u0000${o.normalized}`;
+      if (!rows.has(key)) rows.set(key, { alert_id: d.alert_id, type: o.type, value: o.value, normalized: o.normalized });
+    }
+  }
+  return [...rows.values()];
+}
 
 const columnsButPayload = [
   'id', 'source', 'external_id', 'rule_id', 'title', 'severity', 'status', 'case_id', 'detected_at', 'url',

@@ -15,7 +15,7 @@ export type ObservableKey = { type: string; normalized: string };
 
 /**
  * Open cases (status outside `closedStatuses`) that `scope` may see and that hold one of
- * `keys` as a present observable, newest first, at most {@link MAX_RELATED_CASES};
+ * `keys` as a present observable (hand-added or from a linked alert), newest first, at most {@link MAX_RELATED_CASES};
  * `hits` counts the matching observable rows of all those cases.
  */
 export async function relatedOpenCases(
@@ -25,10 +25,9 @@ export async function relatedOpenCases(
 ): Promise<{ cases: { id: string; key: string; severity: string; status: string }[]; hits: number }> {
   if (q.keys.length === 0) return { cases: [], hits: 0 };
   let matches = db
-    .selectFrom('case_observables')
-    .innerJoin('cases', 'cases.id', 'case_observables.case_id')
-    .where('case_observables.removed_at', 'is', null)
-    .where((eb) => eb.or(q.keys.map((k) => eb.and([eb('case_observables.type', '=', k.type), eb('case_observables.normalized', '=', k.normalized)]))))
+    .selectFrom('case_observables_present as o')
+    .innerJoin('cases', 'cases.id', 'o.case_id')
+    .where((eb) => eb.or(q.keys.map((k) => eb.and([eb('o.type', '=', k.type), eb('o.normalized', '=', k.normalized)]))))
     .where(visibleCases(scope));
   if (q.closedStatuses.length > 0) matches = matches.where('cases.status', 'not in', [...q.closedStatuses]);
   if (q.excludeCaseId) matches = matches.where('cases.id', '<>', q.excludeCaseId);

@@ -88,13 +88,15 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
     }
     case 'observable': {
       if (uuids.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('case_observables')
-        .select(['id', 'type', 'value', 'removed_at'])
-        .where('case_id', '=', caseId)
-        .where('id', 'in', uuids)
-        .execute();
-      return new Map(rows.map((r) => [r.id, { type: r.type, value: r.value, removed: r.removed_at !== null }]));
+      // Hand-added observables keep their row once removed; one from an alert exists while the alert is linked.
+      const [added, present] = await Promise.all([
+        db.selectFrom('case_observables').select(['id', 'type', 'value', 'removed_at']).where('case_id', '=', caseId).where('id', 'in', uuids).execute(),
+        db.selectFrom('case_observables_present').select(['id', 'type', 'value']).where('case_id', '=', caseId).where('source', '=', 'alert').where('id', 'in', uuids).execute(),
+      ]);
+      return new Map([
+        ...present.map((r): [string, Record<string, unknown>] => [r.id, { type: r.type, value: r.value, removed: false }]),
+        ...added.map((r): [string, Record<string, unknown>] => [r.id, { type: r.type, value: r.value, removed: r.removed_at !== null }]),
+      ]);
     }
     case 'attachment': {
       if (uuids.length === 0) return new Map();

@@ -39,3 +39,12 @@ describe('normalizeObservable', () => {
     expect(normalizeObservable('other', ' Mixed Case ')).toEqual(ok('Mixed Case'));
   });
 });
+
+describe('the normalized size cap', () => {
+  it('refuses a value whose normalized form is over 2048 UTF-8 bytes, however few characters', () => {
+    expect(normalizeObservable('other', 'a'.repeat(2048)).ok).toBe(true);
+    expect(normalizeObservable('other', 'a'.repeat(2049))).toEqual({ ok: false, error: 'is longer than 2048 bytes once normalized' });
+    // 700 four-byte characters are 2800 bytes: too wide for a PostgreSQL index row.
+    expect(normalizeObservable('user', '𝔘'.repeat(700)).ok).toBe(false);
+  });
+});
