@@ -1,6 +1,8 @@
 /**
  * Run decisions: guards that keep the stream consistent whatever the worker does
- * (a finished run takes no more steps; a finished step is never started again).
+ * (a finished run takes no more steps; a finished step is never started again). The
+ * one thing a finished run still takes is the outcome of the attempt that was in
+ * flight when it was cancelled: the action ran, so the action log must say how it went.
  * Errors: `run_not_found` (404), `run_finished` and `step_already_finished` (409);
  * deciding a gate: `approval_expired` (409, the deadline passed, also once the run is
  * `expired`), `gate_not_open` (409, no open gate on that step), `approval_role_required`
@@ -28,7 +30,7 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
   if (command.type === 'decide_gate' && state.status === 'expired') {
     throw conflict('approval_expired', 'the approval gate expired; it can no longer be decided', { run_id: state.id });
   }
-  if (finishedStatuses.includes(state.status)) {
+  if (finishedStatuses.includes(state.status) && !isLateFinish(command, state)) {
     throw conflict('run_finished', `run already ${state.status}`, { run_id: state.id });
   }
   switch (command.type) {
@@ -102,6 +104,13 @@ function decideGate(command: Extract<RunCommand, { type: 'decide_gate' }>, state
 /** The action-log row of a gate decision or expiry. */
 function gateLog(runId: string, stepId: string, status: 'approved' | 'denied' | 'expired', input: unknown, error: string | null, at: string): ActionLogRow {
   return { run_id: runId, step_id: stepId, action: null, attempt: 0, status, input, output: null, error, started_at: at, finished_at: at };
+}
+
+/** Finishing the very attempt that is still running on a run that was cancelled (or otherwise ended) meanwhile. */
+function isLateFinish(command: RunCommand, state: Extract<RunState, { exists: true }>): boolean {
+  if (command.type !== 'finish_step') return false;
+  const step = state.steps[command.stepId];
+  return step !== undefined && step.status === 'running' && step.attempt === command.attempt;
 }
 
 function assertStepOpen(state: Extract<RunState, { exists: true }>, stepId: string): void {

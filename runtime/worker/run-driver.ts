@@ -14,7 +14,7 @@ import { StreamVersionConflict, type EventStore } from '../../adapters/event-sto
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import { nextMove } from '../../domain/runbooks/run-workflow.ts';
 import { decideRun, type RunCommand } from '../../domain/runs/decide.ts';
-import { evolveRun, initialRunState, type RunState } from '../../domain/runs/state.ts';
+import { evolveRun, finishedStatuses, initialRunState, type RunState } from '../../domain/runs/state.ts';
 import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
@@ -118,7 +118,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
           const finishedAt = now();
           const status = state.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
           const log = logRow(state, move.step.id, move.step.action, move.attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
-          await appendFrom(startEvents.reduce(evolveRun, state), history.length + startEvents.length, {
+          const finish: RunCommand = {
             type: 'finish_step',
             stepId: move.step.id,
             attempt: move.attempt,
@@ -127,7 +127,14 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
             error: outcome.error,
             log,
             now: finishedAt,
-          });
+          };
+          try {
+            await appendFrom(startEvents.reduce(evolveRun, state), history.length + startEvents.length, finish);
+          } catch (error) {
+            if (!(error instanceof StreamVersionConflict)) throw error;
+            await recordLateFinish(deps, streamId, finish);
+            return;
+          }
           break;
         }
       }
@@ -184,6 +191,24 @@ function logRow(
 }
 
 /** SPEC.md "Template context": `trigger`, `case`, `steps.<id>.output`, `inputs`. Secrets never enter it. */
+/**
+ * The run moved on while an action was in flight (cancelled, or taken over by another
+ * worker). If that attempt is still the running one, its outcome is recorded so the
+ * action log holds every action that ran; otherwise the run belongs to someone else.
+ */
+async function recordLateFinish(deps: RunDriverDeps, streamId: string, finish: Extract<RunCommand, { type: 'finish_step' }>): Promise<void> {
+  const history = await deps.store.readStream(streamId);
+  const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
+  if (!state.exists || !finishedStatuses.includes(state.status)) return;
+  const step = state.steps[finish.stepId];
+  if (step?.status !== 'running' || step.attempt !== finish.attempt) return;
+  try {
+    await deps.store.append(streamId, decideRun(finish, state).map((e) => ({ ...e, metadata: systemActor })), history.length);
+  } catch (error) {
+    if (!(error instanceof StreamVersionConflict)) throw error;
+  }
+}
+
 async function templateContext(deps: RunDriverDeps, state: Existing): Promise<Record<string, unknown>> {
   const steps: Record<string, { output: unknown; status: string }> = {};
   for (const [id, s] of Object.entries(state.steps)) steps[id] = { output: s.output, status: s.status };

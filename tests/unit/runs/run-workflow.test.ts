@@ -223,3 +223,30 @@ describe('gates', () => {
     expect(() => decideRun({ type: 'cancel', by: 'a@x', now: 't' }, cancelled)).toThrow(expect.objectContaining({ code: 'run_finished' }));
   });
 });
+
+describe('a run cancelled while an action is in flight', () => {
+  const log = (attempt: number) => ({ run_id: 'r1', step_id: 'a', action: 'notify.webhook', attempt, status: 'ok' as const, input: null, output: null, error: null, started_at: 't', finished_at: 't' });
+  const inFlight = apply(apply(started([step('a'), step('b', { needs: ['a'] })]), { type: 'start_step', stepId: 'a', attempt: 1, now: 't' }), { type: 'cancel', by: 'ana', now: 't' });
+
+  it('still records the outcome of the attempt that was running', () => {
+    const events = decideRun({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' }, inFlight);
+    expect(events.map((e) => e.type)).toEqual(['step.finished']);
+    const after = events.reduce(evolveRun, inFlight);
+    expect(after.exists && after.status).toBe('cancelled');
+  });
+
+  it('takes nothing else: another attempt, a new step or a second finish', () => {
+    const code = (command: RunCommand, state = inFlight) => {
+      try {
+        decideRun(command, state);
+        return null;
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+    expect(code({ type: 'finish_step', stepId: 'a', attempt: 2, status: 'ok', output: null, error: null, log: log(2), now: 't' })).toBe('run_finished');
+    expect(code({ type: 'start_step', stepId: 'b', attempt: 1, now: 't' })).toBe('run_finished');
+    const recorded = apply(inFlight, { type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' });
+    expect(code({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' }, recorded)).toBe('run_finished');
+  });
+});
