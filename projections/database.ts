@@ -52,6 +52,11 @@ export interface CasesTable {
   created_by_id: string | null;
   attack_techniques: Json<string[]>;
   version: number;
+  /** The SLA policy from a case template (migration 0013); null without one. */
+  sla_template_id: string | null;
+  sla_ack_minutes: number | null;
+  sla_resolve_minutes: number | null;
+  sla_applied_at: Timestamp | null;
 }
 
 export interface CaseTimelineTable {

@@ -13,6 +13,8 @@ import { createActionRegistry } from '../adapters/actions/registry.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
+import { createCaseTemplateCommands } from '../adapters/commands/case-templates.ts';
+import { loadCaseTemplates } from '../adapters/case-templates/catalog.ts';
 import { createObservableCommands } from '../adapters/commands/observables.ts';
 import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
@@ -112,6 +114,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   };
   const permissions = parsePermissionMatrix(config.permissionsJson);
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions });
+  const { catalog: caseTemplates, refused: refusedTemplates } = loadCaseTemplates(config.caseTemplatesDir);
+  log.info({ templates: caseTemplates.list().map((t) => t.id) }, 'case templates loaded');
+  for (const refused of refusedTemplates) log.warn({ file: refused.file, errors: refused.errors }, 'case template file refused');
   const intake = createAlertIntake({ store, db, config: caseConfig, alertRunbooks: runbooks.alertRunbooks, ids, now, cacheEntries: config.intakeCacheEntries });
   const runs = createRunCommands({ store, runbook: runbooks.get, ids, now });
 
@@ -120,6 +125,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let url: string | null = null;
   if (config.role !== 'worker') {
     const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
+    const waitFor = (position: number | null) => (position === null ? Promise.resolve() : projector.waitFor(position));
     const app = createApp({
       db,
       basePath: config.basePath,
@@ -141,12 +147,14 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       verifier,
       users: createUserDirectory(db, now),
       cases,
+      caseTemplates,
+      caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
       intake,
       runs,
       runbooks,
       actions,
       connections,
-      waitFor: (position) => (position === null ? Promise.resolve() : projector.waitFor(position)),
+      waitFor,
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
     });
     server = await new Promise<ServerType>((resolve) => {

@@ -19,6 +19,8 @@ export type Config = {
   identityJwks: string | null;
   permissionsJson: string | undefined;
   runbooksDir: string;
+  /** Case template YAML files, read at start (SVC_CASE_TEMPLATES_DIR). */
+  caseTemplatesDir: string;
   detectorBootstrapSecret: string | null;
   maxBodyBytes: number;
   /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES); stored under `<dataDir>/attachments`. */
@@ -120,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     identityJwks: env.SVC_IDENTITY_JWKS || null,
     permissionsJson: env.SVC_PERMISSIONS,
     runbooksDir: resolve(env.SVC_RUNBOOKS_DIR || './runbooks'),
+    caseTemplatesDir: resolve(env.SVC_CASE_TEMPLATES_DIR || './case-templates'),
     detectorBootstrapSecret: env.SVC_DETECTOR_BOOTSTRAP_SECRET || null,
     maxBodyBytes: int(env, 'SVC_MAX_BODY_BYTES', 1024 * 1024, 1024),
     attachmentMaxBytes: int(env, 'SVC_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),

@@ -23,6 +23,7 @@ import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
+import { caseTemplateRoutes } from './case-templates.routes.ts';
 import { resolverRoutes } from './resolvers.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
@@ -66,6 +67,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', attachmentRoutes(deps));
   authed.route('/', evidenceRoutes(deps));
   authed.route('/', resolverRoutes(deps));
+  authed.route('/', caseTemplateRoutes(deps));
 
   api.get(
     '/openapi.json',

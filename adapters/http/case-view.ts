@@ -1,9 +1,10 @@
 /**
  * The case document of the API (SPEC.md "Case"), built from the `cases` read model.
- * `ack_sla` comes from domain/cases/ack-sla.ts; `sla_breached` is its `breached`
- * until SLA policies from case templates exist.
+ * `ack_sla` comes from domain/cases/ack-sla.ts; `sla_breached` is true when the
+ * acknowledgement clock or the SLA policy's resolve target is breached. `sla_policy`
+ * (our addition) is the policy a case template gave the case, or null.
  */
-import { ackSla, type AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
+import { ackSla, resolveSla, type AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
 import { iso } from './shapes.ts';
 
@@ -13,6 +14,7 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy) {
   const sla = ackSla(
     {
       severity: row.severity,
+      ackMinutes: row.sla_ack_minutes,
       openedAt: new Date(row.created_at),
       acknowledgedAt: date(row.acknowledged_at),
       acknowledgedBy: row.acknowledged_by,
@@ -20,6 +22,10 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy) {
       closedAt: date(row.closed_at),
     },
     policy,
+    now,
+  );
+  const resolve = resolveSla(
+    { openedAt: new Date(row.created_at), resolvedAt: date(row.resolved_at), closedAt: date(row.closed_at), resolveMinutes: row.sla_resolve_minutes },
     now,
   );
   return {
@@ -35,10 +41,14 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy) {
     team: row.team,
     private: row.private,
     alert_count: row.alert_count,
-    sla_breached: sla.breached,
+    sla_breached: sla.breached || resolve.breached,
     acknowledged_at: iso(row.acknowledged_at),
     acknowledged_by: row.acknowledged_by,
     ack_sla: sla,
+    sla_policy:
+      row.sla_template_id === null
+        ? null
+        : { template_id: row.sla_template_id, ack_minutes: row.sla_ack_minutes, resolve_minutes: row.sla_resolve_minutes, resolve_due_at: resolve.due_at, applied_at: iso(row.sla_applied_at) },
     attack_techniques: row.attack_techniques,
     ai_triage: null,
     created_at: iso(row.created_at),

@@ -6,7 +6,8 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { DomainError, notFound } from '../../domain/shared/errors.ts';
+import type { CaseTemplate } from '../../domain/case-templates/template.ts';
+import { DomainError, notFound, ValidationFailed } from '../../domain/shared/errors.ts';
 import { caseComments, caseTimeline, listCases, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Actor } from '../../domain/cases/index.ts';
 import type { Grant, Principal } from '../identity/principal.ts';
@@ -86,7 +87,7 @@ export function caseRoutes(deps: HttpDeps) {
           description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
           severity,
           tags: v.optional(v.array(text(100)), []),
-          template_id: v.optional(v.nullable(v.string())),
+          template_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
           team: v.optional(v.nullable(text(200))),
           private: v.optional(v.boolean(), false),
         }),
@@ -98,10 +99,9 @@ export function caseRoutes(deps: HttpDeps) {
         if (!hasPermission(principal, 'manage_cases', deps.permissions, team)) {
           throw new DomainError('forbidden', 403, 'permission manage_cases required in that team', { permission: 'manage_cases', team });
         }
-        const r = await deps.cases.open(
-          { title: body.title, description: body.description ?? null, severity: body.severity, tags: body.tags, team, private: body.private },
-          actorOf(principal),
-        );
+        const input = { title: body.title, description: body.description ?? null, severity: body.severity, tags: body.tags, team, private: body.private };
+        const template = body.template_id ? templateOf(deps, body.template_id) : null;
+        const r = template ? await deps.caseTemplateCommands.open(input, template, actorOf(principal)) : await deps.cases.open(input, actorOf(principal));
         await deps.waitFor(r.position);
         return c.json(await loadView(principal, r.caseId), 201);
       },
@@ -259,4 +259,11 @@ export function caseRoutes(deps: HttpDeps) {
 /** A case comment as the case routes and the war-room show it. */
 export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]) {
   return { id: r.id, case_id: r.case_id, body: r.body, author_id: r.author_id, author_email: r.author_email, created_at: new Date(r.created_at).toISOString() };
+}
+
+/** The case template `id` (`template_id` of the request body), or a 422 naming that field. */
+export function templateOf(deps: Pick<HttpDeps, 'caseTemplates'>, id: string): CaseTemplate {
+  const template = deps.caseTemplates.get(id);
+  if (!template) throw new ValidationFailed([{ loc: ['body', 'template_id'], msg: `unknown case template '${id}'`, type: 'value_error' }]);
+  return template;
 }

@@ -11,6 +11,8 @@ import type { CaseFileCommands } from '../commands/case-files.ts';
 import type { FileStore } from '../attachments/port.ts';
 import type { CaseConfig } from '../commands/case-config.ts';
 import type { CaseCommands } from '../commands/cases.ts';
+import type { CaseTemplateCommands } from '../commands/case-templates.ts';
+import type { CaseTemplateCatalog } from '../case-templates/catalog.ts';
 import type { AlertIntake } from '../commands/intake.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { ConnectionStore } from '../connections/store.ts';
@@ -51,6 +53,9 @@ export type HttpDeps = {
   verifier: TokenVerifier;
   users: UserDirectory;
   cases: CaseCommands;
+  /** The case templates of this install (SVC_CASE_TEMPLATES_DIR). */
+  caseTemplates: CaseTemplateCatalog;
+  caseTemplateCommands: CaseTemplateCommands;
   intake: AlertIntake;
   runs: RunCommands;
   runbooks: RunbookStore;

@@ -41,7 +41,7 @@ const taskParam = v.object({ id: uuid, task_id: uuid });
 type TaskRow = NonNullable<Awaited<ReturnType<typeof findCaseTask>>>;
 type CommentRow = Awaited<ReturnType<typeof taskComments>>[number];
 
-const taskView = (r: TaskRow) => ({
+export const taskView = (r: TaskRow) => ({
   id: r.id,
   case_id: r.case_id,
   title: r.title,

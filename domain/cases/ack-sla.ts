@@ -2,7 +2,8 @@
  * The acknowledgement clock of a case (SPEC.md "Case" `ack_sla`, "Case acknowledgement").
  *
  * The clock starts when the case opens and stops at the first of acknowledgement,
- * resolution or closure. The target comes from the severity (SVC_ACK_SLA_MINUTES).
+ * resolution or closure. The target is the case's own SLA policy's `ack_minutes` when a
+ * template gave it one, else the severity's (SVC_ACK_SLA_MINUTES).
  * State mapping (SPEC.md leaves it open; docs/configuration.md restates it):
  * - `none`: no target for this severity;
  * - `pending`: clock running and the due time not passed;
@@ -16,6 +17,8 @@ export type AckSlaPolicy = Readonly<Record<string, number>>;
 
 export type AckClockInput = {
   severity: string;
+  /** The case's SLA policy target, overriding the severity's; null without one. */
+  ackMinutes: number | null;
   openedAt: Date;
   acknowledgedAt: Date | null;
   acknowledgedBy: string | null;
@@ -37,7 +40,7 @@ export function ackSla(c: AckClockInput, policy: AckSlaPolicy, now: Date): AckSl
   const stops = [c.acknowledgedAt, c.resolvedAt, c.closedAt].filter((d): d is Date => d !== null).map((d) => d.getTime());
   const stoppedAt = stops.length > 0 ? Math.min(...stops) : null;
   const end = stoppedAt ?? now.getTime();
-  const target = policy[c.severity];
+  const target = c.ackMinutes !== null ? c.ackMinutes * 60 : policy[c.severity];
   const due = target === undefined ? null : c.openedAt.getTime() + target * 1000;
   const state = due === null ? 'none' : end > due ? 'breached' : stoppedAt !== null ? 'met' : 'pending';
   return {
@@ -49,4 +52,20 @@ export function ackSla(c: AckClockInput, policy: AckSlaPolicy, now: Date): AckSl
     elapsed_seconds: Math.max(0, Math.floor((end - c.openedAt.getTime()) / 1000)),
     breached: state === 'breached',
   };
+}
+
+/**
+ * The resolve target of a case's SLA policy: due `resolveMinutes` after opening,
+ * breached when neither resolution nor closure came by then (also while still open past
+ * it). No target: nothing due, never breached.
+ */
+export function resolveSla(
+  c: { openedAt: Date; resolvedAt: Date | null; closedAt: Date | null; resolveMinutes: number | null },
+  now: Date,
+): { due_at: string | null; breached: boolean } {
+  if (c.resolveMinutes === null) return { due_at: null, breached: false };
+  const due = c.openedAt.getTime() + c.resolveMinutes * 60_000;
+  const stops = [c.resolvedAt, c.closedAt].filter((d): d is Date => d !== null).map((d) => d.getTime());
+  const end = stops.length > 0 ? Math.min(...stops) : now.getTime();
+  return { due_at: new Date(due).toISOString(), breached: end > due };
 }

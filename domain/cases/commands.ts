@@ -39,6 +39,20 @@ export type CaseCommand =
   | { type: 'add_attachment'; attachmentId: string; filename: string; contentType: string; size: number; sha256: string; actor: Actor; now: string }
   /** The shape rules (evidence.ts) and the reference were checked by the caller. */
   | { type: 'pin_evidence'; pinId: string; kind: EvidenceKind; refId: string | null; url: string | null; note: string; actor: Actor; now: string }
+  /**
+   * Records a template application: `tasks` are the tasks being added (ids given, their
+   * streams written in the same append), `skipped` those the case had; the SLA policy is
+   * applied only when the case has none. Refused on a case whose status is in `closedStatuses`.
+   */
+  | {
+      type: 'apply_template';
+      templateId: string;
+      tasks: { taskId: string; phase: string; title: string }[];
+      skipped: { phase: string; title: string }[];
+      sla: { ack_minutes: number | null; resolve_minutes: number | null } | null;
+      closedStatuses: ReadonlySet<string>;
+      now: string;
+    }
   | {
       type: 'update_case';
       changes: CaseChanges;

@@ -4,7 +4,8 @@
  * Errors: `case_not_found` (404) for a command on a case that does not exist,
  * `case_exists` (409) for opening twice, `case_closed_unacknowledged` (422) for
  * acknowledging a closed case that never was acknowledged, `comment_not_found` (404) and
- * `forbidden` (403) for deleting a comment that is gone or not the actor's.
+ * `forbidden` (403) for deleting a comment that is gone or not the actor's,
+ * `case_closed` (409) for applying a template to a closed case.
  */
 import { conflict, DomainError, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
@@ -39,6 +40,8 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return addAttachment(command, state);
     case 'pin_evidence':
       return pinEvidence(command, state);
+    case 'apply_template':
+      return applyTemplate(command, state);
     default:
       return assertNever(command);
   }
@@ -67,6 +70,16 @@ function openCase(c: Cmd<'open_case'>, state: CaseState): CaseEvent[] {
       },
     },
   ];
+}
+
+function applyTemplate(c: Cmd<'apply_template'>, s: Existing): CaseEvent[] {
+  if (c.closedStatuses.has(s.status)) throw conflict('case_closed', 'a template cannot be applied to a closed case', { case_id: s.id, status: s.status });
+  const added = c.tasks.map((t) => ({ task_id: t.taskId, phase: t.phase, title: t.title }));
+  const events: CaseEvent[] = [{ type: 'case.template_applied', data: { case_id: s.id, template_id: c.templateId, added, skipped: c.skipped, at: c.now } }];
+  if (c.sla !== null && s.slaPolicy === null) {
+    events.push({ type: 'case.sla_policy_applied', data: { case_id: s.id, template_id: c.templateId, ...c.sla, at: c.now } });
+  }
+  return events;
 }
 
 function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {

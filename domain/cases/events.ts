@@ -84,6 +84,21 @@ export type CaseEvidencePinned = Event<
   { case_id: string; pin_id: string; kind: EvidenceKind; ref_id: string | null; url: string | null; note: string; pinned_by: string | null; at: string }
 >;
 
+/**
+ * A case template was applied (SPEC.md "Other case moves"): the tasks it added (their
+ * `task.created` events are in the same atomic append) and the (phase, title) pairs it
+ * skipped because the case had them.
+ */
+export type CaseTemplateApplied = Event<
+  'case.template_applied',
+  { case_id: string; template_id: string; added: { task_id: string; phase: string; title: string }[]; skipped: { phase: string; title: string }[]; at: string }
+>;
+/** The case's SLA policy, set once from a template; its targets override the per-severity defaults. */
+export type CaseSlaPolicyApplied = Event<
+  'case.sla_policy_applied',
+  { case_id: string; template_id: string; ack_minutes: number | null; resolve_minutes: number | null; at: string }
+>;
+
 export type CaseEvent =
   | CaseOpened
   | CaseAlertAppended
@@ -96,7 +111,9 @@ export type CaseEvent =
   | CaseUpdated
   | CaseAttackTechniquesUpdated
   | CaseAttachmentAdded
-  | CaseEvidencePinned;
+  | CaseEvidencePinned
+  | CaseTemplateApplied
+  | CaseSlaPolicyApplied;
 
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
@@ -111,4 +128,6 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.attack_techniques_updated',
   'case.attachment_added',
   'case.evidence_pinned',
+  'case.template_applied',
+  'case.sla_policy_applied',
 ]);

@@ -24,6 +24,8 @@ export type CaseState =
       acknowledgedBy: string | null;
       /** When the case last received an alert, or was opened: the correlation window runs from here. */
       lastActivityAt: string;
+      /** Set once, by the first template that carries one. */
+      slaPolicy: { templateId: string; ackMinutes: number | null; resolveMinutes: number | null } | null;
     };
 
 export const initialCaseState = (): CaseState => ({ exists: false });
@@ -48,12 +50,15 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       acknowledgedAt: null,
       acknowledgedBy: null,
       lastActivityAt: d.opened_at,
+      slaPolicy: null,
     };
   }
   if (!state.exists) return state;
   switch (event.type) {
     case 'case.alert_appended':
       return { ...state, lastActivityAt: event.data.at };
+    case 'case.sla_policy_applied':
+      return { ...state, slaPolicy: { templateId: event.data.template_id, ackMinutes: event.data.ack_minutes, resolveMinutes: event.data.resolve_minutes } };
     case 'case.status_changed':
       return { ...state, status: event.data.to };
     case 'case.assigned':

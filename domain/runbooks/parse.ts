@@ -44,7 +44,8 @@ export function parseRunbook(
   return { ok: true, runbook: { id, name, description, version, enabled, trigger, inputs, steps } };
 }
 
-function loadYaml(text: string): { ok: true; value: unknown } | { ok: false; msg: string } {
+/** Parses YAML text to plain JS, or the first syntax error (with its line) as one message; never throws. */
+export function loadYaml(text: string): { ok: true; value: unknown } | { ok: false; msg: string } {
   const doc = parseDocument(text);
   const [syntaxError] = doc.errors;
   // yaml's message goes on with a multi-line excerpt; its first line already names the line and column.

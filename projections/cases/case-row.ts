@@ -43,6 +43,10 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       created_by_id: d.opened_by_id ?? null,
       attack_techniques: [],
       version,
+      sla_template_id: null,
+      sla_ack_minutes: null,
+      sla_resolve_minutes: null,
+      sla_applied_at: null,
     };
   }
   if (!row || row.version >= version) return row;
@@ -76,7 +80,12 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
     case 'case.comment_deleted':
     case 'case.attachment_added':
     case 'case.evidence_pinned':
+    case 'case.template_applied':
       return { ...row, updated_at: event.data.at, version };
+    case 'case.sla_policy_applied': {
+      const d = event.data;
+      return { ...row, sla_template_id: d.template_id, sla_ack_minutes: d.ack_minutes, sla_resolve_minutes: d.resolve_minutes, sla_applied_at: d.at, updated_at: d.at, version };
+    }
     case 'case.attack_techniques_updated':
       return { ...row, attack_techniques: event.data.attack_techniques, updated_at: event.data.at, version };
     case 'case.updated': {

@@ -22,7 +22,7 @@ const timelineKind = (type: string) => type.replace(/^case\./, '');
 const caseColumns = [
   'key', 'number', 'title', 'description', 'severity', 'tags', 'status', 'owner_id', 'owner_email', 'team', 'alert_count',
   'correlation_key', 'acknowledged_at', 'acknowledged_by', 'created_at', 'updated_at', 'resolved_at', 'closed_at', 'last_alert_at',
-  'private', 'created_by_id', 'attack_techniques', 'version',
+  'private', 'created_by_id', 'attack_techniques', 'version', 'sla_template_id', 'sla_ack_minutes', 'sla_resolve_minutes', 'sla_applied_at',
 ] as const satisfies readonly (keyof CasesTable)[];
 
 const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({

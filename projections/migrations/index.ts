@@ -13,6 +13,7 @@ import * as caseListIndexes from './0009-case-list-indexes.ts';
 import * as runGates from './0010-run-gates.ts';
 import * as runbookSchedules from './0011-runbook-versions-schedules.ts';
 import * as suiteCorrelationIndex from './0012-suite-correlation-index.ts';
+import * as caseSlaPolicy from './0013-case-sla-policy.ts';
 import * as alertObservables from './0014-alert-observables.ts';
 
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010-run-gates': runGates,
   '0011-runbook-versions-schedules': runbookSchedules,
   '0012-suite-correlation-index': suiteCorrelationIndex,
+  '0013-case-sla-policy': caseSlaPolicy,
   '0014-alert-observables': alertObservables,
 };
 

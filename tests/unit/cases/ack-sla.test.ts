@@ -6,7 +6,7 @@
  * resolution and closure.
  */
 import { describe, expect, it } from 'vitest';
-import { ackSla, type AckClockInput } from '../../../domain/cases/ack-sla.ts';
+import { ackSla, resolveSla, type AckClockInput } from '../../../domain/cases/ack-sla.ts';
 
 const policy = { critical: 15 * 60, high: 60 * 60 };
 const opened = new Date('2026-11-22T10:00:00.000Z');
@@ -14,6 +14,7 @@ const at = (minutes: number, seconds = 0) => new Date(opened.getTime() + minutes
 
 const clock = (c: Partial<AckClockInput> = {}): AckClockInput => ({
   severity: 'high',
+  ackMinutes: null,
   openedAt: opened,
   acknowledgedAt: null,
   acknowledgedBy: null,
@@ -115,5 +116,21 @@ describe('ackSla', () => {
     expect(ackSla(clock(), policy, at(0)).elapsed_seconds).toBe(0);
     // A clock read before the opening (skew) does not go negative.
     expect(ackSla(clock(), policy, at(-1))).toMatchObject({ elapsed_seconds: 0, state: 'pending' });
+  });
+});
+
+describe('the SLA policy of a case template', () => {
+  it("takes the case's own ack target over the severity's, also for a severity without one", () => {
+    expect(ackSla(clock({ ackMinutes: 5 }), policy, at(6))).toMatchObject({ state: 'breached', due_at: '2026-11-22T10:05:00.000Z' });
+    expect(ackSla(clock({ severity: 'low', ackMinutes: 30 }), policy, at(6))).toMatchObject({ state: 'pending', due_at: '2026-11-22T10:30:00.000Z' });
+  });
+
+  it('breaches the resolve target when neither resolution nor closure came by then, also while still open', () => {
+    const open = { openedAt: opened, resolvedAt: null, closedAt: null, resolveMinutes: 240 };
+    expect(resolveSla(open, at(239))).toEqual({ due_at: '2026-11-22T14:00:00.000Z', breached: false });
+    expect(resolveSla(open, at(241))).toEqual({ due_at: '2026-11-22T14:00:00.000Z', breached: true });
+    expect(resolveSla({ ...open, resolvedAt: at(200) }, at(999)).breached).toBe(false);
+    expect(resolveSla({ ...open, closedAt: at(300) }, at(999)).breached).toBe(true);
+    expect(resolveSla({ ...open, resolveMinutes: null }, at(999))).toEqual({ due_at: null, breached: false });
   });
 });

@@ -82,6 +82,10 @@ describe('evolveCaseRow', () => {
       created_by_id: null,
       attack_techniques: [],
       version: 1,
+      sla_template_id: null,
+      sla_ack_minutes: null,
+      sla_resolve_minutes: null,
+      sla_applied_at: null,
     });
   });
 
@@ -191,5 +195,13 @@ describe('evolveCaseRow', () => {
     expectOnlyChanged(row, techniques, { attack_techniques: ['T1059'], updated_at: T1, version: 2 });
     const hidden = evolveCaseRow(techniques, { type: 'case.updated', data: { case_id: CASE_ID, changes: { private: true }, at: T2 } }, 3);
     expect(hidden).toMatchObject({ private: true, attack_techniques: ['T1059'], updated_at: T2, version: 3 });
+  });
+
+  it('records the SLA policy of a template; a template application moves only updated_at and version', () => {
+    const row = openedRow();
+    const applied = evolveCaseRow(row, { type: 'case.template_applied', data: { case_id: CASE_ID, template_id: 'phishing', added: [], skipped: [], at: T1 } }, 2)!;
+    expectOnlyChanged(row, applied, { updated_at: T1, version: 2 });
+    const sla = evolveCaseRow(applied, { type: 'case.sla_policy_applied', data: { case_id: CASE_ID, template_id: 'phishing', ack_minutes: 30, resolve_minutes: null, at: T2 } }, 3);
+    expectOnlyChanged(applied, sla, { sla_template_id: 'phishing', sla_ack_minutes: 30, sla_resolve_minutes: null, sla_applied_at: T2, updated_at: T2, version: 3 });
   });
 });

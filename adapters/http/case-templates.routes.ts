@@ -1,0 +1,61 @@
+/**
+ * Case templates (SPEC.md "Cases": `POST /cases/<case_id>/apply-template`; the
+ * `template_id` of `POST /cases` is handled in cases.routes.ts). `GET /case-templates`
+ * is our addition, so a console can offer the templates of this install.
+ *
+ * Apply needs `manage_cases` in the case's team; an invisible case is 404 like an absent
+ * one. Answer: `{added, skipped, sla_applied, sla_skipped_reason}` with `added` the new
+ * tasks as the task routes show them, `skipped` their `{phase, title}`, and
+ * `sla_skipped_reason` null, `case_has_sla_policy` or `template_has_no_sla`.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import type { CaseTemplate } from '../../domain/case-templates/template.ts';
+import { caseTasks } from '../../projections/tasks/tasks.queries.ts';
+import { caseRouteGuards } from './case-access.ts';
+import { actorOf, templateOf } from './cases.routes.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { idParam } from './shapes.ts';
+import { taskView } from './tasks.routes.ts';
+import { requireJson, validate } from './validation.ts';
+
+const templateView = (t: CaseTemplate) => ({
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  phases: t.phases.map((phase) => ({ name: phase, tasks: t.tasks.filter((task) => task.phase === phase).map(({ title, description }) => ({ title, description })) })),
+  sla: t.sla,
+});
+
+export function caseTemplateRoutes(deps: HttpDeps) {
+  const { access, read, manage } = caseRouteGuards(deps.db, deps.permissions);
+
+  return new Hono<AppEnv>()
+    .get('/case-templates', describeRoute({ summary: 'Case templates of this install (our addition)', tags: ['cases'] }), read, (c) =>
+      c.json({ items: deps.caseTemplates.list().map(templateView) }),
+    )
+    .post(
+      '/cases/:id/apply-template',
+      describeRoute({ summary: 'Apply a case template: add the tasks the case lacks, and its SLA policy if the case has none', tags: ['cases'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ template_id: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(64)) })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const principal = c.get('principal');
+        await access.actOn(principal, id, 'manage_cases');
+        const template = templateOf(deps, c.req.valid('json').template_id);
+        const r = await deps.caseTemplateCommands.apply(id, template, actorOf(principal));
+        await deps.waitFor(r.position);
+        const byId = new Map((await caseTasks(deps.db, id)).map((t) => [t.id, t]));
+        const added = r.added.flatMap((taskId) => {
+          const row = byId.get(taskId);
+          return row ? [taskView(row)] : [];
+        });
+        return c.json({ added, skipped: r.skipped, sla_applied: r.slaApplied, sla_skipped_reason: r.slaSkippedReason });
+      },
+    );
+}
