@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCaseTemplateCommands } from '../../adapters/commands/case-templates.ts';
+import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
+import { parseCaseTemplate } from '../../domain/case-templates/template.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -166,6 +169,30 @@ describe.each(e2eEngines)('case templates on $name', ({ server }) => {
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
     expect(answers.flatMap((a) => a.body.added)).toHaveLength(3);
     expect(answers.filter((a) => a.body.sla_applied)).toHaveLength(1);
+    expect((await tasksOf(c.id)).map((t) => t.title).sort()).toEqual(['Check URLs', 'Collect headers', 'Purge the message']);
+  });
+
+  it('adds each task once when two processes apply at once (the case stream version decides, the loser retries)', async () => {
+    const c = await open();
+    const { db } = svc.service.opened;
+    const parsed = parseCaseTemplate(templates['phishing.yml']);
+    if (!parsed.ok) throw new Error('test template does not parse');
+    // Two command instances with their own event store and lock, as two API processes would have.
+    const processes = [0, 1].map(() =>
+      createCaseTemplateCommands({
+        store: new PostgresEventStore(db),
+        db,
+        config: { severities: [], statuses: [], closedStatuses: new Set(['resolved', 'closed']), initialStatus: 'new', keyPrefix: 'SVC', correlationWindowMs: 0 },
+        ids: () => crypto.randomUUID(),
+        now: () => new Date(),
+        waitFor: (position) => (position === null ? Promise.resolve() : svc.service.projector.waitFor(position)),
+      }),
+    );
+    const actor = { userId: null, email: 'ana@example.com' };
+    const results = await Promise.all(processes.flatMap((p) => [p.apply(c.id, parsed.template, actor), p.apply(c.id, parsed.template, actor)]));
+    expect(results.flatMap((r) => r.added)).toHaveLength(3);
+    expect(results.filter((r) => r.slaApplied)).toHaveLength(1);
+    await svc.service.projector.waitFor(Math.max(...results.map((r) => r.position)));
     expect((await tasksOf(c.id)).map((t) => t.title).sort()).toEqual(['Check URLs', 'Collect headers', 'Purge the message']);
   });
 });
