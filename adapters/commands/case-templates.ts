@@ -119,9 +119,11 @@ export function createCaseTemplateCommands(deps: CaseTemplateCommandDeps) {
           const events = applyEvents(state, template, tasks, plan.skipped, now);
           const metadata = actorMetadata(actor, 'user');
           try {
+            // Task streams first: the case event then holds the append's highest position, so a
+            // retry that waits for it (above) is sure to see the tasks this append added.
             const r = await deps.store.appendMany([
-              { streamId: streams.case(caseId), events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length },
               ...taskWrites(caseId, tasks, actor, now),
+              { streamId: streams.case(caseId), events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length },
             ]);
             const slaApplied = events.some((e) => e.type === 'case.sla_policy_applied');
             return { position: r.lastPosition, added: tasks.map((t) => t.taskId), skipped: plan.skipped, slaApplied, slaSkippedReason: plan.slaSkippedReason };
