@@ -25,3 +25,4 @@ test: lint
 bench: node_modules
 	node --import tsx bench/alert-intake.ts
 	node --import tsx bench/case-list.ts
+	node --import tsx bench/runbook-engine.ts

@@ -18,7 +18,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import pg from 'pg';
 import { pino } from 'pino';
 import { startService, type Service } from '../runtime/boot.ts';
-import { loadConfig } from '../runtime/config.ts';
+import { loadConfig, type Config } from '../runtime/config.ts';
 import type { LoadJob, LoadResult } from './load-worker.ts';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -88,6 +88,10 @@ async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise
 
 export type BenchService = {
   service: Service;
+  /** The configuration the service runs with (its defaults unless `extraEnv` says otherwise). */
+  config: Config;
+  /** The fresh database's URL on the server of DATABASE_URL; null on PGlite. */
+  databaseUrl: string | null;
   url: string;
   /** A reusable exchange token acting for a person with `grants` (CONTRACTS.md section 2), valid 1 h. */
   exchangeToken: (grants: { team: string | null; role: string }[], scope: string) => Promise<string>;
@@ -114,10 +118,13 @@ export async function startBenchService(extraEnv: Record<string, string> = {}): 
     LOG_LEVEL: 'error',
     ...extraEnv,
   };
-  const service = await startService(loadConfig(env), env, pino({ level: 'error' }));
+  const config = loadConfig(env);
+  const service = await startService(config, env, pino({ level: 'error' }));
   if (service.url === null) throw new Error('bench service started without an API');
   return {
     service,
+    config,
+    databaseUrl: server?.url ?? null,
     url: service.url,
     exchangeToken: (grants, scope) =>
       new SignJWT({ token_use: 'exchange', scope, act: { sub: randomUUID(), email: 'bench-analyst@example.com', grants } })

@@ -19,6 +19,8 @@ export type Engine = 'pglite' | 'postgres';
 export type OpenedDatabase = {
   db: Kysely<Database>;
   engine: Engine;
+  /** The embedded PGlite client (null on a server), for what only its own API offers, such as LISTEN callbacks. */
+  embedded: PGlite | null;
   close: () => Promise<void>;
 };
 
@@ -31,7 +33,7 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   if ('databaseUrl' in location) {
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    return { db, engine: 'postgres', embedded: null, close: () => db.destroy() };
   }
   let client: PGlite;
   if (location.dataDir === null) {
@@ -43,5 +45,5 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   }
   await client.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-  return { db, engine: 'pglite', close: () => db.destroy() };
+  return { db, engine: 'pglite', embedded: client, close: () => db.destroy() };
 }

@@ -39,20 +39,24 @@ type Existing = Extract<RunState, { exists: true }>;
 
 const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
 
-export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void> {
+/**
+ * Drives the run until it is idle (finished, or waiting at a gate), the lease is lost
+ * or another writer moved the run on. Resolves true when it left the run finished.
+ */
+export async function driveRun(deps: RunDriverDeps, runId: string): Promise<boolean> {
   const streamId = streams.run(runId);
   for (;;) {
-    if (!deps.stillOwned()) return;
+    if (!deps.stillOwned()) return false;
     const history = await deps.store.readStream(streamId);
     const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
-    if (!state.exists) return;
+    if (!state.exists) return false;
     const move = nextMove(state, {
       maxStepVisits: deps.maxStepVisits,
       defaultApprovalTimeoutH: deps.defaultApprovalTimeoutH,
       now: deps.now().toISOString(),
       riskOf: (action) => deps.actions.riskOf(action),
     });
-    if (move.kind === 'idle') return;
+    if (move.kind === 'idle') return finishedStatuses.includes(state.status);
     const now = () => deps.now().toISOString();
     /** Decides against `from` (at stream version `version`) and appends; returns the events written. */
     const appendFrom = async (from: RunState, version: number, command: RunCommand) => {
@@ -133,13 +137,13 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<void
           } catch (error) {
             if (!(error instanceof StreamVersionConflict)) throw error;
             await recordLateFinish(deps, streamId, finish);
-            return;
+            return false;
           }
           break;
         }
       }
     } catch (error) {
-      if (error instanceof StreamVersionConflict) return;
+      if (error instanceof StreamVersionConflict) return false;
       throw error;
     }
   }

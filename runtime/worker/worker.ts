@@ -63,11 +63,15 @@ export function startWorker(options: WorkerOptions): Worker {
         (error) => options.onError(error),
       );
     }, Math.max(50, options.leaseMs / 3));
+    let finished: boolean;
     try {
-      await driveRun({ ...options.driver, stillOwned: () => owned }, runId);
+      finished = await driveRun({ ...options.driver, stillOwned: () => owned }, runId);
     } finally {
       clearInterval(timer);
     }
+    // A finished run keeps its lease until the projector deletes its job: freed, it would
+    // be claimed again and again only to be found finished, until the projector catches up.
+    if (finished) return true;
     // A run waiting on a gate stops here with its job still present: free it at once so
     // the worker that claims it at the deadline, or after a decision, need not wait out this lease.
     await sql`update jobs set lease_owner = null, lease_until = null where kind = ${RUN_JOB} and key = ${runId} and lease_owner = ${owner}`.execute(db);

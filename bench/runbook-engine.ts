@@ -1,0 +1,261 @@
+/**
+ * `make bench`: the runbook engine (../shared/BENCH.md rows "runbook steps" and "alert
+ * to first step"), each next to a baseline measured in the same run on the same database.
+ *
+ * 1. `runbook_steps_per_s`: BENCH_RUNS (50) manual dry runs of a 10-step runbook, queued
+ *    at once over HTTP on one case, each step `needs` the one before. Every step is
+ *    `case.update` with `with: {}`: a dry run goes through the whole executor (template
+ *    rendering, input validation, `preview` under the step timeout) and writes its
+ *    `dry_run` action-log row, but the action itself does no I/O, which is as close to a
+ *    no-op as the engine honestly gets (no implemented action has risk `read` and no
+ *    connection). Completed steps (action-log rows) per second, from just before the
+ *    first run is queued to the last run's `finished_at`.
+ *    Baseline: a naive job loop, one `bench_jobs` row per run; as many workers as
+ *    SVC_WORKER_CONCURRENCY each loop BEGIN; claim one due row FOR UPDATE SKIP LOCKED;
+ *    insert a step row shaped like an action-log row; move the job to the next step (or
+ *    delete it after the last); COMMIT.
+ * 2. `alert_to_first_step_p50_ms` / `_p95_ms`: BENCH_ALERTS (200) detector alerts sent one
+ *    at a time BENCH_ALERT_GAP_MS (50) apart, each opening a new case and triggering a
+ *    1-step alert runbook (`case.update`, autonomous). From the client clock right after
+ *    the 202 to the step's `started_at` as the engine records it (`step.started`); both
+ *    are the clock of this process, since the service runs in it.
+ *    Baseline: a LISTEN/NOTIFY round trip on the same database, from just before
+ *    `pg_notify` is sent to the listener's callback: two connections on a server, the
+ *    embedded client's own `listen` API on PGlite.
+ *
+ * The service runs with its defaults: SVC_WORKER_CONCURRENCY 4, SVC_POLL_INTERVAL_MS
+ * 250 (the projector wakes the worker at once when it projects `run.queued` in this
+ * process, so the poll only matters across processes), SVC_WORKER_LEASE_MS 30000.
+ * Prints medians of BENCH_ROUNDS rounds as `name value baseline ratio target`.
+ */
+import { performance } from 'node:perf_hooks';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Database } from '../projections/database.ts';
+import { benchLine, median, printReport, runBench, startBenchService, type BenchService } from './bench-service.ts';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const runCount = Number(process.env.BENCH_RUNS ?? 50);
+const alertCount = Number(process.env.BENCH_ALERTS ?? 200);
+const alertGapMs = Number(process.env.BENCH_ALERT_GAP_MS ?? 50);
+const stepCount = 10;
+const stepsRunbook = 'bench-noop-steps';
+const alertRunbook = 'bench-first-step';
+const channel = 'bench_first_step';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+function stepsYaml(): string {
+  const steps = Array.from({ length: stepCount }, (_, i) =>
+    [`  - id: s${i + 1}`, '    action: case.update', ...(i > 0 ? [`    needs: [s${i}]`] : []), '    with: {}'].join('\n'),
+  );
+  return [`id: ${stepsRunbook}`, 'name: Bench no-op steps', 'version: 1', 'enabled: true', 'trigger:', '  type: manual', 'steps:', ...steps, ''].join('\n');
+}
+
+const alertYaml = [
+  `id: ${alertRunbook}`,
+  'name: Bench first step',
+  'version: 1',
+  'enabled: true',
+  'trigger:',
+  '  type: alert',
+  '  conditions:',
+  '    source: detector',
+  '    severity: high',
+  'steps:',
+  '  - id: tag',
+  '    action: case.update',
+  '    autonomous: true',
+  '    with:',
+  '      tags_add: [bench]',
+  '',
+].join('\n');
+
+type Api = (method: string, path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: unknown; at: number }>;
+
+function apiOf(bench: BenchService, token: string): Api {
+  return async (method, path, body, headers = { authorization: `Bearer ${token}` }) => {
+    const res = await fetch(`${bench.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const at = Date.now();
+    return { status: res.status, body: await res.json(), at };
+  };
+}
+
+async function expectStatus(call: Promise<{ status: number; body: unknown }>, status: number, what: string) {
+  const res = await call;
+  if (res.status !== status) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Queues the dry runs at once, waits for all to finish; completed steps per second. */
+async function serviceSteps(db: Kysely<Database>, api: Api, caseId: string): Promise<number> {
+  const started = Date.now();
+  const queued = await Promise.all(
+    Array.from({ length: runCount }, () => expectStatus(api('POST', `/cases/${caseId}/runbooks/${stepsRunbook}/run`, { dry_run: true }), 202, 'queue run')),
+  );
+  const ids = queued.map((r) => (r as { id: string }).id);
+  for (;;) {
+    const { rows } = await sql<{ open: number; failed: number; last: Date | null }>`
+      select count(*) filter (where finished_at is null)::int as open,
+             count(*) filter (where status <> 'succeeded' and finished_at is not null)::int as failed,
+             max(finished_at) as last
+      from runs where id in (${sql.join(ids)})`.execute(db);
+    const row = rows[0];
+    if (row && row.failed > 0) throw new Error(`${row.failed} bench runs did not succeed`);
+    if (row && row.open === 0 && row.last) {
+      const { rows: log } = await sql<{ steps: number; dry: number }>`
+        select count(*)::int as steps, count(*) filter (where row->>'status' = 'dry_run')::int as dry
+        from action_log where run_id in (${sql.join(ids)})`.execute(db);
+      const steps = log[0]?.steps ?? 0;
+      if (steps !== runCount * stepCount || log[0]?.dry !== steps) throw new Error(`expected ${runCount * stepCount} dry_run action-log rows, found ${JSON.stringify(log[0])}`);
+      return steps / ((row.last.getTime() - started) / 1000);
+    }
+    await sleep(20);
+  }
+}
+
+/** The naive FOR UPDATE SKIP LOCKED loop over the same number of runs and steps; steps per second. */
+async function baselineSteps(db: Kysely<Database>, workers: number): Promise<number> {
+  await sql`create table if not exists bench_jobs (id bigserial primary key, run integer not null, step integer not null, due_at timestamptz not null default now())`.execute(db);
+  await sql`create table if not exists bench_step_log (id bigserial primary key, run integer not null, step integer not null, row jsonb not null)`.execute(db);
+  await sql`truncate bench_jobs, bench_step_log`.execute(db);
+  const started = performance.now();
+  await sql`insert into bench_jobs (run, step) select r, 1 from generate_series(1, ${runCount}::int) as r`.execute(db);
+  const loop = async () => {
+    for (;;) {
+      const worked = await db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ id: number; run: number; step: number }>`
+          select id, run, step from bench_jobs where due_at <= now() order by due_at, id limit 1 for update skip locked`.execute(trx);
+        const job = rows[0];
+        if (!job) return false;
+        const at = new Date().toISOString();
+        const row = { run_id: job.run, step_id: `s${job.step}`, action: 'case.update', attempt: 1, status: 'dry_run', input: {}, output: {}, error: null, started_at: at, finished_at: at };
+        await sql`insert into bench_step_log (run, step, row) values (${job.run}, ${job.step}, ${JSON.stringify(row)}::jsonb)`.execute(trx);
+        if (job.step < stepCount) await sql`update bench_jobs set step = step + 1, due_at = now() where id = ${job.id}`.execute(trx);
+        else await sql`delete from bench_jobs where id = ${job.id}`.execute(trx);
+        return true;
+      });
+      if (worked) continue;
+      const { rows } = await sql<{ left: boolean }>`select exists (select 1 from bench_jobs) as left`.execute(db);
+      if (!rows[0]?.left) return;
+      await sleep(1);
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, loop));
+  const elapsedS = (performance.now() - started) / 1000;
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from bench_step_log`.execute(db);
+  if (rows[0]?.n !== runCount * stepCount) throw new Error(`baseline logged ${rows[0]?.n} steps, expected ${runCount * stepCount}`);
+  return (runCount * stepCount) / elapsedS;
+}
+
+/** Sequential alerts, each a new case with one run; ms from each 202 to its first step's start. */
+async function serviceFirstStep(db: Kysely<Database>, api: Api, round: number): Promise<number[]> {
+  const sent: { runId: string; acceptedAt: number }[] = [];
+  for (let i = 0; i < alertCount; i++) {
+    const res = await api(
+      'POST',
+      '/webhooks/detector',
+      {
+        alert_id: `bench-first-${round}-${i}`,
+        rule: { id: `bench-first-${round}-${i}`, title: `Bench first step ${i}`, severity: 'high' },
+        matched_log: { source: { ip: `10.${round % 250}.${Math.floor(i / 250)}.${i % 250}` } },
+      },
+      { 'x-svc-token': 'bench' },
+    );
+    const result = res.body as { runs?: string[]; correlated?: boolean; deduplicated?: boolean };
+    if (res.status !== 202 || result.runs?.length !== 1 || result.correlated || result.deduplicated) {
+      throw new Error(`alert ${i}: expected a new case with one run, got HTTP ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    sent.push({ runId: result.runs[0] as string, acceptedAt: res.at });
+    await sleep(alertGapMs);
+  }
+  const ids = sent.map((s) => s.runId);
+  for (;;) {
+    const { rows } = await sql<{ run_id: string; started_at: Date | null }>`
+      select run_id, started_at from run_steps where step_id = 'tag' and run_id in (${sql.join(ids)})`.execute(db);
+    if (rows.length === ids.length && rows.every((r) => r.started_at !== null)) {
+      const startedAt = new Map(rows.map((r) => [r.run_id, (r.started_at as Date).getTime()]));
+      return sent.map((s) => (startedAt.get(s.runId) as number) - s.acceptedAt);
+    }
+    await sleep(20);
+  }
+}
+
+/** LISTEN/NOTIFY round trips, ms, on the server of `databaseUrl` or on the embedded client. */
+async function baselineNotify(databaseUrl: string | null, embedded: PGlite | null): Promise<number[]> {
+  let deliver: () => void = () => undefined;
+  let notify: (payload: string) => Promise<unknown>;
+  let close: () => Promise<void>;
+  if (databaseUrl) {
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    const notifier = new pg.Client({ connectionString: databaseUrl });
+    await Promise.all([listener.connect(), notifier.connect()]);
+    listener.on('notification', () => deliver());
+    await listener.query(`listen ${channel}`);
+    notify = (payload) => notifier.query('select pg_notify($1, $2)', [channel, payload]);
+    close = async () => {
+      await Promise.all([listener.end(), notifier.end()]);
+    };
+  } else if (embedded) {
+    const unlisten = await embedded.listen(channel, () => deliver());
+    notify = (payload) => embedded.query('select pg_notify($1, $2)', [channel, payload]);
+    close = () => unlisten();
+  } else {
+    throw new Error('no database to LISTEN on');
+  }
+  const latencies: number[] = [];
+  for (let i = 0; i < alertCount; i++) {
+    const received = new Promise<void>((resolve) => {
+      deliver = resolve;
+    });
+    const t0 = performance.now();
+    await notify(String(i));
+    await received;
+    latencies.push(performance.now() - t0);
+  }
+  await close();
+  return latencies;
+}
+
+async function main() {
+  const bench = await startBenchService({ SVC_DETECTOR_BOOTSTRAP_SECRET: 'bench' });
+  const { db, engine, embedded } = bench.service.opened;
+  const token = await bench.exchangeToken([{ team: null, role: 'admin' }], 'svc:cases:write svc:runbooks:write svc:runs:write');
+  const api = apiOf(bench, token);
+  await expectStatus(api('POST', `/runbooks/${stepsRunbook}`, { yaml_text: stepsYaml() }), 201, 'save the steps runbook');
+  await expectStatus(api('POST', `/runbooks/${alertRunbook}`, { yaml_text: alertYaml }), 201, 'save the alert runbook');
+  const opened = await expectStatus(api('POST', '/cases', { title: 'Bench runbook steps', severity: 'low' }), 201, 'open the case');
+  const caseId = (opened as { id: string }).id;
+
+  const stepsRate = { svc: [] as number[], base: [] as number[] };
+  const p50 = { svc: [] as number[], base: [] as number[] };
+  const p95 = { svc: [] as number[], base: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    stepsRate.base.push(await baselineSteps(db, bench.config.workerConcurrency));
+    stepsRate.svc.push(await serviceSteps(db, api, caseId));
+    const notify = await baselineNotify(bench.databaseUrl, embedded);
+    const first = await serviceFirstStep(db, api, round);
+    p50.base.push(percentile(notify, 50));
+    p95.base.push(percentile(notify, 95));
+    p50.svc.push(percentile(first, 50));
+    p95.svc.push(percentile(first, 95));
+  }
+  const c = bench.config;
+  printReport(
+    `engine=${engine} runs=${runCount} steps=${stepCount} alerts=${alertCount} alert_gap_ms=${alertGapMs} rounds=${rounds} ` +
+      `worker_concurrency=${c.workerConcurrency} poll_interval_ms=${c.pollIntervalMs} lease_ms=${c.workerLeaseMs}`,
+    [
+      benchLine('runbook_steps_per_s', median(stepsRate.svc), median(stepsRate.base), '>= 1.0x'),
+      benchLine('alert_to_first_step_p50_ms', median(p50.svc), median(p50.base), '-'),
+      benchLine('alert_to_first_step_p95_ms', median(p95.svc), median(p95.base), '<= 10x'),
+    ],
+  );
+  await bench.close();
+}
+
+runBench(main);
