@@ -111,6 +111,28 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   };
 }
 
+/**
+ * Starts a worker-only process (`SVC_ROLE=worker`: no HTTP listener) on the database of
+ * `env`. It has no health endpoint, so this resolves once the process is spawned; `stop`
+ * and `kill` work as for the service.
+ */
+export function startWorkerProcess(env: Record<string, string>): ServiceProcess {
+  let output = '';
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/svc.js'), 'serve'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, SVC_ROLE: 'worker' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    await exited;
+  };
+  return { url: '', child, output: () => output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
+}
+
 /** Environment for one engine: a fresh data dir, and a fresh server database when given. */
 export function engineEnv(identity: { issuer: string; jwks: string }, databaseUrl: string | null): Record<string, string> {
   return {
