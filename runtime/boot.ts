@@ -152,6 +152,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       intake,
       runs,
       runbooks,
+      runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },
       actions,
       connections,
       waitFor,

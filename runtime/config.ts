@@ -4,6 +4,7 @@
  * Throws an Error naming the variable when a value is malformed (never its value).
  */
 import { resolve } from 'node:path';
+import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
 
 export type Config = {
   port: number;
@@ -21,6 +22,10 @@ export type Config = {
   runbooksDir: string;
   /** Case template YAML files, read at start (SVC_CASE_TEMPLATES_DIR). */
   caseTemplatesDir: string;
+  /** The Git source `POST /runbooks/sync` reads instead of `runbooksDir` (SVC_RUNBOOKS_GIT_*); null: none. */
+  runbooksGit: GitSourceConfig | null;
+  /** HTTPS_PROXY / ALL_PROXY / NO_PROXY (either case) at start, for outbound fetches that honour them. */
+  proxy: ProxyEnv;
   detectorBootstrapSecret: string | null;
   maxBodyBytes: number;
   /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES); stored under `<dataDir>/attachments`. */
@@ -97,6 +102,24 @@ function ackSlaTargets(raw: string | undefined, severities: string[]): Record<st
   return targets;
 }
 
+/** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
+function gitSource(env: NodeJS.ProcessEnv): GitSourceConfig | null {
+  const url = env.SVC_RUNBOOKS_GIT_URL;
+  if (!url) return null;
+  const urlProblem = gitUrlProblem(url);
+  if (urlProblem) throw new Error(`SVC_RUNBOOKS_GIT_URL ${urlProblem}`);
+  const path = env.SVC_RUNBOOKS_GIT_PATH ?? '';
+  const pathProblem = gitPathProblem(path);
+  if (pathProblem) throw new Error(`SVC_RUNBOOKS_GIT_PATH ${pathProblem}`);
+  return {
+    url,
+    ref: env.SVC_RUNBOOKS_GIT_REF || null,
+    path,
+    caFile: env.SVC_RUNBOOKS_GIT_CA_FILE ? resolve(env.SVC_RUNBOOKS_GIT_CA_FILE) : null,
+    timeoutMs: int(env, 'SVC_RUNBOOKS_GIT_TIMEOUT_MS', 60_000, 1000),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const role = env.SVC_ROLE ?? 'all';
   if (role !== 'all' && role !== 'api' && role !== 'worker') throw new Error('SVC_ROLE must be all, api or worker');
@@ -123,6 +146,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     permissionsJson: env.SVC_PERMISSIONS,
     runbooksDir: resolve(env.SVC_RUNBOOKS_DIR || './runbooks'),
     caseTemplatesDir: resolve(env.SVC_CASE_TEMPLATES_DIR || './case-templates'),
+    runbooksGit: gitSource(env),
+    proxy: {
+      httpsProxy: env.https_proxy || env.HTTPS_PROXY || null,
+      allProxy: env.all_proxy || env.ALL_PROXY || null,
+      noProxy: env.no_proxy || env.NO_PROXY || null,
+    },
     detectorBootstrapSecret: env.SVC_DETECTOR_BOOTSTRAP_SECRET || null,
     maxBodyBytes: int(env, 'SVC_MAX_BODY_BYTES', 1024 * 1024, 1024),
     attachmentMaxBytes: int(env, 'SVC_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),

@@ -17,6 +17,7 @@ import type { AlertIntake } from '../commands/intake.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { ConnectionStore } from '../connections/store.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
+import type { GitSourceConfig, ProxyEnv } from '../runbooks/git-source.ts';
 import type { RunbookStore } from '../runbooks/runbook-store.ts';
 import type { Permission, Role } from '../identity/principal.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
@@ -59,6 +60,8 @@ export type HttpDeps = {
   intake: AlertIntake;
   runs: RunCommands;
   runbooks: RunbookStore;
+  /** The Git source `POST /runbooks/sync` pulls (SVC_RUNBOOKS_GIT_*) and the proxy variables it honours; null: local directory. */
+  runbookGit: { source: GitSourceConfig; proxy: ProxyEnv } | null;
   actions: ActionRegistry;
   connections: ConnectionStore;
   /** Read-your-writes: resolves once projections reached `position`. */

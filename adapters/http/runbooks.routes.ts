@@ -3,7 +3,10 @@
  * `GET /runbooks/<slug>` (definition, YAML and versions), `POST /runbooks/validate`
  * -> `{errors: [{loc, msg}]}`, `POST /runbooks/<slug>` `{yaml_text}` ->
  * `{created, changed, runbook}` (201 when created), `POST /runbooks/<slug>/enable|disable`
- * -> the detail, `POST /runbooks/sync` -> `{created, updated, skipped, errors}`.
+ * -> the detail, `POST /runbooks/sync` -> `{created, updated, skipped, errors}` from the
+ * Git source when one is configured (502 `runbook_source_unavailable` or
+ * `runbook_source_proxy_refused` when it cannot be fetched; nothing changes), else from
+ * the local directory.
  * Reads need `read`; writes need `manage_runbooks` from a realm grant, since a runbook
  * serves every team. The rules of a save are in adapters/runbooks/runbook-store.ts.
  */
@@ -12,6 +15,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { hasPermission } from '../identity/permissions.ts';
+import { fetchGitSource } from '../runbooks/git-source.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -41,9 +45,15 @@ export function runbookRoutes(deps: HttpDeps) {
       validate('json', yamlBody),
       (c) => c.json({ errors: deps.runbooks.validate(c.req.valid('json').yaml_text) }),
     )
-    .post('/runbooks/sync', describeRoute({ summary: 'Reload the local runbooks directory', tags: ['runbooks'] }), ...manage, async (c) =>
-      c.json(await deps.runbooks.syncDirectory()),
-    )
+    .post('/runbooks/sync', describeRoute({ summary: 'Pull the runbook Git source, or reload the local runbooks directory', tags: ['runbooks'] }), ...manage, async (c) => {
+      if (!deps.runbookGit) return c.json(await deps.runbooks.syncDirectory());
+      const checkout = await fetchGitSource(deps.runbookGit.source, deps.runbookGit.proxy);
+      try {
+        return c.json(await deps.runbooks.syncDirectory({ dir: checkout.dir, label: 'git' }));
+      } finally {
+        checkout.cleanup();
+      }
+    })
     .get('/runbooks/:slug', describeRoute({ summary: 'Runbook detail with versions', tags: ['runbooks'] }), read, validate('param', slugParam), async (c) =>
       c.json(await deps.runbooks.detail(c.req.valid('param').slug)),
     )

@@ -216,21 +216,22 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
       return detail(slug);
     },
     /**
-     * Loads every `*.yml` / `*.yaml` file of the runbooks directory (a missing directory
-     * has none) under the version rule; never throws for a bad file. A file needing a
+     * Loads every `*.yml` / `*.yaml` file of the runbooks directory, or of `source.dir`
+     * (a Git checkout; `source.label` prefixes the stored source, `file` by default), under
+     * the version rule; a missing directory has none; never throws for a bad file. A file needing a
      * product that is not installed is skipped, not stored.
      */
-    syncDirectory: async (): Promise<SyncReport> => {
+    syncDirectory: async (source: { dir: string; label: string } = { dir: deps.dir, label: 'file' }): Promise<SyncReport> => {
       const report: SyncReport = { created: [], updated: [], skipped: [], errors: [] };
       let files: string[];
       try {
-        files = readdirSync(deps.dir).filter((f) => /\.ya?ml$/i.test(f)).sort();
+        files = readdirSync(source.dir).filter((f) => /\.ya?ml$/i.test(f)).sort();
       } catch {
         files = [];
       }
       const seen = new Map<string, string>();
       for (const file of files) {
-        const yamlText = readFileSync(join(deps.dir, file), 'utf8');
+        const yamlText = readFileSync(join(source.dir, file), 'utf8');
         const parsed = parseRunbook(yamlText, lenient);
         if (!parsed.ok) {
           report.errors.push({ file, errors: parsed.errors });
@@ -249,7 +250,7 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
           continue;
         }
         try {
-          const outcome = await db.transaction().execute((trx) => upsert(trx, rb, yamlText, `file:${file}`));
+          const outcome = await db.transaction().execute((trx) => upsert(trx, rb, yamlText, `${source.label}:${file}`));
           if (outcome === 'unchanged') report.skipped.push({ file, id: rb.id, reason: 'unchanged', detail: 'same text as stored' });
           else report[outcome].push(rb.id);
         } catch (error) {
