@@ -313,6 +313,22 @@ export interface ConnectionsTable {
   updated_at: Timestamp;
 }
 
+/** Webhook sources (migration 0018); secrets sealed by adapters/connections/secret-box.ts. */
+export interface WebhookSourcesTable {
+  id: string;
+  slug: string;
+  type: string;
+  name: string;
+  team: string | null;
+  field_map: Json<Record<string, string>>;
+  default_severity: string;
+  enabled: boolean;
+  token_ciphertext: string;
+  signing_secret_ciphertext: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -338,4 +354,5 @@ export interface Database {
   case_evidence: CaseEvidenceTable;
   used_token_ids: UsedTokenIdsTable;
   connections: ConnectionsTable;
+  webhook_sources: WebhookSourcesTable;
 }

@@ -24,6 +24,7 @@ import { createCaseFileCommands } from '../adapters/commands/case-files.ts';
 import { createFilesystemStore } from '../adapters/attachments/filesystem.ts';
 import { createSecretBox } from '../adapters/connections/secret-box.ts';
 import { createConnectionStore } from '../adapters/connections/store.ts';
+import { createWebhookSourceStore } from '../adapters/webhook-sources/store.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
 import { PostgresEventStore } from '../adapters/event-store/postgres.ts';
 import { createApp } from '../adapters/http/app.ts';
@@ -155,6 +156,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },
       actions,
       connections,
+      webhookSources: createWebhookSourceStore(db, box, ids, now),
       waitFor,
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
     });

@@ -24,6 +24,7 @@ import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
 import { caseTemplateRoutes } from './case-templates.routes.ts';
+import { webhookSourceRoutes } from './webhook-sources.routes.ts';
 import { resolverRoutes } from './resolvers.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
@@ -68,6 +69,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', evidenceRoutes(deps));
   authed.route('/', resolverRoutes(deps));
   authed.route('/', caseTemplateRoutes(deps));
+  authed.route('/', webhookSourceRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -16,6 +16,7 @@ import type { CaseTemplateCatalog } from '../case-templates/catalog.ts';
 import type { AlertIntake } from '../commands/intake.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { ConnectionStore } from '../connections/store.ts';
+import type { WebhookSourceStore } from '../webhook-sources/store.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 import type { GitSourceConfig, ProxyEnv } from '../runbooks/git-source.ts';
 import type { RunbookStore } from '../runbooks/runbook-store.ts';
@@ -64,6 +65,7 @@ export type HttpDeps = {
   runbookGit: { source: GitSourceConfig; proxy: ProxyEnv } | null;
   actions: ActionRegistry;
   connections: ConnectionStore;
+  webhookSources: WebhookSourceStore;
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;
   logError: (error: unknown, context: Record<string, unknown>) => void;

@@ -7,7 +7,7 @@
 import { HTTPException } from 'hono/http-exception';
 import { createMiddleware } from 'hono/factory';
 import { validator } from 'hono-openapi';
-import { safeParse, type GenericSchema } from 'valibot';
+import { safeParse, type GenericSchema, type InferOutput } from 'valibot';
 import { ValidationFailed, type ValidationIssue } from '../../domain/shared/errors.ts';
 
 type Target = 'json' | 'query' | 'param';
@@ -29,15 +29,28 @@ export function toValidationIssues(target: Target, issues: readonly StandardIssu
 /** Validates one request part against `schema`; the typed value is `c.req.valid(target)`. */
 export function validate<T extends Target, S extends GenericSchema>(target: T, schema: S) {
   return validator(target, schema, (result) => {
-    if (result.success) return;
-    // valibot reads an array as an object with keys "0", "1"...: say what is really wrong.
-    if (objectTypes.has(schema.type) && Array.isArray(result.data)) {
-      throw new ValidationFailed([{ loc: [locRoot[target]], msg: `${locRoot[target]} must be a JSON object, not an array`, type: 'type_error' }]);
-    }
-    const option = unionOptionFor(schema, result.data);
-    const issues = option === null ? result.error : (safeParse(option, result.data).issues ?? result.error);
-    throw new ValidationFailed(toValidationIssues(target, issues as readonly StandardIssue[]));
+    if (!result.success) throw validationFailure(target, schema, result.data, result.error as readonly StandardIssue[]);
   });
+}
+
+/**
+ * Validates a JSON body whose schema depends on the request (a webhook source's type)
+ * exactly as `validate('json', schema)` would; throws the same ValidationFailed.
+ */
+export function parseBody<S extends GenericSchema>(schema: S, data: unknown): InferOutput<S> {
+  const result = safeParse(schema, data);
+  if (!result.success) throw validationFailure('json', schema, data, result.issues.map((i) => ({ message: i.message, path: i.path?.map((p) => ({ key: p.key as PropertyKey })) })));
+  return result.output;
+}
+
+function validationFailure(target: Target, schema: GenericSchema, data: unknown, issues: readonly StandardIssue[]): ValidationFailed {
+  // valibot reads an array as an object with keys "0", "1"...: say what is really wrong.
+  if (objectTypes.has(schema.type) && Array.isArray(data)) {
+    return new ValidationFailed([{ loc: [locRoot[target]], msg: `${locRoot[target]} must be a JSON object, not an array`, type: 'type_error' }]);
+  }
+  const option = unionOptionFor(schema, data);
+  const detailed = option === null ? issues : (safeParse(option, data).issues?.map((i) => ({ message: i.message, path: i.path?.map((p) => ({ key: p.key as PropertyKey })) })) ?? issues);
+  return new ValidationFailed(toValidationIssues(target, detailed));
 }
 
 const objectTypes = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);

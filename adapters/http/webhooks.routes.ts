@@ -1,16 +1,27 @@
 /**
- * `POST /webhooks/detector` (SPEC.md "Webhook intake", CONTRACTS.md section 5):
- * authenticated by the bootstrap secret (`X-Svc-Token` or `Authorization: Bearer`),
- * compared in constant time. Answers 202 with what happened to each alert.
+ * Webhook intake (SPEC.md "Webhook intake", CONTRACTS.md section 5). `POST
+ * /webhooks/detector` takes the native detector shape, authenticated by the bootstrap
+ * secret or the token of an enabled `detector` webhook source. `POST /webhooks/<slug>`
+ * takes what a registered source sends, with its token: a `detector` source the native
+ * shape, a `generic` source any JSON object (or an array of 1..500) mapped through its
+ * `field_map` (domain/webhook-sources/generic.ts). Tokens come in `X-Svc-Token` or
+ * `Authorization: Bearer` and compare in constant time; an unknown or disabled slug and a
+ * wrong token answer the same 401. The other source types come with their integrations
+ * (501 `source_type_not_implemented`). Answers 202 with what happened to each alert.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { Hono } from 'hono';
+import canonicalize from 'canonicalize';
+import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
+import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { withObservables, type IntakeResult } from '../commands/intake.ts';
+import type { ResolvedWebhookSource } from '../webhook-sources/store.ts';
 import type { HttpDeps } from './deps.ts';
 import { detectorIntakeSchema, type DetectorAlert } from './intake.schemas.ts';
-import { requireJson, validate } from './validation.ts';
+import { parseBody, requireJson, validate } from './validation.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -23,9 +34,18 @@ export function webhookToken(header: (name: string) => string | undefined): stri
   return match?.[1] ?? null;
 }
 
+const unauthenticated = () => new DomainError('unauthenticated', 401, 'missing or invalid webhook token');
+
+/** A JSON object, or an array of 1..500 of them: what a generic source may send. */
+const jsonObject = v.pipe(
+  v.record(v.string(), v.unknown()),
+  v.check((o) => !Array.isArray(o), 'must be a JSON object'),
+);
+const genericBody = v.union([v.pipe(v.array(jsonObject), v.minLength(1), v.maxLength(500)), jsonObject]);
+
 export function webhookRoutes(deps: HttpDeps) {
   const severities = new Set(deps.caseConfig.severities);
-  const toIncoming = (a: DetectorAlert, index: number | null) => {
+  const toIncoming = (a: DetectorAlert, index: number | null, sourceTeam: string | null) => {
     const severity = (a.severity ?? a.rule.severity).toLowerCase();
     if (!severities.has(severity)) {
       const field = a.severity ? ['severity'] : ['rule', 'severity'];
@@ -42,38 +62,81 @@ export function webhookRoutes(deps: HttpDeps) {
       url: a.url ?? null,
       correlation_root: a.correlation_root ?? null,
       suite_correlation_id: a.suite_correlation_id ?? null,
-      team: a.team ?? null,
+      team: a.team ?? sourceTeam,
       matched_log: a.matched_log,
       observables: a.observables,
       payload: a as unknown as Record<string, unknown>,
     });
   };
 
-  return new Hono().post(
-    '/webhooks/detector',
-    describeRoute({ summary: 'Detector alert intake (one alert or an array)', tags: ['intake'] }),
-    async (c, next) => {
-      const secret = deps.detectorBootstrapSecret;
-      const token = webhookToken((n) => c.req.header(n));
-      if (!secret || !token || !timingSafeEqual(digest(token), digest(secret))) {
-        throw new DomainError('unauthenticated', 401, 'missing or invalid webhook token');
-      }
-      await next();
-    },
-    requireJson,
-    validate('json', detectorIntakeSchema),
-    async (c) => {
-      const body = c.req.valid('json');
-      const alerts = Array.isArray(body) ? body.map((a, i) => toIncoming(a, i)) : [toIncoming(body, null)];
-      const results: IntakeResult[] = [];
-      let position = 0;
-      for (const alert of alerts) {
-        const outcome = await deps.intake.ingest(alert);
-        results.push(outcome.result);
-        position = Math.max(position, outcome.position);
-      }
-      await deps.waitFor(position);
-      return c.json(Array.isArray(body) ? { results } : results[0], 202);
-    },
-  );
+  const fromGeneric = (payload: Record<string, unknown>, index: number | null, source: ResolvedWebhookSource): IncomingAlert => {
+    const contentId = createHash('sha256').update(canonicalize(payload) ?? '').digest('hex');
+    const mapped = mapGenericAlert(payload, { slug: source.slug, team: source.team, fieldMap: source.field_map, defaultSeverity: source.default_severity }, deps.caseConfig.severities, contentId);
+    if (!mapped.ok) {
+      throw new ValidationFailed(mapped.problems.map((p) => ({ loc: ['body', ...(index === null ? [] : [index]), ...p.loc], msg: p.msg, type: 'value_error' })));
+    }
+    return withObservables(mapped.alert);
+  };
+
+  /** Takes the alerts in and answers 202 once the projections show them. */
+  const ingest = async (c: Context, alerts: IncomingAlert[], batch: boolean) => {
+    const results: IntakeResult[] = [];
+    let position = 0;
+    for (const alert of alerts) {
+      const outcome = await deps.intake.ingest(alert);
+      results.push(outcome.result);
+      position = Math.max(position, outcome.position);
+    }
+    await deps.waitFor(position);
+    return c.json(batch ? { results } : results[0], 202);
+  };
+
+  const detectorAlerts = (body: v.InferOutput<typeof detectorIntakeSchema>, sourceTeam: string | null) =>
+    Array.isArray(body) ? body.map((a, i) => toIncoming(a, i, sourceTeam)) : [toIncoming(body, null, sourceTeam)];
+
+  return new Hono<{ Variables: { webhookSource: ResolvedWebhookSource } }>()
+    .post(
+      '/webhooks/detector',
+      describeRoute({ summary: 'Detector alert intake (one alert or an array)', tags: ['intake'] }),
+      async (c, next) => {
+        const secret = deps.detectorBootstrapSecret;
+        const token = webhookToken((n) => c.req.header(n));
+        if (!token) throw unauthenticated();
+        const bootstrap = secret !== null && timingSafeEqual(digest(token), digest(secret));
+        if (!bootstrap && !(await deps.webhookSources.isDetectorToken(token))) throw unauthenticated();
+        await next();
+      },
+      requireJson,
+      validate('json', detectorIntakeSchema),
+      (c) => {
+        const body = c.req.valid('json');
+        return ingest(c, detectorAlerts(body, null), Array.isArray(body));
+      },
+    )
+    .post(
+      '/webhooks/:slug',
+      describeRoute({ summary: 'Intake of a registered webhook source', tags: ['intake'] }),
+      async (c, next) => {
+        const source = await deps.webhookSources.bySlug(c.req.param('slug'));
+        const token = webhookToken((n) => c.req.header(n));
+        if (!source || !token || !source.tokenMatches(token)) throw unauthenticated();
+        if (source.type !== 'generic' && source.type !== 'detector') {
+          throw new DomainError('source_type_not_implemented', 501, `intake for ${source.type} sources is not built yet`, { type: source.type });
+        }
+        c.set('webhookSource', source);
+        await next();
+      },
+      requireJson,
+      async (c) => {
+        const source = c.get('webhookSource');
+        const raw: unknown = await c.req.json();
+        if (source.type === 'detector') {
+          const body = parseBody(detectorIntakeSchema, raw);
+          return ingest(c, detectorAlerts(body, source.team), Array.isArray(body));
+        }
+        const body = parseBody(genericBody, raw);
+        const alerts = Array.isArray(body) ? body.map((p, i) => fromGeneric(p, i, source)) : [fromGeneric(body, null, source)];
+        return ingest(c, alerts, Array.isArray(body));
+      },
+    );
 }

@@ -15,6 +15,7 @@ import * as runbookSchedules from './0011-runbook-versions-schedules.ts';
 import * as suiteCorrelationIndex from './0012-suite-correlation-index.ts';
 import * as caseSlaPolicy from './0013-case-sla-policy.ts';
 import * as alertObservables from './0014-alert-observables.ts';
+import * as webhookSources from './0018-webhook-sources.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0012-suite-correlation-index': suiteCorrelationIndex,
   '0013-case-sla-policy': caseSlaPolicy,
   '0014-alert-observables': alertObservables,
+  '0018-webhook-sources': webhookSources,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,118 @@
+/**
+ * Webhook source routes (SPEC.md "Webhook source"; "Webhook intake" table): `GET, POST
+ * /webhook-sources`, `PATCH, DELETE /webhook-sources/<id>`, `POST
+ * /webhook-sources/<id>/rotate`, all with `manage_connections`. The token is returned
+ * only by create and rotate; a `pager_a` `signing_secret` is write-only.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { fieldMapKeys } from '../../domain/webhook-sources/generic.ts';
+import { ValidationFailed } from '../../domain/shared/errors.ts';
+import { webhookSourceTypes } from '../webhook-sources/store.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { idParam } from './shapes.ts';
+import { requireJson, validate } from './validation.ts';
+
+/** Endpoints of their own under /webhooks/ that no source may take. */
+const RESERVED_SLUGS = new Set(['detector', 'chat-interactions']);
+
+const slug = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2-63 chars of a-z, 0-9 or -, starting with a letter or digit'),
+  v.check((s) => !RESERVED_SLUGS.has(s), 'is reserved'),
+);
+const path = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(256));
+const fieldMap = v.strictObject(Object.fromEntries(fieldMapKeys.map((k) => [k, v.optional(path)])) as Record<(typeof fieldMapKeys)[number], v.OptionalSchema<typeof path, undefined>>);
+const name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200));
+const team = v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)));
+const secret = v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'), v.maxLength(1024));
+
+export function webhookSourceRoutes(deps: HttpDeps) {
+  const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
+  const severity = v.picklist(deps.caseConfig.severities, `must be one of ${deps.caseConfig.severities.join(', ')}`);
+  /** Rules across fields, each naming its field: a generic source needs a title path; only pager_a takes a signing secret, and needs one. */
+  const crossCheck = (type: string, map: Record<string, unknown> | undefined, signing: string | null | undefined, creating: boolean) => {
+    const issues = [];
+    if (type === 'generic' && creating && !map?.rule_title) issues.push({ loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' });
+    if (type !== 'generic' && map !== undefined && Object.keys(map).length > 0) issues.push({ loc: ['body', 'field_map'], msg: 'only a generic source takes a field_map', type: 'value_error' });
+    if (type === 'pager_a' && creating && !signing) issues.push({ loc: ['body', 'signing_secret'], msg: 'a pager_a source needs the signing secret of its subscription', type: 'missing' });
+    if (type !== 'pager_a' && signing) issues.push({ loc: ['body', 'signing_secret'], msg: 'only a pager_a source takes a signing secret', type: 'value_error' });
+    if (issues.length > 0) throw new ValidationFailed(issues);
+  };
+
+  return new Hono<AppEnv>()
+    .get('/webhook-sources', describeRoute({ summary: 'List webhook sources (tokens never shown)', tags: ['webhook-sources'] }), manage, async (c) =>
+      c.json({ items: await deps.webhookSources.list() }),
+    )
+    .post(
+      '/webhook-sources',
+      describeRoute({ summary: 'Create a webhook source; its token is in this answer only', tags: ['webhook-sources'] }),
+      manage,
+      requireJson,
+      validate(
+        'json',
+        v.strictObject({
+          type: v.picklist(webhookSourceTypes, `must be one of ${webhookSourceTypes.join(', ')}`),
+          slug,
+          name,
+          team: v.optional(team, null),
+          field_map: v.optional(fieldMap),
+          default_severity: v.optional(severity),
+          signing_secret: v.optional(v.nullable(secret)),
+        }),
+      ),
+      async (c) => {
+        const body = c.req.valid('json');
+        crossCheck(body.type, body.field_map, body.signing_secret, true);
+        const created = await deps.webhookSources.create({
+          slug: body.slug,
+          type: body.type,
+          name: body.name,
+          team: body.team,
+          fieldMap: body.field_map ?? {},
+          defaultSeverity: body.default_severity ?? defaultSeverityOf(deps.caseConfig.severities),
+          signingSecret: body.signing_secret ?? null,
+        });
+        return c.json(created, 201);
+      },
+    )
+    .patch(
+      '/webhook-sources/:id',
+      describeRoute({ summary: 'Change a webhook source', tags: ['webhook-sources'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ name: v.optional(name), team: v.optional(team), field_map: v.optional(fieldMap), default_severity: v.optional(severity), enabled: v.optional(v.boolean()), signing_secret: v.optional(secret) })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const body = c.req.valid('json');
+        const current = await deps.webhookSources.get(id);
+        crossCheck(current.type, body.field_map, body.signing_secret, false);
+        if (current.type === 'generic' && body.field_map && !body.field_map.rule_title) {
+          throw new ValidationFailed([{ loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' }]);
+        }
+        return c.json(
+          await deps.webhookSources.update(id, { name: body.name, team: body.team, fieldMap: body.field_map, defaultSeverity: body.default_severity, enabled: body.enabled, signingSecret: body.signing_secret }),
+        );
+      },
+    )
+    .delete('/webhook-sources/:id', describeRoute({ summary: 'Delete a webhook source', tags: ['webhook-sources'] }), manage, validate('param', idParam), async (c) => {
+      await deps.webhookSources.remove(c.req.valid('param').id);
+      return c.body(null, 204);
+    })
+    .post(
+      '/webhook-sources/:id/rotate',
+      describeRoute({ summary: 'Replace the token of a webhook source; the old one stops working at once', tags: ['webhook-sources'] }),
+      manage,
+      validate('param', idParam),
+      async (c) => c.json(await deps.webhookSources.rotate(c.req.valid('param').id)),
+    );
+}
+
+/** `medium` when configured, else the middle configured severity. */
+function defaultSeverityOf(severities: readonly string[]): string {
+  return severities.includes('medium') ? 'medium' : (severities[Math.floor(severities.length / 2)] ?? 'medium');
+}

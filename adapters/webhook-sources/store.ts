@@ -1,0 +1,161 @@
+/**
+ * Webhook sources with sealed tokens (SPEC.md "Webhook source", "Authentication"):
+ * the token is generated here, sealed with SVC_SECRET_KEY bound to the source id, and
+ * returned only by create and rotate; a `pager_a` signing secret is write-only. Rotation
+ * replaces the token at once: the old one stops working (a leaked token must die now).
+ * Token checks compare sha256 digests in constant time.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { FieldMap } from '../../domain/webhook-sources/generic.ts';
+import { conflict, notFound } from '../../domain/shared/errors.ts';
+import type { Database, WebhookSourcesTable } from '../../projections/database.ts';
+import type { SecretBox } from '../connections/secret-box.ts';
+
+export const webhookSourceTypes = ['generic', 'detector', 'ticket_a', 'ticket_b', 'mailbox', 'pager_a', 'pager_b'] as const;
+export type WebhookSourceType = (typeof webhookSourceTypes)[number];
+
+/** A source as the API shows it: never its token or signing secret. */
+export type WebhookSourceView = {
+  id: string;
+  slug: string;
+  type: string;
+  name: string;
+  team: string | null;
+  field_map: FieldMap;
+  default_severity: string;
+  enabled: boolean;
+  signing_secret_configured: boolean;
+  /** The intake path under the service's base path. */
+  endpoint: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type NewWebhookSource = {
+  slug: string;
+  type: WebhookSourceType;
+  name: string;
+  team: string | null;
+  fieldMap: FieldMap;
+  defaultSeverity: string;
+  signingSecret: string | null;
+};
+
+export type WebhookSourcePatch = { name?: string; team?: string | null; fieldMap?: FieldMap; defaultSeverity?: string; enabled?: boolean; signingSecret?: string };
+
+/** An enabled source found by slug, with what authenticating its requests needs. */
+export type ResolvedWebhookSource = WebhookSourceView & { tokenMatches: (token: string) => boolean; signingSecret: string | null };
+
+type Row = Selectable<WebhookSourcesTable>;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+const newToken = () => `whs_${randomBytes(32).toString('base64url')}`;
+
+export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, ids: () => string, now: () => Date) {
+  const view = (r: Row): WebhookSourceView => ({
+    id: r.id,
+    slug: r.slug,
+    type: r.type,
+    name: r.name,
+    team: r.team,
+    field_map: r.field_map,
+    default_severity: r.default_severity,
+    enabled: r.enabled,
+    signing_secret_configured: r.signing_secret_ciphertext !== null,
+    endpoint: `/webhooks/${r.slug}`,
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+  });
+  const sealToken = (id: string, token: string) => box.seal(token, `webhook_source:${id}:token`);
+  const find = async (id: string): Promise<Row> => {
+    const row = await db.selectFrom('webhook_sources').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('webhook_source_not_found', 'webhook source not found', { source_id: id });
+    return row;
+  };
+  const resolve = (r: Row): ResolvedWebhookSource => {
+    const token = digest(box.open(r.token_ciphertext, `webhook_source:${r.id}:token`));
+    return {
+      ...view(r),
+      tokenMatches: (candidate) => timingSafeEqual(digest(candidate), token),
+      signingSecret: r.signing_secret_ciphertext === null ? null : box.open(r.signing_secret_ciphertext, `webhook_source:${r.id}:signing_secret`),
+    };
+  };
+
+  return {
+    list: async (): Promise<WebhookSourceView[]> => (await db.selectFrom('webhook_sources').selectAll().orderBy('slug').execute()).map(view),
+    get: async (id: string): Promise<WebhookSourceView> => view(await find(id)),
+    /** Errors: 409 `webhook_source_slug_taken`. Answers the view and the token, shown this once. */
+    create: async (input: NewWebhookSource): Promise<WebhookSourceView & { token: string }> => {
+      const id = ids();
+      const token = newToken();
+      const at = now();
+      const taken = await db.selectFrom('webhook_sources').select('id').where('slug', '=', input.slug).executeTakeFirst();
+      if (taken) throw conflict('webhook_source_slug_taken', `a webhook source already uses the slug '${input.slug}'`, { slug: input.slug });
+      const row = await db
+        .insertInto('webhook_sources')
+        .values({
+          id,
+          slug: input.slug,
+          type: input.type,
+          name: input.name,
+          team: input.team,
+          field_map: JSON.stringify(input.fieldMap),
+          default_severity: input.defaultSeverity,
+          enabled: true,
+          token_ciphertext: sealToken(id, token),
+          signing_secret_ciphertext: input.signingSecret === null ? null : box.seal(input.signingSecret, `webhook_source:${id}:signing_secret`),
+          created_at: at,
+          updated_at: at,
+        })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw conflict('webhook_source_slug_taken', `a webhook source already uses the slug '${input.slug}'`, { slug: input.slug });
+      return { ...view(row), token };
+    },
+    /** Errors: 404 `webhook_source_not_found`. */
+    update: async (id: string, patch: WebhookSourcePatch): Promise<WebhookSourceView> => {
+      await find(id);
+      const row = await db
+        .updateTable('webhook_sources')
+        .set({
+          ...(patch.name !== undefined && { name: patch.name }),
+          ...(patch.team !== undefined && { team: patch.team }),
+          ...(patch.fieldMap !== undefined && { field_map: JSON.stringify(patch.fieldMap) }),
+          ...(patch.defaultSeverity !== undefined && { default_severity: patch.defaultSeverity }),
+          ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+          ...(patch.signingSecret !== undefined && { signing_secret_ciphertext: box.seal(patch.signingSecret, `webhook_source:${id}:signing_secret`) }),
+          updated_at: now(),
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return view(row);
+    },
+    /** Errors: 404 `webhook_source_not_found`. */
+    remove: async (id: string): Promise<void> => {
+      const r = await db.deleteFrom('webhook_sources').where('id', '=', id).executeTakeFirst();
+      if (Number(r.numDeletedRows) === 0) throw notFound('webhook_source_not_found', 'webhook source not found', { source_id: id });
+    },
+    /** A new token replaces the old one at once. Errors: 404 `webhook_source_not_found`. */
+    rotate: async (id: string): Promise<WebhookSourceView & { token: string }> => {
+      await find(id);
+      const token = newToken();
+      const row = await db.updateTable('webhook_sources').set({ token_ciphertext: sealToken(id, token), updated_at: now() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      return { ...view(row), token };
+    },
+    /** The enabled source of `slug`, or null. */
+    bySlug: async (slug: string): Promise<ResolvedWebhookSource | null> => {
+      const row = await db.selectFrom('webhook_sources').selectAll().where('slug', '=', slug).where('enabled', '=', true).executeTakeFirst();
+      return row ? resolve(row) : null;
+    },
+    /** Whether `token` is the token of an enabled `detector` source (accepted on /webhooks/detector). */
+    isDetectorToken: async (token: string): Promise<boolean> => {
+      const rows = await db.selectFrom('webhook_sources').selectAll().where('type', '=', 'detector').where('enabled', '=', true).execute();
+      return rows.map(resolve).some((s) => s.tokenMatches(token));
+    },
+  };
+}
+
+export type WebhookSourceStore = ReturnType<typeof createWebhookSourceStore>;
