@@ -139,7 +139,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
       publicPrefix: config.publicPrefix,
       observables: createObservableCommands({ store, ids, now }),
-      caseAlerts: createCaseAlertCommands({ store, db, now }),
+      caseAlerts: createCaseAlertCommands({ store, db, now, ids, config: caseConfig }),
       tasks: createTaskCommands({ store, db, ids, now, permissions }),
       caseFiles: createCaseFileCommands({ store, db, ids, now }),
       files: createFilesystemStore(join(config.dataDir, 'attachments')),

@@ -1,38 +1,158 @@
 /**
- * `GET /alerts` (SPEC.md "Alerts"): the inbox, filters `status`, `severity`, `source`.
+ * The alert inbox (SPEC.md "Alerts"): `GET /alerts` (filters `status`, `severity`,
+ * `source`), `POST /alerts` (an alert entered by hand: in no case, no runbook),
+ * `POST /alerts/<id>/escalate` (a new case holding it), `/link {case_id}` (into an
+ * existing case, moved out of another) and `/dismiss {reason?}` (an alert in no case).
+ * Changes need `manage_cases` in the alert's team (and in the target case's for link);
+ * an alert the caller cannot see is 404 `alert_not_found` like an absent one.
  */
+import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import { listAlerts } from '../../projections/alerts/alerts.queries.ts';
+import { withObservables } from '../commands/intake.ts';
+import { hasPermission } from '../identity/permissions.ts';
+import type { Principal } from '../identity/principal.ts';
+import { caseAccess } from './case-access.ts';
+import { actorOf } from './cases.routes.ts';
+import { observableSchema } from './intake.schemas.ts';
 import { requirePermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { iso, paging } from './shapes.ts';
-import { validate } from './validation.ts';
+import { idParam, iso, paging, uuid } from './shapes.ts';
+import { requireJson, validate } from './validation.ts';
 
 export function alertRoutes(deps: HttpDeps) {
-  return new Hono<AppEnv>().get(
-    '/alerts',
-    describeRoute({ summary: 'Alert inbox', tags: ['alerts'] }),
-    requirePermission('read', 'svc:alerts:read', deps.permissions),
-    validate(
-      'query',
-      v.object({
-        status: v.optional(v.picklist(['new', 'linked'])),
-        severity: v.optional(v.string()),
-        source: v.optional(v.string()),
-        ...paging,
-      }),
-    ),
-    async (c) => {
-      const rows = await listAlerts(deps.db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
-      return c.json({
-        items: rows.map(alertView),
-      });
-    },
-  );
+  const { db, caseConfig: cfg } = deps;
+  const read = requirePermission('read', 'svc:alerts:read', deps.permissions);
+  const manage = requirePermission('manage_cases', 'svc:alerts:write', deps.permissions);
+  const access = caseAccess(db, deps.permissions);
+  const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
+  const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
+
+  /** The alert if the caller sees it and may change it: 404 `alert_not_found`, 403 `forbidden`. */
+  const actOn = async (principal: Principal, id: string) => {
+    const [alert] = await listAlerts(db, { id, limit: 1, offset: 0 }, caseScopeOf(principal, deps.permissions));
+    if (!alert) throw notFound('alert_not_found', 'alert not found', { alert_id: id });
+    if (!hasPermission(principal, 'manage_cases', deps.permissions, alert.team)) {
+      throw new DomainError('forbidden', 403, "permission manage_cases required in the alert's team", { permission: 'manage_cases', team: alert.team });
+    }
+    return alert;
+  };
+  const reread = async (principal: Principal, id: string) => {
+    const [alert] = await listAlerts(db, { id, limit: 1, offset: 0 }, caseScopeOf(principal, deps.permissions));
+    if (!alert) throw new Error(`alert ${id} missing from the read model after projection`);
+    return alertView(alert);
+  };
+
+  return new Hono<AppEnv>()
+    .get(
+      '/alerts',
+      describeRoute({ summary: 'Alert inbox', tags: ['alerts'] }),
+      read,
+      validate('query', v.object({ status: v.optional(v.picklist(['new', 'linked', 'dismissed'])), severity: v.optional(v.string()), source: v.optional(v.string()), ...paging })),
+      async (c) => {
+        const rows = await listAlerts(db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
+        return c.json({ items: rows.map(alertView) });
+      },
+    )
+    .post(
+      '/alerts',
+      describeRoute({ summary: 'Enter an alert by hand (into the inbox, no case)', tags: ['alerts'] }),
+      manage,
+      requireJson,
+      validate(
+        'json',
+        v.strictObject({
+          title: text(500),
+          severity,
+          description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
+          source: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must be 1-64 chars of a-z, 0-9, _, . or -'))),
+          external_id: v.optional(text(256)),
+          url: v.optional(v.nullable(v.pipe(v.string(), v.url('must be a URL'), v.maxLength(4096)))),
+          team: v.optional(v.nullable(text(200))),
+          observables: v.optional(v.array(observableSchema), []),
+        }),
+      ),
+      async (c) => {
+        const body = c.req.valid('json');
+        const principal = c.get('principal');
+        const team = body.team ?? null;
+        if (!hasPermission(principal, 'manage_cases', deps.permissions, team)) {
+          throw new DomainError('forbidden', 403, 'permission manage_cases required in that team', { permission: 'manage_cases', team });
+        }
+        const alert = withObservables({
+          source: body.source ?? 'manual',
+          external_id: body.external_id ?? randomUUID(),
+          rule_id: null,
+          title: body.title,
+          severity: body.severity,
+          detected_at: null,
+          url: body.url ?? null,
+          correlation_root: null,
+          suite_correlation_id: null,
+          team,
+          matched_log: {},
+          observables: body.observables,
+          payload: { description: body.description ?? null, entered_by: principal.email },
+        });
+        const r = await deps.caseAlerts.createManual(alert, actorOf(principal));
+        await deps.waitFor(r.position);
+        return c.json(await reread(principal, r.alertId), 201);
+      },
+    )
+    .post(
+      '/alerts/:id/escalate',
+      describeRoute({ summary: 'Open a new case holding the alert', tags: ['alerts'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ title: v.optional(text(500)), severity: v.optional(severity), private: v.optional(v.boolean(), false) })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const body = c.req.valid('json');
+        const principal = c.get('principal');
+        await actOn(principal, id);
+        const r = await deps.caseAlerts.escalate(id, { title: body.title ?? null, severity: body.severity ?? null, private: body.private }, actorOf(principal));
+        await deps.waitFor(r.position);
+        return c.json({ alert: await reread(principal, id), case_id: r.caseId }, 201);
+      },
+    )
+    .post(
+      '/alerts/:id/link',
+      describeRoute({ summary: 'Put the alert into a case (moving it out of another)', tags: ['alerts'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ case_id: uuid })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const principal = c.get('principal');
+        await actOn(principal, id);
+        const caseId = c.req.valid('json').case_id;
+        await access.actOn(principal, caseId, 'manage_cases');
+        await deps.waitFor(await deps.caseAlerts.link(caseId, id, actorOf(principal)));
+        return c.json(await reread(principal, id));
+      },
+    )
+    .post(
+      '/alerts/:id/dismiss',
+      describeRoute({ summary: 'Dismiss an alert that is in no case', tags: ['alerts'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ reason: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(2000)))) })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const principal = c.get('principal');
+        await actOn(principal, id);
+        await deps.waitFor(await deps.caseAlerts.dismiss(id, c.req.valid('json').reason || null, actorOf(principal)));
+        return c.json(await reread(principal, id));
+      },
+    );
 }
 
 /** The alert document of the API (SPEC.md "Alert"). */

@@ -28,7 +28,9 @@ export type AlertLinked = Event<'alert.linked', { alert_id: string; case_id: str
 export type AlertRepeated = Event<'alert.repeated', { alert_id: string; at: string }>;
 /** The alert left its case (unlinked by an analyst, or before moving to another case). */
 export type AlertUnlinked = Event<'alert.unlinked', { alert_id: string; case_id: string; at: string }>;
-export type AlertEvent = AlertReceived | AlertLinked | AlertRepeated | AlertUnlinked;
+/** Dismissed from the inbox by an analyst (SPEC.md "Alerts": POST /alerts/<id>/dismiss); only an alert in no case. */
+export type AlertDismissed = Event<'alert.dismissed', { alert_id: string; reason: string | null; by: string | null; at: string }>;
+export type AlertEvent = AlertReceived | AlertLinked | AlertRepeated | AlertUnlinked | AlertDismissed;
 
 /** The correlation stream of one key records which case currently collects its alerts. */
 export type CorrelationCaseBound = Event<'correlation.case_bound', { correlation_key: string; case_id: string; at: string }>;

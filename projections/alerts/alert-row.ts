@@ -1,6 +1,7 @@
 /**
  * The `alerts` row as a pure fold over alert events (SPEC.md "Alerts"): `new` when
- * received, `linked` once a case holds it; repeats count up and move `last_seen_at`.
+ * received, `linked` once a case holds it, `dismissed` when an analyst dismissed it
+ * (linking it again makes it `linked`); repeats count up and move `last_seen_at`.
  * An event at or below the row's version is already reflected and changes nothing.
  */
 import type { Selectable } from 'kysely';
@@ -45,5 +46,7 @@ export function evolveAlertRow(row: AlertRecord | undefined, event: AlertEvent, 
       return { ...row, case_id: null, status: 'new', version };
     case 'alert.repeated':
       return { ...row, repeat_count: row.repeat_count + 1, last_seen_at: event.data.at, version };
+    case 'alert.dismissed':
+      return { ...row, status: 'dismissed', version };
   }
 }

@@ -13,7 +13,7 @@ import type { AlertObservablesTable, AlertsTable, Database } from '../database.t
 import type { Projection } from '../projector.ts';
 import { evolveAlertRow, type AlertRecord } from './alert-row.ts';
 
-const alertTypes = new Set<string>(['alert.received', 'alert.linked', 'alert.repeated', 'alert.unlinked']);
+const alertTypes = new Set<string>(['alert.received', 'alert.linked', 'alert.repeated', 'alert.unlinked', 'alert.dismissed']);
 
 export const alertsProjection: Projection = {
   name: 'alerts',
