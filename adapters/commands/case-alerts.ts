@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { AlertEvent } from '../../domain/alerts/events.ts';
-import { correlationKeyOf, type IncomingAlert } from '../../domain/alerts/intake.ts';
+import { alertReceived, type IncomingAlert } from '../../domain/alerts/intake.ts';
 import { caseDecider, type Actor, type CaseEvent } from '../../domain/cases/index.ts';
 import { conflict, notFound } from '../../domain/shared/errors.ts';
 import { fold } from '../../domain/shared/messages.ts';
@@ -15,7 +15,7 @@ import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from './aggregate.ts';
-import { actorMetadata, nextCaseNumber } from './cases.ts';
+import { actorMetadata, nextCaseNumber, openCaseCommand } from './cases.ts';
 import type { CaseConfig } from './case-config.ts';
 import { alertStreamOf } from './intake.ts';
 
@@ -84,25 +84,7 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
      */
     createManual: async (alert: IncomingAlert, actor: Actor): Promise<{ alertId: string; position: number }> => {
       const alertId = deps.ids();
-      const received: AlertEvent = {
-        type: 'alert.received',
-        data: {
-          alert_id: alertId,
-          source: alert.source,
-          external_id: alert.external_id,
-          rule_id: alert.rule_id,
-          title: alert.title,
-          severity: alert.severity,
-          detected_at: alert.detected_at,
-          url: alert.url,
-          correlation_key: correlationKeyOf(alert),
-          suite_correlation_id: alert.suite_correlation_id,
-          team: alert.team,
-          observables: alert.observables,
-          payload: alert.payload,
-          received_at: deps.now().toISOString(),
-        },
-      };
+      const received = alertReceived(alert, alertId, deps.now().toISOString());
       try {
         const r = await deps.store.append(alertStreamOf(alert), [{ ...received, metadata: actorMetadata(actor, 'user') }], 0);
         return { alertId, position: r.lastPosition };
@@ -122,25 +104,8 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
       await retrying(async () => {
         const alert = await loadAlert(alertId);
         const at = deps.now().toISOString();
-        const opened = caseDecider.decide(
-          {
-            type: 'open_case',
-            caseId,
-            number,
-            keyPrefix: deps.config.keyPrefix,
-            title: input.title ?? alert.row.title,
-            description: null,
-            severity: input.severity ?? alert.row.severity,
-            tags: [],
-            initialStatus: deps.config.initialStatus,
-            team: alert.row.team,
-            private: input.private,
-            correlationKey: null,
-            actor,
-            now: at,
-          },
-          caseDecider.initialState(),
-        );
+        const opening = { caseId, number, title: input.title ?? alert.row.title, description: null, severity: input.severity ?? alert.row.severity, tags: [], team: alert.row.team, private: input.private };
+        const opened = caseDecider.decide(openCaseCommand(deps.config, opening, actor, at), caseDecider.initialState());
         const appended = caseDecider.decide({ type: 'append_alert', alertId, title: alert.row.title, severity: alert.row.severity, correlated: false, now: at }, fold(caseDecider, opened));
         const metadata = actorMetadata(actor, 'user');
         const writes: StreamWrite[] = [{ streamId: streams.case(caseId), events: [...opened, ...appended].map((e) => ({ ...e, metadata })), expectedVersion: 0 }];

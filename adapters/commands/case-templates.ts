@@ -20,7 +20,7 @@ import { caseTasks, nextTaskPosition } from '../../projections/tasks/tasks.queri
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from './aggregate.ts';
 import type { CaseConfig } from './case-config.ts';
-import { actorMetadata, nextCaseNumber } from './cases.ts';
+import { actorMetadata, nextCaseNumber, openCaseCommand, type CaseOpening } from './cases.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
 
 export type CaseTemplateCommandDeps = {
@@ -33,7 +33,7 @@ export type CaseTemplateCommandDeps = {
   waitFor: (position: number | null) => Promise<void>;
 };
 
-export type NewCase = { title: string; description: string | null; severity: string; tags: string[]; team: string | null; private: boolean };
+export type NewCase = Omit<CaseOpening, 'caseId' | 'number'>;
 
 export type TemplateApplied = {
   position: number;
@@ -78,20 +78,7 @@ export function createCaseTemplateCommands(deps: CaseTemplateCommandDeps) {
       const caseId = deps.ids();
       const number = await nextCaseNumber(deps.db);
       const now = deps.now().toISOString();
-      const opened = caseDecider.decide(
-        {
-          type: 'open_case',
-          caseId,
-          number,
-          keyPrefix: deps.config.keyPrefix,
-          ...input,
-          initialStatus: deps.config.initialStatus,
-          correlationKey: null,
-          actor,
-          now,
-        },
-        caseDecider.initialState(),
-      );
+      const opened = caseDecider.decide(openCaseCommand(deps.config, { caseId, number, ...input }, actor, now), caseDecider.initialState());
       const tasks = template.tasks.map((t, i) => ({ ...t, taskId: deps.ids(), position: i + 1 }));
       const applied = applyEvents(fold(caseDecider, opened), template, tasks, [], now);
       const metadata = actorMetadata(actor, 'user');

@@ -37,6 +37,14 @@ export async function nextCaseNumber(db: Kysely<Database>): Promise<number> {
   return Number(n);
 }
 
+/** What a new case is opened with; the command adds the key prefix and initial status of `config`. */
+export type CaseOpening = { caseId: string; number: number; title: string; description: string | null; severity: string; tags: string[]; team: string | null; private: boolean };
+
+/** The `open_case` command for `opening` under `config`, by `actor` at `now`. */
+export function openCaseCommand(config: CaseConfig, opening: CaseOpening, actor: Actor | null, now: string): CaseCommand {
+  return { type: 'open_case', ...opening, keyPrefix: config.keyPrefix, initialStatus: config.initialStatus, correlationKey: null, actor, now };
+}
+
 export function actorMetadata(actor: Actor | null, kind: 'user' | 'workload' | 'system' | 'webhook'): EventMetadata {
   return { actor: { id: actor?.userId ?? null, email: actor?.email ?? null, kind } };
 }
@@ -55,22 +63,7 @@ export function createCaseCommands(deps: CaseCommandDeps) {
     ): Promise<CaseResult> => {
       const caseId = deps.ids();
       const number = await nextCaseNumber(deps.db);
-      return on(caseId, actor, (now) => ({
-        type: 'open_case',
-        caseId,
-        number,
-        keyPrefix: config.keyPrefix,
-        title: input.title,
-        description: input.description,
-        severity: input.severity,
-        tags: input.tags,
-        initialStatus: config.initialStatus,
-        team: input.team,
-        private: input.private,
-        correlationKey: null,
-        actor,
-        now,
-      }));
+      return on(caseId, actor, (now) => openCaseCommand(config, { caseId, number, ...input }, actor, now));
     },
     changeStatus: (caseId: string, status: string, note: string | null, actor: Actor) =>
       on(caseId, actor, (now) => ({ type: 'change_status', status, note, now })),

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AlertEvent, CorrelationCaseBound } from '../../domain/alerts/events.ts';
 import { flattenDocument } from '../../domain/alerts/flatten.ts';
-import { correlationKeyOf, decideCorrelation, type IncomingAlert } from '../../domain/alerts/intake.ts';
+import { alertReceived, correlationKeyOf, decideCorrelation, type IncomingAlert } from '../../domain/alerts/intake.ts';
 import { collectObservables } from '../../domain/alerts/observables.ts';
 import { caseDecider, type CaseEvent } from '../../domain/cases/index.ts';
 import type { CaseState } from '../../domain/cases/state.ts';
@@ -185,25 +185,7 @@ export function createAlertIntake(deps: IntakeDeps) {
     const caseKey = caseState.exists ? caseState.key : '';
 
     const received: AlertEvent[] = [
-      {
-        type: 'alert.received',
-        data: {
-          alert_id: alertId,
-          source: alert.source,
-          external_id: alert.external_id,
-          rule_id: alert.rule_id,
-          title: alert.title,
-          severity: alert.severity,
-          detected_at: alert.detected_at,
-          url: alert.url,
-          correlation_key: correlationKey,
-          suite_correlation_id: alert.suite_correlation_id,
-          team: alert.team,
-          observables: alert.observables,
-          payload: alert.payload,
-          received_at: at,
-        },
-      },
+      alertReceived(alert, alertId, at),
       { type: 'alert.linked', data: { alert_id: alertId, case_id: caseId, case_key: caseKey, correlated: decision.kind === 'append', at } },
     ];
     writes.push({ streamId: alertStream, events: received.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
