@@ -311,6 +311,9 @@ export interface ConnectionsTable {
   secret_ciphertext: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The secret before the last rotation, valid until `rotation_overlap_until` (migration 0019). */
+  previous_secret_ciphertext: string | null;
+  rotation_overlap_until: Timestamp | null;
 }
 
 /** Webhook sources (migration 0018); secrets sealed by adapters/connections/secret-box.ts. */

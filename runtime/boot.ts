@@ -83,7 +83,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const box = createSecretBox(loadSecretKey(env, config.dataDir));
   const now = () => new Date();
   const ids = () => randomUUID();
-  const connections = createConnectionStore(db, box, ids, now);
+  const connections = createConnectionStore(db, box, ids, now, config.connectionRotationOverlapMs);
   const store = new PostgresEventStore(db);
 
   let worker: Worker | null = null;

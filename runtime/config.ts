@@ -43,6 +43,8 @@ export type Config = {
   maxStepVisits: number;
   /** Hours an approval gate stays open when its step names no `timeout_h` (SVC_APPROVAL_DEFAULT_TIMEOUT_H). */
   defaultApprovalTimeoutH: number;
+  /** How long a connection's previous secret stays usable after a rotation, ms (SVC_CONNECTION_ROTATION_OVERLAP_H). */
+  connectionRotationOverlapMs: number;
   intakeCacheEntries: number;
   /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
   ackSla: Record<string, number>;
@@ -167,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxStepVisits: int(env, 'SVC_MAX_STEP_VISITS', 3, 1),
     defaultApprovalTimeoutH: int(env, 'SVC_APPROVAL_DEFAULT_TIMEOUT_H', 24, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
+    connectionRotationOverlapMs: int(env, 'SVC_CONNECTION_ROTATION_OVERLAP_H', 24, 0) * 3_600_000,
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),

@@ -17,6 +17,8 @@ export type ResolvedConnection = {
   base_url: string | null;
   config: Record<string, unknown>;
   secret: string | null;
+  /** The secret before the last rotation, while its overlap lasts (SPEC.md "Actions and connections"); else null. */
+  previous_secret: string | null;
 };
 
 /** Case operations an internal action may perform, bound to the run's case and actor. */

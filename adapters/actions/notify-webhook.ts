@@ -59,7 +59,9 @@ export function createNotifyWebhook(fetchImpl: OutboundFetch = fetch): ActionDef
       if (!secret) throw new ActionFailure('connection_missing', `${NAME}: connection '${request.connectionName}' has no signing secret`, false);
       let signature: string;
       try {
-        signature = signStandardWebhook(secret, request.headers['webhook-id'], request.timestamp, request.body);
+        // While a rotation overlaps, sign with both secrets (Standard Webhooks takes a space-separated list), so a receiver still on the old one verifies.
+        const previous = context.connection?.previous_secret;
+        signature = [secret, ...(previous ? [previous] : [])].map((k) => signStandardWebhook(k, request.headers['webhook-id'], request.timestamp, request.body)).join(' ');
       } catch (error) {
         throw new ActionFailure('connection_invalid', `${NAME}: connection '${request.connectionName}': ${(error as Error).message}`, false);
       }

@@ -17,9 +17,14 @@ export type ConnectionView = {
   base_url: string | null;
   config: Record<string, unknown>;
   secret_configured: boolean;
+  /** End of the overlap in which the secret before the last rotation still works; null outside one. */
+  rotation_overlap_until: string | null;
   created_at: string;
   updated_at: string;
 };
+
+/** PUT /connections/<id>: fields absent stay; `secret: null` clears it; a new secret replaces it at once (rotate overlaps). */
+export type ConnectionChanges = { name?: string; base_url?: string | null; config?: Record<string, unknown>; secret?: string | null };
 
 export type NewConnection = {
   kind: string;
@@ -39,14 +44,27 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * 'detector_connection_secret_refused' for a `detector` connection sent with a secret;
  * get answers 404 'connection_not_found'. A sealed secret is bound to its connection id.
  */
-export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids: () => string, now: () => Date) {
+export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids: () => string, now: () => Date, rotationOverlapMs: number) {
+  const find = async (id: string) => {
+    const row = UUID.test(id) ? await db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+    if (!row) throw notFound('connection_not_found', 'connection not found', { id });
+    return row;
+  };
+  const refuseDetectorSecret = (kind: string, secret: string | null | undefined) => {
+    if (kind === 'detector' && secret) {
+      throw unprocessable('detector_connection_secret_refused', 'a detector connection takes no secret: the service calls the detector with exchanged tokens');
+    }
+  };
+  const nameTaken = (error: unknown, name: string | undefined) => {
+    if ((error as { code?: unknown }).code === '23505') return conflict('connection_name_taken', `a connection named '${name}' already exists`, { name });
+    return error;
+  };
+  const view = (row: Selectable<ConnectionsTable>) => toView(row, now());
   return {
     /** Creates a connection; the secret, if any, is sealed before it reaches the database. */
     async create(input: NewConnection): Promise<ConnectionView> {
       const secret = input.secret ?? null;
-      if (input.kind === 'detector' && secret !== null) {
-        throw unprocessable('detector_connection_secret_refused', 'a detector connection takes no secret: the service calls the detector with exchanged tokens');
-      }
+      refuseDetectorSecret(input.kind, secret);
       const id = ids();
       const at = now();
       try {
@@ -64,26 +82,73 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        return toView(row);
+        return view(row);
       } catch (error) {
-        if ((error as { code?: unknown }).code === '23505') {
-          throw conflict('connection_name_taken', `a connection named '${input.name}' already exists`, { name: input.name });
-        }
-        throw error;
+        throw nameTaken(error, input.name);
       }
+    },
+
+    /** Changes a connection (its kind stays). Errors: 404 `connection_not_found`, 409 `connection_name_taken`, 422 `detector_connection_secret_refused`. */
+    async update(id: string, changes: ConnectionChanges): Promise<ConnectionView> {
+      const current = await find(id);
+      refuseDetectorSecret(current.kind, changes.secret);
+      const secret = changes.secret === undefined ? {} : { secret_ciphertext: changes.secret === null ? null : box.seal(changes.secret, secretAad(id)), previous_secret_ciphertext: null, rotation_overlap_until: null };
+      try {
+        const row = await db
+          .updateTable('connections')
+          .set({
+            ...(changes.name !== undefined && { name: changes.name }),
+            ...(changes.base_url !== undefined && { base_url: changes.base_url }),
+            ...(changes.config !== undefined && { config: JSON.stringify(changes.config) }),
+            ...secret,
+            updated_at: now(),
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return view(row);
+      } catch (error) {
+        throw nameTaken(error, changes.name);
+      }
+    },
+
+    /** Errors: 404 `connection_not_found`. */
+    async remove(id: string): Promise<void> {
+      await find(id);
+      await db.deleteFrom('connections').where('id', '=', id).execute();
+    },
+
+    /**
+     * Replaces the secret; the one before stays usable until the overlap deadline (also on
+     * the answer). Errors: 404, 422 `detector_connection_secret_refused`.
+     */
+    async rotate(id: string, secret: string): Promise<ConnectionView> {
+      const current = await find(id);
+      refuseDetectorSecret(current.kind, secret);
+      const at = now();
+      const row = await db
+        .updateTable('connections')
+        .set({
+          secret_ciphertext: box.seal(secret, secretAad(id)),
+          previous_secret_ciphertext: current.secret_ciphertext === null ? null : box.seal(box.open(current.secret_ciphertext, secretAad(id)), previousAad(id)),
+          rotation_overlap_until: current.secret_ciphertext === null ? null : new Date(at.getTime() + rotationOverlapMs),
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return view(row);
     },
 
     /** Every connection, by name. */
     async list(): Promise<ConnectionView[]> {
       const rows = await db.selectFrom('connections').selectAll().orderBy('name').execute();
-      return rows.map(toView);
+      return rows.map(view);
     },
 
     /** One connection by id; 404 'connection_not_found' (also for an id that is not a UUID). */
     async get(id: string): Promise<ConnectionView> {
-      const row = UUID.test(id) ? await db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
-      if (!row) throw notFound('connection_not_found', 'connection not found', { id });
-      return toView(row);
+      return view(await find(id));
     },
 
     /**
@@ -93,15 +158,24 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
     async resolveByName(name: string): Promise<ResolvedConnection | null> {
       const row = await db.selectFrom('connections').selectAll().where('name', '=', name).executeTakeFirst();
       if (!row) return null;
-      let secret: string | null = null;
-      if (row.secret_ciphertext !== null) {
+      const open = (sealed: string | null, aad: string) => {
+        if (sealed === null) return null;
         try {
-          secret = box.open(row.secret_ciphertext, secretAad(row.id));
+          return box.open(sealed, aad);
         } catch (error) {
           throw new Error(`the secret of connection '${row.name}' cannot be decrypted`, { cause: error });
         }
-      }
-      return { id: row.id, kind: row.kind, name: row.name, base_url: row.base_url, config: row.config, secret };
+      };
+      const overlapping = row.rotation_overlap_until !== null && new Date(row.rotation_overlap_until) > now();
+      return {
+        id: row.id,
+        kind: row.kind,
+        name: row.name,
+        base_url: row.base_url,
+        config: row.config,
+        secret: open(row.secret_ciphertext, secretAad(row.id)),
+        previous_secret: overlapping ? open(row.previous_secret_ciphertext, previousAad(row.id)) : null,
+      };
     },
   };
 }
@@ -111,7 +185,12 @@ function secretAad(id: string): string {
   return `connections/${id}`;
 }
 
-function toView(row: Selectable<ConnectionsTable>): ConnectionView {
+function previousAad(id: string): string {
+  return `connections/${id}/previous`;
+}
+
+function toView(row: Selectable<ConnectionsTable>, now: Date): ConnectionView {
+  const overlap = row.rotation_overlap_until === null ? null : new Date(row.rotation_overlap_until);
   return {
     id: row.id,
     kind: row.kind,
@@ -119,6 +198,7 @@ function toView(row: Selectable<ConnectionsTable>): ConnectionView {
     base_url: row.base_url,
     config: row.config,
     secret_configured: row.secret_ciphertext !== null,
+    rotation_overlap_until: overlap !== null && overlap > now ? overlap.toISOString() : null,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -1,7 +1,9 @@
 /**
- * Connection routes of this slice (SPEC.md "Actions and connections"): create and
- * list with write-only secrets (`manage_connections`). Update, delete, rotate and
- * test come with the connections issue.
+ * Connection routes (SPEC.md "Actions and connections"), all with `manage_connections`:
+ * `GET, POST /connections`, `PUT, DELETE /connections/<id>`, `POST
+ * /connections/<id>/rotate {secret}` (the old secret keeps working until
+ * `rotation_overlap_until`, on every connection answer). Secrets are write-only.
+ * The non-effectful probe (`POST /connections/<id>/test`) comes with the connections issue.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -9,9 +11,14 @@ import * as v from 'valibot';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { idParam } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 const kinds = ['detector', 'pipeline', 'chat_a', 'ticket_a', 'ticket_b', 'pager_a', 'pager_b', 'chat_b', 'email_smtp', 'imap', 'mailbox_graph', 'mcp', 'object_storage', 'webhook', 'http', 'ssh'] as const;
+
+const name = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'must be 2-64 chars of a-z, 0-9, _ or -'));
+const baseUrl = v.nullable(v.pipe(v.string(), v.url('must be a URL')));
+const secret = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(16_384));
 
 export function connectionRoutes(deps: HttpDeps) {
   const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
@@ -28,12 +35,37 @@ export function connectionRoutes(deps: HttpDeps) {
         'json',
         v.strictObject({
           kind: v.picklist(kinds),
-          name: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'must be 2-64 chars of a-z, 0-9, _ or -')),
-          base_url: v.optional(v.nullable(v.pipe(v.string(), v.url('must be a URL')))),
+          name,
+          base_url: v.optional(baseUrl),
           config: v.optional(v.record(v.string(), v.unknown()), {}),
-          secret: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(16_384)))),
+          secret: v.optional(v.nullable(secret)),
         }),
       ),
       async (c) => c.json(await deps.connections.create(c.req.valid('json')), 201),
+    )
+    .get('/connections/:id', describeRoute({ summary: 'One connection (secret never returned)', tags: ['connections'] }), manage, validate('param', idParam), async (c) =>
+      c.json(await deps.connections.get(c.req.valid('param').id)),
+    )
+    .put(
+      '/connections/:id',
+      describeRoute({ summary: 'Change a connection; a new secret replaces the old at once (rotate keeps an overlap)', tags: ['connections'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(v.record(v.string(), v.unknown())), secret: v.optional(v.nullable(secret)) })),
+      async (c) => c.json(await deps.connections.update(c.req.valid('param').id, c.req.valid('json'))),
+    )
+    .delete('/connections/:id', describeRoute({ summary: 'Delete a connection', tags: ['connections'] }), manage, validate('param', idParam), async (c) => {
+      await deps.connections.remove(c.req.valid('param').id);
+      return c.body(null, 204);
+    })
+    .post(
+      '/connections/:id/rotate',
+      describeRoute({ summary: 'Rotate the secret; the old one keeps working until rotation_overlap_until', tags: ['connections'] }),
+      manage,
+      validate('param', idParam),
+      requireJson,
+      validate('json', v.strictObject({ secret })),
+      async (c) => c.json(await deps.connections.rotate(c.req.valid('param').id, c.req.valid('json').secret)),
     );
 }

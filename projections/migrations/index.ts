@@ -16,6 +16,7 @@ import * as suiteCorrelationIndex from './0012-suite-correlation-index.ts';
 import * as caseSlaPolicy from './0013-case-sla-policy.ts';
 import * as alertObservables from './0014-alert-observables.ts';
 import * as webhookSources from './0018-webhook-sources.ts';
+import * as connectionRotation from './0019-connection-rotation.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0013-case-sla-policy': caseSlaPolicy,
   '0014-alert-observables': alertObservables,
   '0018-webhook-sources': webhookSources,
+  '0019-connection-rotation': connectionRotation,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -86,11 +86,11 @@ describe('loadSecretKey', () => {
 describe.each(engines)('connection store on $name', (engine) => {
   let opened: Awaited<ReturnType<typeof engine.open>>;
   let store: ConnectionStore;
-  const now = new Date('2026-11-02T10:00:00.000Z');
+  let now = new Date('2026-11-02T10:00:00.000Z');
 
   beforeAll(async () => {
     opened = await engine.open();
-    store = createConnectionStore(opened.db, createSecretBox(randomBytes(32)), randomUUID, () => now);
+    store = createConnectionStore(opened.db, createSecretBox(randomBytes(32)), randomUUID, () => now, 24 * 3600 * 1000);
   });
   afterAll(async () => opened.close());
 
@@ -103,6 +103,7 @@ describe.each(engines)('connection store on $name', (engine) => {
       base_url: 'https://intel.example/api',
       config: { auth_header: 'X-Key' },
       secret_configured: true,
+      rotation_overlap_until: null,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     });
@@ -119,7 +120,7 @@ describe.each(engines)('connection store on $name', (engine) => {
     expect(row.secret_ciphertext).toMatch(/^v1\./);
     expect(row.secret_ciphertext).not.toContain(SECRET);
     expect(await store.resolveByName('intel')).toEqual({
-      id: row.id, kind: 'http', name: 'intel', base_url: 'https://intel.example/api', config: { auth_header: 'X-Key' }, secret: SECRET,
+      id: row.id, kind: 'http', name: 'intel', base_url: 'https://intel.example/api', config: { auth_header: 'X-Key' }, secret: SECRET, previous_secret: null,
     });
     expect(await store.resolveByName('hook')).toMatchObject({ secret: null });
     expect(await store.resolveByName('absent')).toBeNull();
@@ -146,5 +147,36 @@ describe.each(engines)('connection store on $name', (engine) => {
   it('answers 404 connection_not_found for an unknown or malformed id', async () => {
     await expect(store.get(randomUUID())).rejects.toMatchObject({ status: 404, code: 'connection_not_found' });
     await expect(store.get('not-a-uuid')).rejects.toMatchObject({ status: 404, code: 'connection_not_found' });
+  });
+
+  it('rotates: the old secret works alongside the new until the overlap deadline, then only the new one', async () => {
+    const created = await store.create({ kind: 'webhook', name: 'rotating', base_url: 'https://hooks.example', secret: 'whsec_old-old-old' });
+    const rotated = await store.rotate(created.id, 'whsec_new-new-new');
+    const deadline = new Date(now.getTime() + 24 * 3600 * 1000).toISOString();
+    expect(rotated).toMatchObject({ secret_configured: true, rotation_overlap_until: deadline });
+    expect(await store.get(created.id)).toMatchObject({ rotation_overlap_until: deadline });
+    expect(await store.resolveByName('rotating')).toMatchObject({ secret: 'whsec_new-new-new', previous_secret: 'whsec_old-old-old' });
+    expect(JSON.stringify([rotated, await store.list()])).not.toMatch(/old-old|new-new/);
+    const before = now;
+    now = new Date(now.getTime() + 24 * 3600 * 1000 + 1);
+    expect(await store.resolveByName('rotating')).toMatchObject({ secret: 'whsec_new-new-new', previous_secret: null });
+    expect(await store.get(created.id)).toMatchObject({ rotation_overlap_until: null });
+    now = before;
+  });
+
+  it('updates fields, replaces a secret at once through update, and deletes', async () => {
+    const created = await store.create({ kind: 'http', name: 'to-change', base_url: 'https://a.example', secret: 'first' });
+    await store.rotate(created.id, 'second');
+    const changed = await store.update(created.id, { name: 'changed', base_url: null, config: { auth_prefix: 'Token' }, secret: 'third' });
+    expect(changed).toMatchObject({ name: 'changed', base_url: null, config: { auth_prefix: 'Token' }, rotation_overlap_until: null, secret_configured: true });
+    expect(await store.resolveByName('changed')).toMatchObject({ secret: 'third', previous_secret: null });
+    expect((await store.update(created.id, { secret: null })).secret_configured).toBe(false);
+    await expect(store.update(created.id, { name: 'intel' })).rejects.toMatchObject({ status: 409, code: 'connection_name_taken' });
+    const detector = await store.create({ kind: 'detector', name: 'det-2' });
+    await expect(store.rotate(detector.id, 'x')).rejects.toMatchObject({ status: 422, code: 'detector_connection_secret_refused' });
+    await expect(store.update(detector.id, { secret: 'x' })).rejects.toMatchObject({ status: 422 });
+    await store.remove(created.id);
+    await expect(store.get(created.id)).rejects.toMatchObject({ status: 404, code: 'connection_not_found' });
+    await expect(store.remove(created.id)).rejects.toMatchObject({ status: 404 });
   });
 });

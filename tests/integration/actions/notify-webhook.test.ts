@@ -39,7 +39,7 @@ beforeEach(() => {
 });
 
 function connection(secret: string | null, base = baseUrl): ResolvedConnection {
-  return { id: 'c1', kind: 'webhook', name: 'ops-hook', base_url: base, config: {}, secret };
+  return { id: 'c1', kind: 'webhook', name: 'ops-hook', base_url: base, config: {}, secret, previous_secret: null };
 }
 
 function context(conn: ResolvedConnection | null, overrides: Partial<ActionContext> = {}): ActionContext {
@@ -85,6 +85,16 @@ describe('notify.webhook', () => {
     expect(request.headers['content-type']).toBe('application/json');
     expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toEqual({ case: 'INC-7', note: 'héllo ✓' });
     expect(output).toEqual({ status: 200, webhook_id: request.headers['webhook-id'], delivered: true });
+  });
+
+  it('signs with both secrets while a rotation overlaps, so a receiver on either verifies', async () => {
+    const oldSecret = `whsec_${randomBytes(24).toString('base64')}`;
+    const newSecret = `whsec_${randomBytes(24).toString('base64')}`;
+    await notifyWebhook.execute(v.parse(notifyWebhook.input, { path: 'rotating', body: { ok: true } }), context({ ...connection(newSecret), previous_secret: oldSecret }));
+    const [delivery] = received;
+    const headers = { 'webhook-id': String(delivery?.headers['webhook-id']), 'webhook-timestamp': String(delivery?.headers['webhook-timestamp']), 'webhook-signature': String(delivery?.headers['webhook-signature']) };
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const secret of [oldSecret, newSecret]) expect(new Webhook(secret).verify(delivery?.body ?? '', headers)).toEqual({ ok: true });
   });
 
   it('signs with a raw secret as the library does in raw format', async () => {
