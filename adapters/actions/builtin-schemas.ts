@@ -82,10 +82,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     input: v.strictObject({ tool: id, arguments: v.optional(v.record(v.string(), v.unknown())) }),
     output: v.object({ content: v.unknown(), is_error: v.boolean() }),
   },
-  'notify.email': {
-    input: v.strictObject({ to: v.pipe(v.array(v.pipe(v.string(), v.email())), v.minLength(1)), cc: v.optional(v.array(v.pipe(v.string(), v.email()))), subject: text(500), body: text(100_000) }),
-    output: v.object({ message_id: v.string() }),
-  },
   'notify.ticket_a': { input: ticketInput, output: ticketOutput },
   'notify.ticket_b': { input: ticketInput, output: ticketOutput },
   'notify.chat_a': { input: chatInput, output: chatOutput },

@@ -11,6 +11,7 @@ import { builtinCatalog } from './builtin-catalog.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
 import { httpRequest } from './http-request.ts';
+import { notifyEmail } from './notify-email.ts';
 import { notifyWebhook } from './notify-webhook.ts';
 
 /** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
@@ -56,11 +57,11 @@ export type ActionRegistry = {
 };
 
 /**
- * Builds the registry from `implementations` (default: the three that execute today)
+ * Builds the registry from `implementations` (default: the four that execute today)
  * and the installed products (`detector`, `pipeline`; default none).
  */
 export function createActionRegistry(
-  implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook],
+  implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook, notifyEmail],
   installedProducts: readonly string[] = [],
 ): ActionRegistry {
   const byName = new Map(implementations.map((a) => [a.name, a]));

@@ -27,7 +27,7 @@ describe('action registry', () => {
       expect(entry.output_schema, entry.name).toMatchObject({ type: 'object' });
       expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
     }
-    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual(['case.update', 'http.request', 'notify.webhook']);
+    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual(['case.update', 'http.request', 'notify.email', 'notify.webhook']);
     const byName = new Map(entries.map((e) => [e.name, e]));
     expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: false });
     expect(byName.get('response.host_status')).toMatchObject({ connection_kind: 'internal', risk: 'read' });

@@ -1,0 +1,106 @@
+/**
+ * `notify.email` over SMTP with nodemailer (SPEC.md "Generic actions"; issue 5): input
+ * `{to, cc?, subject, body}` (plain text), output `{message_id}`.
+ *
+ * The `email_smtp` connection: `base_url` `smtp://host[:port]` (STARTTLS, port 587 by
+ * default) or `smtps://host[:port]` (implicit TLS, 465); `config.from` (required sender),
+ * `config.username` (optional; the connection secret is the password),
+ * `config.tls`: `required` (default: no STARTTLS, no send) or `none` (a local relay
+ * without TLS). Relays are admin-configured and usually internal, so this edge does not
+ * go through the HTTP SSRF guard. The Message-ID derives from (run, step, attempt), so a
+ * receiver can tell a redelivery. Failures name the host and the SMTP code, never the
+ * password or the body; 4xx replies and connection errors are retryable, 5xx final.
+ */
+import { createHash } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import * as v from 'valibot';
+import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { REDACTED, requireConnection } from './outbound-http.ts';
+
+const NAME = 'notify.email';
+const address = v.pipe(v.string(), v.trim(), v.email('must be an email address'), v.maxLength(320));
+const input = v.strictObject({
+  to: v.pipe(v.array(address), v.minLength(1, 'needs at least one recipient'), v.maxLength(100)),
+  cc: v.optional(v.pipe(v.array(address), v.maxLength(100))),
+  subject: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(500), v.regex(/^[^\r\n]*$/, 'must be one line')),
+  body: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100_000)),
+});
+type NotifyEmailInput = v.InferOutput<typeof input>;
+
+type SmtpTarget = { host: string; port: number; secure: boolean; from: string; username: string | null; tlsRequired: boolean; connectionName: string };
+
+function smtpTarget(context: ActionContext): SmtpTarget {
+  const connection = requireConnection(NAME, context, 'email_smtp');
+  const invalid = (why: string) => new ActionFailure('connection_invalid', `${NAME}: connection '${connection.name}' ${why}`, false);
+  let url: URL;
+  try {
+    url = new URL(connection.base_url);
+  } catch {
+    throw invalid('has a base_url that is not smtp:// or smtps://');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw invalid('has a base_url that is not smtp:// or smtps://');
+  const from = connection.config.from;
+  if (typeof from !== 'string' || !v.is(address, from)) throw invalid('needs config.from, the sender address');
+  const tls = connection.config.tls ?? 'required';
+  if (tls !== 'required' && tls !== 'none') throw invalid("has config.tls other than 'required' or 'none'");
+  const secure = url.protocol === 'smtps:';
+  const username = typeof connection.config.username === 'string' ? connection.config.username : null;
+  return { host: url.hostname, port: Number(url.port) || (secure ? 465 : 587), secure, from, username, tlsRequired: tls === 'required', connectionName: connection.name };
+}
+
+/** `<run-step-attempt digest@svc>`: stable per attempt, like the webhook id. */
+function messageId(context: ActionContext): string {
+  const digest = createHash('sha256').update(`${context.runId}\u0000${context.stepId}\u0000${context.attempt}`).digest('base64url').slice(0, 32);
+  return `<${digest}@svc.notify>`;
+}
+
+export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: string }> = {
+  name: NAME,
+  connectionKind: 'email_smtp',
+  risk: 'notify',
+  input,
+  output: v.object({ message_id: v.string() }),
+  async execute(step, context) {
+    const target = smtpTarget(context);
+    const password = context.connection?.secret ?? null;
+    const transport = nodemailer.createTransport({
+      host: target.host,
+      port: target.port,
+      secure: target.secure,
+      requireTLS: !target.secure && target.tlsRequired,
+      ignoreTLS: !target.secure && !target.tlsRequired,
+      ...(target.username !== null && { auth: { user: target.username, pass: password ?? '' } }),
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
+    const abort = () => transport.close();
+    context.signal.addEventListener('abort', abort, { once: true });
+    try {
+      const id = messageId(context);
+      await transport.sendMail({ from: target.from, to: step.to, cc: step.cc, subject: step.subject, text: step.body, messageId: id });
+      return { message_id: id };
+    } catch (error) {
+      if (context.signal.aborted) throw new ActionFailure('timeout', `${NAME}: sending through ${target.host} aborted by the step deadline or cancellation`, true, error);
+      const { code, responseCode } = error as { code?: string; responseCode?: number };
+      if (code === 'ETLS') throw new ActionFailure('tls_required', `${NAME}: ${target.host} did not upgrade to TLS with STARTTLS and config.tls is 'required'`, false, error);
+      if (typeof responseCode === 'number') throw new ActionFailure('smtp_rejected', `${NAME}: ${target.host} answered SMTP ${responseCode}`, responseCode < 500, error);
+      throw new ActionFailure('network_error', `${NAME}: cannot reach ${target.host}`, true, error);
+    } finally {
+      context.signal.removeEventListener('abort', abort);
+      transport.close();
+    }
+  },
+  async preview(step, context) {
+    const target = smtpTarget(context);
+    return {
+      smtp: `${target.secure ? 'smtps' : 'smtp'}://${target.host}:${target.port}`,
+      from: target.from,
+      to: step.to,
+      cc: step.cc ?? [],
+      subject: step.subject,
+      body: step.body,
+      auth: target.username === null ? null : { user: target.username, pass: REDACTED },
+    };
+  },
+};
