@@ -97,10 +97,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   'response.ip_block': { input: containment('ip', true), output: containmentOutput },
   'response.ip_unblock': { input: containment('ip', false), output: containmentOutput },
   'response.ip_status': { input: containment('ip', false), output: statusOutput },
-  'ssh.command': {
-    input: v.strictObject({ command: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_./-]+$/, 'must match ^[A-Za-z0-9_./-]+$')), args: v.optional(v.array(v.pipe(v.string(), v.maxLength(4096)))) }),
-    output: v.object({ exit_code: v.pipe(v.number(), v.integer()), stdout: v.string(), stderr: v.string() }),
-  },
   'pipeline.deploy_request': {
     input: v.pipe(
       v.strictObject({

@@ -13,6 +13,7 @@ import { caseUpdate } from './case-update.ts';
 import { httpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
 import { notifyWebhook } from './notify-webhook.ts';
+import { sshCommand } from './ssh-command.ts';
 
 /** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
 const PRODUCT_PREFIXES = ['detector', 'pipeline'] as const;
@@ -57,11 +58,11 @@ export type ActionRegistry = {
 };
 
 /**
- * Builds the registry from `implementations` (default: the four that execute today)
+ * Builds the registry from `implementations` (default: the five that execute today)
  * and the installed products (`detector`, `pipeline`; default none).
  */
 export function createActionRegistry(
-  implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook, notifyEmail],
+  implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook, notifyEmail, sshCommand],
   installedProducts: readonly string[] = [],
 ): ActionRegistry {
   const byName = new Map(implementations.map((a) => [a.name, a]));

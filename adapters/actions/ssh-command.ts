@@ -1,0 +1,138 @@
+/**
+ * `ssh.command` with ssh2 (SPEC.md "Generic actions"; issue 5): runs a bare command with
+ * arguments on the connection's host. `command` must match `^[A-Za-z0-9_./-]+$` (the
+ * input schema, so dry runs refuse it too); each `args` entry is single-quoted on its
+ * own, so spaces, quotes, `;` and `$(...)` arrive as one literal argument. A non-zero
+ * exit is a step error. Output `{exit_code, stdout, stderr}` (each stream capped at 1 MiB).
+ *
+ * The `ssh` connection: `config.host`, `config.port` (default 22), `config.username`, and
+ * a host-key policy: `config.known_hosts` (OpenSSH known_hosts lines; the server's key
+ * must be one of their keys) or `config.accept_unknown_host_key: true`; neither is
+ * refused. The secret is the PEM private key; previews and errors never show it. Hosts
+ * are admin-configured (often internal), so this edge is not behind the HTTP SSRF guard.
+ */
+import { Client, type ConnectConfig } from 'ssh2';
+import * as v from 'valibot';
+import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { MAX_RESPONSE_BYTES } from './outbound-http.ts';
+
+const NAME = 'ssh.command';
+const input = v.strictObject({
+  command: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_./-]+$/, 'must match ^[A-Za-z0-9_./-]+$')),
+  args: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(256))),
+});
+type SshCommandInput = v.InferOutput<typeof input>;
+type SshCommandOutput = { exit_code: number; stdout: string; stderr: string };
+
+/** One POSIX shell word: single quotes around it, each `'` written as `'\''`. */
+export function shellQuote(arg: string): string {
+  return `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The command line the remote shell runs. */
+export function commandLine(step: SshCommandInput): string {
+  return [step.command, ...(step.args ?? []).map(shellQuote)].join(' ');
+}
+
+type SshTarget = { host: string; port: number; username: string; pinned: Buffer[] | null; connectionName: string };
+
+function sshTarget(context: ActionContext): SshTarget {
+  const connection = context.connection;
+  if (!connection) throw new ActionFailure('connection_missing', `${NAME} needs an ssh connection`, false);
+  const invalid = (why: string) => new ActionFailure('connection_invalid', `${NAME}: connection '${connection.name}' ${why}`, false);
+  if (connection.kind !== 'ssh') throw invalid(`is ${connection.kind}, not ssh`);
+  const { host, port = 22, username, known_hosts: knownHosts, accept_unknown_host_key: acceptUnknown } = connection.config;
+  if (typeof host !== 'string' || host === '') throw invalid('needs config.host');
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) throw invalid('has a config.port that is not a port number');
+  if (typeof username !== 'string' || username === '') throw invalid('needs config.username');
+  if (typeof knownHosts === 'string' && knownHosts.trim() !== '') {
+    // known_hosts lines: [markers] hostnames keytype base64-key [comment]; the key blob is what the server presents.
+    const pinned = knownHosts.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/).find((w) => /^AAAA[A-Za-z0-9+/=]+$/.test(w)));
+    if (pinned.length === 0 || pinned.some((k) => k === undefined)) throw invalid('has config.known_hosts lines without a key');
+    return { host, port, username, pinned: pinned.map((k) => Buffer.from(k ?? '', 'base64')), connectionName: connection.name };
+  }
+  if (acceptUnknown === true) return { host, port, username, pinned: null, connectionName: connection.name };
+  throw invalid('needs a host-key policy: config.known_hosts, or config.accept_unknown_host_key: true');
+}
+
+export const sshCommand: ActionDefinition<SshCommandInput, SshCommandOutput> = {
+  name: NAME,
+  connectionKind: 'ssh',
+  risk: 'arbitrary',
+  input,
+  output: v.object({ exit_code: v.pipe(v.number(), v.integer()), stdout: v.string(), stderr: v.string() }),
+  async execute(step, context) {
+    const target = sshTarget(context);
+    const privateKey = context.connection?.secret;
+    if (!privateKey) throw new ActionFailure('connection_missing', `${NAME}: connection '${target.connectionName}' has no private key`, false);
+    let hostKeyRefused = false;
+    const config: ConnectConfig = {
+      host: target.host,
+      port: target.port,
+      username: target.username,
+      privateKey,
+      readyTimeout: 15_000,
+      hostVerifier: (key: Buffer) => {
+        hostKeyRefused = target.pinned !== null && !target.pinned.some((k) => k.equals(key));
+        return !hostKeyRefused;
+      },
+    };
+    const client = new Client();
+    const abort = () => client.end();
+    context.signal.addEventListener('abort', abort, { once: true });
+    try {
+      return await new Promise<SshCommandOutput>((resolve, reject) => {
+        const where = `${target.host}:${target.port}`;
+        client.on('error', (error: Error & { level?: string }) => {
+          if (hostKeyRefused) return reject(new ActionFailure('host_key_mismatch', `${NAME}: the host key of ${where} is not the one pinned in config.known_hosts`, false));
+          if (error.level === 'client-authentication') return reject(new ActionFailure('auth_failed', `${NAME}: ${where} refused the key of '${target.username}'`, false));
+          if (context.signal.aborted) return reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
+          reject(new ActionFailure('network_error', `${NAME}: cannot reach ${where}`, true));
+        });
+        client.on('close', () => {
+          if (context.signal.aborted) reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
+        });
+        client.on('ready', () => {
+          client.exec(commandLine(step), (error, channel) => {
+            if (error) return reject(new ActionFailure('network_error', `${NAME}: ${where} refused to run a command`, true));
+            const out: Buffer[] = [];
+            const err: Buffer[] = [];
+            let size = 0;
+            const keep = (into: Buffer[]) => (chunk: Buffer) => {
+              size += chunk.byteLength;
+              if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
+            };
+            channel.on('data', keep(out));
+            channel.stderr.on('data', keep(err));
+            channel.on('close', (code: number | null, signal?: string) => {
+              const result = { exit_code: code ?? -1, stdout: cap(out), stderr: cap(err) };
+              if (code === 0) return resolve(result);
+              reject(new ActionFailure('command_failed', `${NAME}: ${step.command} on ${where} ${code === null ? `ended by signal ${signal ?? 'unknown'}` : `exited with ${code}`}`, false));
+            });
+          });
+        });
+        client.connect(config);
+      });
+    } finally {
+      context.signal.removeEventListener('abort', abort);
+      client.end();
+    }
+  },
+  async preview(step, context) {
+    const target = sshTarget(context);
+    return {
+      host: target.host,
+      port: target.port,
+      username: target.username,
+      host_key: target.pinned === null ? 'accept_unknown' : 'pinned',
+      command: step.command,
+      args: step.args ?? [],
+      command_line: commandLine(step),
+    };
+  },
+};
+
+function cap(chunks: Buffer[]): string {
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text.length > MAX_RESPONSE_BYTES ? text.slice(0, MAX_RESPONSE_BYTES) : text;
+}

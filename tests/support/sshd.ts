@@ -1,0 +1,92 @@
+/**
+ * A real OpenSSH server (Debian's openssh-server) on 127.0.0.1 for tests: its own
+ * config, host key and authorized key in a temp dir, a high port, public-key auth only,
+ * as the user running the tests. `sshdAvailable` is false where sshd is not installed
+ * (.ci/run installs it).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './service-process.ts';
+
+const SSHD = '/usr/sbin/sshd';
+export const sshdAvailable = existsSync(SSHD);
+
+export type TestSshd = {
+  port: number;
+  username: string;
+  /** PEM private key authorized on the server (the connection secret). */
+  clientKey: string;
+  /** The server's host key as a known_hosts line. */
+  knownHosts: string;
+  /** A known_hosts line of another key, for the mismatch case. */
+  otherKnownHosts: string;
+  /** The PEM private key of that other key pair, which the server does not authorize. */
+  unauthorizedKey: string;
+  close: () => Promise<void>;
+};
+
+const keygen = (path: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path], { stdio: 'pipe' });
+
+export async function startSshd(): Promise<TestSshd> {
+  // sshd refuses to start without its privilege-separation directory, which the service manager usually creates.
+  if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sshd-'));
+  chmodSync(dir, 0o700);
+  for (const name of ['host', 'client', 'other']) keygen(join(dir, name));
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client.pub')));
+  chmodSync(join(dir, 'authorized_keys'), 0o600);
+  const port = await freePort();
+  const username = userInfo().username;
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(dir, 'host')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PubkeyAuthentication yes',
+      'PermitRootLogin prohibit-password',
+      'StrictModes no',
+      'UsePAM no',
+    ].join('\n') + '\n',
+  );
+  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const deadline = Date.now() + 10_000;
+  while (!(await listening(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start:\n${log}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const line = (pub: string) => `[127.0.0.1]:${port} ${readFileSync(join(dir, pub), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ')}`;
+  return {
+    port,
+    username,
+    clientKey: readFileSync(join(dir, 'client'), 'utf8'),
+    knownHosts: line('host.pub'),
+    otherKnownHosts: line('other.pub'),
+    unauthorizedKey: readFileSync(join(dir, 'other'), 'utf8'),
+    close: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
