@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/action.ts';
-import { createActionRegistry } from '../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../adapters/actions/registry.ts';
+import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
@@ -99,7 +100,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   projector.start();
 
   const templates = createTemplateEngine();
-  const actions = createActionRegistry(undefined, config.installedProducts);
+  const outbound = createGuardedFetch({ allowPrivate: config.outbound.allowPrivate, allowedHosts: config.outbound.peerHosts, exchangeOrigin: config.outbound.exchangeOrigin });
+  if (config.outbound.allowPrivate) log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
+  const actions = createActionRegistry(builtinActions(outbound), config.installedProducts);
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
   for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');
@@ -236,6 +239,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       clearInterval(runbookRefresh);
       await scheduleTicker?.stop();
       await worker?.stop();
+      await outbound.close();
       await store.settle();
       await projector.stop();
       await opened.close();

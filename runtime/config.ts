@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
+import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
 
 export type Config = {
   port: number;
@@ -58,8 +59,13 @@ export type Config = {
   scheduleTickMs: number;
   /** How often a process reloads its cached runbook list from the database, ms (SVC_RUNBOOK_REFRESH_MS). */
   runbookRefreshMs: number;
+  /** The outbound HTTP edge's SSRF guard (SPEC.md "Authentication"; docs/configuration.md "Outbound edge"). */
+  outbound: OutboundConfig;
   logLevel: string;
 };
+
+/** SVC_ALLOW_PRIVATE_TARGETS, SVC_SUITE_PEER_HOSTS and the exchange origin derived from SVC_IDENTITY_URL. */
+export type OutboundConfig = { allowPrivate: boolean; peerHosts: string[]; exchangeOrigin: string | null };
 
 const list = (value: string | undefined, fallback: string[]) =>
   value === undefined || value.trim() === '' ? fallback : value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
@@ -102,6 +108,21 @@ function ackSlaTargets(raw: string | undefined, severities: string[]): Record<st
     targets[severity] = minutes * 60;
   }
   return targets;
+}
+
+/** The outbound edge's settings; refuses a flag that is not a boolean, a malformed peer host or identity URL. */
+function outboundConfig(env: NodeJS.ProcessEnv): OutboundConfig {
+  const flag = (env.SVC_ALLOW_PRIVATE_TARGETS ?? '').trim().toLowerCase();
+  if (!['', 'true', '1', 'false', '0'].includes(flag)) throw new Error('SVC_ALLOW_PRIVATE_TARGETS must be true, 1, false or 0');
+  const peerHosts = (env.SVC_SUITE_PEER_HOSTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (!peerHosts.every(isHostEntry)) throw new Error('SVC_SUITE_PEER_HOSTS must be comma-separated host[:port] entries');
+  let exchangeOrigin: string | null = null;
+  if (env.SVC_IDENTITY_URL) {
+    const url = URL.canParse(env.SVC_IDENTITY_URL) ? new URL(env.SVC_IDENTITY_URL) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new Error('SVC_IDENTITY_URL must be an http or https URL');
+    exchangeOrigin = url.origin;
+  }
+  return { allowPrivate: flag === 'true' || flag === '1', peerHosts, exchangeOrigin };
 }
 
 /** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
@@ -176,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),
+    outbound: outboundConfig(env),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

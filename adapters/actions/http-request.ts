@@ -43,7 +43,7 @@ const input = v.pipe(
  * Status >= 400 is an ActionFailure 'http_status', retryable for 5xx and 429; an aborted
  * signal is 'timeout' (retryable).
  */
-export function createHttpRequest(fetchImpl: OutboundFetch = fetch): ActionDefinition<HttpRequestInput, HttpRequestOutput> {
+export function createHttpRequest(fetchImpl: OutboundFetch): ActionDefinition<HttpRequestInput, HttpRequestOutput> {
   return {
     name: NAME,
     connectionKind: 'http',
@@ -72,8 +72,6 @@ export function createHttpRequest(fetchImpl: OutboundFetch = fetch): ActionDefin
   };
 }
 
-/** `http.request` over the global fetch (SPEC.md "Generic actions"). */
-export const httpRequest = createHttpRequest();
 
 function buildRequest(step: HttpRequestInput, context: ActionContext) {
   const connection = requireConnection(NAME, context, 'http');

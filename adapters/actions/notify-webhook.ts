@@ -46,7 +46,7 @@ export function webhookId(runId: string, stepId: string, attempt: number): strin
  * (an object `{}` when absent). 2xx succeeds; any other status, network error or timeout
  * is an ActionFailure, retryable for 5xx, 429, network errors and timeouts.
  */
-export function createNotifyWebhook(fetchImpl: OutboundFetch = fetch): ActionDefinition<NotifyWebhookInput, NotifyWebhookOutput> {
+export function createNotifyWebhook(fetchImpl: OutboundFetch): ActionDefinition<NotifyWebhookInput, NotifyWebhookOutput> {
   return {
     name: NAME,
     connectionKind: 'webhook',
@@ -87,8 +87,6 @@ export function createNotifyWebhook(fetchImpl: OutboundFetch = fetch): ActionDef
   };
 }
 
-/** `notify.webhook` over the global fetch (SPEC.md "Generic actions"). */
-export const notifyWebhook = createNotifyWebhook();
 
 function buildRequest(step: NotifyWebhookInput, context: ActionContext) {
   const connection = requireConnection(NAME, context, 'webhook');

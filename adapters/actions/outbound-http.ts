@@ -4,6 +4,7 @@
  * response bodies, and failures sorted into retryable and final ActionFailures.
  * Messages name the action, host and status only: never a header, secret or body.
  */
+import { OutboundRefusedError } from '../outbound/address-policy.ts';
 import { ActionFailure, type ActionContext, type ResolvedConnection } from './action.ts';
 
 /** The fetch the actions call; the runtime passes an SSRF-guarded one (SPEC.md "Authentication"). */
@@ -56,8 +57,10 @@ export function joinUrl(action: string, baseUrl: string, path?: string, query?: 
 
 /**
  * Sends one request with `context.signal`, never following redirects (a redirect would
- * carry the credential elsewhere; a 3xx comes back as the answer). Throws a retryable
- * ActionFailure: 'timeout' when the signal aborted, else 'network_error'.
+ * carry the credential elsewhere; a 3xx comes back as the answer). Throws a final
+ * ActionFailure 'target_refused' when the outbound edge refused the target (SPEC.md
+ * "Authentication"), else a retryable one: 'timeout' when the signal aborted, else
+ * 'network_error'.
  */
 export async function sendOutbound(action: string, fetchImpl: OutboundFetch, url: URL, init: RequestInit, signal: AbortSignal): Promise<Response> {
   try {
@@ -106,8 +109,18 @@ export function statusFailure(action: string, url: URL, status: number): ActionF
 }
 
 function transportFailure(action: string, url: URL, signal: AbortSignal, error: unknown): ActionFailure {
+  const refusal = refusalIn(error);
+  if (refusal) return new ActionFailure('target_refused', `${action}: request refused: ${refusal.message}`, false, error);
   if (signal.aborted) {
     return new ActionFailure('timeout', `${action}: request to ${url.host} aborted by the step deadline or cancellation`, true, error);
   }
   return new ActionFailure('network_error', `${action}: request to ${url.host} failed`, true, error);
+}
+
+/** The edge's refusal, thrown as is or as the `cause` of fetch's TypeError. */
+function refusalIn(error: unknown): OutboundRefusedError | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof OutboundRefusedError) return e;
+  }
+  return null;
 }

@@ -10,9 +10,10 @@ import type { ActionDefinition, Risk } from './action.ts';
 import { builtinCatalog } from './builtin-catalog.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
-import { httpRequest } from './http-request.ts';
+import { createHttpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
-import { notifyWebhook } from './notify-webhook.ts';
+import { createNotifyWebhook } from './notify-webhook.ts';
+import type { OutboundFetch } from './outbound-http.ts';
 import { sshCommand } from './ssh-command.ts';
 
 /** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
@@ -58,11 +59,19 @@ export type ActionRegistry = {
 };
 
 /**
- * Builds the registry from `implementations` (default: the five that execute today)
+ * The actions that execute in this build; the HTTP ones send through `outbound`, which
+ * must be the SSRF-guarded edge (adapters/outbound/guarded-fetch.ts) outside tests.
+ */
+export function builtinActions(outbound: OutboundFetch): ActionDefinition[] {
+  return [caseUpdate, createHttpRequest(outbound), createNotifyWebhook(outbound), notifyEmail, sshCommand];
+}
+
+/**
+ * Builds the registry from `implementations` (the runtime passes `builtinActions`)
  * and the installed products (`detector`, `pipeline`; default none).
  */
 export function createActionRegistry(
-  implementations: ActionDefinition[] = [caseUpdate, httpRequest, notifyWebhook, notifyEmail, sshCommand],
+  implementations: ActionDefinition[],
   installedProducts: readonly string[] = [],
 ): ActionRegistry {
   const byName = new Map(implementations.map((a) => [a.name, a]));

@@ -5,7 +5,7 @@
  * them, never queue the same fire time twice; on a server they use separate pools.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActionRegistry } from '../../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../../adapters/actions/registry.ts';
 import { openDatabase, type OpenedDatabase } from '../../adapters/db/connect.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { createRunbookStore, type RunbookStore } from '../../adapters/runbooks/runbook-store.ts';
@@ -40,7 +40,7 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
     first = await engine.open();
     // A server gets a second pool, as a second worker process would have; PGlite is one in-process database.
     second = first.url ? await openDatabase({ databaseUrl: first.url }) : first;
-    runbooks = createRunbookStore({ db: first.db, actions: createActionRegistry(), templates: createTemplateEngine(), dir: '/nonexistent', now: () => clock });
+    runbooks = createRunbookStore({ db: first.db, actions: createActionRegistry(builtinActions(fetch)), templates: createTemplateEngine(), dir: '/nonexistent', now: () => clock });
     for (const opened of [first, second]) {
       tickers.push(
         startScheduleTicker({ db: opened.db, store: new PostgresEventStore(opened.db), runnable: runbooks.runnable, now: () => clock, intervalMs: 3_600_000, onError: (e) => { throw e; } }),

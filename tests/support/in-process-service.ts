@@ -28,7 +28,8 @@ export type InProcessService = {
 /**
  * Starts the service on `engine` with `runbooks` (file name to YAML text) in its
  * runbooks directory and `extraEnv` on top of the engine environment; listens on an
- * ephemeral port of 127.0.0.1.
+ * ephemeral port of 127.0.0.1. Outbound HTTP may reach private targets such as the
+ * loopback receivers unless `extraEnv` sets `SVC_ALLOW_PRIVATE_TARGETS: 'false'`.
  */
 export async function startInProcessService(
   engine: { server: boolean },
@@ -43,6 +44,7 @@ export async function startInProcessService(
     PORT: '0',
     HOST: '127.0.0.1',
     SVC_POLL_INTERVAL_MS: '20',
+    SVC_ALLOW_PRIVATE_TARGETS: 'true',
     ...options.extraEnv,
   };
   const logged: string[] = [];

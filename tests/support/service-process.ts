@@ -133,7 +133,7 @@ export function startWorkerProcess(env: Record<string, string>): ServiceProcess 
   return { url: '', child, output: () => output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
-/** Environment for one engine: a fresh data dir, and a fresh server database when given. */
+/** Environment for one engine: a fresh data dir, a fresh server database when given, private targets allowed. */
 export function engineEnv(identity: { issuer: string; jwks: string }, databaseUrl: string | null): Record<string, string> {
   return {
     SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-')),
@@ -141,6 +141,8 @@ export function engineEnv(identity: { issuer: string; jwks: string }, databaseUr
     SVC_IDENTITY_JWKS: identity.jwks,
     SVC_SECRET_KEY: randomBytes(32).toString('base64'),
     SVC_DETECTOR_BOOTSTRAP_SECRET: 'e2e-bootstrap-secret',
+    // The receivers the suites deliver to listen on 127.0.0.1, which the SSRF guard refuses by default.
+    SVC_ALLOW_PRIVATE_TARGETS: 'true',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
 }

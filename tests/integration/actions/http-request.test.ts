@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ActionFailure, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
-import { httpRequest } from '../../../adapters/actions/http-request.ts';
+import { createHttpRequest } from '../../../adapters/actions/http-request.ts';
 
 type Received = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 
@@ -15,6 +15,8 @@ let origin: string;
 let received: Received[] = [];
 let answer: (res: ServerResponse) => void;
 const SECRET = 'tok_5up3r-s3cret';
+// The action's own behaviour over the plain fetch; the guarded edge has its own suites (tests/unit/outbound, outbound-guard).
+const httpRequest = createHttpRequest(fetch);
 
 beforeAll(async () => {
   server = createServer((req, res) => {

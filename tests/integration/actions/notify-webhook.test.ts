@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ActionFailure, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
-import { notifyWebhook, signStandardWebhook, webhookId } from '../../../adapters/actions/notify-webhook.ts';
+import { createNotifyWebhook, signStandardWebhook, webhookId } from '../../../adapters/actions/notify-webhook.ts';
 import { readFixtureJson } from '../../support/fixtures.ts';
 
 type Received = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
@@ -19,6 +19,8 @@ let server: Server;
 let baseUrl: string;
 let received: Received[] = [];
 let answerStatus = 200;
+// The action's own behaviour over the plain fetch; the guarded edge has its own suites (tests/unit/outbound, outbound-guard).
+const notifyWebhook = createNotifyWebhook(fetch);
 
 beforeAll(async () => {
   server = createServer((req, res) => {

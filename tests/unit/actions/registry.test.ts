@@ -3,7 +3,7 @@
  * built-ins, risks, products, and the literal-input check runbook validation uses.
  */
 import { describe, expect, it } from 'vitest';
-import { createActionRegistry } from '../../../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
 
 /** Every action name of SPEC.md's "Action registry entry" table, in its order. */
 const SPEC_ACTIONS = [
@@ -16,7 +16,7 @@ const SPEC_ACTIONS = [
 ];
 
 describe('action registry', () => {
-  const registry = createActionRegistry();
+  const registry = createActionRegistry(builtinActions(fetch));
 
   it('lists the 34 built-ins of SPEC.md, each with schemas, connection kind, risk and implemented', () => {
     expect(SPEC_ACTIONS).toHaveLength(34);
@@ -42,7 +42,7 @@ describe('action registry', () => {
     expect(registry.actionProblem('detector.get_alert')).toMatch(/needs the detector product, which is not installed/);
     expect(registry.actionProblem('pipeline.deploy_request')).toMatch(/needs the pipeline product/);
     expect(registry.actionProblem('detector.get_alert', true)).toBeNull();
-    const withDetector = createActionRegistry(undefined, ['detector']);
+    const withDetector = createActionRegistry(builtinActions(fetch), ['detector']);
     expect(withDetector.actionProblem('detector.get_alert')).toBeNull();
     expect(withDetector.actionProblem('pipeline.deploy_request')).not.toBeNull();
   });
