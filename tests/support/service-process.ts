@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,7 +133,11 @@ export function startWorkerProcess(env: Record<string, string>): ServiceProcess 
   return { url: '', child, output: () => output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
-/** Environment for one engine: a fresh data dir, a fresh server database when given, private targets allowed. */
+/**
+ * Environment for one engine: a fresh data dir, and a fresh server database when given.
+ * Outbound HTTP may reach private targets (the test receivers listen on 127.0.0.1); a
+ * test of the SSRF guard sets `SVC_ALLOW_PRIVATE_TARGETS: 'false'` on top.
+ */
 export function engineEnv(identity: { issuer: string; jwks: string }, databaseUrl: string | null): Record<string, string> {
   return {
     SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-')),
@@ -141,7 +145,6 @@ export function engineEnv(identity: { issuer: string; jwks: string }, databaseUr
     SVC_IDENTITY_JWKS: identity.jwks,
     SVC_SECRET_KEY: randomBytes(32).toString('base64'),
     SVC_DETECTOR_BOOTSTRAP_SECRET: 'e2e-bootstrap-secret',
-    // The receivers the suites deliver to listen on 127.0.0.1, which the SSRF guard refuses by default.
     SVC_ALLOW_PRIVATE_TARGETS: 'true',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
@@ -149,3 +152,37 @@ export function engineEnv(identity: { issuer: string; jwks: string }, databaseUr
 
 /** The engines the end-to-end suites run the real process on: PGlite, and a server when TEST_DATABASE_URL is set. */
 export const e2eEngines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];
+
+/**
+ * Which of `pids` holds the client end of the loopback TCP connection from `clientPort`
+ * to `serverPort`, or null: the socket's inode from /proc/net/tcp{,6}, then the process
+ * with a descriptor on it (Linux only). Lets a test tell which child process sent a
+ * request it received, without the service having to say who it is.
+ */
+export function connectionOwner(clientPort: number, serverPort: number, pids: number[]): number | null {
+  const port = (address: string | undefined) => parseInt(address?.split(':').pop() ?? '', 16);
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (port(cols[1]) === clientPort && port(cols[2]) === serverPort && cols[9] && cols[9] !== '0') inodes.add(`socket:[${cols[9]}]`);
+    }
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // exited
+    }
+    for (const fd of fds) {
+      try {
+        if (inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return pid;
+      } catch {
+        // closed between listing and reading
+      }
+    }
+  }
+  return null;
+}
