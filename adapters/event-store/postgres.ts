@@ -6,6 +6,8 @@
  * flight are written together in the next one (one multi-row INSERT). Every append
  * transaction takes one advisory lock, so global positions commit in order and a
  * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
+ * A transaction is four round trips: begin, lock and read the stream versions
+ * (`svc_append_lock`, migration 0020), insert, commit.
  */
 import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
@@ -133,14 +135,10 @@ export class PostgresEventStore implements EventStore {
     const outcomes = new Map<Pending, AppendResult | StreamVersionConflict>();
     let head = 0;
     await this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
       const streamIds = [...new Set(batch.flatMap((p) => p.writes.map((w) => w.streamId)))];
-      const current = await trx
-        .selectFrom('events')
-        .select(['stream_id', (eb) => eb.fn.max('stream_version').as('version')])
-        .where('stream_id', 'in', streamIds)
-        .groupBy('stream_id')
-        .execute();
+      // The lock and the version read in one round trip (migration 0020 says why it is a function).
+      const { rows: current } = await sql<{ stream_id: string; version: number }>`
+        select stream_id, version from svc_append_lock(${APPEND_LOCK_KEY}::bigint, ${streamIds}::text[])`.execute(trx);
       const versions = new Map(current.map((r) => [r.stream_id, Number(r.version)]));
 
       const rows: { stream_id: string; stream_version: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }[] = [];

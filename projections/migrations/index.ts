@@ -17,6 +17,7 @@ import * as caseSlaPolicy from './0013-case-sla-policy.ts';
 import * as alertObservables from './0014-alert-observables.ts';
 import * as webhookSources from './0018-webhook-sources.ts';
 import * as connectionRotation from './0019-connection-rotation.ts';
+import * as appendLock from './0020-append-lock.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0014-alert-observables': alertObservables,
   '0018-webhook-sources': webhookSources,
   '0019-connection-rotation': connectionRotation,
+  '0020-append-lock': appendLock,
 };
 
 export const migrationProvider: MigrationProvider = {

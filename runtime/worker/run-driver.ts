@@ -10,6 +10,7 @@
  * per attempt, so receivers can tell a redelivery).
  */
 import type { CaseCommands } from '../../adapters/actions/action.ts';
+import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import { nextMove } from '../../domain/runbooks/run-workflow.ts';
@@ -36,61 +37,88 @@ export type RunDriverDeps = StepExecutorDeps & {
 };
 
 type Existing = Extract<RunState, { exists: true }>;
+type FinishStep = Extract<RunCommand, { type: 'finish_step' }>;
 
 const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
 
 /**
  * Drives the run until it is idle (finished, or waiting at a gate), the lease is lost
  * or another writer moved the run on. Resolves true when it left the run finished.
+ *
+ * The stream is read once: while the driver holds the lease it is the run's only
+ * writer, so it evolves the state with its own events (as the store gives them back,
+ * see `asJsonb`); a StreamVersionConflict on append means someone else moved the run.
+ * Decided events wait in memory and are appended together with the next
+ * `step.started`, before that step's action runs, or when the driver stops: a
+ * 10-step run takes 11 appends (`run.started` with the first start, each finish with
+ * the next start, the last finish with `run.finished`). Nothing outside the run
+ * stream happens between deciding an event and appending it but reads, so a crash in
+ * between loses only decisions that are taken again on restart.
  */
 export async function driveRun(deps: RunDriverDeps, runId: string): Promise<boolean> {
   const streamId = streams.run(runId);
-  for (;;) {
-    if (!deps.stillOwned()) return false;
-    const history = await deps.store.readStream(streamId);
-    const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
-    if (!state.exists) return false;
-    const move = nextMove(state, {
-      maxStepVisits: deps.maxStepVisits,
-      defaultApprovalTimeoutH: deps.defaultApprovalTimeoutH,
-      now: deps.now().toISOString(),
-      riskOf: (action) => deps.actions.riskOf(action),
-    });
-    if (move.kind === 'idle') return finishedStatuses.includes(state.status);
-    const now = () => deps.now().toISOString();
-    /** Decides against `from` (at stream version `version`) and appends; returns the events written. */
-    const appendFrom = async (from: RunState, version: number, command: RunCommand) => {
-      const events = decideRun(command, from);
-      await deps.store.append(streamId, events.map((e) => ({ ...e, metadata: systemActor })), version);
-      return events;
-    };
-    const append = (command: RunCommand) => appendFrom(state, history.length, command);
-    try {
+  const history = await deps.store.readStream(streamId);
+  let state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
+  let version = history.length;
+  let unwritten: RunEvent[] = [];
+  /** The outcome of an action that ran, while it is still unwritten. */
+  let executed: FinishStep | null = null;
+
+  const now = () => deps.now().toISOString();
+  const record = (command: RunCommand) => {
+    const events = decideRun(command, state).map((e) => asJsonb(e) as RunEvent);
+    state = events.reduce(evolveRun, state);
+    unwritten.push(...events);
+  };
+  const flush = async () => {
+    if (unwritten.length === 0) return;
+    await deps.store.append(streamId, unwritten.map((e) => ({ ...e, metadata: systemActor })), version);
+    version += unwritten.length;
+    unwritten = [];
+    executed = null;
+  };
+
+  try {
+    for (;;) {
+      if (!deps.stillOwned() || !state.exists) {
+        await flush();
+        return false;
+      }
+      const move = nextMove(state, {
+        maxStepVisits: deps.maxStepVisits,
+        defaultApprovalTimeoutH: deps.defaultApprovalTimeoutH,
+        now: now(),
+        riskOf: (action) => deps.actions.riskOf(action),
+      });
+      if (move.kind === 'idle') {
+        await flush();
+        return finishedStatuses.includes(state.status);
+      }
       switch (move.kind) {
         case 'start_run':
-          await append({ type: 'start_run', now: now() });
+          record({ type: 'start_run', now: now() });
           break;
         case 'finish_run':
-          await append({ type: 'finish_run', status: move.status, error: move.error, now: now() });
+          record({ type: 'finish_run', status: move.status, error: move.error, now: now() });
           break;
         case 'goto':
-          await append({ type: 'goto', stepId: move.step.id, target: move.target, visit: move.visit, reset: move.reset, now: now() });
+          record({ type: 'goto', stepId: move.step.id, target: move.target, visit: move.visit, reset: move.reset, now: now() });
           break;
         case 'open_gate': {
           const { step, reason, roles, message, deadline } = move;
-          await append({ type: 'open_gate', stepId: step.id, reason, roles, message, deadline, now: now() });
+          record({ type: 'open_gate', stepId: step.id, reason, roles, message, deadline, now: now() });
           break;
         }
         case 'expire_gate':
-          await append({ type: 'expire_gate', stepId: move.stepId, now: now() });
+          record({ type: 'expire_gate', stepId: move.stepId, now: now() });
           break;
         case 'loop_cap_exceeded':
-          await append({ type: 'exceed_loop_cap', stepId: move.step.id, target: move.target, visits: move.visits, cap: move.cap, now: now() });
+          record({ type: 'exceed_loop_cap', stepId: move.step.id, target: move.target, visits: move.visits, cap: move.cap, now: now() });
           break;
         case 'skip_step': {
           const at = now();
           const log = logRow(state, move.step.id, move.step.action, move.attempt, 'skipped', null, null, move.reason, at, at);
-          await append({ type: 'finish_step', stepId: move.step.id, attempt: move.attempt, status: 'skipped', output: null, error: move.reason, log, now: at });
+          record({ type: 'finish_step', stepId: move.step.id, attempt: move.attempt, status: 'skipped', output: null, error: move.reason, log, now: at });
           break;
         }
         case 'evaluate_branch': {
@@ -103,26 +131,30 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
             outcome = { status: 'error', output: null, error: error instanceof Error ? error.message : String(error) };
           }
           const log = logRow(state, move.step.id, null, move.attempt, outcome.status, move.step.when, outcome.output, outcome.error, startedAt, now());
-          await append({ type: 'finish_step', stepId: move.step.id, attempt: move.attempt, ...outcome, log, now: now() });
+          record({ type: 'finish_step', stepId: move.step.id, attempt: move.attempt, ...outcome, log, now: now() });
           break;
         }
         case 'execute_step': {
+          const before = state;
           const startedAt = now();
-          const startEvents = await append({ type: 'start_step', stepId: move.step.id, attempt: move.attempt, now: startedAt });
+          record({ type: 'start_step', stepId: move.step.id, attempt: move.attempt, now: startedAt });
+          // The start is durable before the action runs (a crash from here on reruns the
+          // step as its next attempt); the template context is only read meanwhile.
+          const [, context] = await Promise.all([flush(), templateContext(deps, before)]);
           const request = {
             runId,
             step: move.step,
             attempt: move.attempt,
-            caseId: state.caseId,
-            dryRun: state.dryRun,
-            context: await templateContext(deps, state),
-            cases: state.caseId ? deps.caseCommands(state.caseId, state.runbook.id) : null,
+            caseId: before.caseId,
+            dryRun: before.dryRun,
+            context,
+            cases: before.caseId ? deps.caseCommands(before.caseId, before.runbook.id) : null,
           };
           const outcome = move.step.for_each === null ? await executeStep(deps, request) : await executeForEach(deps, request, move.step.for_each);
           const finishedAt = now();
-          const status = state.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
-          const log = logRow(state, move.step.id, move.step.action, move.attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
-          const finish: RunCommand = {
+          const status = before.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
+          const log = logRow(before, move.step.id, move.step.action, move.attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
+          const finish: FinishStep = {
             type: 'finish_step',
             stepId: move.step.id,
             attempt: move.attempt,
@@ -132,20 +164,16 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
             log,
             now: finishedAt,
           };
-          try {
-            await appendFrom(startEvents.reduce(evolveRun, state), history.length + startEvents.length, finish);
-          } catch (error) {
-            if (!(error instanceof StreamVersionConflict)) throw error;
-            await recordLateFinish(deps, streamId, finish);
-            return false;
-          }
+          record(finish);
+          executed = finish;
           break;
         }
       }
-    } catch (error) {
-      if (error instanceof StreamVersionConflict) return false;
-      throw error;
     }
+  } catch (error) {
+    if (!(error instanceof StreamVersionConflict)) throw error;
+    if (executed !== null) await recordLateFinish(deps, streamId, executed);
+    return false;
   }
 }
 
@@ -194,13 +222,12 @@ function logRow(
   return { run_id: state.id, step_id: stepId, action, attempt, status, input: input ?? null, output: output ?? null, error, started_at: startedAt, finished_at: finishedAt };
 }
 
-/** SPEC.md "Template context": `trigger`, `case`, `steps.<id>.output`, `inputs`. Secrets never enter it. */
 /**
  * The run moved on while an action was in flight (cancelled, or taken over by another
  * worker). If that attempt is still the running one, its outcome is recorded so the
  * action log holds every action that ran; otherwise the run belongs to someone else.
  */
-async function recordLateFinish(deps: RunDriverDeps, streamId: string, finish: Extract<RunCommand, { type: 'finish_step' }>): Promise<void> {
+async function recordLateFinish(deps: RunDriverDeps, streamId: string, finish: FinishStep): Promise<void> {
   const history = await deps.store.readStream(streamId);
   const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
   if (!state.exists || !finishedStatuses.includes(state.status)) return;
@@ -213,6 +240,7 @@ async function recordLateFinish(deps: RunDriverDeps, streamId: string, finish: E
   }
 }
 
+/** SPEC.md "Template context": `trigger`, `case`, `steps.<id>.output`, `inputs`. Secrets never enter it. */
 async function templateContext(deps: RunDriverDeps, state: Existing): Promise<Record<string, unknown>> {
   const steps: Record<string, { output: unknown; status: string }> = {};
   for (const [id, s] of Object.entries(state.steps)) steps[id] = { output: s.output, status: s.status };

@@ -137,4 +137,26 @@ describe.each(engines.filter((e) => e.name === 'postgres'))('event store orderin
       await client.end();
     }
   });
+
+  it('reads stream versions after the append lock is granted, so it sees what the appender it waited for wrote', async () => {
+    const client = new pg.Client({ connectionString: ctx.opened.url! });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock($1)', [APPEND_LOCK_KEY.toString()]);
+      await client.query(`insert into events (stream_id, stream_version, type, data) values ('s-race', 1, 'first', '{}')`);
+      // Both wait on the lock; a version read with a snapshot older than the grant would
+      // see version 0 and fail on the unique index instead of answering a conflict.
+      const stale = ctx.store.append('s-race', [ev(1)], 0);
+      const current = ctx.store.append('s-race-other', [ev(2)], 0);
+      await new Promise((r) => setTimeout(r, 200));
+      await client.query('commit');
+      await expect(stale).rejects.toBeInstanceOf(StreamVersionConflict);
+      await current;
+      await ctx.store.append('s-race', [ev(3)], 1);
+      expect((await ctx.store.readStream('s-race')).map((e) => e.type)).toEqual(['first', ev(3).type]);
+    } finally {
+      await client.end();
+    }
+  });
 });

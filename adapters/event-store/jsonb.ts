@@ -1,0 +1,31 @@
+/**
+ * What a value looks like after a round trip through the event store's `jsonb`
+ * columns, computed without the round trip: JSON-serialised (undefined members
+ * dropped, Dates as ISO strings) and every object's keys in jsonb's order (shorter
+ * UTF-8 key first, then bytewise). A writer that keeps its own events in memory uses
+ * it so that what it renders from them (e.g. `{{ steps.x.output }}`) is exactly what a
+ * reader rebuilding the same state from the store renders.
+ */
+export function asJsonb(value: unknown): unknown {
+  const serialised = JSON.stringify(value);
+  return serialised === undefined ? null : reorder(JSON.parse(serialised) as unknown);
+}
+
+const utf8 = new TextEncoder();
+
+function reorder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reorder);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).map(([key, member]) => ({ key, bytes: utf8.encode(key), member }));
+  entries.sort((a, b) => compareKeys(a.bytes, b.bytes));
+  // fromEntries defines own properties, so a `__proto__` key stays a plain key as in JSON.parse.
+  return Object.fromEntries(entries.map((e) => [e.key, reorder(e.member)]));
+}
+
+function compareKeys(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) return a.length - b.length;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  }
+  return 0;
+}
