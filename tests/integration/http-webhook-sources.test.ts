@@ -2,12 +2,14 @@
  * Webhook sources on the real service, on every engine (SPEC.md "Webhook source",
  * "Webhook intake", "Authentication"): tokens generated, sealed and shown only on create
  * and rotate; rotation kills the old token at once; a `generic` source maps real Elastic
- * Security and CrowdSec alert documents through its `field_map`; a `detector` source's
+ * Security, Wazuh and CrowdSec alert documents through its `field_map`; a `detector` source's
  * token works on `/webhooks/detector`; every refusal names its field, and no token or
  * signing secret appears in any answer or log line.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFixtureJson } from '../support/fixtures.ts';
+import { readFixtureJson, repoRoot } from '../support/fixtures.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -15,6 +17,7 @@ const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 
 const elastic = readFixtureJson<{ value: { source: Record<string, unknown> } }>('vendors', 'elastic_security', 'alert_doc.threat_match.8.1.0.json').value.source;
+const wazuh = JSON.parse(readFileSync(resolve(repoRoot, 'tests/fixtures/vendors/wazuh/alert.sshd_5763.json'), 'utf8')) as Record<string, any>;
 const crowdsec = readFixtureJson<Record<string, unknown>[]>('vendors', 'crowdsec', 'lapi_POST_v1_alerts.alert_ssh-bf.json');
 
 describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
@@ -81,6 +84,27 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
     const observables = (await callAs(svc, root, 'GET', `/cases/${caseId}/observables`)).body.items;
     expect(observables).toContainEqual(expect.objectContaining({ type: 'ip', normalized: '91.121.79.195', source: 'alert' }));
     expect((await post('crowdsec', crowdsec, source.token)).body.results[0]).toMatchObject({ deduplicated: true });
+  });
+
+  it('maps a real Wazuh alert: a numeric rule.level is no severity word, so the default applies; a second alert from the same srcip joins the case', async () => {
+    const source = await create({
+      type: 'generic',
+      slug: 'wazuh',
+      name: 'Wazuh manager',
+      field_map: { rule_title: 'rule.description', severity: 'rule.level', external_id: 'id', correlation_root: 'data.srcip' },
+      default_severity: 'high',
+    });
+    const first = await post('wazuh', wazuh, source.token);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body).toMatchObject({ deduplicated: false, correlated: false });
+    const caseId = first.body.case_id;
+    expect((await callAs(svc, root, 'GET', `/cases/${caseId}`)).body).toMatchObject({ title: wazuh.rule.description, severity: 'high' });
+    const alert = (await callAs(svc, root, 'GET', `/cases/${caseId}/alerts`)).body.items[0];
+    expect(alert).toMatchObject({ source: 'wazuh', external_id: wazuh.id });
+    const later = { ...wazuh, id: '1784088711.122907', timestamp: '2026-11-20T04:12:01.402+0000' };
+    const second = await post('wazuh', later, source.token);
+    expect(second.body).toMatchObject({ deduplicated: false, correlated: true, case_id: caseId });
+    expect((await post('wazuh', wazuh, source.token)).body).toMatchObject({ deduplicated: true, alert_id: first.body.alert_id });
   });
 
   it('refuses a payload whose title path finds nothing, naming the path', async () => {
