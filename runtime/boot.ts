@@ -6,10 +6,13 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/action.ts';
 import { builtinActions, createActionRegistry } from '../adapters/actions/registry.ts';
+import { createTokenSource } from '../adapters/actions/oauth2-token.ts';
+import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
@@ -100,9 +103,16 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   projector.start();
 
   const templates = createTemplateEngine();
-  const outbound = createGuardedFetch({ allowPrivate: config.outbound.allowPrivate, allowedHosts: config.outbound.peerHosts, exchangeOrigin: config.outbound.exchangeOrigin });
+  const outbound = createGuardedFetch({
+    allowPrivate: config.outbound.allowPrivate,
+    allowedHosts: config.outbound.peerHosts,
+    exchangeOrigin: config.outbound.exchangeOrigin,
+    ...(config.outbound.caFile === null ? {} : { extraCa: readCaFile(config.outbound.caFile) }),
+  });
   if (config.outbound.allowPrivate) log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
-  const actions = createActionRegistry(builtinActions(outbound), config.installedProducts);
+  const tokens = createTokenSource(outbound);
+  const actions = createActionRegistry(builtinActions(outbound, tokens), config.installedProducts);
+  const connectionProbes = createConnectionProbes({ outbound, tokens, timeoutMs: config.connectionTestTimeoutMs });
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
   for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');
@@ -159,6 +169,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },
       actions,
       connections,
+      connectionProbes,
       webhookSources: createWebhookSourceStore(db, box, ids, now),
       waitFor,
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
@@ -245,4 +256,16 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       await opened.close();
     },
   };
+}
+
+/** SVC_OUTBOUND_CA_FILE's PEM text; a start error naming the variable when it cannot be read or holds no certificate. */
+function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch {
+    throw new Error(`SVC_OUTBOUND_CA_FILE cannot be read: ${path}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`SVC_OUTBOUND_CA_FILE holds no PEM certificate: ${path}`);
+  return pem;
 }

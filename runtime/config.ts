@@ -46,6 +46,8 @@ export type Config = {
   defaultApprovalTimeoutH: number;
   /** How long a connection's previous secret stays usable after a rotation, ms (SVC_CONNECTION_ROTATION_OVERLAP_H). */
   connectionRotationOverlapMs: number;
+  /** How long `POST /connections/<id>/test` waits for a peer, ms (SVC_CONNECTION_TEST_TIMEOUT_MS). */
+  connectionTestTimeoutMs: number;
   intakeCacheEntries: number;
   /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
   ackSla: Record<string, number>;
@@ -64,8 +66,8 @@ export type Config = {
   logLevel: string;
 };
 
-/** SVC_ALLOW_PRIVATE_TARGETS, SVC_SUITE_PEER_HOSTS and the exchange origin derived from SVC_IDENTITY_URL. */
-export type OutboundConfig = { allowPrivate: boolean; peerHosts: string[]; exchangeOrigin: string | null };
+/** SVC_ALLOW_PRIVATE_TARGETS, SVC_SUITE_PEER_HOSTS, the exchange origin derived from SVC_IDENTITY_URL, and SVC_OUTBOUND_CA_FILE (a path; read at start). */
+export type OutboundConfig = { allowPrivate: boolean; peerHosts: string[]; exchangeOrigin: string | null; caFile: string | null };
 
 const list = (value: string | undefined, fallback: string[]) =>
   value === undefined || value.trim() === '' ? fallback : value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
@@ -122,7 +124,8 @@ function outboundConfig(env: NodeJS.ProcessEnv): OutboundConfig {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new Error('SVC_IDENTITY_URL must be an http or https URL');
     exchangeOrigin = url.origin;
   }
-  return { allowPrivate: flag === 'true' || flag === '1', peerHosts, exchangeOrigin };
+  const caFile = env.SVC_OUTBOUND_CA_FILE?.trim() ? resolve(env.SVC_OUTBOUND_CA_FILE.trim()) : null;
+  return { allowPrivate: flag === 'true' || flag === '1', peerHosts, exchangeOrigin, caFile };
 }
 
 /** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultApprovalTimeoutH: int(env, 'SVC_APPROVAL_DEFAULT_TIMEOUT_H', 24, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     connectionRotationOverlapMs: int(env, 'SVC_CONNECTION_ROTATION_OVERLAP_H', 24, 0) * 3_600_000,
+    connectionTestTimeoutMs: int(env, 'SVC_CONNECTION_TEST_TIMEOUT_MS', 15_000, 100),
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),

@@ -12,9 +12,9 @@
  * password or the body; 4xx replies and connection errors are retryable, 5xx final.
  */
 import { createHash } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import nodemailer, { type Transporter } from 'nodemailer';
 import * as v from 'valibot';
-import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { REDACTED, requireConnection } from './outbound-http.ts';
 
 const NAME = 'notify.email';
@@ -29,7 +29,7 @@ type NotifyEmailInput = v.InferOutput<typeof input>;
 
 type SmtpTarget = { host: string; port: number; secure: boolean; from: string; username: string | null; tlsRequired: boolean; connectionName: string };
 
-function smtpTarget(context: ActionContext): SmtpTarget {
+function smtpTarget(context: Pick<ActionContext, 'connection'>): SmtpTarget {
   const connection = requireConnection(NAME, context, 'email_smtp');
   const invalid = (why: string) => new ActionFailure('connection_invalid', `${NAME}: connection '${connection.name}' ${why}`, false);
   let url: URL;
@@ -62,34 +62,11 @@ export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: strin
   output: v.object({ message_id: v.string() }),
   async execute(step, context) {
     const target = smtpTarget(context);
-    const password = context.connection?.secret ?? null;
-    const transport = nodemailer.createTransport({
-      host: target.host,
-      port: target.port,
-      secure: target.secure,
-      requireTLS: !target.secure && target.tlsRequired,
-      ignoreTLS: !target.secure && !target.tlsRequired,
-      ...(target.username !== null && { auth: { user: target.username, pass: password ?? '' } }),
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 30_000,
-    });
-    const abort = () => transport.close();
-    context.signal.addEventListener('abort', abort, { once: true });
-    try {
+    return withTransport(target, context.connection?.secret ?? null, context.signal, async (transport) => {
       const id = messageId(context);
       await transport.sendMail({ from: target.from, to: step.to, cc: step.cc, subject: step.subject, text: step.body, messageId: id });
       return { message_id: id };
-    } catch (error) {
-      if (context.signal.aborted) throw new ActionFailure('timeout', `${NAME}: sending through ${target.host} aborted by the step deadline or cancellation`, true, error);
-      const { code, responseCode } = error as { code?: string; responseCode?: number };
-      if (code === 'ETLS') throw new ActionFailure('tls_required', `${NAME}: ${target.host} did not upgrade to TLS with STARTTLS and config.tls is 'required'`, false, error);
-      if (typeof responseCode === 'number') throw new ActionFailure('smtp_rejected', `${NAME}: ${target.host} answered SMTP ${responseCode}`, responseCode < 500, error);
-      throw new ActionFailure('network_error', `${NAME}: cannot reach ${target.host}`, true, error);
-    } finally {
-      context.signal.removeEventListener('abort', abort);
-      transport.close();
-    }
+    });
   },
   async preview(step, context) {
     const target = smtpTarget(context);
@@ -104,3 +81,43 @@ export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: strin
     };
   },
 };
+
+/**
+ * The connection probe of an `email_smtp` connection (POST /connections/<id>/test):
+ * connects, upgrades to TLS as `config.tls` demands and authenticates, then quits
+ * without sending (nodemailer's verify). Throws the action's ActionFailures.
+ */
+export async function probeSmtp(connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const target = smtpTarget({ connection });
+  await withTransport(target, connection.secret, signal, (transport) => transport.verify());
+  return { smtp: `${target.secure ? 'smtps' : 'smtp'}://${target.host}:${target.port}`, tls: target.secure || target.tlsRequired ? 'required' : 'none', authenticated: target.username !== null };
+}
+
+/** A transport to `target` for `use`, closed afterwards; nodemailer errors become ActionFailures naming the host and SMTP code only. */
+async function withTransport<T>(target: SmtpTarget, password: string | null, signal: AbortSignal, use: (transport: Transporter) => Promise<T>): Promise<T> {
+  const transport = nodemailer.createTransport({
+    host: target.host,
+    port: target.port,
+    secure: target.secure,
+    requireTLS: !target.secure && target.tlsRequired,
+    ignoreTLS: !target.secure && !target.tlsRequired,
+    ...(target.username !== null && { auth: { user: target.username, pass: password ?? '' } }),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  const abort = () => transport.close();
+  signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await use(transport);
+  } catch (error) {
+    if (signal.aborted) throw new ActionFailure('timeout', `${NAME}: sending through ${target.host} aborted by the step deadline or cancellation`, true, error);
+    const { code, responseCode } = error as { code?: string; responseCode?: number };
+    if (code === 'ETLS') throw new ActionFailure('tls_required', `${NAME}: ${target.host} did not upgrade to TLS with STARTTLS and config.tls is 'required'`, false, error);
+    if (typeof responseCode === 'number') throw new ActionFailure('smtp_rejected', `${NAME}: ${target.host} answered SMTP ${responseCode}`, responseCode < 500, error);
+    throw new ActionFailure('network_error', `${NAME}: cannot reach ${target.host}`, true, error);
+  } finally {
+    signal.removeEventListener('abort', abort);
+    transport.close();
+  }
+}

@@ -20,7 +20,7 @@ export const REDACTED = '[redacted]';
  * The step's connection, which must be of `kind` and have a base URL.
  * Throws a final ActionFailure: 'connection_missing' (none bound) or 'connection_invalid'.
  */
-export function requireConnection(action: string, context: ActionContext, kind: string): ResolvedConnection & { base_url: string } {
+export function requireConnection(action: string, context: Pick<ActionContext, 'connection'>, kind: string): ResolvedConnection & { base_url: string } {
   const connection = context.connection;
   if (!connection) throw new ActionFailure('connection_missing', `${action} needs a ${kind} connection`, false);
   if (connection.kind !== kind) {
@@ -117,8 +117,8 @@ function transportFailure(action: string, url: URL, signal: AbortSignal, error: 
   return new ActionFailure('network_error', `${action}: request to ${url.host} failed`, true, error);
 }
 
-/** The edge's refusal, thrown as is or as the `cause` of fetch's TypeError. */
-function refusalIn(error: unknown): OutboundRefusedError | null {
+/** The edge's refusal, thrown as is or as the `cause` of fetch's TypeError; null for any other error. */
+export function refusalIn(error: unknown): OutboundRefusedError | null {
   for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     if (e instanceof OutboundRefusedError) return e;
   }

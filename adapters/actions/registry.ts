@@ -13,6 +13,7 @@ import { caseUpdate } from './case-update.ts';
 import { createHttpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
+import { createTokenSource, type TokenSource } from './oauth2-token.ts';
 import type { OutboundFetch } from './outbound-http.ts';
 import { sshCommand } from './ssh-command.ts';
 
@@ -60,10 +61,11 @@ export type ActionRegistry = {
 
 /**
  * The actions that execute in this build; the HTTP ones send through `outbound`, which
- * must be the SSRF-guarded edge (adapters/outbound/guarded-fetch.ts) outside tests.
+ * must be the SSRF-guarded edge (adapters/outbound/guarded-fetch.ts) outside tests, and
+ * `http.request` takes oauth2 tokens from `tokens` (shared with the connection probe).
  */
-export function builtinActions(outbound: OutboundFetch): ActionDefinition[] {
-  return [caseUpdate, createHttpRequest(outbound), createNotifyWebhook(outbound), notifyEmail, sshCommand];
+export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = createTokenSource(outbound)): ActionDefinition[] {
+  return [caseUpdate, createHttpRequest(outbound, tokens), createNotifyWebhook(outbound), notifyEmail, sshCommand];
 }
 
 /**

@@ -13,7 +13,7 @@
  */
 import { Client, type ConnectConfig } from 'ssh2';
 import * as v from 'valibot';
-import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { MAX_RESPONSE_BYTES } from './outbound-http.ts';
 
 const NAME = 'ssh.command';
@@ -36,7 +36,7 @@ export function commandLine(step: SshCommandInput): string {
 
 type SshTarget = { host: string; port: number; username: string; pinned: Buffer[] | null; connectionName: string };
 
-function sshTarget(context: ActionContext): SshTarget {
+function sshTarget(context: Pick<ActionContext, 'connection'>): SshTarget {
   const connection = context.connection;
   if (!connection) throw new ActionFailure('connection_missing', `${NAME} needs an ssh connection`, false);
   const invalid = (why: string) => new ActionFailure('connection_invalid', `${NAME}: connection '${connection.name}' ${why}`, false);
@@ -62,61 +62,27 @@ export const sshCommand: ActionDefinition<SshCommandInput, SshCommandOutput> = {
   input,
   output: v.object({ exit_code: v.pipe(v.number(), v.integer()), stdout: v.string(), stderr: v.string() }),
   async execute(step, context) {
-    const target = sshTarget(context);
-    const privateKey = context.connection?.secret;
-    if (!privateKey) throw new ActionFailure('connection_missing', `${NAME}: connection '${target.connectionName}' has no private key`, false);
-    let hostKeyRefused = false;
-    const config: ConnectConfig = {
-      host: target.host,
-      port: target.port,
-      username: target.username,
-      privateKey,
-      readyTimeout: 15_000,
-      hostVerifier: (key: Buffer) => {
-        hostKeyRefused = target.pinned !== null && !target.pinned.some((k) => k.equals(key));
-        return !hostKeyRefused;
-      },
-    };
-    const client = new Client();
-    const abort = () => client.end();
-    context.signal.addEventListener('abort', abort, { once: true });
-    try {
-      return await new Promise<SshCommandOutput>((resolve, reject) => {
-        const where = `${target.host}:${target.port}`;
-        client.on('error', (error: Error & { level?: string }) => {
-          if (hostKeyRefused) return reject(new ActionFailure('host_key_mismatch', `${NAME}: the host key of ${where} is not the one pinned in config.known_hosts`, false));
-          if (error.level === 'client-authentication') return reject(new ActionFailure('auth_failed', `${NAME}: ${where} refused the key of '${target.username}'`, false));
-          if (context.signal.aborted) return reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
-          reject(new ActionFailure('network_error', `${NAME}: cannot reach ${where}`, true));
-        });
-        client.on('close', () => {
-          if (context.signal.aborted) reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
-        });
-        client.on('ready', () => {
-          client.exec(commandLine(step), (error, channel) => {
-            if (error) return reject(new ActionFailure('network_error', `${NAME}: ${where} refused to run a command`, true));
-            const out: Buffer[] = [];
-            const err: Buffer[] = [];
-            let size = 0;
-            const keep = (into: Buffer[]) => (chunk: Buffer) => {
-              size += chunk.byteLength;
-              if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
-            };
-            channel.on('data', keep(out));
-            channel.stderr.on('data', keep(err));
-            channel.on('close', (code: number | null, signal?: string) => {
-              const result = { exit_code: code ?? -1, stdout: cap(out), stderr: cap(err) };
-              if (code === 0) return resolve(result);
-              reject(new ActionFailure('command_failed', `${NAME}: ${step.command} on ${where} ${code === null ? `ended by signal ${signal ?? 'unknown'}` : `exited with ${code}`}`, false));
-            });
+    return withSession(sshTarget(context), context.connection?.secret ?? null, context.signal, (client, where, reject) =>
+      new Promise<SshCommandOutput>((resolve) => {
+        client.exec(commandLine(step), (error, channel) => {
+          if (error) return reject(new ActionFailure('network_error', `${NAME}: ${where} refused to run a command`, true));
+          const out: Buffer[] = [];
+          const err: Buffer[] = [];
+          let size = 0;
+          const keep = (into: Buffer[]) => (chunk: Buffer) => {
+            size += chunk.byteLength;
+            if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
+          };
+          channel.on('data', keep(out));
+          channel.stderr.on('data', keep(err));
+          channel.on('close', (code: number | null, signal?: string) => {
+            const result = { exit_code: code ?? -1, stdout: cap(out), stderr: cap(err) };
+            if (code === 0) return resolve(result);
+            reject(new ActionFailure('command_failed', `${NAME}: ${step.command} on ${where} ${code === null ? `ended by signal ${signal ?? 'unknown'}` : `exited with ${code}`}`, false));
           });
         });
-        client.connect(config);
-      });
-    } finally {
-      context.signal.removeEventListener('abort', abort);
-      client.end();
-    }
+      }),
+    );
   },
   async preview(step, context) {
     const target = sshTarget(context);
@@ -131,6 +97,60 @@ export const sshCommand: ActionDefinition<SshCommandInput, SshCommandOutput> = {
     };
   },
 };
+
+/**
+ * The connection probe of an `ssh` connection (POST /connections/<id>/test): connects,
+ * checks the host key against the policy and authenticates with the key, then closes
+ * without opening a channel. Resolves the host and the policy used; throws the same
+ * ActionFailures as the action ('host_key_mismatch', 'auth_failed', 'network_error', ...).
+ */
+export async function probeSsh(connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const target = sshTarget({ connection });
+  return withSession(target, connection.secret, signal, async (_client, where) => ({ host: where, username: target.username, host_key: target.pinned === null ? 'accept_unknown' : 'pinned' }));
+}
+
+type Reject = (failure: ActionFailure) => void;
+
+/** Opens an authenticated session to `target`, runs `use` on it and always closes it; failures of the session reject what `use` returns. */
+async function withSession<T>(target: SshTarget, privateKey: string | null, signal: AbortSignal, use: (client: Client, where: string, reject: Reject) => Promise<T>): Promise<T> {
+  if (!privateKey) throw new ActionFailure('connection_missing', `${NAME}: connection '${target.connectionName}' has no private key`, false);
+  let hostKeyRefused = false;
+  const config: ConnectConfig = {
+    host: target.host,
+    port: target.port,
+    username: target.username,
+    privateKey,
+    readyTimeout: 15_000,
+    hostVerifier: (key: Buffer) => {
+      hostKeyRefused = target.pinned !== null && !target.pinned.some((k) => k.equals(key));
+      return !hostKeyRefused;
+    },
+  };
+  const client = new Client();
+  const abort = () => client.end();
+  signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await new Promise<T>((resolve, reject) => {
+      const where = `${target.host}:${target.port}`;
+      client.on('error', (error: Error & { level?: string }) => {
+        if (hostKeyRefused) return reject(new ActionFailure('host_key_mismatch', `${NAME}: the host key of ${where} is not the one pinned in config.known_hosts`, false));
+        if (error.level === 'client-authentication') return reject(new ActionFailure('auth_failed', `${NAME}: ${where} refused the key of '${target.username}'`, false));
+        if (signal.aborted) return reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
+        reject(new ActionFailure('network_error', `${NAME}: cannot reach ${where}`, true));
+      });
+      client.on('close', () => {
+        if (signal.aborted) reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
+      });
+      client.on('ready', () => {
+        use(client, where, reject).then(resolve, reject);
+      });
+      client.connect(config);
+    });
+  } finally {
+    signal.removeEventListener('abort', abort);
+    client.end();
+  }
+}
 
 function cap(chunks: Buffer[]): string {
   const text = Buffer.concat(chunks).toString('utf8');

@@ -7,6 +7,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { conflict, notFound, unprocessable } from '../../domain/shared/errors.ts';
 import type { ConnectionsTable, Database } from '../../projections/database.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
+import { checkConnectionConfig } from './config-rules.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** A connection as the API shows it; timestamps are RFC 3339 strings. */
@@ -42,6 +43,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The connection store over `db`. `ids` gives new connection ids (UUIDs), `now` the clock.
  * Errors (DomainError): create answers 409 'connection_name_taken' for a used name and 422
  * 'detector_connection_secret_refused' for a `detector` connection sent with a secret;
+ * create and update answer ValidationFailed (422 at `body.config.<key>`) for a config the
+ * kind's known keys refuse (config-rules.ts), which also fills in their defaults;
  * get answers 404 'connection_not_found'. A sealed secret is bound to its connection id.
  */
 export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids: () => string, now: () => Date, rotationOverlapMs: number) {
@@ -65,6 +68,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
     async create(input: NewConnection): Promise<ConnectionView> {
       const secret = input.secret ?? null;
       refuseDetectorSecret(input.kind, secret);
+      const config = checkConnectionConfig(input.kind, input.config ?? {});
       const id = ids();
       const at = now();
       try {
@@ -75,7 +79,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
             kind: input.kind,
             name: input.name,
             base_url: input.base_url ?? null,
-            config: JSON.stringify(input.config ?? {}),
+            config: JSON.stringify(config),
             secret_ciphertext: secret === null ? null : box.seal(secret, secretAad(id)),
             created_at: at,
             updated_at: at,
@@ -92,6 +96,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
     async update(id: string, changes: ConnectionChanges): Promise<ConnectionView> {
       const current = await find(id);
       refuseDetectorSecret(current.kind, changes.secret);
+      const config = changes.config === undefined ? undefined : checkConnectionConfig(current.kind, changes.config);
       const secret = changes.secret === undefined ? {} : { secret_ciphertext: changes.secret === null ? null : box.seal(changes.secret, secretAad(id)), previous_secret_ciphertext: null, rotation_overlap_until: null };
       try {
         const row = await db
@@ -99,7 +104,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
           .set({
             ...(changes.name !== undefined && { name: changes.name }),
             ...(changes.base_url !== undefined && { base_url: changes.base_url }),
-            ...(changes.config !== undefined && { config: JSON.stringify(changes.config) }),
+            ...(config !== undefined && { config: JSON.stringify(config) }),
             ...secret,
             updated_at: now(),
           })
@@ -157,27 +162,35 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
      */
     async resolveByName(name: string): Promise<ResolvedConnection | null> {
       const row = await db.selectFrom('connections').selectAll().where('name', '=', name).executeTakeFirst();
-      if (!row) return null;
-      const open = (sealed: string | null, aad: string) => {
-        if (sealed === null) return null;
-        try {
-          return box.open(sealed, aad);
-        } catch (error) {
-          throw new Error(`the secret of connection '${row.name}' cannot be decrypted`, { cause: error });
-        }
-      };
-      const overlapping = row.rotation_overlap_until !== null && new Date(row.rotation_overlap_until) > now();
-      return {
-        id: row.id,
-        kind: row.kind,
-        name: row.name,
-        base_url: row.base_url,
-        config: row.config,
-        secret: open(row.secret_ciphertext, secretAad(row.id)),
-        previous_secret: overlapping ? open(row.previous_secret_ciphertext, previousAad(row.id)) : null,
-      };
+      return row ? resolved(row) : null;
+    },
+
+    /** The connection with its secret decrypted, for the connection probe; 404 'connection_not_found'. */
+    async resolveById(id: string): Promise<ResolvedConnection> {
+      return resolved(await find(id));
     },
   };
+
+  function resolved(row: Selectable<ConnectionsTable>): ResolvedConnection {
+    const open = (sealed: string | null, aad: string) => {
+      if (sealed === null) return null;
+      try {
+        return box.open(sealed, aad);
+      } catch (error) {
+        throw new Error(`the secret of connection '${row.name}' cannot be decrypted`, { cause: error });
+      }
+    };
+    const overlapping = row.rotation_overlap_until !== null && new Date(row.rotation_overlap_until) > now();
+    return {
+      id: row.id,
+      kind: row.kind,
+      name: row.name,
+      base_url: row.base_url,
+      config: row.config,
+      secret: open(row.secret_ciphertext, secretAad(row.id)),
+      previous_secret: overlapping ? open(row.previous_secret_ciphertext, previousAad(row.id)) : null,
+    };
+  }
 }
 
 // Namespaced so a sealed connection secret cannot be swapped with another kind of sealed value.

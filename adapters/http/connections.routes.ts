@@ -2,8 +2,8 @@
  * Connection routes (SPEC.md "Actions and connections"), all with `manage_connections`:
  * `GET, POST /connections`, `PUT, DELETE /connections/<id>`, `POST
  * /connections/<id>/rotate {secret}` (the old secret keeps working until
- * `rotation_overlap_until`, on every connection answer). Secrets are write-only.
- * The non-effectful probe (`POST /connections/<id>/test`) comes with the connections issue.
+ * `rotation_overlap_until`, on every connection answer), and `POST /connections/<id>/test`,
+ * the non-effectful probe of adapters/connections/probes.ts. Secrets are write-only.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -67,5 +67,15 @@ export function connectionRoutes(deps: HttpDeps) {
       requireJson,
       validate('json', v.strictObject({ secret })),
       async (c) => c.json(await deps.connections.rotate(c.req.valid('param').id, c.req.valid('json').secret)),
+    )
+    .post(
+      '/connections/:id/test',
+      describeRoute({
+        summary: 'Probe the connection without side effects: ok, the checked facts, or the error (host and status, never a secret); 501 for kinds without a probe',
+        tags: ['connections'],
+      }),
+      manage,
+      validate('param', idParam),
+      async (c) => c.json(await deps.connectionProbes.probe(await deps.connections.resolveById(c.req.valid('param').id))),
     );
 }

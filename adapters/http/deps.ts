@@ -15,6 +15,7 @@ import type { CaseTemplateCommands } from '../commands/case-templates.ts';
 import type { CaseTemplateCatalog } from '../case-templates/catalog.ts';
 import type { AlertIntake } from '../commands/intake.ts';
 import type { RunCommands } from '../commands/runs.ts';
+import type { ConnectionProbes } from '../connections/probes.ts';
 import type { ConnectionStore } from '../connections/store.ts';
 import type { WebhookSourceStore } from '../webhook-sources/store.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
@@ -65,6 +66,8 @@ export type HttpDeps = {
   runbookGit: { source: GitSourceConfig; proxy: ProxyEnv } | null;
   actions: ActionRegistry;
   connections: ConnectionStore;
+  /** The non-effectful probes of `POST /connections/<id>/test`. */
+  connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;

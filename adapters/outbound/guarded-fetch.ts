@@ -15,6 +15,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv6 } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
 import { classifyAddress, OutboundRefusedError } from './address-policy.ts';
@@ -28,6 +29,8 @@ export type GuardedFetchOptions = {
   allowedHosts: readonly string[];
   /** The exact origin (`https://id.example:8443`) of the identity service's token exchange, which skips the check; null: none. */
   exchangeOrigin: string | null;
+  /** PEM certificates trusted for HTTPS besides Node's bundled roots (SVC_OUTBOUND_CA_FILE: a private PKI); omitted: the bundled roots only. */
+  extraCa?: string;
 };
 
 /** An OutboundFetch with its connection pool, closed on shutdown. */
@@ -63,7 +66,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   });
   const exchangeOrigin = options.exchangeOrigin === null ? null : new URL(options.exchangeOrigin).origin;
   const exempt = (target: Target) => options.allowPrivate || isPeer(peers, target) || originOf(target) === exchangeOrigin;
-  const base = buildConnector({});
+  // Node's `ca` replaces the bundled roots, so an extra CA is added to them, not swapped in.
+  const base = buildConnector(options.extraCa === undefined ? {} : { ca: [...rootCertificates, options.extraCa] });
   const agent = new Agent({
     connect: (connectOptions, callback) => {
       const target = { protocol: connectOptions.protocol, hostname: connectOptions.hostname, port: connectOptions.port };

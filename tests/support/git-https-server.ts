@@ -1,7 +1,7 @@
 /**
  * A real Git repository served over HTTPS on 127.0.0.1 with git's dumb HTTP protocol
  * (static files of a bare repository after `git update-server-info`), under a
- * self-signed certificate made by the `openssl` CLI for IP 127.0.0.1. Counts requests.
+ * self-signed certificate for IP 127.0.0.1 (tls-cert.ts). Counts requests.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
+import { selfSignedCertificate } from './tls-cert.ts';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
@@ -30,11 +31,9 @@ export async function startGitHttpsServer(): Promise<GitHttpsServer> {
   const bare = join(root, 'runbooks.git');
   mkdirSync(work);
   git(work, 'init', '--quiet');
-  const key = join(root, 'key.pem');
-  const caFile = join(root, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+  const { key, cert, certFile: caFile } = selfSignedCertificate(root);
   let count = 0;
-  const server = createServer({ key: readFileSync(key), cert: readFileSync(caFile) }, (req, res) => {
+  const server = createServer({ key, cert }, (req, res) => {
     count++;
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'https://x').pathname));
     const prefix = '/org/runbooks.git/';

@@ -106,9 +106,11 @@ describe('http.request', () => {
     expect(received).toHaveLength(0);
   });
 
-  it('refuses oauth2_client_credentials for now, finally', async () => {
-    const conn = connection({ auth: 'oauth2_client_credentials', token_url: 'https://id.example/token', client_id: 'svc' });
-    expect(await failureOf(httpRequest.execute({ method: 'GET' }, context(conn)))).toMatchObject({ type: 'auth_mode_unsupported', retryable: false });
+  it('refuses an unknown auth mode, and oauth2 without token_url and client_id, finally and before any request', async () => {
+    for (const config of [{ auth: 'digest' }, { auth: 'oauth2_client_credentials', client_id: 'svc' }, { auth: 'oauth2_client_credentials', token_url: 'https://id.example/token' }]) {
+      expect(await failureOf(httpRequest.execute({ method: 'GET' }, context(connection(config))))).toMatchObject({ type: 'connection_invalid', retryable: false });
+    }
+    expect(received).toHaveLength(0);
   });
 
   it('maps statuses: 5xx and 429 retryable, other 4xx final, the status in the message and no secret', async () => {

@@ -8,8 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../runtime/config.ts';
 
 describe('outbound configuration', () => {
-  it('defaults to the guard on, no peer hosts and no exchange origin', () => {
-    expect(loadConfig({}).outbound).toEqual({ allowPrivate: false, peerHosts: [], exchangeOrigin: null });
+  it('defaults to the guard on, no peer hosts, no exchange origin and no extra CA', () => {
+    expect(loadConfig({}).outbound).toEqual({ allowPrivate: false, peerHosts: [], exchangeOrigin: null, caFile: null });
+  });
+
+  it('resolves SVC_OUTBOUND_CA_FILE to an absolute path', () => {
+    expect(loadConfig({ SVC_OUTBOUND_CA_FILE: 'certs/internal-ca.pem' }).outbound.caFile).toMatch(/^\/.*\/certs\/internal-ca\.pem$/);
   });
 
   it.each([['true', true], ['1', true], ['TRUE', true], ['false', false], ['0', false], ['', false]])('reads SVC_ALLOW_PRIVATE_TARGETS=%s as %s', (value, allowPrivate) => {
