@@ -2,7 +2,9 @@
  * `make bench`: alert intake throughput over HTTP (dedup, correlation, case open or
  * append, projections caught up before the 202) next to a baseline measured in the
  * same run on the same database: a bare Hono handler doing one single-row INSERT per
- * request (../shared/BENCH.md). Prints medians of BENCH_ROUNDS rounds as
+ * request (../shared/BENCH.md). It also measures the same mix through a `generic`
+ * webhook source with a `field_map` (POST /webhooks/<slug>), next to the detector's
+ * native path measured in the same rounds (issue 5). Prints medians of BENCH_ROUNDS rounds as
  * `name value baseline ratio target`. Engine: PGlite in a temp dir, or a fresh database on the
  * server of DATABASE_URL (dropped afterwards).
  */
@@ -26,16 +28,33 @@ async function main() {
   });
   const baseServer = await serveBaseline(baseline);
 
+  const admin = await bench.exchangeToken([{ team: null, role: 'admin' }], 'svc:connections:write');
+  const created = await fetch(`${bench.url}/webhook-sources`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      type: 'generic',
+      slug: 'bench-generic',
+      name: 'Bench generic source',
+      field_map: { rule_title: 'kibana.alert.rule.name', severity: 'kibana.alert.severity', external_id: 'kibana.alert.uuid', correlation_root: 'kibana.alert.rule.uuid' },
+    }),
+  });
+  if (created.status !== 201) throw new Error(`creating the generic source answered ${created.status}: ${await created.text()}`);
+  const sourceToken = ((await created.json()) as { token: string }).token;
+
   const svc: LoadResult[] = [];
   const base: LoadResult[] = [];
+  const generic: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
     const job = { kind: 'alerts', seconds, connections, round } as const;
     base.push(await load({ ...job, url: `${baseServer.origin}/ingest`, headers: {} }));
     svc.push(await load({ ...job, url: `${bench.url}/webhooks/detector`, headers: { 'x-svc-token': 'bench' } }));
+    generic.push(await load({ ...job, kind: 'generic_alerts', url: `${bench.url}/webhooks/bench-generic`, headers: { 'x-svc-token': sourceToken } }));
   }
   printReport(`engine=${engine} connections=${connections} rounds=${rounds} seconds=${seconds}`, [
     benchLine('alert_intake_rps', median(svc.map((r) => r.rps)), median(base.map((r) => r.rps)), '>= 1.0x'),
     benchLine('alert_intake_p99_ms', median(svc.map((r) => r.p99)), median(base.map((r) => r.p99)), '<= 2.0x'),
+    benchLine('generic_intake_rps_vs_detector', median(generic.map((r) => r.rps)), median(svc.map((r) => r.rps)), '>= 0.9x'),
   ]);
   await baseServer.close();
   await bench.close();

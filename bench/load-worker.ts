@@ -4,10 +4,13 @@
  * requests for `seconds` over `connections` and posts back `{rps, p95, p99}`
  * (latencies in ms, nearest-rank over every response of the round).
  *
- * Two kinds of load:
+ * Three kinds of load:
  * - `alerts`: POSTs detector alerts, 20 rules; every tenth alert repeats an earlier one
  *   with the same rule (a detector resending), so de-duplication and correlation are
  *   both on the path;
+ * - `generic_alerts`: the same mix (ids, rules, source IPs) as Elastic Security-style
+ *   documents for a `generic` webhook source, whose `field_map` reads title, severity,
+ *   id and correlation root from dotted paths (see bench/alert-intake.ts);
  * - `get`: GETs `paths` in turn.
  */
 import autocannon from 'autocannon';
@@ -19,7 +22,7 @@ export type LoadJob = {
   seconds: number;
   connections: number;
   round: number;
-} & ({ kind: 'alerts' } | { kind: 'get'; paths: string[] });
+} & ({ kind: 'alerts' | 'generic_alerts' } | { kind: 'get'; paths: string[] });
 export type LoadResult = { rps: number; p95: number; p99: number };
 
 function alertBody(round: number, i: number): string {
@@ -31,15 +34,25 @@ function alertBody(round: number, i: number): string {
   });
 }
 
+function genericAlertBody(round: number, i: number): string {
+  const n = i % 10 === 9 ? i - 9 : i;
+  return JSON.stringify({
+    '@timestamp': '2026-11-23T10:00:00.000Z',
+    kibana: { alert: { uuid: `gen-${round}-${n}`, severity: 'medium', rule: { name: `Bench generic rule ${n % 20}`, uuid: `gen-rule-${n % 20}` } } },
+    source: { ip: `198.51.100.${n % 250}` },
+  });
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 function run(job: LoadJob): Promise<LoadResult> {
   let i = 0;
   const latencies: number[] = [];
+  const body = job.kind === 'alerts' ? alertBody : genericAlertBody;
   const request: autocannon.Request =
-    job.kind === 'alerts'
-      ? { method: 'POST', setupRequest: (req) => ({ ...req, body: alertBody(job.round, i++) }) }
-      : { method: 'GET', setupRequest: (req) => ({ ...req, path: job.paths[i++ % job.paths.length] ?? '/' }) };
+    job.kind === 'get'
+      ? { method: 'GET', setupRequest: (req) => ({ ...req, path: job.paths[i++ % job.paths.length] ?? '/' }) }
+      : { method: 'POST', setupRequest: (req) => ({ ...req, body: body(job.round, i++) }) };
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
