@@ -7,6 +7,8 @@
  *   answer below 500 shows the receiver is reachable.
  * - `ssh`: connect, host-key check and key authentication, then close; no channel.
  * - `email_smtp`: connect, TLS as configured and AUTH, then QUIT; no mail.
+ * - `mcp`: initialize and `tools/list` (every page), then close; no tool is called. Reports
+ *   the allowlisted tools the server does not advertise.
  * Other kinds answer 501 `probe_not_implemented` until their integrations exist.
  * Every HTTP probe goes through the guarded edge; failures carry the ActionFailure's
  * type and message, which name host and status, never a secret.
@@ -17,6 +19,7 @@ import { probeSmtp } from '../actions/notify-email.ts';
 import { oauth2Settings, type TokenSource } from '../actions/oauth2-token.ts';
 import { joinUrl, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
 import { probeSsh } from '../actions/ssh-command.ts';
+import { listRemoteTools } from '../mcp/remote-tools.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 
 /** What a probe reports: `ok`, the kind-specific facts it checked, and on failure the error's type and message. */
@@ -49,6 +52,7 @@ export function createConnectionProbes(deps: ProbeDeps) {
     webhook: () => ({ name: 'http_head', run: (c, signal) => httpStatus(deps.outbound, 'webhook', c, 'HEAD', signal) }),
     ssh: () => ({ name: 'ssh_auth', run: probeSsh }),
     email_smtp: () => ({ name: 'smtp_auth', run: probeSmtp }),
+    mcp: () => ({ name: 'mcp_tools', run: (c, signal) => mcpTools(deps.outbound, c, signal) }),
   };
   return {
     async probe(connection: ResolvedConnection): Promise<ProbeResult> {
@@ -80,6 +84,13 @@ async function mintToken(tokens: TokenSource, connection: ResolvedConnection, si
   const settings = oauth2Settings('connection test', connection);
   const minted = await tokens.token('connection test', connection, signal, true);
   return { token_host: new URL(settings.tokenUrl).host, token_minted: true, expires_in: minted.expires_in };
+}
+
+async function mcpTools(outbound: OutboundFetch, connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const tools = await listRemoteTools(connection, outbound, signal);
+  const advertised = new Set(tools.map((t) => t.name));
+  const allowed = Array.isArray(connection.config.allowed_tools) ? connection.config.allowed_tools.filter((t): t is string => typeof t === 'string') : [];
+  return { host: new URL(connection.base_url ?? '').host, advertised_tools: tools.length, allowed_not_advertised: allowed.filter((t) => !advertised.has(t)) };
 }
 
 /** The connection's base URL answered: 401/403 (credential refused) and 5xx fail, anything else passes. */

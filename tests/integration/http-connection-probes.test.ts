@@ -2,14 +2,16 @@
  * Connection config rules and `POST /connections/<id>/test` on the real service, on
  * every engine (SPEC.md "Connection", "Actions and connections"), against real peers on
  * 127.0.0.1: an HTTPS OAuth2 token endpoint (trusted through SVC_OUTBOUND_CA_FILE), an
- * HTTP receiver, an OpenSSH server and an SMTP server. A probe has no side effect: the
- * webhook receiver gets a HEAD and no signed delivery, the SMTP server gets no mail, the
- * SSH server runs no command. No secret appears in any answer or error log line.
+ * HTTP receiver, an OpenSSH server, an SMTP server and an MCP server built with the
+ * official SDK. A probe has no side effect: the webhook receiver gets a HEAD and no
+ * signed delivery, the SMTP server gets no mail, the SSH server runs no command, the MCP
+ * server gets no tool call. No secret appears in any answer or error log line.
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { startMcpServer } from '../support/mcp-server.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { e2eEngines } from '../support/service-process.ts';
@@ -20,6 +22,7 @@ const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const CLIENT_SECRET = 'cs_probe-secret-7c1d9e';
 const API_KEY = 'key_probe-api-key-44b1';
 const SMTP_PASSWORD = 'smtp-probe-password-91';
+const MCP_TOKEN = 'mcp_probe-bearer-0d5e';
 
 describe.each(e2eEngines)('connection config and probes on $name', ({ server: onServer }) => {
   let svc: InProcessService;
@@ -29,7 +32,7 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
   let smtpPort = 0;
   let mails = 0;
   let sshd: TestSshd | null = null;
-  const secrets = [CLIENT_SECRET, API_KEY, SMTP_PASSWORD];
+  const secrets = [CLIENT_SECRET, API_KEY, SMTP_PASSWORD, MCP_TOKEN];
 
   beforeAll(async () => {
     oauth = await startOAuth2Server('svc', CLIENT_SECRET);
@@ -147,6 +150,22 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     expect((await probe(mismatch.id)).body).toMatchObject({ ok: false, error: { type: 'host_key_mismatch' } });
     const text = JSON.stringify((await probe(pinned.id)).body);
     expect(text).not.toContain('PRIVATE KEY');
+  });
+
+  it('lists the tools of an MCP server built with the official SDK, reports allowlisted tools it does not advertise, and calls none', async () => {
+    const mcp = await startMcpServer(MCP_TOKEN, [{ name: 'hosts.lookup', readOnly: true }, { name: 'hosts.isolate', readOnly: false }]);
+    try {
+      const config = { allowed_tools: ['hosts.lookup', 'hosts.isolate', 'hosts.wipe'], read_only_tools: ['hosts.lookup'] };
+      const good = await create({ kind: 'mcp', name: 'edr-mcp', base_url: mcp.url, secret: MCP_TOKEN, config });
+      const bad = await create({ kind: 'mcp', name: 'edr-mcp-bad', base_url: mcp.url, secret: 'wrong-token', config });
+      const res = await probe(good.id);
+      expect(res.body).toMatchObject({ ok: true, kind: 'mcp', probe: 'mcp_tools', details: { advertised_tools: 2, allowed_not_advertised: ['hosts.wipe'] }, error: null });
+      expect(res.text).not.toContain(MCP_TOKEN);
+      expect((await probe(bad.id)).body).toMatchObject({ ok: false, error: { type: 'mcp_error', message: `mcp: ${new URL(mcp.url).host} answered status 401` } });
+      expect(mcp.toolCalls()).toBe(0);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('answers 501 for a kind without a probe, 404 for an unknown id and 403 without manage_connections', async () => {
