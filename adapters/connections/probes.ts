@@ -93,7 +93,7 @@ async function mcpTools(outbound: OutboundFetch, connection: ResolvedConnection,
   return { host: new URL(connection.base_url ?? '').host, advertised_tools: tools.length, allowed_not_advertised: allowed.filter((t) => !advertised.has(t)) };
 }
 
-/** The connection's base URL answered: 401/403 (credential refused) and 5xx fail, anything else passes. */
+/** The connection's base URL answered: 5xx fails, and for `http` 401/403 (credential refused); anything else passes. */
 async function httpStatus(outbound: OutboundFetch, kind: 'http' | 'webhook', connection: ResolvedConnection, method: 'GET' | 'HEAD', signal: AbortSignal): Promise<Record<string, unknown>> {
   const action = `${kind} connection test`;
   if (!connection.base_url) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' has no base_url`, false);
@@ -103,7 +103,8 @@ async function httpStatus(outbound: OutboundFetch, kind: 'http' | 'webhook', con
   const response = await sendOutbound(action, outbound, url, { method, headers }, signal);
   await response.body?.cancel();
   const status = response.status;
-  if (status === 401 || status === 403) throw new ActionFailure('auth_failed', `${action}: ${url.host} refused the credential with status ${status}`, false);
+  // A webhook receiver that verifies signatures refuses the unsigned HEAD: that still shows it is there.
+  if (kind === 'http' && (status === 401 || status === 403)) throw new ActionFailure('auth_failed', `${action}: ${url.host} refused the credential with status ${status}`, false);
   if (status >= 500) throw new ActionFailure('http_status', `${action}: ${url.host} answered status ${status}`, true);
   return { host: url.host, status };
 }

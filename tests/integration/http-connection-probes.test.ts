@@ -36,7 +36,7 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
 
   beforeAll(async () => {
     oauth = await startOAuth2Server('svc', CLIENT_SECRET);
-    receiver = await startReceiver((req, res) => res.writeHead(req.headers['x-api-key'] === 'wrong' ? 401 : 200).end());
+    receiver = await startReceiver((req, res) => res.writeHead(req.headers['x-api-key'] === 'wrong' || req.path === '/verifying-hook' ? 401 : 200).end());
     smtp = new SMTPServer({
       secure: false,
       disabledCommands: ['STARTTLS'],
@@ -121,14 +121,18 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     const good = await create({ kind: 'http', name: 'api-key', base_url: `${receiver.url}/v1`, secret: API_KEY, config: { auth_header: 'X-Api-Key', auth_prefix: '' } });
     const bad = await create({ kind: 'http', name: 'api-key-bad', base_url: `${receiver.url}/v1`, secret: 'wrong', config: { auth_header: 'X-Api-Key', auth_prefix: '' } });
     const hook = await create({ kind: 'webhook', name: 'probe-hook', base_url: `${receiver.url}/hook`, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    const verifying = await create({ kind: 'webhook', name: 'verifying-hook', base_url: `${receiver.url}/verifying-hook`, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
     receiver.received.length = 0;
     expect((await probe(good.id)).body).toMatchObject({ ok: true, probe: 'http_get', details: { status: 200 } });
     expect((await probe(bad.id)).body).toMatchObject({ ok: false, error: { type: 'auth_failed' } });
     expect((await probe(hook.id)).body).toMatchObject({ ok: true, kind: 'webhook', probe: 'http_head', details: { status: 200 } });
+    // A receiver that verifies signatures refuses the unsigned HEAD, and is still there.
+    expect((await probe(verifying.id)).body).toMatchObject({ ok: true, details: { status: 401 } });
     expect(receiver.received.map((r) => [r.path, r.headers['x-api-key'] ?? null, r.headers['webhook-signature'] ?? null])).toEqual([
       ['/v1', API_KEY, null],
       ['/v1', 'wrong', null],
       ['/hook', null, null],
+      ['/verifying-hook', null, null],
     ]);
   });
 
