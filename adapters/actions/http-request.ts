@@ -9,8 +9,8 @@ import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, sta
 
 const NAME = 'http.request';
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-// RFC 9110 token: the characters a header field name may use.
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 token: the characters a header field name may use (also config-rules.ts `auth_header`). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Field value characters fetch can send (RFC 9110 section 5.5): no CR, LF, NUL, nothing beyond Latin-1.
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
 

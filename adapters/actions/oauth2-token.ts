@@ -115,7 +115,7 @@ async function requestToken(action: string, fetchImpl: OutboundFetch, settings: 
     await copy.body?.cancel();
     return { access_token: result.access_token, expires_in: typeof result.expires_in === 'number' ? result.expires_in : null, cached: false };
   } catch (error) {
-    throw tokenFailure(action, url.host, response.status, oauthErrorCode(error) ?? (await bodyErrorCode(copy, signal)));
+    throw tokenFailure(action, url.host, response.status, oauthErrorCode(error) ?? (await bodyErrorCode(copy, url, signal)));
   }
 }
 
@@ -137,9 +137,9 @@ function oauthErrorCode(error: unknown): string | null {
 }
 
 /** The `error` member of a JSON error body (read up to 16 KiB), or null. */
-async function bodyErrorCode(response: Response, signal: AbortSignal): Promise<string | null> {
+async function bodyErrorCode(response: Response, tokenUrl: URL, signal: AbortSignal): Promise<string | null> {
   try {
-    const text = await readCappedText('oauth2', response, new URL(response.url || 'https://token.invalid'), signal, 16 * 1024);
+    const text = await readCappedText('oauth2', response, tokenUrl, signal, 16 * 1024);
     const error = (JSON.parse(text) as { error?: unknown }).error;
     return typeof error === 'string' ? printable(error) : null;
   } catch {

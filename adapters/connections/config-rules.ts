@@ -10,9 +10,8 @@
  */
 import * as v from 'valibot';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
+import { HEADER_NAME } from '../actions/http-request.ts';
 
-/** RFC 9110 token: the characters a header field name may use. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Default and least `poll_interval_s` of ticket connections, seconds (SPEC.md "Connection"). */
 export const TICKET_POLL_INTERVAL = { default: 300, min: 60 } as const;

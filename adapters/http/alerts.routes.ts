@@ -18,7 +18,7 @@ import type { Principal } from '../identity/principal.ts';
 import { caseAccess } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import { observableSchema } from './intake.schemas.ts';
-import { requirePermission } from './auth.ts';
+import { requirePermission, requireTeamPermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -81,9 +81,7 @@ export function alertRoutes(deps: HttpDeps) {
         const body = c.req.valid('json');
         const principal = c.get('principal');
         const team = body.team ?? null;
-        if (!hasPermission(principal, 'manage_cases', deps.permissions, team)) {
-          throw new DomainError('forbidden', 403, 'permission manage_cases required in that team', { permission: 'manage_cases', team });
-        }
+        requireTeamPermission(principal, 'manage_cases', team, deps.permissions);
         const alert = withObservables({
           source: body.source ?? 'manual',
           external_id: body.external_id ?? randomUUID(),

@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
-import type { Permission } from '../identity/principal.ts';
+import type { Permission, Principal } from '../identity/principal.ts';
 import { scopeCovers } from '../identity/scopes.ts';
 import type { UserDirectory } from '../identity/users.ts';
 import { unauthenticated, type TokenVerifier } from '../identity/verifier.ts';
@@ -33,6 +33,17 @@ export function authenticate(deps: { verifier: TokenVerifier; users: UserDirecto
     c.set('principal', await deps.users.resolve(principal));
     await next();
   };
+}
+
+/**
+ * For a route that creates something in `team` (null: org-wide), which the route-level
+ * requirePermission cannot know: the principal must hold `permission` there.
+ * @throws DomainError 403 `forbidden` with params `{permission, team}`.
+ */
+export function requireTeamPermission(principal: Principal, permission: Permission, team: string | null, matrix: PermissionMatrix): void {
+  if (!hasPermission(principal, permission, matrix, team)) {
+    throw new DomainError('forbidden', 403, `permission ${permission} required in that team`, { permission, team });
+  }
 }
 
 /**

@@ -7,12 +7,13 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { CaseTemplate } from '../../domain/case-templates/template.ts';
-import { DomainError, notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
 import { caseComments, caseTimeline, listCases, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Actor } from '../../domain/cases/index.ts';
 import type { Grant, Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
+import { requireTeamPermission } from './auth.ts';
 import { caseRouteGuards } from './case-access.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
@@ -96,9 +97,7 @@ export function caseRoutes(deps: HttpDeps) {
         const body = c.req.valid('json');
         const principal = c.get('principal');
         const team = body.team !== undefined ? body.team : defaultTeam(principal, deps.permissions);
-        if (!hasPermission(principal, 'manage_cases', deps.permissions, team)) {
-          throw new DomainError('forbidden', 403, 'permission manage_cases required in that team', { permission: 'manage_cases', team });
-        }
+        requireTeamPermission(principal, 'manage_cases', team, deps.permissions);
         const input = { title: body.title, description: body.description ?? null, severity: body.severity, tags: body.tags, team, private: body.private };
         const template = body.template_id ? templateOf(deps, body.template_id) : null;
         const r = template ? await deps.caseTemplateCommands.open(input, template, actorOf(principal)) : await deps.cases.open(input, actorOf(principal));
