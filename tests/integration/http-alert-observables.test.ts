@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFixtureJson } from '../support/fixtures.ts';
-import { callAs, startInProcessService, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
+import { callAs, detectorIntake, startInProcessService, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const admin: TestPerson = { sub: randomUUID(), email: 'root@example.com', grants: [{ team: null, role: 'admin' }] };
@@ -24,13 +24,9 @@ describe.each(e2eEngines)('alert observables in cases on $name', ({ server }) =>
   let svc: InProcessService;
   const call = (who: TestPerson, method: string, path: string, body?: unknown) => callAs(svc, who, method, path, body);
   const detector = async (alert: Record<string, unknown>) => {
-    const res = await fetch(`${svc.url}/webhooks/detector`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-svc-token': svc.env.SVC_DETECTOR_BOOTSTRAP_SECRET ?? '' },
-      body: JSON.stringify(alert),
-    });
+    const res = await detectorIntake(svc, alert);
     expect(res.status).toBe(202);
-    return (await res.json()) as { alert_id: string; case_id: string; correlated: boolean };
+    return res.body as { alert_id: string; case_id: string; correlated: boolean };
   };
   const observables = async (caseId: string, who: TestPerson = admin) => {
     const res = await call(who, 'GET', `/cases/${caseId}/observables`);

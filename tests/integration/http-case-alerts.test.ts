@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
+import { callAs, detectorIntake, startInProcessService, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 type Person = TestPerson;
@@ -16,13 +16,9 @@ describe.each(e2eEngines)('alerts of a case on $name', ({ server }) => {
   let svc: InProcessService;
   const call = (who: Person, method: string, path: string, body?: unknown) => callAs(svc, who, method, path, body);
   const detector = async (alert: Record<string, unknown>) => {
-    const res = await fetch(`${svc.url}/webhooks/detector`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-svc-token': svc.env.SVC_DETECTOR_BOOTSTRAP_SECRET ?? '' },
-      body: JSON.stringify(alert),
-    });
+    const res = await detectorIntake(svc, alert);
     expect(res.status).toBe(202);
-    return (await res.json()) as { alert_id: string; case_id: string; deduplicated: boolean };
+    return res.body as { alert_id: string; case_id: string; deduplicated: boolean };
   };
   const caseOf = async (id: string) => (await call(admin, 'GET', `/cases/${id}`)).body;
   const alertIds = async (caseId: string) => (await call(admin, 'GET', `/cases/${caseId}/alerts`)).body.items.map((a: { id: string }) => a.id);

@@ -4,7 +4,7 @@
  * and `GET /suite-context/<id>`, with team and private-case scoping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
+import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -25,13 +25,9 @@ describe.each(e2eEngines)('cross-product resolvers on $name', ({ server }) => {
     if (observable) expect((await call(who, 'POST', `/cases/${res.body.id}/observables`, observable)).status).toBe(201);
   };
   const alert = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${svc.url}/webhooks/detector`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-svc-token': svc.env.SVC_DETECTOR_BOOTSTRAP_SECRET ?? '' },
-      body: JSON.stringify({ rule: { id: `rule-${body.alert_id}`, title: `Rule ${body.alert_id}`, severity: 'medium' }, ...body }),
-    });
+    const res = await detectorIntake(svc, { rule: { id: `rule-${body.alert_id}`, title: `Rule ${body.alert_id}`, severity: 'medium' }, ...body });
     expect(res.status).toBe(202);
-    return (await res.json()) as { alert_id: string; case_id: string };
+    return res.body as { alert_id: string; case_id: string };
   };
   const keysOf = (body: { open_cases: { key: string }[] }) => body.open_cases.map((c) => c.key).sort();
   const keys = (...names: string[]) => names.map((n) => cases[n]?.key).sort();

@@ -83,3 +83,14 @@ export async function callAs(svc: InProcessService, who: TestPerson, method: str
   const text = await res.text();
   return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
 }
+
+/** POSTs `body` (one native alert or an array) to `/webhooks/detector` with the service's bootstrap secret. */
+export async function detectorIntake(svc: InProcessService, body: unknown): Promise<TestAnswer> {
+  const res = await fetch(`${svc.url}/webhooks/detector`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-svc-token': svc.env.SVC_DETECTOR_BOOTSTRAP_SECRET ?? '' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
+}
