@@ -21,13 +21,13 @@ import { readCappedText, refusalIn, type OutboundFetch } from './outbound-http.t
 export const TOKEN_EXPIRY_MARGIN_S = 60;
 
 /** The oauth2 settings of an `http` connection's config (checked by config-rules.ts). */
-export type OAuth2Settings = { tokenUrl: string; clientId: string; scope: string | null; clientAuth: 'basic' | 'post' };
+export type OAuth2Settings = { tokenUrl: string; clientId: string; scope: string | null; audience: string | null; clientAuth: 'basic' | 'post' };
 
 export type TokenSource = {
   /** A bearer token for the connection: cached, or minted when none is usable or `fresh` is set. Throws ActionFailure 'oauth2_token_error'. */
   token: (action: string, connection: ResolvedConnection, signal: AbortSignal, fresh?: boolean) => Promise<MintedToken>;
   /** Drops `token` from the cache if it is still the cached one (the API refused it). */
-  invalidate: (connection: ResolvedConnection, token: string) => void;
+  invalidate: (connection: Pick<ResolvedConnection, 'id'>, token: string) => void;
 };
 
 /** A token and what the token endpoint said of it; `expires_in` in seconds, null when not given. */
@@ -37,12 +37,13 @@ type Entry = { token: MintedToken; until: number };
 
 /** Reads the oauth2 settings of `connection`; throws a final ActionFailure 'connection_invalid' when they are incomplete. */
 export function oauth2Settings(action: string, connection: ResolvedConnection): OAuth2Settings {
-  const { token_url: tokenUrl, client_id: clientId, scope, client_auth: clientAuth } = connection.config;
+  const { token_url: tokenUrl, client_id: clientId, scope, audience, client_auth: clientAuth } = connection.config;
   if (typeof tokenUrl !== 'string' || typeof clientId !== 'string') {
     throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' needs config.token_url and config.client_id for oauth2_client_credentials`, false);
   }
   if (connection.secret === null) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' has no client secret`, false);
-  return { tokenUrl, clientId, scope: typeof scope === 'string' && scope !== '' ? scope : null, clientAuth: clientAuth === 'post' ? 'post' : 'basic' };
+  const optional = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return { tokenUrl, clientId, scope: optional(scope), audience: optional(audience), clientAuth: clientAuth === 'post' ? 'post' : 'basic' };
 }
 
 /**
@@ -87,7 +88,7 @@ export function createTokenSource(fetchImpl: OutboundFetch, now: () => number = 
 /** The secret enters the key only as a hash, so a rotated secret never reuses the old secret's token. */
 function cacheKey(connection: ResolvedConnection, settings: OAuth2Settings): string {
   const credential = createHash('sha256').update(`${settings.tokenUrl}\n${settings.clientId}\n${connection.secret ?? ''}\n${settings.clientAuth}`).digest('base64url');
-  return `${connection.id}:${credential}:${settings.scope ?? ''}`;
+  return `${connection.id}:${credential}:${settings.audience ?? ''}:${settings.scope ?? ''}`;
 }
 
 async function requestToken(action: string, fetchImpl: OutboundFetch, settings: OAuth2Settings, secret: string, signal: AbortSignal): Promise<MintedToken> {
@@ -95,7 +96,10 @@ async function requestToken(action: string, fetchImpl: OutboundFetch, settings: 
   const server: oauth.AuthorizationServer = { issuer: url.origin, token_endpoint: url.href };
   const client: oauth.Client = { client_id: settings.clientId };
   const clientAuth = settings.clientAuth === 'post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
-  const parameters = new URLSearchParams(settings.scope === null ? {} : { scope: settings.scope });
+  const parameters = new URLSearchParams({
+    ...(settings.scope === null ? {} : { scope: settings.scope }),
+    ...(settings.audience === null ? {} : { audience: settings.audience }),
+  });
   let response: Response;
   try {
     response = await oauth.clientCredentialsGrantRequest(server, client, clientAuth, parameters, {

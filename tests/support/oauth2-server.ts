@@ -2,15 +2,17 @@
  * A real OAuth 2.0 authorization server and protected API over HTTPS on 127.0.0.1
  * (self-signed, tls-cert.ts), for the oauth2 client-credentials paths of `http`
  * connections. `POST /oauth/token` runs the client-credentials grant (RFC 6749 section
- * 4.4) with client_secret_basic or client_secret_post and counts mints; every other path
- * is the API, which wants a live bearer token and records what it received.
+ * 4.4) with client_secret_basic or client_secret_post and counts mints, recording the
+ * `scope` and `audience` asked for; it also stands in for the suite's workload exchange
+ * (docs/suite-contracts.md), whose tokens another test peer checks with `grantOf`. Every
+ * other path is the API, which wants a live bearer token and records what it received.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { selfSignedCertificate } from './tls-cert.ts';
 
-export type TokenRequest = { clientAuth: 'basic' | 'post'; clientId: string; scope: string | null };
+export type TokenRequest = { clientAuth: 'basic' | 'post'; clientId: string; scope: string | null; audience: string | null };
 export type ApiRequest = { method: string; path: string; authorization: string | null; body: string };
 
 export type OAuth2Server = {
@@ -30,13 +32,15 @@ export type OAuth2Server = {
   tokenFailure: { status: number; body: Record<string, unknown> } | null;
   /** Makes every token minted so far invalid at the API (it answers 401). */
   revokeAll: () => void;
+  /** What a live token was minted for; null for an unknown or revoked one. */
+  grantOf: (token: string) => { audience: string | null; scope: string | null } | null;
   close: () => Promise<void>;
 };
 
 /** Starts the server for client `clientId` with secret `secret`. */
 export async function startOAuth2Server(clientId: string, secret: string): Promise<OAuth2Server> {
   const { key, cert, certFile } = selfSignedCertificate();
-  const live = new Set<string>();
+  const live = new Map<string, { audience: string | null; scope: string | null }>();
   const state: Omit<OAuth2Server, 'origin' | 'tokenUrl' | 'close'> = {
     caFile: certFile,
     ca: cert,
@@ -46,6 +50,7 @@ export async function startOAuth2Server(clientId: string, secret: string): Promi
     expiresIn: 3600,
     tokenFailure: null,
     revokeAll: () => live.clear(),
+    grantOf: (token) => live.get(token) ?? null,
   };
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
@@ -68,8 +73,9 @@ export async function startOAuth2Server(clientId: string, secret: string): Promi
       return json(res, 401, { error: 'invalid_client', error_description: 'client authentication failed' }, { 'www-authenticate': 'Basic realm="token"' });
     }
     const accessToken = `tok-${state.mints.length + 1}-${Math.random().toString(36).slice(2)}`;
-    live.add(accessToken);
-    state.mints.push({ clientAuth: presented.clientAuth, clientId: presented.id, scope: form.get('scope') });
+    const grant = { audience: form.get('audience'), scope: form.get('scope') };
+    live.set(accessToken, grant);
+    state.mints.push({ clientAuth: presented.clientAuth, clientId: presented.id, ...grant });
     json(res, 200, { access_token: accessToken, token_type: 'Bearer', ...(state.expiresIn === null ? {} : { expires_in: state.expiresIn }) });
   };
 

@@ -72,7 +72,7 @@ describe('http.request with oauth2 client credentials', () => {
   it('mints once with client_secret_basic and the scope, then reuses the token until 60 s before expires_in', async () => {
     expect(await get()).toMatchObject({ status: 200, body: { ok: true, path: '/api/hosts' } });
     expect(await get()).toMatchObject({ status: 200 });
-    expect(server.mints).toEqual([{ clientAuth: 'basic', clientId: CLIENT_ID, scope: 'hosts.write' }]);
+    expect(server.mints).toEqual([{ clientAuth: 'basic', clientId: CLIENT_ID, scope: 'hosts.write', audience: null }]);
     const [first, second] = server.api.map((r) => r.authorization);
     expect(first).toMatch(/^Bearer tok-1-/);
     expect(second).toBe(first);
@@ -126,9 +126,9 @@ describe('http.request with oauth2 client credentials', () => {
     expect(server.api.every((r) => r.body === '{"comment":"x"}')).toBe(true);
   });
 
-  it('sends the secret in the form with client_auth post', async () => {
-    await get(connection({ client_auth: 'post', scope: undefined }));
-    expect(server.mints).toEqual([{ clientAuth: 'post', clientId: CLIENT_ID, scope: null }]);
+  it('sends the secret in the form with client_auth post, and the audience when the config names one', async () => {
+    await get(connection({ client_auth: 'post', scope: undefined, audience: 'https://edr.example/api' }));
+    expect(server.mints).toEqual([{ clientAuth: 'post', clientId: CLIENT_ID, scope: null, audience: 'https://edr.example/api' }]);
   });
 
   it('mints anew after the secret changes: the cache is keyed on the credential', async () => {
