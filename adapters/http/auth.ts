@@ -73,6 +73,22 @@ export function requirePermission(permission: Permission, scope: string, matrix:
   };
 }
 
+/**
+ * Admits only the identity service's own token (`token_use: service`) whose scope
+ * includes `scope` exactly: the peer routes SPEC.md gives to identity ("Authentication").
+ *
+ * @throws DomainError 401 when no principal was authenticated, 403 `forbidden` otherwise.
+ */
+export function requirePeerService(scope: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = c.get('principal');
+    if (principal === undefined) throw unauthenticated('missing bearer token');
+    if (principal.tokenUse !== 'service') throw new DomainError('forbidden', 403, "this peer route accepts the identity service's token only");
+    if (!(principal.scopes ?? []).includes(scope)) throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });
+    await next();
+  };
+}
+
 /** `path` with the `basePath` prefix removed (`/` when nothing is left); unchanged when it lies outside it. */
 export function pathBelow(path: string, basePath: string): string {
   const base = basePath.replace(/\/+$/, '');

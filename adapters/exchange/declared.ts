@@ -1,0 +1,31 @@
+/**
+ * What this service may ask the suite's workload exchange for (SPEC.md "Peer endpoints",
+ * `GET /peer/v1/exchanges`): each audience with its scopes. The exchange client asks for
+ * nothing else (`UNDECLARED_EXCHANGE_SCOPE`), so this table is both the document the
+ * identity service reads and the limit the client keeps. Only scopes the code uses are
+ * declared: the detector's alerts list for `POST /alerts/backfill`.
+ */
+
+/** `contract_version` of the exchanges document (SPEC.md "Versioning"). */
+export const EXCHANGES_CONTRACT_VERSION = 1;
+
+/** Audience to the scopes this service requests for it. */
+export const DECLARED_EXCHANGES: Readonly<Record<string, readonly string[]>> = {
+  detector: ['detector:alerts:read'],
+};
+
+/** The exchanges document: `{contract_version: 1, product, exchanges}` with every audience's scopes sorted. */
+export function exchangesDocument(product: string, declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES) {
+  const exchanges = Object.fromEntries(
+    Object.keys(declared)
+      .sort()
+      .map((audience) => [audience, [...(declared[audience] ?? [])].sort()]),
+  );
+  return { contract_version: EXCHANGES_CONTRACT_VERSION, product, exchanges };
+}
+
+/** Whether every scope of `scopes` is declared for `audience`. */
+export function isDeclared(audience: string, scopes: readonly string[], declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES): boolean {
+  const allowed = Object.hasOwn(declared, audience) ? declared[audience] : undefined;
+  return allowed !== undefined && scopes.length > 0 && scopes.every((s) => allowed.includes(s));
+}
