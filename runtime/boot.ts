@@ -12,6 +12,9 @@ import type { Logger } from 'pino';
 import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/action.ts';
 import { builtinActions, createActionRegistry } from '../adapters/actions/registry.ts';
 import { createTokenSource } from '../adapters/actions/oauth2-token.ts';
+import { createExchangeClient } from '../adapters/exchange/client.ts';
+import { createDetectorClient } from '../adapters/detector/client.ts';
+import { createBackfill } from '../adapters/commands/backfill.ts';
 import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
@@ -111,6 +114,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   });
   if (config.outbound.allowPrivate) log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
   const tokens = createTokenSource(outbound);
+  const exchange = createExchangeClient(config.exchange, tokens);
   const actions = createActionRegistry(builtinActions(outbound, tokens), config.installedProducts);
   const connectionProbes = createConnectionProbes({ outbound, tokens, timeoutMs: config.connectionTestTimeoutMs });
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
@@ -164,6 +168,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       caseTemplates,
       caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
       intake,
+      backfill: createBackfill({ intake, detector: createDetectorClient(outbound, exchange), severities: config.severities, pageTimeoutMs: config.peerTimeoutMs }),
+      backfillLimits: config.backfill,
       runs,
       runbooks,
       runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },

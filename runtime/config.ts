@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
 import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
+import type { ExchangeSettings } from '../adapters/exchange/client.ts';
 
 export type Config = {
   port: number;
@@ -61,6 +62,12 @@ export type Config = {
   scheduleTickMs: number;
   /** How often a process reloads its cached runbook list from the database, ms (SVC_RUNBOOK_REFRESH_MS). */
   runbookRefreshMs: number;
+  /** The workload exchange this service gets suite tokens from (SVC_EXCHANGE_*); null: not configured. */
+  exchange: ExchangeSettings | null;
+  /** Longest wait for one call to a suite peer (the detector's alerts list), ms (SVC_PEER_TIMEOUT_MS). */
+  peerTimeoutMs: number;
+  /** `POST /alerts/backfill`: most alerts read, and the default lookback in hours (SVC_BACKFILL_MAX_ALERTS, SVC_BACKFILL_LOOKBACK_H). */
+  backfill: { maxAlerts: number; lookbackHours: number };
   /** The outbound HTTP edge's SSRF guard (SPEC.md "Authentication"; docs/configuration.md "Outbound edge"). */
   outbound: OutboundConfig;
   logLevel: string;
@@ -126,6 +133,21 @@ function outboundConfig(env: NodeJS.ProcessEnv): OutboundConfig {
   }
   const caFile = env.SVC_OUTBOUND_CA_FILE?.trim() ? resolve(env.SVC_OUTBOUND_CA_FILE.trim()) : null;
   return { allowPrivate: flag === 'true' || flag === '1', peerHosts, exchangeOrigin, caFile };
+}
+
+/**
+ * The workload exchange (docs/suite-contracts.md "Workload exchange"): configured when
+ * SVC_EXCHANGE_CLIENT_SECRET is set, which then needs an https SVC_IDENTITY_URL (the
+ * exchange hands out bearer tokens, which never travel in clear).
+ */
+function exchangeSettings(env: NodeJS.ProcessEnv): ExchangeSettings | null {
+  const clientSecret = env.SVC_EXCHANGE_CLIENT_SECRET;
+  if (!clientSecret) return null;
+  const identity = env.SVC_IDENTITY_URL && URL.canParse(env.SVC_IDENTITY_URL) ? new URL(env.SVC_IDENTITY_URL) : null;
+  if (!identity || identity.protocol !== 'https:') throw new Error('SVC_EXCHANGE_CLIENT_SECRET needs an https SVC_IDENTITY_URL');
+  const path = env.SVC_EXCHANGE_TOKEN_PATH ?? '/oauth2/token';
+  if (!path.startsWith('/')) throw new Error('SVC_EXCHANGE_TOKEN_PATH must start with /');
+  return { tokenUrl: `${identity.origin}${identity.pathname.replace(/\/+$/, '')}${path}`, clientId: env.SVC_EXCHANGE_CLIENT_ID || 'svc', clientSecret };
 }
 
 /** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
@@ -202,6 +224,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),
     outbound: outboundConfig(env),
+    exchange: exchangeSettings(env),
+    peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 15_000, 100),
+    backfill: { maxAlerts: int(env, 'SVC_BACKFILL_MAX_ALERTS', 1000, 1), lookbackHours: int(env, 'SVC_BACKFILL_LOOKBACK_H', 24, 1) },
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -236,7 +236,13 @@ export function createAlertIntake(deps: IntakeDeps) {
     }
   };
 
-  return { ingest };
+  /** Whether intake already holds an alert of `alert`'s (source, external id); unlike `ingest`, counts no repeat. */
+  const holds = async (alert: Pick<IncomingAlert, 'source' | 'external_id'>): Promise<boolean> => {
+    const alertStream = alertStreamOf(alert);
+    return cache.alerts.has(alertStream) || (await readAlert(alertStream)) !== null;
+  };
+
+  return { ingest, holds };
 }
 
 export type AlertIntake = ReturnType<typeof createAlertIntake>;

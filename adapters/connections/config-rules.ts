@@ -6,12 +6,15 @@
  *
  * Our additions, documented in docs/configuration.md "Connections": `http.client_auth`
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
- * and the `email_smtp` keys `from`, `username`, `tls`.
+ * `http.audience` (sent with the token request, as Auth0-style servers want), the
+ * `email_smtp` keys `from`, `username`, `tls`, and the `detector` keys `alerts_path` and
+ * `page_size` (docs/suite-contracts.md).
  */
 import * as v from 'valibot';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
+import { issuesAt } from '../shared/issues.ts';
 import { HEADER_NAME } from '../actions/http-request.ts';
-
+import { DETECTOR_LIST_DEFAULTS } from '../detector/client.ts';
 
 /** Default and least `poll_interval_s` of ticket connections, seconds (SPEC.md "Connection"). */
 export const TICKET_POLL_INTERVAL = { default: 300, min: 60 } as const;
@@ -29,6 +32,7 @@ const http = v.pipe(
     token_url: v.optional(httpsUrl),
     client_id: v.optional(text),
     scope: v.optional(v.string('must be a string')),
+    audience: v.optional(text),
     client_auth: v.optional(v.picklist(['basic', 'post'], "must be 'basic' or 'post'")),
   }),
   v.forward(
@@ -76,9 +80,19 @@ const emailSmtp = v.looseObject({
   tls: v.optional(v.picklist(['required', 'none'], "must be 'required' or 'none'")),
 });
 
+/** The detector's external alerts list (docs/suite-contracts.md "Detector"): path below base_url, and alerts asked for per page. */
+const detector = v.looseObject({
+  alerts_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DETECTOR_LIST_DEFAULTS.alertsPath),
+  page_size: v.optional(
+    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`), v.maxValue(DETECTOR_LIST_DEFAULTS.maxPageSize, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`)),
+    DETECTOR_LIST_DEFAULTS.pageSize,
+  ),
+});
+
 const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<string, unknown>>> = {
   http,
   ssh,
+  detector,
   ticket_a: ticket,
   ticket_b: ticket,
   mcp,
@@ -87,7 +101,7 @@ const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<stri
 
 /**
  * `config` checked against `kind`'s known keys, with defaults filled in (ssh `port` 22,
- * ticket `poll_interval_s` 300, mcp tool lists []). Throws ValidationFailed (422) with
+ * detector `alerts_path` and `page_size`, ticket `poll_interval_s` 300, mcp tool lists []). Throws ValidationFailed (422) with
  * `loc: ['body', 'config', key]` for each problem.
  * @example checkConnectionConfig('ticket_a', {}) // { poll_interval_s: 300 }
  */
@@ -96,11 +110,5 @@ export function checkConnectionConfig(kind: string, config: Record<string, unkno
   if (!schema) return config;
   const result = v.safeParse(schema, config);
   if (result.success) return result.output;
-  throw new ValidationFailed(
-    result.issues.map((issue) => ({
-      loc: ['body', 'config', ...(issue.path ?? []).map((p) => (typeof p.key === 'number' ? p.key : String(p.key)))],
-      msg: issue.message,
-      type: 'value_error',
-    })),
-  );
+  throw new ValidationFailed(issuesAt(['body', 'config'], result.issues));
 }

@@ -17,7 +17,7 @@ import { hasPermission } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
 import { caseAccess } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
-import { observableSchema } from './intake.schemas.ts';
+import { observableSchema } from '../commands/detector-alert.ts';
 import { requirePermission, requireTeamPermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';

@@ -11,6 +11,8 @@ import { HTTPException } from 'hono/http-exception';
 import { openAPIRouteHandler } from 'hono-openapi';
 import { actionRoutes } from './actions.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
+import { alertBackfillRoutes } from './alert-backfill.routes.ts';
+import { peerRoutes } from './peer.routes.ts';
 import { attachmentRoutes, isAttachmentUpload } from './attachments.routes.ts';
 import { authenticate } from './auth.ts';
 import { evidenceRoutes } from './evidence.routes.ts';
@@ -56,6 +58,8 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', authMeRoutes());
   authed.route('/', caseRoutes(deps));
   authed.route('/', alertRoutes(deps));
+  authed.route('/', alertBackfillRoutes(deps));
+  authed.route('/', peerRoutes());
   authed.route('/', runRoutes(deps));
   authed.route('/', runbookRoutes(deps));
   authed.route('/', actionRoutes(deps));

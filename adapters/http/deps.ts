@@ -14,6 +14,7 @@ import type { CaseCommands } from '../commands/cases.ts';
 import type { CaseTemplateCommands } from '../commands/case-templates.ts';
 import type { CaseTemplateCatalog } from '../case-templates/catalog.ts';
 import type { AlertIntake } from '../commands/intake.ts';
+import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { ConnectionProbes } from '../connections/probes.ts';
 import type { ConnectionStore } from '../connections/store.ts';
@@ -60,6 +61,10 @@ export type HttpDeps = {
   caseTemplates: CaseTemplateCatalog;
   caseTemplateCommands: CaseTemplateCommands;
   intake: AlertIntake;
+  /** `POST /alerts/backfill` (adapters/commands/backfill.ts). */
+  backfill: Backfill;
+  /** Most alerts one backfill reads and its default lookback (SVC_BACKFILL_MAX_ALERTS, SVC_BACKFILL_LOOKBACK_H). */
+  backfillLimits: { maxAlerts: number; lookbackHours: number };
   runs: RunCommands;
   runbooks: RunbookStore;
   /** The Git source `POST /runbooks/sync` pulls (SVC_RUNBOOKS_GIT_*) and the proxy variables it honours; null: local directory. */

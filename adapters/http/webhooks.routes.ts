@@ -20,7 +20,7 @@ import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { withObservables, type IntakeResult } from '../commands/intake.ts';
 import type { ResolvedWebhookSource } from '../webhook-sources/store.ts';
 import type { HttpDeps } from './deps.ts';
-import { detectorIntakeSchema, type DetectorAlert } from './intake.schemas.ts';
+import { detectorIncoming, detectorIntakeSchema, type DetectorAlert } from '../commands/detector-alert.ts';
 import { parseBody, requireJson, validate } from './validation.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -46,27 +46,9 @@ const genericBody = v.union([v.pipe(v.array(jsonObject), v.minLength(1), v.maxLe
 export function webhookRoutes(deps: HttpDeps) {
   const severities = new Set(deps.caseConfig.severities);
   const toIncoming = (a: DetectorAlert, index: number | null, sourceTeam: string | null) => {
-    const severity = (a.severity ?? a.rule.severity).toLowerCase();
-    if (!severities.has(severity)) {
-      const field = a.severity ? ['severity'] : ['rule', 'severity'];
-      const loc = ['body', ...(index === null ? [] : [index]), ...field];
-      throw new ValidationFailed([{ loc, msg: `must be one of ${[...severities].join(', ')}`, type: 'value_error' }]);
-    }
-    return withObservables({
-      source: 'detector',
-      external_id: a.alert_id,
-      rule_id: a.rule.id,
-      title: a.rule.title,
-      severity,
-      detected_at: a.detected_at ?? null,
-      url: a.url ?? null,
-      correlation_root: a.correlation_root ?? null,
-      suite_correlation_id: a.suite_correlation_id ?? null,
-      team: a.team ?? sourceTeam,
-      matched_log: a.matched_log,
-      observables: a.observables,
-      payload: a as unknown as Record<string, unknown>,
-    });
+    const mapped = detectorIncoming(a, severities, sourceTeam, ['body', ...(index === null ? [] : [index])]);
+    if (!mapped.ok) throw new ValidationFailed(mapped.problems);
+    return mapped.alert;
   };
 
   const fromGeneric = (payload: Record<string, unknown>, index: number | null, source: ResolvedWebhookSource): IncomingAlert => {

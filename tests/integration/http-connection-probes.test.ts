@@ -88,9 +88,12 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     await refused({ kind: 'ssh', name: 's2', config: { host: 'h', username: 'u', port: 70000, accept_unknown_host_key: true } }, ['body', 'config', 'port']);
     await refused({ kind: 'ticket_a', name: 't1', base_url: 'https://tickets.example', config: { poll_interval_s: 59 } }, ['body', 'config', 'poll_interval_s']);
     await refused({ kind: 'mcp', name: 'm1', base_url: 'https://mcp.example/rpc', config: { allowed_tools: ['a'], read_only_tools: ['a', 'b'] } }, ['body', 'config', 'read_only_tools']);
+    await refused({ kind: 'detector', name: 'd1', base_url: 'https://detector.example', config: { page_size: 501 } }, ['body', 'config', 'page_size']);
+    await refused({ kind: 'detector', name: 'd2', base_url: 'https://detector.example', config: { alerts_path: 'api/alerts' } }, ['body', 'config', 'alerts_path']);
     await refused({ kind: 'email_smtp', name: 'e1', base_url: 'smtp://mail.example', config: { from: 'not-an-address' } }, ['body', 'config', 'from']);
 
     expect((await create({ kind: 'ticket_b', name: 'tickets', base_url: 'https://tickets.example', config: {} })).config).toEqual({ poll_interval_s: 300 });
+    expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({ alerts_path: '/api/v1/alerts', page_size: 100 });
     expect((await create({ kind: 'ssh', name: 'bastion', config: { host: 'h', username: 'u', accept_unknown_host_key: true } })).config).toMatchObject({ port: 22 });
     const custom = await create({ kind: 'http', name: 'custom-keys', base_url: 'https://api.example', config: { vendor_region: 'eu' } });
     expect(custom.config).toEqual({ vendor_region: 'eu' });
