@@ -5,9 +5,11 @@
  * refused. Proxies come from the HTTP(S)/ALL/NO proxy variables the service started
  * with; the one that applies must be `http://` or `https://`: a SOCKS proxy fails the
  * sync instead of connecting directly. git runs with an empty configuration, no
- * prompts, no protocol but https, no redirects and a time limit.
+ * prompts, no protocol but https, no redirects, symlinks checked out as plain files (so a
+ * repository cannot point the loader at files outside its checkout) and a time limit
+ * that kills git and its HTTPS helper together.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
@@ -96,18 +98,31 @@ export async function fetchGitSource(source: GitSourceConfig, proxyEnv: ProxyEnv
     'protocol.allow=never',
     'protocol.https.allow=always',
     'http.followRedirects=false',
+    'core.symlinks=false',
     ...(source.caFile ? [`http.sslCAInfo=${source.caFile}`] : []),
     ...(proxy ? [`http.proxy=${proxy}`] : []),
   ].flatMap((c) => ['-c', c]);
   const args = [...config, 'clone', '--quiet', '--no-tags', '--single-branch', ...(source.ref ? ['--branch', source.ref] : []), '--', source.url, checkout];
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '/bin/false' };
+  let timedOut = false;
   try {
     await new Promise<void>((resolve, reject) => {
-      execFile('git', args, { env, timeout: source.timeoutMs, killSignal: 'SIGKILL' }, (error) => (error ? reject(error) : resolve()));
+      // A process group of its own: killing only git would leave git-remote-https holding the connection and git's output pipes open.
+      const child = spawn('git', args, { env, detached: true, stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git exited with ${code ?? 'a signal'}`))));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // The group ended between the deadline and the kill: nothing is left to stop.
+        }
+      }, source.timeoutMs);
+      child.on('exit', () => clearTimeout(timer));
     });
-  } catch (error) {
+  } catch {
     cleanup();
-    const timedOut = (error as { killed?: boolean }).killed === true;
     throw new DomainError('runbook_source_unavailable', 502, `fetching the runbook Git source at ${url.host} ${timedOut ? `timed out after ${source.timeoutMs} ms` : 'failed'}`, { host: url.host });
   }
   return { dir: join(checkout, source.path), cleanup };

@@ -3,15 +3,22 @@
  * runs", "Runbook source rules"): a real repository over HTTPS on 127.0.0.1 (dumb HTTP,
  * self-signed certificate trusted through SVC_RUNBOOKS_GIT_CA_FILE), the version rule
  * across commits, a real HTTP CONNECT proxy honoured through HTTPS_PROXY and skipped for
- * NO_PROXY hosts, a SOCKS proxy failing the sync without any connection, and an
- * unreachable source answering 502 with nothing changed.
+ * NO_PROXY hosts, a SOCKS proxy failing the sync without any connection, an
+ * unreachable source answering 502 with nothing changed, a source that never answers
+ * stopped at its time limit, and a symlink in the repository read as the plain file git
+ * stores, never as the file outside the checkout it points to.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHttpsServer, type GitHttpsServer } from '../support/git-https-server.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines, freePort } from '../support/service-process.ts';
+import { selfSignedCertificate } from '../support/tls-cert.ts';
 
 const runbook = (id: string, version: number) => `
 id: ${id}
@@ -125,5 +132,42 @@ describe.each(e2eEngines)('runbook Git source on $name', ({ server }) => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ code: 'runbook_source_unavailable', params: { host: expect.stringMatching(/^127\.0\.0\.1:\d+$/) } });
     expect((await callAs(gone, root, 'GET', '/runbooks')).body.items).toEqual([]);
+  });
+
+  it('stops a source that never answers at SVC_RUNBOOKS_GIT_TIMEOUT_MS, git and its HTTPS helper both', async () => {
+    const { key, cert, certFile } = selfSignedCertificate();
+    let requests = 0;
+    const silent = createHttpsServer({ key, cert }, () => void requests++);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const svc = await start({
+        SVC_RUNBOOKS_GIT_URL: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/org/runbooks.git`,
+        SVC_RUNBOOKS_GIT_CA_FILE: certFile,
+        SVC_RUNBOOKS_GIT_TIMEOUT_MS: '1000',
+      });
+      const failed = await sync(svc);
+      expect(failed.status).toBe(502);
+      expect(failed.body).toMatchObject({ code: 'runbook_source_unavailable', detail: expect.stringContaining('timed out after 1000 ms') });
+      expect(requests).toBeGreaterThan(0);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('checks a symlink out as the plain file git stores, so it cannot read a file outside the checkout', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'svc-git-outside-'));
+    try {
+      writeFileSync(join(outside, 'secret.yml'), runbook('outside-secret', 1));
+      repo.commit({}, 'link out', { 'runbooks/linked.yml': join(outside, 'secret.yml') });
+      const svc = await start();
+      const res = await sync(svc);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.created).not.toContain('outside-secret');
+      expect(res.body.errors.map((e: { file: string }) => e.file)).toContain('linked.yml');
+      expect((await callAs(svc, root, 'GET', '/runbooks/outside-secret')).status).toBe(404);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

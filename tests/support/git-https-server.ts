@@ -4,7 +4,7 @@
  * self-signed certificate for IP 127.0.0.1 (tls-cert.ts). Counts requests.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,8 +20,8 @@ export type GitHttpsServer = {
   /** PEM of the server's self-signed certificate: trust it with SVC_RUNBOOKS_GIT_CA_FILE. */
   caFile: string;
   requests: () => number;
-  /** Writes `files` (path to text) into the work tree, commits and publishes. */
-  commit: (files: Record<string, string>, message: string) => void;
+  /** Writes `files` (path to text) and `links` (path to symlink target) into the work tree, commits and publishes. */
+  commit: (files: Record<string, string>, message: string, links?: Record<string, string>) => void;
   close: () => Promise<void>;
 };
 
@@ -43,10 +43,14 @@ export async function startGitHttpsServer(): Promise<GitHttpsServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const commit = (files: Record<string, string>, message: string) => {
+  const commit = (files: Record<string, string>, message: string, links: Record<string, string> = {}) => {
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(work, path)), { recursive: true });
       writeFileSync(join(work, path), text);
+    }
+    for (const [path, target] of Object.entries(links)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      symlinkSync(target, join(work, path));
     }
     git(work, 'add', '-A');
     git(work, 'commit', '--quiet', '-m', message);
