@@ -114,8 +114,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   });
   if (config.outbound.allowPrivate) log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
   const tokens = createTokenSource(outbound);
-  const exchange = createExchangeClient(config.exchange, tokens);
-  const actions = createActionRegistry(builtinActions(outbound, tokens), config.installedProducts);
+  const detector = createDetectorClient(outbound, createExchangeClient(config.exchange, tokens));
+  const actions = createActionRegistry(builtinActions(outbound, tokens, detector), config.installedProducts);
   const connectionProbes = createConnectionProbes({ outbound, tokens, timeoutMs: config.connectionTestTimeoutMs });
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
@@ -168,7 +168,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       caseTemplates,
       caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
       intake,
-      backfill: createBackfill({ intake, detector: createDetectorClient(outbound, exchange), severities: config.severities, pageTimeoutMs: config.peerTimeoutMs }),
+      backfill: createBackfill({ intake, detector, severities: config.severities, pageTimeoutMs: config.peerTimeoutMs }),
       backfillLimits: config.backfill,
       runs,
       runbooks,

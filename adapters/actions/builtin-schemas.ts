@@ -59,7 +59,7 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   },
   'detector.add_exception': {
     input: v.strictObject({ rule_id: id, field: text(200), value: v.union([v.string(), v.number()]), reason: v.optional(text(1000)), expires_at: v.optional(timestamp) }),
-    output: v.object({ exception_id: v.string() }),
+    output: v.object({ outcome: v.picklist(['applied', 'pending_review', 'indeterminate']), exception_id: v.nullable(v.string()), proposal_id: v.nullable(v.string()) }),
   },
   'detector.comment_alert': { input: v.strictObject({ alert_id: id, comment: text(20_000) }), output: v.object({ comment_id: v.string() }) },
   'detector.get_alert': { input: v.strictObject({ alert_id: id }), output: v.object({ alert: v.record(v.string(), v.unknown()) }) },

@@ -16,6 +16,8 @@ import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
 import type { OutboundFetch } from './outbound-http.ts';
 import { sshCommand } from './ssh-command.ts';
+import { detectorActions } from './detector.ts';
+import type { DetectorClient } from '../detector/client.ts';
 
 /** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
 const PRODUCT_PREFIXES = ['detector', 'pipeline'] as const;
@@ -62,10 +64,11 @@ export type ActionRegistry = {
 /**
  * The actions that execute in this build; the HTTP ones send through `outbound`, which
  * must be the SSRF-guarded edge (adapters/outbound/guarded-fetch.ts) outside tests, and
- * `http.request` takes oauth2 tokens from `tokens` (shared with the connection probe).
+ * `http.request` takes oauth2 tokens from `tokens` (shared with the connection probe); the
+ * detector actions exist when a `detector` client (with its exchange) is given.
  */
-export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = createTokenSource(outbound)): ActionDefinition[] {
-  return [caseUpdate, createHttpRequest(outbound, tokens), createNotifyWebhook(outbound), notifyEmail, sshCommand];
+export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = createTokenSource(outbound), detector?: DetectorClient): ActionDefinition[] {
+  return [caseUpdate, createHttpRequest(outbound, tokens), createNotifyWebhook(outbound), notifyEmail, sshCommand, ...(detector ? detectorActions(detector) : [])];
 }
 
 /**

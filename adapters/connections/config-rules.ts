@@ -7,8 +7,8 @@
  * Our additions, documented in docs/configuration.md "Connections": `http.client_auth`
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
  * `http.audience` (sent with the token request, as Auth0-style servers want), the
- * `email_smtp` keys `from`, `username`, `tls`, and the `detector` keys `alerts_path` and
- * `page_size` (docs/suite-contracts.md).
+ * `email_smtp` keys `from`, `username`, `tls`, and the `detector` keys `alerts_path`,
+ * `rules_path` and `page_size` (docs/suite-contracts.md).
  */
 import * as v from 'valibot';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
@@ -80,9 +80,10 @@ const emailSmtp = v.looseObject({
   tls: v.optional(v.picklist(['required', 'none'], "must be 'required' or 'none'")),
 });
 
-/** The detector's external alerts list (docs/suite-contracts.md "Detector"): path below base_url, and alerts asked for per page. */
+/** The detector's API (docs/suite-contracts.md "Detector"): alerts and rules paths below base_url, and alerts asked for per list page. */
 const detector = v.looseObject({
   alerts_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DETECTOR_LIST_DEFAULTS.alertsPath),
+  rules_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DETECTOR_LIST_DEFAULTS.rulesPath),
   page_size: v.optional(
     v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`), v.maxValue(DETECTOR_LIST_DEFAULTS.maxPageSize, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`)),
     DETECTOR_LIST_DEFAULTS.pageSize,

@@ -3,7 +3,9 @@
  * `GET /peer/v1/exchanges`): each audience with its scopes. The exchange client asks for
  * nothing else (`UNDECLARED_EXCHANGE_SCOPE`), so this table is both the document the
  * identity service reads and the limit the client keeps. Only scopes the code uses are
- * declared: the detector's alerts list for `POST /alerts/backfill`.
+ * declared: the detector's alerts (`POST /alerts/backfill`, `detector.get_alert`,
+ * `detector.comment_alert`), rules (`detector.snooze_rule`) and exceptions
+ * (`detector.add_exception`).
  */
 
 /** `contract_version` of the exchanges document (SPEC.md "Versioning"). */
@@ -11,7 +13,7 @@ export const EXCHANGES_CONTRACT_VERSION = 1;
 
 /** Audience to the scopes this service requests for it. */
 export const DECLARED_EXCHANGES: Readonly<Record<string, readonly string[]>> = {
-  detector: ['detector:alerts:read'],
+  detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'],
 };
 
 /** The exchanges document: `{contract_version: 1, product, exchanges}` with every audience's scopes sorted. */

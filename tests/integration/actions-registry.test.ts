@@ -52,6 +52,17 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       input_schema: expect.objectContaining({ type: 'object', additionalProperties: false, properties: expect.objectContaining({ tags_add: expect.objectContaining({ type: 'array' }) }) }),
       output_schema: expect.objectContaining({ type: 'object', required: ['case_id', 'changed'] }),
     });
+    expect(res.body.filter((a: { implemented: boolean }) => a.implemented).map((a: { name: string }) => a.name)).toEqual([
+      'case.update',
+      'detector.add_exception',
+      'detector.comment_alert',
+      'detector.get_alert',
+      'detector.snooze_rule',
+      'http.request',
+      'notify.email',
+      'notify.webhook',
+      'ssh.command',
+    ]);
     expect(res.body.find((a: { name: string }) => a.name === 'pipeline.deploy_request')).toMatchObject({
       connection_kind: 'pipeline',
       implemented: false,

@@ -63,7 +63,7 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
     );
     const created = await callAs(svc, root, 'POST', '/connections', { kind: 'detector', name: 'detector', base_url: detector.url, config: { page_size: 2 } });
     expect(created.status, created.text).toBe(201);
-    expect(created.body.config).toEqual({ page_size: 2, alerts_path: '/api/v1/alerts' });
+    expect(created.body.config).toEqual({ page_size: 2, alerts_path: '/api/v1/alerts', rules_path: '/api/v1/rules' });
     connectionId = created.body.id;
   });
   afterAll(async () => {
@@ -161,7 +161,7 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
     const res = await fetch(`${svc.url}/peer/v1/exchanges`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toEqual({ contract_version: 1, product: 'svc', exchanges: { detector: ['detector:alerts:read'] } });
+    expect(await res.json()).toEqual({ contract_version: 1, product: 'svc', exchanges: { detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'] } });
 
     const otherScope = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:cases:read' });
     expect((await fetch(`${svc.url}/peer/v1/exchanges`, { headers: { authorization: `Bearer ${otherScope}` } })).status).toBe(403);

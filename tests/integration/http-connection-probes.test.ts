@@ -93,7 +93,7 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     await refused({ kind: 'email_smtp', name: 'e1', base_url: 'smtp://mail.example', config: { from: 'not-an-address' } }, ['body', 'config', 'from']);
 
     expect((await create({ kind: 'ticket_b', name: 'tickets', base_url: 'https://tickets.example', config: {} })).config).toEqual({ poll_interval_s: 300 });
-    expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({ alerts_path: '/api/v1/alerts', page_size: 100 });
+    expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({ alerts_path: '/api/v1/alerts', rules_path: '/api/v1/rules', page_size: 100 });
     expect((await create({ kind: 'ssh', name: 'bastion', config: { host: 'h', username: 'u', accept_unknown_host_key: true } })).config).toMatchObject({ port: 22 });
     const custom = await create({ kind: 'http', name: 'custom-keys', base_url: 'https://api.example', config: { vendor_region: 'eu' } });
     expect(custom.config).toEqual({ vendor_region: 'eu' });

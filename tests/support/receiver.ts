@@ -1,12 +1,12 @@
 /**
  * A real HTTP receiver on 127.0.0.1 for outbound webhooks: records every request
- * (path, headers, raw body, and the caller's source port, which tells which local
+ * (method, path, headers, raw body, and the caller's source port, which tells which local
  * process sent it) and answers with what `respond` decides.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Received = { path: string; headers: IncomingHttpHeaders; body: string; remotePort: number };
+export type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: string; remotePort: number };
 
 export async function startReceiver(respond: (req: Received, res: ServerResponse) => void = (_r, res) => res.writeHead(204).end()) {
   const received: Received[] = [];
@@ -14,7 +14,7 @@ export async function startReceiver(respond: (req: Received, res: ServerResponse
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? 0 };
+      const r = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? 0 };
       received.push(r);
       respond(r, res);
     });

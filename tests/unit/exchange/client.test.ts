@@ -35,8 +35,8 @@ describe('workload exchange client', () => {
     const { calls, tokens } = tokenEndpoint(200, { access_token: 't', token_type: 'Bearer', expires_in: 300 });
     const client = createExchangeClient(settings, tokens);
     for (const [audience, scopes] of [
-      ['detector', ['detector:exceptions:write']],
-      ['detector', ['detector:alerts:read', 'detector:rules:write']],
+      ['detector', ['detector:admin']],
+      ['detector', ['detector:alerts:read', 'detector:tenants:write']],
       ['pipeline', ['pipeline:deployments:write']],
       ['detector', []],
       ['__proto__', ['detector:alerts:read']],
@@ -75,6 +75,6 @@ describe('workload exchange client', () => {
       exchanges: { detector: ['y', 'z'], pipeline: ['a', 'b'] },
     });
     expect(isDeclared('detector', ['detector:alerts:read'])).toBe(true);
-    expect(isDeclared('detector', ['detector:alerts:read', 'detector:alerts:write'])).toBe(false);
+    expect(isDeclared('detector', ['detector:alerts:read', 'detector:alerts:delete'])).toBe(false);
   });
 });
