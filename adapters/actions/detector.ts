@@ -48,7 +48,7 @@ function detectorAction<Input extends Record<string, unknown>, Output>(
     async execute(input, context) {
       const { connection, request } = prepare(input, context);
       const { body } = await detector.request(name, connection, request, context.signal);
-      const host = new URL(connection.base_url ?? '').host;
+      const host = new URL(connection.base_url).host;
       return read(body, input, (why) => new ActionFailure('detector_bad_response', `${name}: detector ${host} answered ${why}`, false));
     },
     async preview(input, context) {

@@ -71,6 +71,7 @@ export type Backfill = {
   run: (request: BackfillRequest) => Promise<{ report: BackfillReport; position: number | null }>;
 };
 
+/** The backfill over `deps.intake` and `deps.detector`; see the module comment for de-duplication and failures. */
 export function createBackfill(deps: BackfillDeps): Backfill {
   const severities = new Set(deps.severities);
   return {

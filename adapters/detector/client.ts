@@ -59,6 +59,7 @@ export type DetectorClient = {
 export const detectorPath = (connection: ResolvedConnection, key: 'alerts_path' | 'rules_path', fallback: string) =>
   typeof connection.config[key] === 'string' ? (connection.config[key] as string) : fallback;
 
+/** A client sending through `outbound` (the guarded edge) with tokens from `exchange` for audience `detector`. */
 export function createDetectorClient(outbound: OutboundFetch, exchange: ExchangeClient): DetectorClient {
   const urlOf = (action: string, connection: ResolvedConnection, path: string, query?: Record<string, string | number>) =>
     joinUrl(action, requireConnection(action, { connection }, 'detector').base_url, path, query);

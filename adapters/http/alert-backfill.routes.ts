@@ -23,6 +23,7 @@ import { requireJson, validate } from './validation.ts';
 /** HTTP status of a backfill failure by its code; anything else is the detector's side: 502. */
 const failureStatus: Record<string, number> = { exchange_not_configured: 503, UNDECLARED_EXCHANGE_SCOPE: 500 };
 
+/** The backfill route, with `limit` bounded and `since` defaulted by `deps.backfillLimits`. */
 export function alertBackfillRoutes(deps: HttpDeps) {
   const { maxAlerts, lookbackHours } = deps.backfillLimits;
   const body = v.strictObject({

@@ -16,6 +16,7 @@ import type { AppEnv } from './context.ts';
 /** The product name peer documents carry. */
 export const PRODUCT = 'svc';
 
+/** The `/peer/v1` routes; mount behind `authenticate()` (each checks its own caller). */
 export function peerRoutes() {
   return new Hono<AppEnv>().get(
     '/peer/v1/exchanges',
