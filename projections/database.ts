@@ -152,6 +152,22 @@ export interface ActionLogTable {
   hash: string;
 }
 
+/** The hash-chained audit log (SPEC.md "Audit entry"); `row` is the hashed entry. */
+export interface AuditLogTable {
+  chain_index: number;
+  event_position: number;
+  entry_id: string;
+  at: Timestamp;
+  action: string;
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  team: string | null;
+  row: Json<Record<string, unknown>>;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface JobsTable {
   id: Generated<number>;
   kind: string;
@@ -342,6 +358,7 @@ export interface Database {
   runs: RunsTable;
   run_steps: RunStepsTable;
   action_log: ActionLogTable;
+  audit_log: AuditLogTable;
   run_gates: RunGatesTable;
   jobs: JobsTable;
   runbooks: RunbooksTable;

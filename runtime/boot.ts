@@ -48,6 +48,8 @@ import { createProjector, type Projector } from '../projections/projector.ts';
 import { notificationsProjection } from '../projections/notifications/notifications.projection.ts';
 import { observablesProjection } from '../projections/observables/observables.projection.ts';
 import { runsProjection } from '../projections/runs/runs.projection.ts';
+import { auditProjection } from '../projections/audit/audit.projection.ts';
+import { createAuditLog } from '../adapters/commands/audit.ts';
 import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
 import { attachmentsProjection } from '../projections/attachments/attachments.projection.ts';
@@ -95,7 +97,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
 
   let worker: Worker | null = null;
   let scheduleTicker: ScheduleTicker | null = null;
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: (error) => log.error({ err: error }, 'projector batch failed'),
     onAdvance: (applied) => {
@@ -131,7 +133,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     correlationWindowMs: config.correlationWindowMs,
   };
   const permissions = parsePermissionMatrix(config.permissionsJson);
-  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions });
+  const audit = createAuditLog({ store, ids, now });
+  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
   const { catalog: caseTemplates, refused: refusedTemplates } = loadCaseTemplates(config.caseTemplatesDir);
   log.info({ templates: caseTemplates.list().map((t) => t.id) }, 'case templates loaded');
   for (const refused of refusedTemplates) log.warn({ file: refused.file, errors: refused.errors }, 'case template file refused');
@@ -177,6 +180,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       connections,
       connectionProbes,
       webhookSources: createWebhookSourceStore(db, box, ids, now),
+      audit,
       waitFor,
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
     });

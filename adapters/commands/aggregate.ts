@@ -8,7 +8,7 @@
  */
 import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
 import { fold } from '../../domain/shared/messages.ts';
-import { StreamVersionConflict, type EventStore } from '../event-store/port.ts';
+import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
 
 export type Decided<E extends Event, S> = { events: E[]; state: S; position: number | null };
@@ -27,9 +27,16 @@ export function conflictBackoff(attempt: number): Promise<void> {
 }
 
 /**
+ * Writes to other streams that must land together with a decision (an audit entry
+ * beside the event it records), given the events decided and the state before them.
+ */
+export type AlsoAppend<E extends Event, S> = (events: E[], before: S) => StreamWrite[];
+
+/**
  * Decides `command(state)` against `streamId` and appends the events with the
- * version it read. Returns the events, the state after them, and the last global
- * position written (null when the decision produced no event).
+ * version it read, plus whatever `also` adds, in one atomic `appendMany`. Returns the
+ * events, the state after them, and the last global position written (null when the
+ * decision produced no event; `also` is not asked then).
  */
 export async function decideAndAppend<C, E extends Event, S>(
   store: EventStore,
@@ -37,8 +44,9 @@ export async function decideAndAppend<C, E extends Event, S>(
   decider: Decider<C, E, S>,
   command: (state: S) => C,
   metadata: EventMetadata,
+  also?: AlsoAppend<E, S>,
 ): Promise<Decided<E, S>> {
-  return streamLock(store)(streamId, () => decideAndAppendRetrying(store, streamId, decider, command, metadata));
+  return streamLock(store)(streamId, () => decideAndAppendRetrying(store, streamId, decider, command, metadata, also));
 }
 
 /** One per-stream lock per event store, that is per process and database. */
@@ -58,6 +66,7 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
   decider: Decider<C, E, S>,
   command: (state: S) => C,
   metadata: EventMetadata,
+  also: AlsoAppend<E, S> | undefined,
 ): Promise<Decided<E, S>> {
   for (let attempt = 0; ; attempt++) {
     const history = await store.readStream(streamId);
@@ -65,11 +74,9 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
     const events = decider.decide(command(state), state);
     if (events.length === 0) return { events, state, position: null };
     try {
-      const result = await store.append(
-        streamId,
-        events.map((e) => ({ ...e, metadata })),
-        history.length,
-      );
+      const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length };
+      const extra = also?.(events, state) ?? [];
+      const result = extra.length === 0 ? await store.append(own.streamId, own.events, own.expectedVersion) : await store.appendMany([own, ...extra]);
       return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };
     } catch (error) {
       if (!(error instanceof StreamVersionConflict) || attempt >= MAX_CONFLICT_RETRIES) throw error;

@@ -14,7 +14,10 @@ import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
 import type { EventStore } from '../event-store/port.ts';
-import { decideAndAppend } from './aggregate.ts';
+import { decideAndAppend, type AlsoAppend } from './aggregate.ts';
+import type { AuditLog } from './audit.ts';
+import type { AuditActor } from '../../domain/audit/events.ts';
+import type { CaseEvent } from '../../domain/cases/events.ts';
 import type { CaseConfig } from './case-config.ts';
 
 export type CaseCommandDeps = {
@@ -25,6 +28,7 @@ export type CaseCommandDeps = {
   now: () => Date;
   /** The role matrix: who a mention may notify depends on the mentioned user's grants. */
   permissions: PermissionMatrix;
+  audit: AuditLog;
 };
 
 export type CaseResult = { caseId: string; position: number | null; state: CaseState };
@@ -51,11 +55,29 @@ export function actorMetadata(actor: Actor | null, kind: 'user' | 'workload' | '
 
 export function createCaseCommands(deps: CaseCommandDeps) {
   const { store, config } = deps;
-  const on = async (caseId: string, actor: Actor | null, build: (now: string) => CaseCommand): Promise<CaseResult> => {
+  const on = async (
+    caseId: string,
+    actor: Actor | null,
+    build: (now: string) => CaseCommand,
+    also?: AlsoAppend<CaseEvent, CaseState>,
+  ): Promise<CaseResult> => {
     const now = deps.now().toISOString();
-    const r = await decideAndAppend(store, streams.case(caseId), caseDecider, () => build(now), actorMetadata(actor, 'user'));
+    const r = await decideAndAppend(store, streams.case(caseId), caseDecider, () => build(now), actorMetadata(actor, 'user'), also);
     return { caseId, position: r.position, state: r.state };
   };
+  /** The `case.acknowledge` audit entry (SPEC.md "Audit entry") beside the event that stamps the case. */
+  const auditAcknowledgement = (caseId: string, by: AuditActor): AlsoAppend<CaseEvent, CaseState> => (events, before) =>
+    events
+      .filter((e) => e.type === 'case.acknowledged')
+      .map(() =>
+        deps.audit.write({
+          action: 'case.acknowledge',
+          actor: by,
+          target: { type: 'case', id: caseId },
+          team: before.exists ? before.team : null,
+          detail: { case_key: before.exists ? before.key : null, status: before.exists ? before.status : null },
+        }),
+      );
   return {
     open: async (
       input: { title: string; description: string | null; severity: string; tags: string[]; team: string | null; private: boolean },
@@ -69,7 +91,9 @@ export function createCaseCommands(deps: CaseCommandDeps) {
       on(caseId, actor, (now) => ({ type: 'change_status', status, note, now })),
     assign: (caseId: string, owner: { id: string; email: string } | null, actor: Actor) =>
       on(caseId, actor, (now) => ({ type: 'assign', ownerId: owner?.id ?? null, ownerEmail: owner?.email ?? null, now })),
-    acknowledge: (caseId: string, actor: Actor) => on(caseId, actor, (now) => ({ type: 'acknowledge', actor, now })),
+    /** Stamps the first acknowledgement and audits it as `case.acknowledge` by `by`; a repeat changes nothing. */
+    acknowledge: (caseId: string, actor: Actor, by: AuditActor) =>
+      on(caseId, actor, (now) => ({ type: 'acknowledge', actor, now }), auditAcknowledgement(caseId, by)),
     /** Adds a comment; `theCase` (its scope columns) decides who a mention may notify. */
     comment: async (caseId: string, body: string, actor: Actor, theCase: ScopedCase): Promise<CaseResult & { commentId: string; mentions: CommentMentions }> => {
       const commentId = deps.ids();

@@ -14,6 +14,7 @@ import { alertRoutes } from './alerts.routes.ts';
 import { alertBackfillRoutes } from './alert-backfill.routes.ts';
 import { peerRoutes } from './peer.routes.ts';
 import { attachmentRoutes, isAttachmentUpload } from './attachments.routes.ts';
+import { auditRoutes } from './audit.routes.ts';
 import { authenticate } from './auth.ts';
 import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
@@ -74,6 +75,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', resolverRoutes(deps));
   authed.route('/', caseTemplateRoutes(deps));
   authed.route('/', webhookSourceRoutes(deps));
+  authed.route('/', auditRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -48,14 +48,15 @@ export function requireTeamPermission(principal: Principal, permission: Permissi
 
 /**
  * Refuses the request with 403 `forbidden` unless the principal holds `permission`
- * through any of its grants (team scoping of the data is the route's job) and its
- * token scope covers `scope` (assertions have no scope limit). Identity `service`
+ * through any of its grants (team scoping of the data is the route's job), or through a
+ * realm grant when `team` is null (install-wide data: audit, retention, diagnostics), and
+ * its token scope covers `scope` (assertions have no scope limit). Identity `service`
  * tokens are refused here: they are accepted only on peer routes, which use their
  * own check.
  *
  * @throws DomainError 401 when no principal was authenticated, 403 `forbidden` otherwise.
  */
-export function requirePermission(permission: Permission, scope: string, matrix: PermissionMatrix): MiddlewareHandler<AppEnv> {
+export function requirePermission(permission: Permission, scope: string, matrix: PermissionMatrix, team?: null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.get('principal');
     // Guards a route mounted without authenticate(): refuse rather than fail open.
@@ -63,8 +64,8 @@ export function requirePermission(permission: Permission, scope: string, matrix:
     if (principal.tokenUse === 'service') {
       throw new DomainError('forbidden', 403, 'service tokens are accepted on peer routes only');
     }
-    if (!hasPermission(principal, permission, matrix)) {
-      throw new DomainError('forbidden', 403, `permission ${permission} required`, { permission });
+    if (!hasPermission(principal, permission, matrix, team)) {
+      throw new DomainError('forbidden', 403, team === null ? `permission ${permission} required install-wide` : `permission ${permission} required`, { permission });
     }
     if (!scopeCovers(principal.scopes, scope)) {
       throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });

@@ -13,6 +13,7 @@ import type { Actor } from '../../domain/cases/index.ts';
 import type { Grant, Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
+import { auditActorOf } from '../commands/audit.ts';
 import { requireTeamPermission } from './auth.ts';
 import { caseRouteGuards } from './case-access.ts';
 import { caseView } from './case-view.ts';
@@ -200,7 +201,7 @@ export function caseRoutes(deps: HttpDeps) {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
         await access.actOn(principal, id, 'manage_cases');
-        const r = await deps.cases.acknowledge(id, actorOf(principal));
+        const r = await deps.cases.acknowledge(id, actorOf(principal), auditActorOf(principal));
         await deps.waitFor(r.position);
         return c.json(await loadView(principal, id));
       },

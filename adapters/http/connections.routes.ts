@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { requirePermission } from './auth.ts';
+import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { idParam } from './shapes.ts';
@@ -41,7 +42,11 @@ export function connectionRoutes(deps: HttpDeps) {
           secret: v.optional(v.nullable(secret)),
         }),
       ),
-      async (c) => c.json(await deps.connections.create(c.req.valid('json')), 201),
+      async (c) => {
+        const created = await deps.connections.create(c.req.valid('json'));
+        await recordAudit(deps, c.get('principal'), { action: 'connection.create', target: { type: 'connection', id: created.id }, detail: { kind: created.kind, name: created.name } });
+        return c.json(created, 201);
+      },
     )
     .get('/connections/:id', describeRoute({ summary: 'One connection (secret never returned)', tags: ['connections'] }), manage, validate('param', idParam), async (c) =>
       c.json(await deps.connections.get(c.req.valid('param').id)),
@@ -53,10 +58,22 @@ export function connectionRoutes(deps: HttpDeps) {
       validate('param', idParam),
       requireJson,
       validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(v.record(v.string(), v.unknown())), secret: v.optional(v.nullable(secret)) })),
-      async (c) => c.json(await deps.connections.update(c.req.valid('param').id, c.req.valid('json'))),
+      async (c) => {
+        const body = c.req.valid('json');
+        const updated = await deps.connections.update(c.req.valid('param').id, body);
+        await recordAudit(deps, c.get('principal'), {
+          action: 'connection.update',
+          target: { type: 'connection', id: updated.id },
+          detail: { kind: updated.kind, name: updated.name, changed: changedKeys(body) },
+        });
+        return c.json(updated);
+      },
     )
     .delete('/connections/:id', describeRoute({ summary: 'Delete a connection', tags: ['connections'] }), manage, validate('param', idParam), async (c) => {
-      await deps.connections.remove(c.req.valid('param').id);
+      const { id } = c.req.valid('param');
+      const removed = await deps.connections.get(id);
+      await deps.connections.remove(id);
+      await recordAudit(deps, c.get('principal'), { action: 'connection.delete', target: { type: 'connection', id }, detail: { kind: removed.kind, name: removed.name } });
       return c.body(null, 204);
     })
     .post(
@@ -66,7 +83,11 @@ export function connectionRoutes(deps: HttpDeps) {
       validate('param', idParam),
       requireJson,
       validate('json', v.strictObject({ secret })),
-      async (c) => c.json(await deps.connections.rotate(c.req.valid('param').id, c.req.valid('json').secret)),
+      async (c) => {
+        const rotated = await deps.connections.rotate(c.req.valid('param').id, c.req.valid('json').secret);
+        await recordAudit(deps, c.get('principal'), { action: 'connection.rotate', target: { type: 'connection', id: rotated.id }, detail: { kind: rotated.kind, name: rotated.name } });
+        return c.json(rotated);
+      },
     )
     .post(
       '/connections/:id/test',

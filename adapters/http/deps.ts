@@ -16,6 +16,7 @@ import type { CaseTemplateCatalog } from '../case-templates/catalog.ts';
 import type { AlertIntake } from '../commands/intake.ts';
 import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
+import type { AuditLog } from '../commands/audit.ts';
 import type { ConnectionProbes } from '../connections/probes.ts';
 import type { ConnectionStore } from '../connections/store.ts';
 import type { WebhookSourceStore } from '../webhook-sources/store.ts';
@@ -74,6 +75,8 @@ export type HttpDeps = {
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;
+  /** Records audit entries for changes outside the event store (adapters/commands/audit.ts). */
+  audit: AuditLog;
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;
   logError: (error: unknown, context: Record<string, unknown>) => void;

@@ -10,13 +10,13 @@
  * Reads need `read`; writes need `manage_runbooks` from a realm grant, since a runbook
  * serves every team. The rules of a save are in adapters/runbooks/runbook-store.ts.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { DomainError } from '../../domain/shared/errors.ts';
-import { hasPermission } from '../identity/permissions.ts';
+import type { Principal } from '../identity/principal.ts';
 import { fetchGitSource } from '../runbooks/git-source.ts';
 import { requirePermission } from './auth.ts';
+import { recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { requireJson, validate } from './validation.ts';
@@ -27,14 +27,13 @@ const slugParam = v.object({ slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$
 
 export function runbookRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
-  const manageScope = requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions);
-  const realmWide: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (!hasPermission(c.get('principal'), 'manage_runbooks', deps.permissions, null)) {
-      throw new DomainError('forbidden', 403, 'permission manage_runbooks required from a realm-wide grant', { permission: 'manage_runbooks' });
-    }
-    await next();
+  // Runbooks are install-wide: a team grant cannot change what every team's alerts run.
+  const manage = [requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions, null)] as const;
+  const setEnabled = async (principal: Principal, slug: string, enabled: boolean) => {
+    const runbook = await deps.runbooks.setEnabled(slug, enabled);
+    await recordAudit(deps, principal, { action: enabled ? 'runbook.enable' : 'runbook.disable', target: { type: 'runbook', id: slug }, detail: { version: runbook.version } });
+    return runbook;
   };
-  const manage = [manageScope, realmWide] as const;
   return new Hono<AppEnv>()
     .get('/runbooks', describeRoute({ summary: 'List runbooks', tags: ['runbooks'] }), read, async (c) => c.json({ items: await deps.runbooks.summaries() }))
     .post(
@@ -46,13 +45,22 @@ export function runbookRoutes(deps: HttpDeps) {
       (c) => c.json({ errors: deps.runbooks.validate(c.req.valid('json').yaml_text) }),
     )
     .post('/runbooks/sync', describeRoute({ summary: 'Pull the runbook Git source, or reload the local runbooks directory', tags: ['runbooks'] }), ...manage, async (c) => {
-      if (!deps.runbookGit) return c.json(await deps.runbooks.syncDirectory());
-      const checkout = await fetchGitSource(deps.runbookGit.source, deps.runbookGit.proxy);
-      try {
-        return c.json(await deps.runbooks.syncDirectory({ dir: checkout.dir, label: 'git' }));
-      } finally {
-        checkout.cleanup();
-      }
+      const sync = async () => {
+        if (!deps.runbookGit) return { source: 'directory', report: await deps.runbooks.syncDirectory() };
+        const checkout = await fetchGitSource(deps.runbookGit.source, deps.runbookGit.proxy);
+        try {
+          return { source: 'git', report: await deps.runbooks.syncDirectory({ dir: checkout.dir, label: 'git' }) };
+        } finally {
+          checkout.cleanup();
+        }
+      };
+      const { source, report } = await sync();
+      await recordAudit(deps, c.get('principal'), {
+        action: 'runbook.sync',
+        target: null,
+        detail: { source, created: report.created, updated: report.updated, refused: report.errors.length },
+      });
+      return c.json(report);
     })
     .get('/runbooks/:slug', describeRoute({ summary: 'Runbook detail with versions', tags: ['runbooks'] }), read, validate('param', slugParam), async (c) =>
       c.json(await deps.runbooks.detail(c.req.valid('param').slug)),
@@ -67,13 +75,20 @@ export function runbookRoutes(deps: HttpDeps) {
       async (c) => {
         const principal = c.get('principal');
         const saved = await deps.runbooks.save(c.req.valid('param').slug, c.req.valid('json').yaml_text, principal.email ?? principal.subject);
+        if (saved.changed) {
+          await recordAudit(deps, principal, {
+            action: 'runbook.save',
+            target: { type: 'runbook', id: saved.runbook.id },
+            detail: { version: saved.runbook.version, created: saved.created },
+          });
+        }
         return c.json(saved, saved.created ? 201 : 200);
       },
     )
     .post('/runbooks/:slug/enable', describeRoute({ summary: 'Enable a runbook', tags: ['runbooks'] }), ...manage, validate('param', slugParam), async (c) =>
-      c.json(await deps.runbooks.setEnabled(c.req.valid('param').slug, true)),
+      c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, true)),
     )
     .post('/runbooks/:slug/disable', describeRoute({ summary: 'Disable a runbook', tags: ['runbooks'] }), ...manage, validate('param', slugParam), async (c) =>
-      c.json(await deps.runbooks.setEnabled(c.req.valid('param').slug, false)),
+      c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, false)),
     );
 }

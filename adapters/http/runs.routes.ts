@@ -13,10 +13,11 @@
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { chainHash } from '../../domain/runs/hash-chain.ts';
+import { chainHash } from '../../domain/shared/hash-chain.ts';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import { hasPermission } from '../identity/permissions.ts';
-import { findRun, listRuns, pendingApprovals, runActionLog, runGates, runSteps, verifyActionLogChain } from '../../projections/runs/runs.queries.ts';
+import { findRun, listRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
+import { verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
@@ -107,7 +108,7 @@ export function runRoutes(deps: HttpDeps) {
 
   return new Hono<AppEnv>()
     .get('/runs/chain/verify', describeRoute({ summary: 'Verify the whole action-log hash chain', tags: ['runs'] }), read, async (c) =>
-      c.json(await verifyActionLogChain(db)),
+      c.json(await verifyChainTable(db, 'action_log')),
     )
     .get(
       '/runs',

@@ -11,6 +11,7 @@ import { fieldMapKeys } from '../../domain/webhook-sources/generic.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { webhookSourceTypes } from '../webhook-sources/store.ts';
 import { requirePermission } from './auth.ts';
+import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { idParam } from './shapes.ts';
@@ -76,6 +77,12 @@ export function webhookSourceRoutes(deps: HttpDeps) {
           defaultSeverity: body.default_severity ?? defaultSeverityOf(deps.caseConfig.severities),
           signingSecret: body.signing_secret ?? null,
         });
+        await recordAudit(deps, c.get('principal'), {
+          action: 'webhook_source.create',
+          target: { type: 'webhook_source', id: created.id },
+          team: created.team,
+          detail: { slug: created.slug, type: created.type },
+        });
         return c.json(created, 201);
       },
     )
@@ -94,13 +101,26 @@ export function webhookSourceRoutes(deps: HttpDeps) {
         if (current.type === 'generic' && body.field_map && !body.field_map.rule_title) {
           throw new ValidationFailed([{ loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' }]);
         }
-        return c.json(
-          await deps.webhookSources.update(id, { name: body.name, team: body.team, fieldMap: body.field_map, defaultSeverity: body.default_severity, enabled: body.enabled, signingSecret: body.signing_secret }),
-        );
+        const updated = await deps.webhookSources.update(id, { name: body.name, team: body.team, fieldMap: body.field_map, defaultSeverity: body.default_severity, enabled: body.enabled, signingSecret: body.signing_secret });
+        await recordAudit(deps, c.get('principal'), {
+          action: 'webhook_source.update',
+          target: { type: 'webhook_source', id },
+          team: updated.team,
+          detail: { slug: updated.slug, type: updated.type, changed: changedKeys(body) },
+        });
+        return c.json(updated);
       },
     )
     .delete('/webhook-sources/:id', describeRoute({ summary: 'Delete a webhook source', tags: ['webhook-sources'] }), manage, validate('param', idParam), async (c) => {
-      await deps.webhookSources.remove(c.req.valid('param').id);
+      const { id } = c.req.valid('param');
+      const removed = await deps.webhookSources.get(id);
+      await deps.webhookSources.remove(id);
+      await recordAudit(deps, c.get('principal'), {
+        action: 'webhook_source.delete',
+        target: { type: 'webhook_source', id },
+        team: removed.team,
+        detail: { slug: removed.slug, type: removed.type },
+      });
       return c.body(null, 204);
     })
     .post(
@@ -108,7 +128,16 @@ export function webhookSourceRoutes(deps: HttpDeps) {
       describeRoute({ summary: 'Replace the token of a webhook source; the old one stops working at once', tags: ['webhook-sources'] }),
       manage,
       validate('param', idParam),
-      async (c) => c.json(await deps.webhookSources.rotate(c.req.valid('param').id)),
+      async (c) => {
+        const rotated = await deps.webhookSources.rotate(c.req.valid('param').id);
+        await recordAudit(deps, c.get('principal'), {
+          action: 'webhook_source.rotate_token',
+          target: { type: 'webhook_source', id: rotated.id },
+          team: rotated.team,
+          detail: { slug: rotated.slug, type: rotated.type },
+        });
+        return c.json(rotated);
+      },
     );
 }
 

@@ -12,6 +12,8 @@ export const streams = {
   task: (taskId: string) => `task-${taskId}`,
   /** One per (case, type, normalized value): adding it twice is a no-op, as SPEC.md's de-duplication asks. */
   observable: (keyDigest: string) => `observable-${keyDigest}`,
+  /** One per audit entry (domain/audit/events.ts): entries never contend with each other. */
+  audit: (entryId: string) => `audit-${entryId}`,
 } as const;
 
 /** The category part of a stream id (`case`, `alert`, `run`, ...). */

@@ -18,6 +18,7 @@ import * as alertObservables from './0014-alert-observables.ts';
 import * as webhookSources from './0018-webhook-sources.ts';
 import * as connectionRotation from './0019-connection-rotation.ts';
 import * as appendLock from './0020-append-lock.ts';
+import * as auditLog from './0021-audit-log.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0018-webhook-sources': webhookSources,
   '0019-connection-rotation': connectionRotation,
   '0020-append-lock': appendLock,
+  '0021-audit-log': auditLog,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,15 +3,16 @@
  * hash-chained `action_log`, and the worker's `jobs` row for each unfinished run.
  *
  * The chain is computed here, in global event order: each row's
- * `hash = sha256(prev_hash || canonical_json(row))` (domain/runs/hash-chain.ts).
- * A row is appended once: its event position is unique and the checkpoint moves in
- * the same transaction.
+ * `hash = sha256(prev_hash || canonical_json(row))` (domain/shared/hash-chain.ts,
+ * projections/chains/chain-table.ts). A row is appended once: its event position is
+ * unique and the checkpoint moves in the same transaction.
  */
 import type { Kysely } from 'kysely';
 import { executionOrder } from '../../domain/runbooks/dag.ts';
 import type { RunEvent } from '../../domain/runs/events.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
-import { GENESIS_HASH, chainHash } from '../../domain/runs/hash-chain.ts';
+import { chainRowOf } from '../../domain/audit/chain-rows.ts';
+import { appendChainRow } from '../chains/chain-table.ts';
 import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
@@ -104,7 +105,7 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
         .where('run_id', '=', d.run_id)
         .where('step_id', '=', d.step_id)
         .execute();
-      await appendToChain(trx, recorded.globalPosition, d.log);
+      await appendToChain(trx, recorded, d.log);
       return;
     }
     case 'step.goto':
@@ -135,12 +136,12 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
         await trx.updateTable('runs').set({ status: 'running' }).where('id', '=', d.run_id).execute();
         await setJobDue(trx, d.run_id, d.at);
       }
-      await appendToChain(trx, recorded.globalPosition, d.log);
+      await appendToChain(trx, recorded, d.log);
       return;
     }
     case 'runbook.approval_expired':
       await settleGate(trx, event.data.run_id, event.data.step_id, { status: 'expired', decided_by: null, decided_at: event.data.at, note: null });
-      await appendToChain(trx, recorded.globalPosition, event.data.log);
+      await appendToChain(trx, recorded, event.data.log);
       return;
     case 'run.finished':
       await trx
@@ -166,23 +167,9 @@ async function settleGate(
   await trx.updateTable('run_gates').set(outcome).where('run_id', '=', runId).where('step_id', '=', stepId).where('status', '=', 'pending').execute();
 }
 
-async function appendToChain(trx: Kysely<Database>, position: number, log: Record<string, unknown> & { run_id: string; step_id: string }): Promise<void> {
-  const already = await trx.selectFrom('action_log').select('chain_index').where('event_position', '=', position).executeTakeFirst();
-  if (already) return;
-  const last = await trx.selectFrom('action_log').select(['chain_index', 'hash']).orderBy('chain_index', 'desc').limit(1).executeTakeFirst();
-  const prevHash = last?.hash ?? GENESIS_HASH;
-  // Hash exactly what jsonb gives back on verification (undefined members dropped).
-  const row = JSON.parse(JSON.stringify(log)) as Record<string, unknown>;
-  await trx
-    .insertInto('action_log')
-    .values({
-      chain_index: last ? Number(last.chain_index) + 1 : 0,
-      event_position: position,
-      run_id: log.run_id,
-      step_id: log.step_id,
-      row: JSON.stringify(row),
-      prev_hash: prevHash,
-      hash: chainHash(prevHash, row),
-    })
-    .execute();
+/** Chains the action-log row `recorded` carries (domain/audit/chain-rows.ts). */
+async function appendToChain(trx: Kysely<Database>, recorded: RecordedEvent, log: { run_id: string; step_id: string }): Promise<void> {
+  const entry = chainRowOf(recorded);
+  if (entry === null) return;
+  await appendChainRow(trx, 'action_log', recorded.globalPosition, entry.row, { run_id: log.run_id, step_id: log.step_id });
 }

@@ -1,9 +1,8 @@
 /**
  * Run queries (SPEC.md "Runbooks and runs"): list, detail with steps and action
- * log, the log alone, and verification of the whole action-log chain.
+ * log, the log alone (the chain is verified by projections/chains/chain-table.ts).
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import { createChainVerifier } from '../../domain/runs/hash-chain.ts';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
 
@@ -61,26 +60,4 @@ export async function runSteps(db: Kysely<Database>, runId: string) {
 
 export async function runActionLog(db: Kysely<Database>, runId: string) {
   return db.selectFrom('action_log').selectAll().where('run_id', '=', runId).orderBy('chain_index').execute();
-}
-
-/**
- * Recomputes the action-log chain page by page (SPEC.md `GET /runs/chain/verify`):
- * `{valid, checked, first_broken_index}`.
- */
-export async function verifyActionLogChain(db: Kysely<Database>, pageSize = 1000) {
-  const verifier = createChainVerifier();
-  let after = -1;
-  for (;;) {
-    const page = await db
-      .selectFrom('action_log')
-      .select(['chain_index', 'row', 'prev_hash', 'hash'])
-      .where('chain_index', '>', after)
-      .orderBy('chain_index')
-      .limit(pageSize)
-      .execute();
-    for (const r of page) verifier.push(r);
-    if (page.length < pageSize) break;
-    after = Number(page[page.length - 1]?.chain_index);
-  }
-  return verifier.result();
 }

@@ -2,6 +2,7 @@
  * The `svc` command line (CONTRACTS.md sections 1 and 4):
  *   svc serve            start API and/or worker per SVC_ROLE
  *   svc migrate          apply database migrations and exit
+ *   svc audit verify     recompute both hash chains from their tables and from the events
  *   svc dev token ...    print a dev exchange token (dev identity only)
  *   svc dev gateway ...  local gateway minting request-bound assertions
  *   svc dev receiver ... local notify.webhook receiver verifying signatures
@@ -11,11 +12,12 @@ import { openDatabase } from '../../adapters/db/connect.ts';
 import { startService } from '../boot.ts';
 import { loadConfig } from '../config.ts';
 import { migrateToLatest } from '../migrate.ts';
+import { runAuditVerify } from './audit-verify.ts';
 import { runDevGateway } from './dev-gateway.ts';
 import { runDevReceiver } from './dev-receiver.ts';
 import { runDevToken } from './dev-token.ts';
 
-const usage = 'usage: svc serve | svc migrate | svc dev token|gateway|receiver [options]';
+const usage = 'usage: svc serve | svc migrate | svc audit verify | svc dev token|gateway|receiver [options]';
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -46,6 +48,10 @@ async function main(argv: string[]): Promise<void> {
     } finally {
       await opened.close();
     }
+    return;
+  }
+  if (command === 'audit' && sub === 'verify' && rest.length === 0) {
+    process.exitCode = await runAuditVerify(loadConfig(), process.stdout);
     return;
   }
   if (command === 'dev' && sub === 'token') return runDevToken(rest, process.env);

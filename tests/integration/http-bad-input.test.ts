@@ -6,6 +6,8 @@
  * and leaves what is stored as it was.
  */
 import { sql } from 'kysely';
+import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
+import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
@@ -344,6 +346,10 @@ steps:
       expect(verify.body).toEqual({ valid: false, checked: target + 1, first_broken_index: target });
       const badge = (await api('GET', `/runs/${runId}`)).body.chain;
       expect(badge).toEqual({ valid: false, rows: 3, first_broken_index: target });
+      // Replaying the run events recomputes the row the table lost.
+      const store = new PostgresEventStore(db);
+      const replayed = await replayVerifyChains(db, (after, limit) => store.readAll(after, limit), await store.headPosition());
+      expect(replayed.action_log).toEqual({ valid: false, replayed: intact.checked, first_mismatch_index: target });
     });
   });
 });

@@ -12,6 +12,7 @@ import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { defaultPermissionMatrix } from '../../adapters/identity/permissions.ts';
 import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import { streams } from '../../domain/shared/streams.ts';
+import { createAuditLog } from '../../adapters/commands/audit.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
 
 const config: CaseConfig = {
@@ -74,7 +75,7 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
 
   it('opens a new case when an analyst closed the cached one in the meantime', async () => {
     const intake = ctx.newIntake();
-    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix });
+    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix, audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }) });
     const first = await intake.ingest(alert('closed-1', 'closed'));
     await cases.changeStatus(first.result.case_id, 'closed', 'false positive', { userId: null, email: 'ana@example.com' });
     const next = await intake.ingest(alert('closed-2', 'closed'));
@@ -85,7 +86,7 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
 
   it('appends to a case an analyst changed in the meantime without losing an alert', async () => {
     const intake = ctx.newIntake();
-    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix });
+    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix, audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }) });
     const first = await intake.ingest(alert('busy-1', 'busy'));
     await cases.comment(first.result.case_id, 'looking', { userId: null, email: 'ana@example.com' }, { team: null, private: false, owner_id: null, created_by_id: null });
     const next = await intake.ingest(alert('busy-2', 'busy'));

@@ -13,7 +13,7 @@ import type { NewEvent, StreamWrite } from '../../adapters/event-store/port.ts';
 import type { AlertEvent, CorrelationCaseBound } from '../../domain/alerts/events.ts';
 import type { CaseEvent } from '../../domain/cases/index.ts';
 import type { RunbookDefinition, StepDefinition } from '../../domain/runbooks/model.ts';
-import { verifyChain, type ChainedRow } from '../../domain/runs/hash-chain.ts';
+import { verifyChain, type ChainedRow } from '../../domain/shared/hash-chain.ts';
 import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';

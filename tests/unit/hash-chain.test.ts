@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { chainHash, createChainVerifier, GENESIS_HASH, verifyChain, type ChainedRow } from '../../domain/runs/hash-chain.ts';
+import { chainHash, createChainVerifier, GENESIS_HASH, verifyChain, type ChainedRow } from '../../domain/shared/hash-chain.ts';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

@@ -1,0 +1,50 @@
+/**
+ * Writing audit entries (SPEC.md "Audit entry"; domain/audit/events.ts). A change that
+ * is itself an event takes its entry into the same `appendMany` (`write`), so the two
+ * land together or not at all. A change to a table outside the event store (a
+ * connection, a webhook source, a runbook) is recorded right after it commits
+ * (`record`): if that append fails the request answers 500 and the error is logged,
+ * so an operator sees the gap (docs/operations.md "Audit log").
+ */
+import type { AuditActor, AuditEntry } from '../../domain/audit/events.ts';
+import { AUDIT_RECORDED } from '../../domain/audit/events.ts';
+import { streams } from '../../domain/shared/streams.ts';
+import type { EventStore, StreamWrite } from '../event-store/port.ts';
+import type { Principal } from '../identity/principal.ts';
+
+/** An entry before it gets its id and time. */
+export type AuditInput = Omit<AuditEntry, 'id' | 'at'>;
+
+export type AuditLog = {
+  /** The new stream write that records `input` (expected version 0: the entry's own stream). */
+  write: (input: AuditInput) => StreamWrite;
+  /** Appends `input` alone; resolves with its global position (for read-your-writes). */
+  record: (input: AuditInput) => Promise<number>;
+};
+
+export function createAuditLog(deps: { store: EventStore; ids: () => string; now: () => Date }): AuditLog {
+  const write = (input: AuditInput): StreamWrite => {
+    const entry: AuditEntry = { id: deps.ids(), at: deps.now().toISOString(), ...input };
+    return {
+      streamId: streams.audit(entry.id),
+      expectedVersion: 0,
+      events: [{ type: AUDIT_RECORDED, data: entry, metadata: { actor: { id: entry.actor.id, email: entry.actor.email, kind: entry.actor.kind } } }],
+    };
+  };
+  return {
+    write,
+    record: async (input) => (await deps.store.appendMany([write(input)])).lastPosition,
+  };
+}
+
+/** The audit actor of an authenticated caller: a person when the token acts for one, else its workload. */
+export function auditActorOf(principal: Principal): AuditActor {
+  const person = principal.userId !== null;
+  return {
+    id: principal.userId,
+    email: principal.email,
+    subject: principal.subject,
+    kind: person ? 'user' : 'workload',
+    via: person ? principal.workload : null,
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The audit log (SPEC.md "Metrics, audit, retention, diagnostics"): `GET /audit` pages
+ * the hash-chained entries oldest first, `GET /audit/verify` recomputes the whole chain
+ * (`{valid, checked, first_broken_index}`). Both are admin-only and install-wide: a
+ * realm admin grant, and `svc:admin:read` on exchange tokens.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { auditActions } from '../../domain/audit/events.ts';
+import { listAudit } from '../../projections/audit/audit.queries.ts';
+import { verifyChainTable } from '../../projections/chains/chain-table.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { validate } from './validation.ts';
+
+/** Largest `limit` of `GET /audit`, and its default. */
+const AUDIT_PAGE_MAX = 500;
+const AUDIT_PAGE_DEFAULT = '100';
+
+const auditQuery = v.object({
+  after: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(-1))),
+  limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(AUDIT_PAGE_MAX)), AUDIT_PAGE_DEFAULT),
+  action: v.optional(v.picklist(auditActions)),
+  target_type: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+  target_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+});
+
+export function auditRoutes(deps: HttpDeps) {
+  const admin = requirePermission('admin', 'svc:admin:read', deps.permissions, null);
+  return new Hono<AppEnv>()
+    .get(
+      '/audit',
+      describeRoute({ summary: 'The hash-chained audit log, oldest first; page with `after` = the last `index` seen', tags: ['audit'] }),
+      admin,
+      validate('query', auditQuery),
+      async (c) => {
+        const q = c.req.valid('query');
+        const rows = await listAudit(deps.db, { after: q.after, limit: q.limit, action: q.action, targetType: q.target_type, targetId: q.target_id });
+        const last = rows[rows.length - 1];
+        return c.json({
+          items: rows.map((r) => ({ index: Number(r.chain_index), ...r.row, prev_hash: r.prev_hash, hash: r.hash })),
+          next_after: rows.length === q.limit && last ? Number(last.chain_index) : null,
+        });
+      },
+    )
+    .get('/audit/verify', describeRoute({ summary: 'Recompute the whole audit-log hash chain', tags: ['audit'] }), admin, async (c) =>
+      c.json(await verifyChainTable(deps.db, 'audit_log')),
+    );
+}

@@ -1,0 +1,79 @@
+/**
+ * The two hash-chained tables, `action_log` and `audit_log` (DESIGN.md "The action log
+ * and the audit log are hash-chained"): appending a row inside the projector's
+ * transaction, and recomputing a whole chain page by page.
+ *
+ * The projector is the chains' only writer (its checkpoint row lock makes it single-
+ * writer across processes), so reading the last row and inserting the next one in its
+ * transaction cannot fork a chain.
+ */
+import type { Insertable, Kysely } from 'kysely';
+import type { ChainName } from '../../domain/audit/chain-rows.ts';
+import { GENESIS_HASH, chainHash, createChainVerifier, type ChainedRow, type ChainVerdict } from '../../domain/shared/hash-chain.ts';
+import type { Database } from '../database.ts';
+
+type ChainColumns = 'chain_index' | 'event_position' | 'row' | 'prev_hash' | 'hash';
+/** The columns of `chain` besides the chain's own (filters copied out of the row). */
+export type ChainExtras<C extends ChainName> = Omit<Insertable<Database[C]>, ChainColumns>;
+
+/**
+ * Appends `row` (already JSON-normalized, domain/audit/chain-rows.ts) as the next row
+ * of `chain`, unless the event at `position` was chained before (a replayed batch).
+ */
+export async function appendChainRow<C extends ChainName>(
+  trx: Kysely<Database>,
+  chain: C,
+  position: number,
+  row: Record<string, unknown>,
+  extras: ChainExtras<C>,
+): Promise<void> {
+  // One table type for the query builder: both chains share the chain columns.
+  const table = chain as 'action_log';
+  const already = await trx.selectFrom(table).select('chain_index').where('event_position', '=', position).executeTakeFirst();
+  if (already) return;
+  const last = await trx.selectFrom(table).select(['chain_index', 'hash']).orderBy('chain_index', 'desc').limit(1).executeTakeFirst();
+  const prevHash = last?.hash ?? GENESIS_HASH;
+  await trx
+    .insertInto(table)
+    .values({
+      ...(extras as ChainExtras<'action_log'>),
+      chain_index: last ? Number(last.chain_index) + 1 : 0,
+      event_position: position,
+      row: JSON.stringify(row),
+      prev_hash: prevHash,
+      hash: chainHash(prevHash, row),
+    })
+    .execute();
+}
+
+/** The rows of `chain` in chain order, read `pageSize` at a time. */
+export async function* chainRows(db: Kysely<Database>, chain: ChainName, pageSize = 1000): AsyncGenerator<StoredChainRow> {
+  const table = chain as 'action_log';
+  let after = -1;
+  for (;;) {
+    const page = await db
+      .selectFrom(table)
+      .select(['chain_index', 'event_position', 'row', 'prev_hash', 'hash'])
+      .where('chain_index', '>', after)
+      .orderBy('chain_index')
+      .limit(pageSize)
+      .execute();
+    for (const r of page) yield { ...r, chain_index: Number(r.chain_index), event_position: Number(r.event_position) };
+    const last = page[page.length - 1];
+    if (page.length < pageSize || last === undefined) return;
+    after = Number(last.chain_index);
+  }
+}
+
+/** One stored chain row with where it sits in the chain and the event it came from. */
+export type StoredChainRow = ChainedRow & { chain_index: number; event_position: number };
+
+/**
+ * Recomputes `chain` from its first row (SPEC.md `GET /runs/chain/verify`,
+ * `GET /audit/verify`): `{valid, checked, first_broken_index}`, the index 0-based.
+ */
+export async function verifyChainTable(db: Kysely<Database>, chain: ChainName, pageSize = 1000): Promise<ChainVerdict> {
+  const verifier = createChainVerifier();
+  for await (const row of chainRows(db, chain, pageSize)) if (!verifier.push(row)) break;
+  return verifier.result();
+}
