@@ -114,6 +114,7 @@ export async function startBenchService(extraEnv: Record<string, string> = {}): 
     SVC_DATA_DIR: dataDir,
     SVC_SECRET_KEY: process.env.SVC_SECRET_KEY ?? randomBytes(32).toString('base64'),
     SVC_RUNBOOKS_DIR: runbooksDir,
+    SVC_WORKER_METRICS_PORT: '0',
     PORT: '0',
     LOG_LEVEL: 'error',
     ...extraEnv,

@@ -50,6 +50,9 @@ import { observablesProjection } from '../projections/observables/observables.pr
 import { runsProjection } from '../projections/runs/runs.projection.ts';
 import { auditProjection } from '../projections/audit/audit.projection.ts';
 import { createAuditLog } from '../adapters/commands/audit.ts';
+import { createApiMetrics } from '../adapters/metrics/api-metrics.ts';
+import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
+import { createWorkerMetrics } from './worker/worker-metrics.ts';
 import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
 import { attachmentsProjection } from '../projections/attachments/attachments.projection.ts';
@@ -67,6 +70,8 @@ const SHUTDOWN_GRACE_MS = 15_000;
 
 export type Service = {
   url: string | null;
+  /** The worker's metrics endpoint (SVC_WORKER_METRICS_PORT), null without a worker. */
+  workerMetricsUrl: () => string | null;
   opened: OpenedDatabase;
   projector: Projector;
   close: () => Promise<void>;
@@ -96,6 +101,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const store = new PostgresEventStore(db);
 
   let worker: Worker | null = null;
+  let metricsServer: MetricsServer | null = null;
   let scheduleTicker: ScheduleTicker | null = null;
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
     pollIntervalMs: config.pollIntervalMs,
@@ -181,6 +187,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       connectionProbes,
       webhookSources: createWebhookSourceStore(db, box, ids, now),
       audit,
+      metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
       waitFor,
       logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
     });
@@ -225,14 +232,18 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       intervalMs: config.scheduleTickMs,
       onError: (error) => log.error({ err: error }, 'schedule tick failed'),
     });
+    const workerMetrics = createWorkerMetrics();
+    metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
+    log.info({ url: metricsServer.url }, 'worker metrics listening');
     worker = startWorker({
       db,
+      metrics: workerMetrics,
       leaseMs: config.workerLeaseMs,
       pollIntervalMs: config.pollIntervalMs,
       concurrency: config.workerConcurrency,
       onError: (error) => log.error({ err: error }, 'worker step failed'),
       driver: {
-        store,
+        store: workerMetrics.metered(store),
         templates,
         actions,
         resolveConnection: connections.resolveByName,
@@ -252,6 +263,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
 
   return {
     url,
+    workerMetricsUrl: () => metricsServer?.url ?? null,
     opened,
     projector,
     close: async () => {
@@ -260,6 +272,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       clearInterval(runbookRefresh);
       await scheduleTicker?.stop();
       await worker?.stop();
+      await metricsServer?.close();
       await outbound.close();
       await store.settle();
       await projector.stop();

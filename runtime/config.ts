@@ -66,6 +66,12 @@ export type Config = {
   exchange: ExchangeSettings | null;
   /** Longest wait for one call to a suite peer (the detector's alerts list), ms (SVC_PEER_TIMEOUT_MS). */
   peerTimeoutMs: number;
+  /** Metrics exposition: the bearer token (METRICS_TOKEN; null: open), and where the worker serves its series. */
+  metrics: { token: string | null; workerPort: number; workerHost: string };
+  /** Window of `GET /metrics/overview` and `/metrics/gate`, days (SVC_METRICS_WINDOW_DAYS). */
+  metricsWindowDays: number;
+  /** An open case is at SLA risk this long before its acknowledgement is due, minutes (SVC_SLA_AT_RISK_MINUTES). */
+  slaAtRiskMinutes: number;
   /** `POST /alerts/backfill`: most alerts read, and the default lookback in hours (SVC_BACKFILL_MAX_ALERTS, SVC_BACKFILL_LOOKBACK_H). */
   backfill: { maxAlerts: number; lookbackHours: number };
   /** The outbound HTTP edge's SSRF guard (SPEC.md "Authentication"; docs/configuration.md "Outbound edge"). */
@@ -227,6 +233,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exchange: exchangeSettings(env),
     peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 15_000, 100),
     backfill: { maxAlerts: int(env, 'SVC_BACKFILL_MAX_ALERTS', 1000, 1), lookbackHours: int(env, 'SVC_BACKFILL_LOOKBACK_H', 24, 1) },
+    metrics: { token: env.METRICS_TOKEN || null, workerPort: int(env, 'SVC_WORKER_METRICS_PORT', 9101, 0), workerHost: env.SVC_WORKER_METRICS_HOST || '127.0.0.1' },
+    metricsWindowDays: int(env, 'SVC_METRICS_WINDOW_DAYS', 30, 1),
+    slaAtRiskMinutes: int(env, 'SVC_SLA_AT_RISK_MINUTES', 15, 0),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

@@ -23,6 +23,8 @@ import { connectionRoutes } from './connections.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
+import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
+import { metricsRoutes } from './metrics.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
@@ -37,6 +39,7 @@ import { webhookRoutes } from './webhooks.routes.ts';
 
 export function createApp(deps: HttpDeps) {
   const api = new Hono<AppEnv>();
+  api.use('*', deps.metrics.api.middleware);
   // Attachment uploads stream under their own, larger cap (attachments.routes.ts); every
   // other request is held to SVC_MAX_BODY_BYTES.
   api.use(
@@ -52,6 +55,7 @@ export function createApp(deps: HttpDeps) {
     ),
   );
   api.get('/healthz', (c) => c.json({ status: 'ok' }));
+  api.route('/', metricsExpositionRoute(deps));
   api.route('/', webhookRoutes(deps));
 
   const authed = new Hono<AppEnv>();
@@ -76,6 +80,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', caseTemplateRoutes(deps));
   authed.route('/', webhookSourceRoutes(deps));
   authed.route('/', auditRoutes(deps));
+  authed.route('/', metricsRoutes(deps));
 
   api.get(
     '/openapi.json',

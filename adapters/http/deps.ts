@@ -17,6 +17,7 @@ import type { AlertIntake } from '../commands/intake.ts';
 import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { AuditLog } from '../commands/audit.ts';
+import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { ConnectionProbes } from '../connections/probes.ts';
 import type { ConnectionStore } from '../connections/store.ts';
 import type { WebhookSourceStore } from '../webhook-sources/store.ts';
@@ -75,6 +76,12 @@ export type HttpDeps = {
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;
+  /**
+   * The API's Prometheus registry and request middleware, METRICS_TOKEN (null: open), the
+   * default window of the SOC metrics (SVC_METRICS_WINDOW_DAYS) and the SLA risk horizon
+   * (SVC_SLA_AT_RISK_MINUTES).
+   */
+  metrics: { api: ApiMetrics; token: string | null; windowDays: number; atRiskMinutes: number };
   /** Records audit entries for changes outside the event store (adapters/commands/audit.ts). */
   audit: AuditLog;
   /** Read-your-writes: resolves once projections reached `position`. */

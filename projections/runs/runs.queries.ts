@@ -9,7 +9,7 @@ import type { Database } from '../database.ts';
 export type RunFilters = { caseId?: string | undefined; status?: string | undefined; limit: number; offset: number };
 
 /** A run is visible when it belongs to no case or to a case `scope` may see. */
-const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database, 'runs'>) =>
+export const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database, 'runs'>) =>
   eb.or([
     eb('runs.case_id', 'is', null),
     eb.exists(eb.selectFrom('cases').select('cases.id').whereRef('cases.id', '=', 'runs.case_id').where(visibleCases(scope))),

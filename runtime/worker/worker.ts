@@ -10,6 +10,7 @@ import { startCatchUpLoop, type CatchUpLoop } from '../../projections/catch-up.t
 import type { Database } from '../../projections/database.ts';
 import { RUN_JOB } from '../../projections/runs/runs.projection.ts';
 import { driveRun, type RunDriverDeps } from './run-driver.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 export type WorkerOptions = {
   db: Kysely<Database>;
@@ -20,6 +21,8 @@ export type WorkerOptions = {
   /** Runs driven at once by this process. */
   concurrency: number;
   onError: (error: unknown) => void;
+  /** Heartbeat and claim counters (worker-metrics.ts). */
+  metrics: Pick<WorkerMetrics, 'heartbeat' | 'claimed'>;
 };
 
 export type Worker = { wake: () => void; stop: () => Promise<void> };
@@ -50,8 +53,10 @@ export function startWorker(options: WorkerOptions): Worker {
   };
 
   const step = async (): Promise<boolean> => {
+    options.metrics.heartbeat();
     const runId = await claim();
     if (!runId) return false;
+    options.metrics.claimed();
     // One claim found work: the idle loops look for more.
     for (const l of loops) l.wake();
     let owned = true;

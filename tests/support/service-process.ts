@@ -146,6 +146,8 @@ export function engineEnv(identity: { issuer: string; jwks: string }, databaseUr
     SVC_SECRET_KEY: randomBytes(32).toString('base64'),
     SVC_DETECTOR_BOOTSTRAP_SECRET: 'e2e-bootstrap-secret',
     SVC_ALLOW_PRIVATE_TARGETS: 'true',
+    // Tests run many services at once: each worker serves its metrics on a port of its own.
+    SVC_WORKER_METRICS_PORT: '0',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
 }
