@@ -52,7 +52,9 @@ import { auditProjection } from '../projections/audit/audit.projection.ts';
 import { createAuditLog } from '../adapters/commands/audit.ts';
 import { createApiMetrics } from '../adapters/metrics/api-metrics.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
-import { createWorkerMetrics } from './worker/worker-metrics.ts';
+import { createWorkerMetrics, type WorkerMetrics } from './worker/worker-metrics.ts';
+import { createErrorCounts } from '../adapters/diagnostics/error-counts.ts';
+import { createDiagnostics } from './diagnostics.ts';
 import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
 import { attachmentsProjection } from '../projections/attachments/attachments.projection.ts';
@@ -102,10 +104,15 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
 
   let worker: Worker | null = null;
   let metricsServer: MetricsServer | null = null;
+  let workerMetrics: WorkerMetrics | null = null;
+  const errorCounts = createErrorCounts(now);
   let scheduleTicker: ScheduleTicker | null = null;
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
     pollIntervalMs: config.pollIntervalMs,
-    onError: (error) => log.error({ err: error }, 'projector batch failed'),
+    onError: (error) => {
+      errorCounts.record('projector.batch_failed');
+      log.error({ err: error }, 'projector batch failed');
+    },
     onAdvance: (applied) => {
       if (applied.some((e) => e.type === 'run.queued' || e.type === 'gate.decided')) worker?.wake();
     },
@@ -128,7 +135,14 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
   for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');
-  const runbookRefresh = setInterval(() => runbooks.refresh().catch((error) => log.error({ err: error }, 'runbook refresh failed')), config.runbookRefreshMs);
+  const runbookRefresh = setInterval(
+    () =>
+      runbooks.refresh().catch((error) => {
+        errorCounts.record('runbooks.refresh_failed');
+        log.error({ err: error }, 'runbook refresh failed');
+      }),
+    config.runbookRefreshMs,
+  );
 
   const caseConfig: CaseConfig = {
     severities: config.severities,
@@ -189,7 +203,20 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       audit,
       metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
       waitFor,
-      logError: (error, context) => log.error({ err: error, ...context }, 'unhandled error'),
+      logError: (error, context) => {
+        errorCounts.record('http.internal_error');
+        log.error({ err: error, ...context }, 'unhandled error');
+      },
+      diagnostics: createDiagnostics({
+        db,
+        env,
+        errors: errorCounts,
+        now,
+        health: {
+          projector: async () => ({ position: projector.position(), head: await store.headPosition() }),
+          worker: { running: config.role !== 'api', beating: () => workerMetrics !== null && Date.now() - workerMetrics.lastBeatAt() <= config.workerLeaseMs },
+        },
+      }),
     });
     server = await new Promise<ServerType>((resolve) => {
       inFlight = trackInFlight(app.fetch);
@@ -230,9 +257,12 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       runnable: runbooks.runnable,
       now,
       intervalMs: config.scheduleTickMs,
-      onError: (error) => log.error({ err: error }, 'schedule tick failed'),
+      onError: (error) => {
+        errorCounts.record('schedule.tick_failed');
+        log.error({ err: error }, 'schedule tick failed');
+      },
     });
-    const workerMetrics = createWorkerMetrics();
+    workerMetrics = createWorkerMetrics();
     metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
     log.info({ url: metricsServer.url }, 'worker metrics listening');
     worker = startWorker({
@@ -241,7 +271,10 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       leaseMs: config.workerLeaseMs,
       pollIntervalMs: config.pollIntervalMs,
       concurrency: config.workerConcurrency,
-      onError: (error) => log.error({ err: error }, 'worker step failed'),
+      onError: (error) => {
+        errorCounts.record('worker.step_failed');
+        log.error({ err: error }, 'worker step failed');
+      },
       driver: {
         store: workerMetrics.metered(store),
         templates,

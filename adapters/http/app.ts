@@ -25,6 +25,7 @@ import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
 import { metricsRoutes } from './metrics.routes.ts';
+import { diagnosticsRoutes } from './diagnostics.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
@@ -81,6 +82,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', webhookSourceRoutes(deps));
   authed.route('/', auditRoutes(deps));
   authed.route('/', metricsRoutes(deps));
+  authed.route('/', diagnosticsRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -87,4 +87,6 @@ export type HttpDeps = {
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;
   logError: (error: unknown, context: Record<string, unknown>) => void;
+  /** Builds the `suite-diagnostics/v1` document of `GET /diagnostics` (runtime/diagnostics.ts). */
+  diagnostics: () => Promise<Record<string, unknown>>;
 };

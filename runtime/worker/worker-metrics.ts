@@ -21,6 +21,8 @@ import type { ActionLogRow } from '../../domain/runs/events.ts';
 export type WorkerMetrics = {
   registry: Registry;
   heartbeat: () => void;
+  /** Epoch ms of the last heartbeat (0 before the first). */
+  lastBeatAt: () => number;
   claimed: () => void;
   /** `store` with its run-driver appends counted. */
   metered: (store: EventStore) => EventStore;
@@ -41,6 +43,7 @@ export function createWorkerMetrics(): WorkerMetrics {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
     registers,
   });
+  let lastBeat = 0;
   const count = (events: NewEvent[]) => {
     for (const e of events) {
       if (e.type === 'run.finished') runs.inc({ status: String(e.data.status) });
@@ -54,7 +57,11 @@ export function createWorkerMetrics(): WorkerMetrics {
   };
   return {
     registry,
-    heartbeat: () => heartbeat.set(Date.now() / 1000),
+    heartbeat: () => {
+      lastBeat = Date.now();
+      heartbeat.set(lastBeat / 1000);
+    },
+    lastBeatAt: () => lastBeat,
     claimed: () => claimed.inc(),
     metered: (store) => ({
       append: async (streamId, events, expected) => {

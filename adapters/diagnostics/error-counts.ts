@@ -1,0 +1,31 @@
+/**
+ * Error counts by class for `GET /diagnostics` (SPEC.md: "errors are counts by code-named
+ * class, never messages, outputs or target hosts"). Process-local: each process counts
+ * what it saw since it started. Only the class name, a count and two times are kept.
+ */
+
+/** The classes this build counts. */
+export type ErrorClass = 'http.internal_error' | 'projector.batch_failed' | 'worker.step_failed' | 'schedule.tick_failed' | 'runbooks.refresh_failed';
+
+export type ErrorCount = { type: ErrorClass; count: number; firstSeenAt: string; lastSeenAt: string };
+
+export type ErrorCounts = {
+  record: (type: ErrorClass) => void;
+  /** The counts, sorted by class name, so equal states give equal documents. */
+  snapshot: () => ErrorCount[];
+};
+
+export function createErrorCounts(now: () => Date): ErrorCounts {
+  const counts = new Map<ErrorClass, ErrorCount>();
+  return {
+    record: (type) => {
+      const at = now().toISOString();
+      const seen = counts.get(type);
+      if (seen) {
+        seen.count += 1;
+        seen.lastSeenAt = at;
+      } else counts.set(type, { type, count: 1, firstSeenAt: at, lastSeenAt: at });
+    },
+    snapshot: () => [...counts.values()].map((c) => ({ ...c })).sort((a, b) => a.type.localeCompare(b.type)),
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * `GET /diagnostics` (SPEC.md "Metrics, audit, retention, diagnostics"): the
+ * `suite-diagnostics/v1` document (runtime/diagnostics.ts) for install-wide admins
+ * (`svc:admin:read` on exchange tokens). Never cached: it describes this moment.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+
+export function diagnosticsRoutes(deps: HttpDeps) {
+  return new Hono<AppEnv>().get(
+    '/diagnostics',
+    describeRoute({ summary: 'suite-diagnostics/v1: versions, migrations, health, configuration presence and type, error counts by class', tags: ['diagnostics'] }),
+    requirePermission('admin', 'svc:admin:read', deps.permissions, null),
+    async (c) => {
+      c.header('cache-control', 'no-store');
+      return c.json(await deps.diagnostics());
+    },
+  );
+}
