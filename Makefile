@@ -26,3 +26,4 @@ bench: node_modules
 	node --import tsx bench/alert-intake.ts
 	node --import tsx bench/case-list.ts
 	node --import tsx bench/runbook-engine.ts
+	node --import tsx bench/chain-verify.ts

@@ -25,23 +25,30 @@ export type ChainVerifier = {
   result: () => ChainVerdict;
 };
 
+/** Lower-case hex SHA-256 of the UTF-8 bytes of a text. */
+export type Sha256Hex = (text: string) => string;
+
+/** The portable SHA-256 (@noble/hashes); an adapter may pass a native one with the same output. */
+export const sha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text)));
+
 /**
  * Lower-case hex SHA-256 of the UTF-8 bytes of `prevHash` followed by the RFC 8785
  * canonical JSON of `row`. Throws on values JSON cannot carry (NaN, Infinity, BigInt).
  */
-export function chainHash(prevHash: string, row: Record<string, unknown>): string {
+export function chainHash(prevHash: string, row: Record<string, unknown>, hash: Sha256Hex = sha256Hex): string {
   const canonical = canonicalize(row);
   // canonicalize answers undefined only for non-JSON top-level values; a row is an object.
   if (canonical === undefined) throw new TypeError('chain row is not JSON');
-  return bytesToHex(sha256(utf8ToBytes(prevHash + canonical)));
+  return hash(prevHash + canonical);
 }
 
 /**
  * Incremental verifier. `anchor` is the hash the first pushed row must point at:
- * GENESIS_HASH for a whole chain, or a trusted stored hash to verify only a tail.
+ * GENESIS_HASH for a whole chain, or a trusted stored hash to verify only a tail;
+ * `hash` the SHA-256 to use (the portable one by default).
  * `checked` counts the rows examined, including the first broken one.
  */
-export function createChainVerifier(anchor: string = GENESIS_HASH): ChainVerifier {
+export function createChainVerifier(anchor: string = GENESIS_HASH, hash: Sha256Hex = sha256Hex): ChainVerifier {
   let expectedPrev = anchor;
   let checked = 0;
   let brokenAt: number | null = null;
@@ -50,7 +57,7 @@ export function createChainVerifier(anchor: string = GENESIS_HASH): ChainVerifie
       if (brokenAt !== null) return false;
       const index = checked;
       checked += 1;
-      if (entry.prev_hash !== expectedPrev || entry.hash !== chainHash(entry.prev_hash, entry.row)) {
+      if (entry.prev_hash !== expectedPrev || entry.hash !== chainHash(entry.prev_hash, entry.row, hash)) {
         brokenAt = index;
         return false;
       }

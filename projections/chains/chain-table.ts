@@ -7,10 +7,14 @@
  * writer across processes), so reading the last row and inserting the next one in its
  * transaction cannot fork a chain.
  */
+import { createHash } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { ChainName } from '../../domain/audit/chain-rows.ts';
-import { GENESIS_HASH, chainHash, createChainVerifier, type ChainedRow, type ChainVerdict } from '../../domain/shared/hash-chain.ts';
+import { GENESIS_HASH, chainHash, createChainVerifier, type ChainedRow, type ChainVerdict, type Sha256Hex } from '../../domain/shared/hash-chain.ts';
 import type { Database } from '../database.ts';
+
+/** Node's native SHA-256: the same digest as the portable one, several times faster on long chains. */
+const nativeSha256Hex: Sha256Hex = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 type ChainColumns = 'chain_index' | 'event_position' | 'row' | 'prev_hash' | 'hash';
 /** The columns of `chain` besides the chain's own (filters copied out of the row). */
@@ -41,7 +45,7 @@ export async function appendChainRow<C extends ChainName>(
       event_position: position,
       row: JSON.stringify(row),
       prev_hash: prevHash,
-      hash: chainHash(prevHash, row),
+      hash: chainHash(prevHash, row, nativeSha256Hex),
     })
     .execute();
 }
@@ -73,7 +77,7 @@ export type StoredChainRow = ChainedRow & { chain_index: number; event_position:
  * `GET /audit/verify`): `{valid, checked, first_broken_index}`, the index 0-based.
  */
 export async function verifyChainTable(db: Kysely<Database>, chain: ChainName, pageSize = 1000): Promise<ChainVerdict> {
-  const verifier = createChainVerifier();
+  const verifier = createChainVerifier(GENESIS_HASH, nativeSha256Hex);
   for await (const row of chainRows(db, chain, pageSize)) if (!verifier.push(row)) break;
   return verifier.result();
 }
