@@ -5,12 +5,12 @@
  *
  * Series (prefix `svc_`):
  * - `svc_http_requests_total{method, route, status}`: answered requests; `route` is the
- *   matched route pattern (`/cases/:id`), never a concrete path, so ids do not multiply series.
+ *   pattern of the route that answered (`/cases/:id`), never a concrete path, so ids do not
+ *   multiply series; `unmatched` when a middleware answered first (unknown path, refused token).
  * - `svc_http_request_duration_seconds{method, route}`: histogram of handling time.
  * - `svc_projector_position`: the last global event position projected by this process.
  */
 import type { MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type ApiMetrics = {
@@ -45,8 +45,9 @@ export function createApiMetrics(projectorPosition: () => number): ApiMetrics {
       try {
         await next();
       } finally {
-        // The last matched route is the handler's; unmatched paths share one label.
-        const route = c.res.status === 404 && c.req.routePath === '*' ? 'unmatched' : routePath(c, -1);
+        // After next(), routePath names the handler that answered. A wildcard means a
+        // middleware answered before any route did (an unknown path, a refused token).
+        const route = c.req.routePath.endsWith('*') ? 'unmatched' : c.req.routePath;
         requests.inc({ method: c.req.method, route, status: String(c.res.status) });
         duration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
       }

@@ -57,6 +57,7 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     expect((await callAs(svc, blue, 'GET', `/cases/${opened.body.id}`)).status).toBe(200);
     expect((await scrape(`${svc.url}/metrics`, null)).status).toBe(401);
     expect((await scrape(`${svc.url}/metrics`, 'wrong')).status).toBe(401);
+    expect((await scrape(`${svc.url}/no-such-route`, null)).status).toBe(401);
     const ok = await scrape(`${svc.url}/metrics`, TOKEN);
     expect(ok.status).toBe(200);
     expect(ok.type).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -64,7 +65,10 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     const requests = family(families, 'svc_http_requests_total');
     expect(requests?.type).toBe('COUNTER');
     expect(requests?.metrics).toContainEqual({ value: '1', labels: { method: 'GET', route: '/cases/:id', status: '200' } });
+    expect(requests?.metrics.map((m) => m.labels?.route)).toEqual(expect.arrayContaining(['/metrics', '/cases', 'unmatched']));
+    expect(requests?.metrics.every((m) => !m.labels?.route?.endsWith('*'))).toBe(true);
     expect(ok.text).not.toContain(opened.body.id);
+    expect(ok.text).not.toContain('no-such-route');
     expect(family(families, 'svc_http_request_duration_seconds')?.type).toBe('HISTOGRAM');
     expect(Number(family(families, 'svc_projector_position')?.metrics[0]?.value)).toBeGreaterThan(0);
     expect(family(families, 'process_cpu_seconds_total')).toBeDefined();
