@@ -53,7 +53,7 @@ import { createAuditLog } from '../adapters/commands/audit.ts';
 import { createApiMetrics } from '../adapters/metrics/api-metrics.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker/worker-metrics.ts';
-import { createErrorCounts } from '../adapters/diagnostics/error-counts.ts';
+import { createErrorCounts, type ErrorClass } from '../adapters/diagnostics/error-counts.ts';
 import { createDiagnostics } from './diagnostics.ts';
 import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
@@ -106,13 +106,15 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let metricsServer: MetricsServer | null = null;
   let workerMetrics: WorkerMetrics | null = null;
   const errorCounts = createErrorCounts(now);
+  /** Logs a failure and counts it by class for `GET /diagnostics`. */
+  const failure = (type: ErrorClass, message: string) => (error: unknown, context: Record<string, unknown> = {}) => {
+    errorCounts.record(type);
+    log.error({ err: error, ...context }, message);
+  };
   let scheduleTicker: ScheduleTicker | null = null;
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
     pollIntervalMs: config.pollIntervalMs,
-    onError: (error) => {
-      errorCounts.record('projector.batch_failed');
-      log.error({ err: error }, 'projector batch failed');
-    },
+    onError: failure('projector.batch_failed', 'projector batch failed'),
     onAdvance: (applied) => {
       if (applied.some((e) => e.type === 'run.queued' || e.type === 'gate.decided')) worker?.wake();
     },
@@ -135,14 +137,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
   for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');
-  const runbookRefresh = setInterval(
-    () =>
-      runbooks.refresh().catch((error) => {
-        errorCounts.record('runbooks.refresh_failed');
-        log.error({ err: error }, 'runbook refresh failed');
-      }),
-    config.runbookRefreshMs,
-  );
+  const runbookRefresh = setInterval(() => runbooks.refresh().catch(failure('runbooks.refresh_failed', 'runbook refresh failed')), config.runbookRefreshMs);
 
   const caseConfig: CaseConfig = {
     severities: config.severities,
@@ -203,10 +198,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       audit,
       metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
       waitFor,
-      logError: (error, context) => {
-        errorCounts.record('http.internal_error');
-        log.error({ err: error, ...context }, 'unhandled error');
-      },
+      logError: failure('http.internal_error', 'unhandled error'),
       diagnostics: createDiagnostics({
         db,
         env,
@@ -257,10 +249,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       runnable: runbooks.runnable,
       now,
       intervalMs: config.scheduleTickMs,
-      onError: (error) => {
-        errorCounts.record('schedule.tick_failed');
-        log.error({ err: error }, 'schedule tick failed');
-      },
+      onError: failure('schedule.tick_failed', 'schedule tick failed'),
     });
     workerMetrics = createWorkerMetrics();
     metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
@@ -271,10 +260,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       leaseMs: config.workerLeaseMs,
       pollIntervalMs: config.pollIntervalMs,
       concurrency: config.workerConcurrency,
-      onError: (error) => {
-        errorCounts.record('worker.step_failed');
-        log.error({ err: error }, 'worker step failed');
-      },
+      onError: failure('worker.step_failed', 'worker step failed'),
       driver: {
         store: workerMetrics.metered(store),
         templates,

@@ -28,7 +28,7 @@ const slugParam = v.object({ slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$
 export function runbookRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
   // Runbooks are install-wide: a team grant cannot change what every team's alerts run.
-  const manage = [requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions, null)] as const;
+  const manage = requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions, null);
   const setEnabled = async (principal: Principal, slug: string, enabled: boolean) => {
     const runbook = await deps.runbooks.setEnabled(slug, enabled);
     await recordAudit(deps, principal, { action: enabled ? 'runbook.enable' : 'runbook.disable', target: { type: 'runbook', id: slug }, detail: { version: runbook.version } });
@@ -44,7 +44,7 @@ export function runbookRoutes(deps: HttpDeps) {
       validate('json', yamlBody),
       (c) => c.json({ errors: deps.runbooks.validate(c.req.valid('json').yaml_text) }),
     )
-    .post('/runbooks/sync', describeRoute({ summary: 'Pull the runbook Git source, or reload the local runbooks directory', tags: ['runbooks'] }), ...manage, async (c) => {
+    .post('/runbooks/sync', describeRoute({ summary: 'Pull the runbook Git source, or reload the local runbooks directory', tags: ['runbooks'] }), manage, async (c) => {
       const sync = async () => {
         if (!deps.runbookGit) return { source: 'directory', report: await deps.runbooks.syncDirectory() };
         const checkout = await fetchGitSource(deps.runbookGit.source, deps.runbookGit.proxy);
@@ -68,7 +68,7 @@ export function runbookRoutes(deps: HttpDeps) {
     .post(
       '/runbooks/:slug',
       describeRoute({ summary: 'Create or update a runbook', tags: ['runbooks'] }),
-      ...manage,
+      manage,
       validate('param', slugParam),
       requireJson,
       validate('json', yamlBody),
@@ -85,10 +85,10 @@ export function runbookRoutes(deps: HttpDeps) {
         return c.json(saved, saved.created ? 201 : 200);
       },
     )
-    .post('/runbooks/:slug/enable', describeRoute({ summary: 'Enable a runbook', tags: ['runbooks'] }), ...manage, validate('param', slugParam), async (c) =>
+    .post('/runbooks/:slug/enable', describeRoute({ summary: 'Enable a runbook', tags: ['runbooks'] }), manage, validate('param', slugParam), async (c) =>
       c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, true)),
     )
-    .post('/runbooks/:slug/disable', describeRoute({ summary: 'Disable a runbook', tags: ['runbooks'] }), ...manage, validate('param', slugParam), async (c) =>
+    .post('/runbooks/:slug/disable', describeRoute({ summary: 'Disable a runbook', tags: ['runbooks'] }), manage, validate('param', slugParam), async (c) =>
       c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, false)),
     );
 }

@@ -3,7 +3,7 @@
  * the next row of the hash-chained `audit_log`, in global event order.
  */
 import { chainRowOf } from '../../domain/audit/chain-rows.ts';
-import { AUDIT_RECORDED, type AuditEntry } from '../../domain/audit/events.ts';
+import type { AuditEntry } from '../../domain/audit/events.ts';
 import { appendChainRow } from '../chains/chain-table.ts';
 import type { Projection } from '../projector.ts';
 
@@ -11,9 +11,8 @@ export const auditProjection: Projection = {
   name: 'audit',
   apply: async (trx, batch) => {
     for (const recorded of batch) {
-      if (recorded.type !== AUDIT_RECORDED) continue;
       const entry = chainRowOf(recorded);
-      if (entry === null) continue;
+      if (entry?.chain !== 'audit_log') continue;
       const e = recorded.data as AuditEntry;
       await appendChainRow(trx, 'audit_log', recorded.globalPosition, entry.row, {
         entry_id: e.id,

@@ -14,7 +14,7 @@ import { GENESIS_HASH, chainHash, createChainVerifier, type ChainedRow, type Cha
 import type { Database } from '../database.ts';
 
 /** Node's native SHA-256: the same digest as the portable one, several times faster on long chains. */
-const nativeSha256Hex: Sha256Hex = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+export const nativeSha256Hex: Sha256Hex = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 type ChainColumns = 'chain_index' | 'event_position' | 'row' | 'prev_hash' | 'hash';
 /** The columns of `chain` besides the chain's own (filters copied out of the row). */

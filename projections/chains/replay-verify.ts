@@ -13,7 +13,7 @@ import { chainRowOf, type ChainName } from '../../domain/audit/chain-rows.ts';
 import { GENESIS_HASH, chainHash } from '../../domain/shared/hash-chain.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { Database } from '../database.ts';
-import { chainRows, type StoredChainRow } from './chain-table.ts';
+import { chainRows, nativeSha256Hex, type StoredChainRow } from './chain-table.ts';
 
 /** Per chain: rows recomputed from events, and the first chain index where the table differs (null: none). */
 export type ReplayVerdict = { valid: boolean; replayed: number; first_mismatch_index: number | null };
@@ -50,7 +50,7 @@ function createReplayCheck(stored: AsyncGenerator<StoredChainRow>) {
     async next(position: number, row: Record<string, unknown>): Promise<void> {
       const index = replayed;
       replayed += 1;
-      const hash = chainHash(prevHash, row);
+      const hash = chainHash(prevHash, row, nativeSha256Hex);
       const actual = (await stored.next()).value as StoredChainRow | undefined;
       const same =
         actual !== undefined &&

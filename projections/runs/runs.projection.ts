@@ -105,7 +105,7 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
         .where('run_id', '=', d.run_id)
         .where('step_id', '=', d.step_id)
         .execute();
-      await appendToChain(trx, recorded, d.log);
+      await appendToChain(trx, recorded);
       return;
     }
     case 'step.goto':
@@ -136,12 +136,12 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
         await trx.updateTable('runs').set({ status: 'running' }).where('id', '=', d.run_id).execute();
         await setJobDue(trx, d.run_id, d.at);
       }
-      await appendToChain(trx, recorded, d.log);
+      await appendToChain(trx, recorded);
       return;
     }
     case 'runbook.approval_expired':
       await settleGate(trx, event.data.run_id, event.data.step_id, { status: 'expired', decided_by: null, decided_at: event.data.at, note: null });
-      await appendToChain(trx, recorded, event.data.log);
+      await appendToChain(trx, recorded);
       return;
     case 'run.finished':
       await trx
@@ -168,8 +168,8 @@ async function settleGate(
 }
 
 /** Chains the action-log row `recorded` carries (domain/audit/chain-rows.ts). */
-async function appendToChain(trx: Kysely<Database>, recorded: RecordedEvent, log: { run_id: string; step_id: string }): Promise<void> {
+async function appendToChain(trx: Kysely<Database>, recorded: RecordedEvent): Promise<void> {
   const entry = chainRowOf(recorded);
-  if (entry === null) return;
-  await appendChainRow(trx, 'action_log', recorded.globalPosition, entry.row, { run_id: log.run_id, step_id: log.step_id });
+  if (entry?.chain !== 'action_log') return;
+  await appendChainRow(trx, 'action_log', recorded.globalPosition, entry.row, { run_id: String(entry.row.run_id), step_id: String(entry.row.step_id) });
 }
