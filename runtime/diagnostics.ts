@@ -13,8 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Migrator, type Kysely } from 'kysely';
-import { sql } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import type { ErrorCounts } from '../adapters/diagnostics/error-counts.ts';
 import type { Database } from '../projections/database.ts';
 import { migrationProvider } from '../projections/migrations/index.ts';
@@ -62,6 +61,10 @@ export type HealthProbes = {
 
 export type DiagnosticsDeps = { db: Kysely<Database>; env: NodeJS.ProcessEnv; errors: ErrorCounts; health: HealthProbes; now: () => Date };
 
+/**
+ * Reads the versions once, then returns a builder of the document; each call queries the
+ * migrations and health. A failing health probe reports `unavailable`, never throws.
+ */
 export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<Record<string, unknown>> {
   const versions = {
     module: versionOf(repoRoot),

@@ -10,6 +10,7 @@ import { metricsAuthorized } from '../adapters/metrics/bearer.ts';
 
 export type MetricsServer = { url: string; close: () => Promise<void> };
 
+/** Listens on `host`:`port` (0: a free port); resolves with the scrape URL, rejects when the port cannot be bound. */
 export async function startMetricsServer(options: { registry: Registry; token: string | null; host: string; port: number }): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {

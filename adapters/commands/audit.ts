@@ -22,6 +22,7 @@ export type AuditLog = {
   record: (input: AuditInput) => Promise<number>;
 };
 
+/** The audit log writer over `store`; entry ids from `ids`, times from `now` (RFC 3339). Never throws while building a write; `record` rejects when the append fails. */
 export function createAuditLog(deps: { store: EventStore; ids: () => string; now: () => Date }): AuditLog {
   const write = (input: AuditInput): StreamWrite => {
     const entry: AuditEntry = { id: deps.ids(), at: deps.now().toISOString(), ...input };

@@ -15,6 +15,7 @@ export type ErrorCounts = {
   snapshot: () => ErrorCount[];
 };
 
+/** An empty, process-local counter; `now` stamps `firstSeenAt`/`lastSeenAt` (RFC 3339). */
 export function createErrorCounts(now: () => Date): ErrorCounts {
   const counts = new Map<ErrorClass, ErrorCount>();
   return {

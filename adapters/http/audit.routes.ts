@@ -27,6 +27,7 @@ const auditQuery = v.object({
   target_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
 });
 
+/** `GET /audit` and `GET /audit/verify`; 403 `forbidden` without a realm admin grant, 422 on a bad query. */
 export function auditRoutes(deps: HttpDeps) {
   const admin = requirePermission('admin', 'svc:admin:read', deps.permissions, null);
   return new Hono<AppEnv>()

@@ -11,6 +11,10 @@ import type { HttpDeps } from './deps.ts';
 /** The change's non-secret facts; the caller decides what is safe to name (keys, never secret values). */
 export type AuditedChange = { action: AuditAction; target: AuditTarget | null; team?: string | null; detail: Record<string, unknown> };
 
+/**
+ * Appends `change` as an audit entry by `principal` and waits until it is projected.
+ * Rejects (the route answers 500) when the append fails; the change itself stays.
+ */
 export async function recordAudit(deps: Pick<HttpDeps, 'audit' | 'waitFor'>, principal: Principal, change: AuditedChange): Promise<void> {
   const position = await deps.audit.record({ action: change.action, actor: auditActorOf(principal), target: change.target, team: change.team ?? null, detail: change.detail });
   await deps.waitFor(position);

@@ -9,6 +9,7 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 
+/** `GET /diagnostics`; 403 `forbidden` without a realm admin grant. */
 export function diagnosticsRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>().get(
     '/diagnostics',

@@ -11,6 +11,7 @@ import { metricsAuthorized } from '../metrics/bearer.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 
+/** `GET /metrics` as Prometheus text (`text/plain; version=0.0.4`); 401 `unauthenticated` without the configured token. */
 export function metricsExpositionRoute(deps: Pick<HttpDeps, 'metrics'>) {
   const { api, token } = deps.metrics;
   return new Hono<AppEnv>().get(

@@ -19,6 +19,7 @@ const MAX_WINDOW_DAYS = 365;
 
 const windowQuery = v.object({ days: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(MAX_WINDOW_DAYS))) });
 
+/** `GET /metrics/overview` and `/metrics/gate`; 422 when `days` is not an integer in 1..365. */
 export function metricsRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const { windowDays, atRiskMinutes } = deps.metrics;

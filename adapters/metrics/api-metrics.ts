@@ -19,6 +19,7 @@ export type ApiMetrics = {
   middleware: MiddlewareHandler;
 };
 
+/** A fresh registry with the series above; `projectorPosition` is read at each scrape. */
 export function createApiMetrics(projectorPosition: () => number): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

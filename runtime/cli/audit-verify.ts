@@ -15,6 +15,7 @@ import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../migrate.ts';
 
+/** Writes the report to `out` and resolves with the exit status (0 intact, 1 not); rejects when the database cannot be opened. */
 export async function runAuditVerify(config: Config, out: NodeJS.WritableStream): Promise<number> {
   const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
   try {

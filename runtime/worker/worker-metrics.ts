@@ -28,6 +28,7 @@ export type WorkerMetrics = {
   metered: (store: EventStore) => EventStore;
 };
 
+/** A fresh registry with the series above, all at zero; the heartbeat gauge is unset until the first claim attempt. */
 export function createWorkerMetrics(): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
