@@ -1,9 +1,10 @@
 /**
  * The worker's private metrics port (SPEC.md "Metrics": port 9101, the same credential
  * as the API's `GET /metrics`): a bare node:http server answering `GET /metrics` with the
- * registry's Prometheus text exposition and 404 to everything else.
+ * registry's Prometheus text exposition. Refusals use the API's error shape
+ * `{detail, code, params}`: 401 `unauthenticated`, 404 `not_found`, 500 `internal_error`.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { metricsAuthorized } from '../adapters/metrics/bearer.ts';
@@ -12,18 +13,14 @@ export type MetricsServer = { url: string; close: () => Promise<void> };
 
 /** Listens on `host`:`port` (0: a free port); resolves with the scrape URL, rejects when the port cannot be bound. */
 export async function startMetricsServer(options: { registry: Registry; token: string | null; host: string; port: number }): Promise<MetricsServer> {
+  const refuse = (res: ServerResponse, status: number, code: string, detail: string, headers: Record<string, string> = {}) =>
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ detail, code, params: {} }));
   const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    if (!metricsAuthorized(req.headers.authorization, options.token)) {
-      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('metrics token required\n');
-      return;
-    }
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return refuse(res, 404, 'not_found', 'only GET /metrics is served here');
+    if (!metricsAuthorized(req.headers.authorization, options.token)) return refuse(res, 401, 'unauthenticated', 'metrics token required', { 'www-authenticate': 'Bearer' });
     options.registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(text),
-      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n'),
+      () => refuse(res, 500, 'internal_error', 'internal error'),
     );
   });
   await new Promise<void>((resolve, reject) => {

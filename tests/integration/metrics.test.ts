@@ -91,7 +91,9 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
 
     const workerUrl = svc.service.workerMetricsUrl();
     expect(workerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
-    expect((await scrape(workerUrl!, null)).status).toBe(401);
+    const refused = await scrape(workerUrl!, null);
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.text)).toEqual({ detail: 'metrics token required', code: 'unauthenticated', params: {} });
     const families = parsePrometheusTextFormat((await scrape(workerUrl!, TOKEN)).text);
     const runs = family(families, 'svc_worker_runs_finished_total')?.metrics ?? [];
     expect(runs).toContainEqual({ value: '2', labels: { status: 'succeeded' } });
