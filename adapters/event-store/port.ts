@@ -28,6 +28,16 @@ export class StreamVersionConflict extends DomainError {
   }
 }
 
+/**
+ * A retention purge (DESIGN.md: deletion is the one exception, and it is itself recorded):
+ * `streamIds` are deleted whole and `record` appended, in one transaction. `guard` is the
+ * stream whose state decided the purge; it must still be at `expectedVersion`.
+ */
+export type StreamPurge = { guard: { streamId: string; expectedVersion: number }; streamIds: string[]; record: StreamWrite[] };
+
+/** Result of a purge: the record's append result and how many events were deleted. */
+export type PurgeResult = AppendResult & { eventsDeleted: number };
+
 export interface EventStore {
   /** Appends events to one stream. Throws StreamVersionConflict on a version mismatch. */
   append(streamId: string, events: NewEvent[], expectedVersion: ExpectedVersion): Promise<AppendResult>;
@@ -39,6 +49,11 @@ export interface EventStore {
   readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]>;
   /** The highest committed global position (0 when empty). */
   headPosition(): Promise<number>;
+  /**
+   * Deletes `purge.streamIds` and appends `purge.record` atomically. Throws
+   * StreamVersionConflict, changing nothing, when the guard or a record stream moved.
+   */
+  purge(purge: StreamPurge): Promise<PurgeResult>;
   /** Registers a wake-up callback fired after appends commit in this process; returns an unsubscribe. */
   onAppended(listener: (lastPosition: number) => void): () => void;
 }

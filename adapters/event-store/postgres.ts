@@ -19,12 +19,26 @@ import {
   type EventStore,
   type ExpectedVersion,
   type NewEvent,
+  type PurgeResult,
+  type StreamPurge,
   type StreamWrite,
 } from './port.ts';
 
 /** Advisory lock key shared by every appender of this database ('svc-evts'). */
 export const APPEND_LOCK_KEY = 0x7376_632d_6576_7473n;
 const ROWS_PER_INSERT = 1000;
+
+type EventRow = { stream_id: string; stream_version: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
+
+/** One multi-row INSERT of `rows` (at most ROWS_PER_INSERT); their positions come back. */
+function insertEvents(trx: Kysely<Database>, rows: EventRow[]) {
+  if (rows.length === 0) return Promise.resolve([]);
+  return trx
+    .insertInto('events')
+    .values(rows.map((r) => ({ ...r, data: JSON.stringify(r.data), metadata: JSON.stringify(r.metadata) })))
+    .returning(['global_position', 'stream_id', 'stream_version'])
+    .execute();
+}
 
 type Pending = {
   writes: StreamWrite[];
@@ -98,6 +112,33 @@ export class PostgresEventStore implements EventStore {
     return row?.head == null ? 0 : Number(row.head);
   }
 
+  async purge(purge: StreamPurge): Promise<PurgeResult> {
+    const checked = [{ streamId: purge.guard.streamId, expectedVersion: purge.guard.expectedVersion }, ...purge.record];
+    const result = await this.db.transaction().execute(async (trx) => {
+      const { rows: current } = await sql<{ stream_id: string; version: number }>`
+        select stream_id, version from svc_append_lock(${APPEND_LOCK_KEY}::bigint, ${checked.map((w) => w.streamId)}::text[])`.execute(trx);
+      const versions = new Map(current.map((r) => [r.stream_id, Number(r.version)]));
+      for (const w of checked) {
+        const actual = versions.get(w.streamId) ?? 0;
+        if (w.expectedVersion !== 'any' && w.expectedVersion !== actual) throw new StreamVersionConflict(w.streamId, w.expectedVersion, actual);
+      }
+      const deleted = await trx.deleteFrom('events').where('stream_id', 'in', purge.streamIds).executeTakeFirst();
+      const rows = purge.record.flatMap((w) => {
+        const from = versions.get(w.streamId) ?? 0;
+        return w.events.map((e, i) => ({ stream_id: w.streamId, stream_version: from + i + 1, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} }));
+      });
+      const inserted = await insertEvents(trx, rows);
+      const appended: PurgeResult = { lastPosition: 0, versions: {}, eventsDeleted: Number(deleted.numDeletedRows) };
+      for (const r of inserted) {
+        appended.lastPosition = Math.max(appended.lastPosition, Number(r.global_position));
+        appended.versions[r.stream_id] = Math.max(appended.versions[r.stream_id] ?? 0, r.stream_version);
+      }
+      return appended;
+    });
+    for (const l of this.listeners) l(result.lastPosition);
+    return result;
+  }
+
   onAppended(listener: (lastPosition: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -141,7 +182,7 @@ export class PostgresEventStore implements EventStore {
         select stream_id, version from svc_append_lock(${APPEND_LOCK_KEY}::bigint, ${streamIds}::text[])`.execute(trx);
       const versions = new Map(current.map((r) => [r.stream_id, Number(r.version)]));
 
-      const rows: { stream_id: string; stream_version: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }[] = [];
+      const rows: EventRow[] = [];
       const owners: Pending[] = [];
       for (const pending of batch) {
         const conflictFound = pending.writes.find((w) => {
@@ -171,19 +212,7 @@ export class PostgresEventStore implements EventStore {
 
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-        const inserted = await trx
-          .insertInto('events')
-          .values(
-            chunk.map((r) => ({
-              stream_id: r.stream_id,
-              stream_version: r.stream_version,
-              type: r.type,
-              data: JSON.stringify(r.data),
-              metadata: JSON.stringify(r.metadata),
-            })),
-          )
-          .returning(['global_position', 'stream_id', 'stream_version'])
-          .execute();
+        const inserted = await insertEvents(trx, chunk);
         const byKey = new Map(inserted.map((r) => [`${r.stream_id}\u0000${r.stream_version}`, Number(r.global_position)]));
         chunk.forEach((r, j) => {
           const position = byKey.get(`${r.stream_id}\u0000${r.stream_version}`) ?? 0;

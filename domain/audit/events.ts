@@ -13,7 +13,7 @@ import type { Event } from '../shared/messages.ts';
 /**
  * The actions this build records. SPEC.md names `case.acknowledge` (and AI, MCP and
  * response-policy actions, recorded once those features exist); the rest are the
- * admin changes the issue asks to audit.
+ * admin changes the issue asks to audit, and each case a retention sweep purged.
  */
 export const auditActions = [
   'case.acknowledge',
@@ -29,6 +29,7 @@ export const auditActions = [
   'runbook.enable',
   'runbook.disable',
   'runbook.sync',
+  'retention.case_purge',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

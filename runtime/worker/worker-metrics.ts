@@ -78,6 +78,7 @@ export function createWorkerMetrics(): WorkerMetrics {
       readStream: (streamId) => store.readStream(streamId),
       readAll: (after, limit) => store.readAll(after, limit),
       headPosition: () => store.headPosition(),
+      purge: (purge) => store.purge(purge),
       onAppended: (listener) => store.onAppended(listener),
     }),
   };

@@ -95,6 +95,41 @@ describe.each(engines)('event store on $name', (engine) => {
     expect(await ctx.store.headPosition()).toBe(after[2]?.globalPosition);
   });
 
+  it('purges whole streams and appends the record in one step, counting what it deleted', async () => {
+    await ctx.store.append('s-purge-case', [ev(1), ev(2)], 0);
+    await ctx.store.append('s-purge-task', [ev(3)], 0);
+    await ctx.store.append('s-purge-keep', [ev(4)], 0);
+    const woken: number[] = [];
+    const off = ctx.store.onAppended((p) => woken.push(p));
+    const result = await ctx.store.purge({
+      guard: { streamId: 's-purge-case', expectedVersion: 2 },
+      streamIds: ['s-purge-case', 's-purge-task'],
+      record: [{ streamId: 's-purge-record', events: [ev(5)], expectedVersion: 0 }],
+    });
+    off();
+    expect(result.eventsDeleted).toBe(3);
+    expect(result.versions).toEqual({ 's-purge-record': 1 });
+    expect(woken).toEqual([result.lastPosition]);
+    expect(await ctx.store.readStream('s-purge-case')).toEqual([]);
+    expect(await ctx.store.readStream('s-purge-task')).toEqual([]);
+    expect((await ctx.store.readStream('s-purge-keep')).map((e) => e.data.n)).toEqual([4]);
+    expect((await ctx.store.readStream('s-purge-record'))[0]?.globalPosition).toBe(result.lastPosition);
+    expect(await ctx.store.headPosition()).toBe(result.lastPosition);
+  });
+
+  it('refuses a purge whose guard stream moved, and deletes and appends nothing', async () => {
+    await ctx.store.append('s-purge-moved', [ev(1), ev(2)], 0);
+    await expect(
+      ctx.store.purge({ guard: { streamId: 's-purge-moved', expectedVersion: 1 }, streamIds: ['s-purge-moved'], record: [{ streamId: 's-purge-moved-record', events: [ev(3)], expectedVersion: 0 }] }),
+    ).rejects.toBeInstanceOf(StreamVersionConflict);
+    await ctx.store.append('s-purge-twice-record', [ev(1)], 0);
+    await expect(
+      ctx.store.purge({ guard: { streamId: 's-purge-moved', expectedVersion: 2 }, streamIds: ['s-purge-moved'], record: [{ streamId: 's-purge-twice-record', events: [ev(3)], expectedVersion: 0 }] }),
+    ).rejects.toBeInstanceOf(StreamVersionConflict);
+    expect(await ctx.store.readStream('s-purge-moved')).toHaveLength(2);
+    expect(await ctx.store.readStream('s-purge-moved-record')).toEqual([]);
+  });
+
   it('delivers every event exactly once, in order, to a catch-up subscription under concurrent appends', async () => {
     const start = await ctx.store.headPosition();
     const seen: RecordedEvent[] = [];
