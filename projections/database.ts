@@ -9,6 +9,8 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A nullable timestamp a row may be inserted without. */
+type OptionalTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T extends object | null> = JSONColumnType<T, string, string>;
 
 export interface EventsTable {
@@ -348,6 +350,20 @@ export interface WebhookSourcesTable {
   updated_at: Timestamp;
 }
 
+/** Sweep state of one retained resource (migration 0022). */
+export interface RetentionStateTable {
+  resource: string;
+  next_sweep_at: Timestamp;
+  last_sweep_at: OptionalTimestamp;
+  /** Cases the last sweep purged. */
+  last_deleted: Generated<number>;
+  total_deleted: Generated<number>;
+  backlog: Generated<boolean>;
+  /** Error class of the last failed sweep (never a message: it could name data). */
+  last_error: Generated<string | null>;
+  last_error_at: OptionalTimestamp;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -375,4 +391,5 @@ export interface Database {
   used_token_ids: UsedTokenIdsTable;
   connections: ConnectionsTable;
   webhook_sources: WebhookSourcesTable;
+  retention_state: RetentionStateTable;
 }

@@ -66,6 +66,10 @@ import { loadSecretKey } from './secret-key.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
 import { startScheduleTicker, type ScheduleTicker } from './worker/schedule-tick.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
+import { createRetentionSweeper, startRetentionLoop } from './worker/retention-sweep.ts';
+import { createRetentionCommands } from '../adapters/commands/retention.ts';
+import { retentionProjection } from '../projections/retention/retention.projection.ts';
+import { resolveRetentionPolicy, retentionCutoff } from '../domain/retention/policy.ts';
 
 /** How long shutdown lets requests in flight finish before closing the database, ms. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -112,7 +116,10 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     log.error({ err: error, ...context }, message);
   };
   let scheduleTicker: ScheduleTicker | null = null;
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection], {
+  let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
+  const retentionPolicy = resolveRetentionPolicy(config.retention);
+  const files = createFilesystemStore(join(config.dataDir, 'attachments'));
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
     onAdvance: (applied) => {
@@ -177,7 +184,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       caseAlerts: createCaseAlertCommands({ store, db, now, ids, config: caseConfig }),
       tasks: createTaskCommands({ store, db, ids, now, permissions }),
       caseFiles: createCaseFileCommands({ store, db, ids, now }),
-      files: createFilesystemStore(join(config.dataDir, 'attachments')),
+      files,
       attachmentMaxBytes: config.attachmentMaxBytes,
       permissions,
       verifier,
@@ -198,6 +205,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       audit,
       metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
       waitFor,
+      retentionPolicy,
       logError: failure('http.internal_error', 'unhandled error'),
       diagnostics: createDiagnostics({
         db,
@@ -251,6 +259,19 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       intervalMs: config.scheduleTickMs,
       onError: failure('schedule.tick_failed', 'schedule tick failed'),
     });
+    if (retentionCutoff(retentionPolicy, now()) !== null) {
+      const sweeper = createRetentionSweeper({
+        db,
+        policy: retentionPolicy,
+        closedStatuses: config.closedStatuses,
+        commands: createRetentionCommands({ db, store, audit, now }),
+        files,
+        waitFor: (position) => projector.waitFor(position),
+        now,
+        holdMs: config.workerLeaseMs,
+      });
+      retentionLoop = startRetentionLoop(sweeper, db, failure('retention.sweep_failed', 'retention sweep failed'));
+    } else log.warn({ cause: retentionPolicy.cause, enabled: retentionPolicy.enabled }, 'retention sweeping is off');
     workerMetrics = createWorkerMetrics();
     metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
     log.info({ url: metricsServer.url }, 'worker metrics listening');
@@ -290,6 +311,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       await inFlight?.idle(SHUTDOWN_GRACE_MS);
       clearInterval(runbookRefresh);
       await scheduleTicker?.stop();
+      await retentionLoop?.stop();
       await worker?.stop();
       await metricsServer?.close();
       await outbound.close();

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
 import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
 import type { ExchangeSettings } from '../adapters/exchange/client.ts';
+import type { RetentionSettings } from '../domain/retention/policy.ts';
 
 export type Config = {
   port: number;
@@ -74,6 +75,8 @@ export type Config = {
   slaAtRiskMinutes: number;
   /** `POST /alerts/backfill`: most alerts read, and the default lookback in hours (SVC_BACKFILL_MAX_ALERTS, SVC_BACKFILL_LOOKBACK_H). */
   backfill: { maxAlerts: number; lookbackHours: number };
+  /** Closed-case retention (SVC_RETENTION_*, SVC_REALM; docs/operations.md "Retention"). */
+  retention: RetentionSettings;
   /** The outbound HTTP edge's SSRF guard (SPEC.md "Authentication"; docs/configuration.md "Outbound edge"). */
   outbound: OutboundConfig;
   logLevel: string;
@@ -156,6 +159,40 @@ function exchangeSettings(env: NodeJS.ProcessEnv): ExchangeSettings | null {
   return { tokenUrl: `${identity.origin}${identity.pathname.replace(/\/+$/, '')}${path}`, clientId: env.SVC_EXCHANGE_CLIENT_ID || 'svc', clientSecret };
 }
 
+/** A boolean variable: true, 1, false or 0; `fallback` when unset. */
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (!['true', '1', 'false', '0'].includes(raw)) throw new Error(`${name} must be true, 1, false or 0`);
+  return raw === 'true' || raw === '1';
+}
+
+/**
+ * SVC_RETENTION_*: the bounds must hold `1 <= min <= default <= max`; the override
+ * SVC_RETENTION_DAYS may lie outside them (the policy then reports the window as
+ * unavailable instead of refusing to start), but must be a whole number.
+ */
+function retentionSettings(env: NodeJS.ProcessEnv): RetentionSettings {
+  const minDays = int(env, 'SVC_RETENTION_MIN_DAYS', 30, 1);
+  const defaultDays = int(env, 'SVC_RETENTION_DEFAULT_DAYS', 365, 1);
+  const maxDays = int(env, 'SVC_RETENTION_MAX_DAYS', 3650, 1);
+  if (!(minDays <= defaultDays && defaultDays <= maxDays)) {
+    throw new Error('SVC_RETENTION_MIN_DAYS <= SVC_RETENTION_DEFAULT_DAYS <= SVC_RETENTION_MAX_DAYS must hold');
+  }
+  const override = env.SVC_RETENTION_DAYS === undefined || env.SVC_RETENTION_DAYS === '' ? null : int(env, 'SVC_RETENTION_DAYS', 0, 0);
+  return {
+    enabled: bool(env, 'SVC_RETENTION_ENABLED', true),
+    class: env.SVC_RETENTION_CLASS || 'case_records',
+    realm: env.SVC_REALM || 'default',
+    defaultDays,
+    minDays,
+    maxDays,
+    overrideDays: override,
+    sweepIntervalHours: int(env, 'SVC_RETENTION_SWEEP_INTERVAL_HOURS', 24, 1),
+    batchLimit: int(env, 'SVC_RETENTION_BATCH_LIMIT', 500, 1),
+  };
+}
+
 /** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
 function gitSource(env: NodeJS.ProcessEnv): GitSourceConfig | null {
   const url = env.SVC_RUNBOOKS_GIT_URL;
@@ -229,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),
+    retention: retentionSettings(env),
     outbound: outboundConfig(env),
     exchange: exchangeSettings(env),
     peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 15_000, 100),

@@ -43,6 +43,8 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_CONNECTION_ROTATION_OVERLAP_H: 'integer', SVC_CONNECTION_TEST_TIMEOUT_MS: 'integer', SVC_PEER_TIMEOUT_MS: 'integer',
   SVC_BACKFILL_MAX_ALERTS: 'integer', SVC_BACKFILL_LOOKBACK_H: 'integer',
   SVC_WORKER_METRICS_PORT: 'integer', SVC_WORKER_METRICS_HOST: 'string', SVC_METRICS_WINDOW_DAYS: 'integer', SVC_SLA_AT_RISK_MINUTES: 'integer',
+  SVC_REALM: 'string', SVC_RETENTION_ENABLED: 'boolean', SVC_RETENTION_CLASS: 'string', SVC_RETENTION_DAYS: 'integer', SVC_RETENTION_DEFAULT_DAYS: 'integer',
+  SVC_RETENTION_MIN_DAYS: 'integer', SVC_RETENTION_MAX_DAYS: 'integer', SVC_RETENTION_SWEEP_INTERVAL_HOURS: 'integer', SVC_RETENTION_BATCH_LIMIT: 'integer',
 };
 
 /** The libraries whose versions the document reports (a fixed list, not the lock file). */

@@ -56,6 +56,25 @@ export function createFilesystemStore(root: string): FileStore {
         discard: () => rm(temporary, { force: true }),
       };
     },
+    remove: async (sha256: string, olderThan: Date) => {
+      const path = pathOf(sha256);
+      // Moved aside first, so an upload committing the same key meanwhile lands a new
+      // file instead of losing it; a fresh file found aside is put back.
+      const aside = join(root, `.rm-${randomUUID()}`);
+      try {
+        await rename(path, aside);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        throw error;
+      }
+      const { mtime } = await stat(aside);
+      if (mtime >= olderThan) {
+        await rename(aside, path);
+        return false;
+      }
+      await rm(aside, { force: true });
+      return true;
+    },
     open: async (sha256: string) => {
       const path = pathOf(sha256);
       try {

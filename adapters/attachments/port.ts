@@ -34,6 +34,12 @@ export type FileStore = {
   stage: (source: Readable, maxBytes: number) => Promise<StagedFile>;
   /** The committed file of `sha256`, or null when there is none. */
   open: (sha256: string) => Promise<OpenedFile | null>;
+  /**
+   * Deletes the committed file of `sha256` unless it was written at or after `olderThan`
+   * (a concurrent upload of the same bytes just committed it again). True when a file
+   * was deleted; false when there was none or it was kept.
+   */
+  remove: (sha256: string, olderThan: Date) => Promise<boolean>;
 };
 
 /** More bytes than the cap arrived; `maxBytes` is the cap. */

@@ -13,7 +13,8 @@ import { actorMetadata } from './cases.ts';
 
 export type ObservableCommandDeps = { store: EventStore; ids: () => string; now: () => Date };
 
-const streamOf = (caseId: string, type: string, normalized: string) =>
+/** The stream of one (case, type, normalized value). */
+export const observableStreamOf = (caseId: string, type: string, normalized: string) =>
   streams.observable(createHash('sha256').update(`${caseId}\u0000${type}\u0000${normalized}`).digest('hex').slice(0, 40));
 
 export function createObservableCommands(deps: ObservableCommandDeps) {
@@ -24,7 +25,7 @@ export function createObservableCommands(deps: ObservableCommandDeps) {
       const now = deps.now().toISOString();
       const r = await decideAndAppend(
         deps.store,
-        streamOf(caseId, o.type, o.normalized),
+        observableStreamOf(caseId, o.type, o.normalized),
         observableDecider,
         (): ObservableCommand => ({ type: 'add', observableId: candidate, caseId, kind: o.type, value: o.value, normalized: o.normalized, by: actor.email ?? actor.userId, now }),
         actorMetadata(actor, 'user'),
@@ -36,7 +37,7 @@ export function createObservableCommands(deps: ObservableCommandDeps) {
       const now = deps.now().toISOString();
       const r = await decideAndAppend(
         deps.store,
-        streamOf(caseId, o.type, o.normalized),
+        observableStreamOf(caseId, o.type, o.normalized),
         observableDecider,
         (): ObservableCommand => ({ type: 'remove', observableId: o.id, caseId, by: actor.email ?? actor.userId, now }),
         actorMetadata(actor, 'user'),

@@ -26,6 +26,7 @@ import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
 import { metricsRoutes } from './metrics.routes.ts';
 import { diagnosticsRoutes } from './diagnostics.routes.ts';
+import { retentionRoutes } from './retention.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
@@ -83,6 +84,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', auditRoutes(deps));
   authed.route('/', metricsRoutes(deps));
   authed.route('/', diagnosticsRoutes(deps));
+  authed.route('/', retentionRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -18,6 +18,7 @@ import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { AuditLog } from '../commands/audit.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
+import type { RetentionPolicy } from '../../domain/retention/policy.ts';
 import type { ConnectionProbes } from '../connections/probes.ts';
 import type { ConnectionStore } from '../connections/store.ts';
 import type { WebhookSourceStore } from '../webhook-sources/store.ts';
@@ -87,6 +88,8 @@ export type HttpDeps = {
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;
   logError: (error: unknown, context: Record<string, unknown>) => void;
+  /** The resolved retention policy of `GET /retention` (domain/retention/policy.ts). */
+  retentionPolicy: RetentionPolicy;
   /** Builds the `suite-diagnostics/v1` document of `GET /diagnostics` (runtime/diagnostics.ts). */
   diagnostics: () => Promise<Record<string, unknown>>;
 };

@@ -27,6 +27,5 @@ export type CasePurged = Event<
     task_ids: string[];
     /** sha256 keys of the case's attachment files, removed once nothing else refers to them. */
     attachment_keys: string[];
-    events_deleted: number;
   }
 >;

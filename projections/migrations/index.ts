@@ -19,6 +19,7 @@ import * as webhookSources from './0018-webhook-sources.ts';
 import * as connectionRotation from './0019-connection-rotation.ts';
 import * as appendLock from './0020-append-lock.ts';
 import * as auditLog from './0021-audit-log.ts';
+import * as retention from './0022-retention.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0019-connection-rotation': connectionRotation,
   '0020-append-lock': appendLock,
   '0021-audit-log': auditLog,
+  '0022-retention': retention,
 };
 
 export const migrationProvider: MigrationProvider = {

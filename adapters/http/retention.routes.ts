@@ -1,0 +1,36 @@
+/**
+ * `GET /retention` (SPEC.md "Metrics, audit, retention, diagnostics"): the retention
+ * policy and the case sweeper's state, `{policy, last_sweep_at, last_deleted,
+ * total_deleted, backlog, last_error, last_error_at}`. Admin-only and install-wide (a
+ * realm admin grant, `svc:admin:read` on exchange tokens). Before the first sweep the
+ * state reads as never swept: nulls, zeros and no backlog.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { CASES_RESOURCE, retentionState } from '../../projections/retention/retention.queries.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+
+const iso = (d: Date | string | null | undefined) => (d == null ? null : new Date(d).toISOString());
+
+/** `GET /retention`; 403 `forbidden` without a realm admin grant. */
+export function retentionRoutes(deps: HttpDeps) {
+  return new Hono<AppEnv>().get(
+    '/retention',
+    describeRoute({ summary: 'Retention policy of closed cases and the sweeper state', tags: ['retention'] }),
+    requirePermission('admin', 'svc:admin:read', deps.permissions, null),
+    async (c) => {
+      const state = await retentionState(deps.db, CASES_RESOURCE);
+      return c.json({
+        policy: deps.retentionPolicy,
+        last_sweep_at: iso(state?.last_sweep_at),
+        last_deleted: state?.last_deleted ?? 0,
+        total_deleted: Number(state?.total_deleted ?? 0),
+        backlog: state?.backlog ?? false,
+        last_error: state?.last_error ?? null,
+        last_error_at: iso(state?.last_error_at),
+      });
+    },
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * Applies a retention purge to the read models (domain/retention/events.ts): every row
+ * of the purged case and of the alerts and tasks that belonged to it goes. Runs, their
+ * action log and the audit log stay: they are the chained record (docs/operations.md
+ * "Retention"). Idempotent: applying the event again deletes nothing more.
+ */
+import { sql } from 'kysely';
+import { CASE_PURGED, type CasePurged } from '../../domain/retention/events.ts';
+import type { Projection } from '../projector.ts';
+
+export const retentionProjection: Projection = {
+  name: 'retention',
+  apply: async (trx, batch) => {
+    for (const recorded of batch) {
+      if (recorded.type !== CASE_PURGED) continue;
+      const d = (recorded as unknown as CasePurged).data;
+      const caseId = d.case_id;
+      if (d.alert_ids.length > 0) {
+        await trx.deleteFrom('alert_observables').where('alert_id', 'in', d.alert_ids).execute();
+        await trx.deleteFrom('alerts').where('id', 'in', d.alert_ids).execute();
+      }
+      if (d.task_ids.length > 0) await trx.deleteFrom('case_task_comments').where('task_id', 'in', d.task_ids).execute();
+      for (const table of ['case_timeline', 'case_comments', 'case_observables', 'case_tasks', 'case_attachments', 'case_evidence'] as const) {
+        await trx.deleteFrom(table).where('case_id', '=', caseId).execute();
+      }
+      await trx.deleteFrom('notifications').where(sql<boolean>`context->>'case_id' = ${caseId}`).execute();
+      await trx.deleteFrom('cases').where('id', '=', caseId).execute();
+    }
+  },
+};
