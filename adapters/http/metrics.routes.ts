@@ -7,8 +7,13 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { socMetrics, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
 import { metricsGate, metricsOverview } from '../../projections/metrics/metrics.queries.ts';
+import { socAiSpend, socCaseGroups, socGateGroups, socTopRules } from '../../projections/metrics/soc.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
+import { hasPermission } from '../identity/permissions.ts';
+import type { Principal } from '../identity/principal.ts';
+import { scopeCovers } from '../identity/scopes.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -17,9 +22,23 @@ import { validate } from './validation.ts';
 /** Longest window a metrics query accepts, days. */
 const MAX_WINDOW_DAYS = 365;
 
-const windowQuery = v.object({ days: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(MAX_WINDOW_DAYS))) });
+/** Rules listed in `top_rules`, and features and models in `ai_spend`. */
+const TOP_RULES = 10;
+const TOP_AI = 5;
 
-/** `GET /metrics/overview` and `/metrics/gate`; 422 when `days` is not an integer in 1..365. */
+const days = v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(MAX_WINDOW_DAYS)));
+const windowQuery = v.object({ days });
+const socQuery = v.object({ days, team: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(128))) });
+
+/**
+ * Whether `principal` sees AI spend: a global administrator (a realm admin grant), acting
+ * in a browser or through a workload token with `svc:admin:read`, as a scheduled
+ * operator report does.
+ */
+const seesAiSpend = (principal: Principal, deps: HttpDeps) =>
+  hasPermission(principal, 'admin', deps.permissions, null) && scopeCovers(principal.scopes, 'svc:admin:read');
+
+/** `GET /metrics/overview`, `/metrics/soc` and `/metrics/gate`; 422 when `days` is not an integer in 1..365. */
 export function metricsRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const { windowDays, atRiskMinutes } = deps.metrics;
@@ -40,6 +59,43 @@ export function metricsRoutes(deps: HttpDeps) {
             now: new Date(),
           }),
         ),
+    )
+    .get(
+      '/metrics/soc',
+      describeRoute({
+        summary: 'Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, top rules, automation rate, approval turnaround, AI triage agreement and AI spend',
+        tags: ['metrics'],
+      }),
+      read,
+      validate('query', socQuery),
+      async (c) => {
+        const q = c.req.valid('query');
+        const principal = c.get('principal');
+        const until = new Date();
+        const window = q.days ?? windowDays;
+        const filter = { scope: caseScopeOf(principal, deps.permissions), team: q.team ?? null, since: new Date(until.getTime() - window * 86_400_000), until };
+        const [cases, gates, topRules, aiSpend] = await Promise.all([
+          socCaseGroups(deps.db, filter),
+          socGateGroups(deps.db, filter),
+          socTopRules(deps.db, filter, TOP_RULES),
+          seesAiSpend(principal, deps) ? socAiSpend(deps.db, filter, TOP_AI) : ZERO_AI_SPEND,
+        ]);
+        return c.json(
+          socMetrics({
+            windowDays: window,
+            team: filter.team,
+            from: filter.since,
+            to: until,
+            severities: deps.caseConfig.severities,
+            cases,
+            gates,
+            topRules,
+            // No analyst feedback on AI verdicts exists until AI triage lands (docs/operations.md "SOC metrics").
+            aiTriageAgreement: { total_feedback: 0, agreed: 0, disagreed: 0, agreement_rate: null },
+            aiSpend,
+          }),
+        );
+      },
     )
     .get(
       '/metrics/gate',

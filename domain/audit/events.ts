@@ -17,6 +17,8 @@ import type { Event } from '../shared/messages.ts';
  */
 export const auditActions = [
   'case.acknowledge',
+  'ai.invocation',
+  'ai.refusal',
   'connection.create',
   'connection.update',
   'connection.delete',

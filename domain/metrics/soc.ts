@@ -1,0 +1,164 @@
+/**
+ * The weekly SOC metrics document of `GET /metrics/soc` (SPEC.md "Metrics, audit,
+ * retention, diagnostics"; docs/operations.md "SOC metrics"), built from grouped counts
+ * and sums so the database does the scanning and this module only the arithmetic.
+ *
+ * Weeks are ISO weeks (Monday 00:00 UTC), named by their first day (`YYYY-MM-DD`); every
+ * week the window touches is listed, empty ones included. Times are whole seconds; a mean
+ * over nothing and a rate over nothing are null, never 0.
+ */
+
+/** Counts and second sums of cases of one (week, severity, team) group. */
+export type CaseGroup = {
+  week: string;
+  severity: string;
+  team: string | null;
+  opened: number;
+  /** Of `opened`, cases with at least one run that was not a dry run. */
+  automated: number;
+  acknowledged: number;
+  ackSeconds: number;
+  resolved: number;
+  resolveSeconds: number;
+};
+
+/** Approval gates decided in one week: count and summed seconds from opening to decision. */
+export type GateGroup = { week: string; decided: number; seconds: number };
+
+export type TopRule = { rule_id: string; title: string; alerts: number; cases: number };
+
+/** SPEC.md "AI spend (in the SOC metrics)". */
+export type AiSpend = {
+  invocations: number;
+  refusals: number;
+  refusals_by_code: Record<string, number>;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  by_feature: { feature: string; total_tokens: number; invocations: number }[];
+  by_model: { model: string; total_tokens: number; invocations: number }[];
+};
+
+export type AiTriageAgreement = { total_feedback: number; agreed: number; disagreed: number; agreement_rate: number | null };
+
+/** What every caller but global administrators and operator reports gets. */
+export const ZERO_AI_SPEND: AiSpend = {
+  invocations: 0, refusals: 0, refusals_by_code: {}, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, by_feature: [], by_model: [],
+};
+
+type Sums = { opened: number; automated: number; acknowledged: number; ackSeconds: number; resolved: number; resolveSeconds: number };
+const zero = (): Sums => ({ opened: 0, automated: 0, acknowledged: 0, ackSeconds: 0, resolved: 0, resolveSeconds: 0 });
+const add = (s: Sums, g: Sums) => {
+  s.opened += g.opened;
+  s.automated += g.automated;
+  s.acknowledged += g.acknowledged;
+  s.ackSeconds += g.ackSeconds;
+  s.resolved += g.resolved;
+  s.resolveSeconds += g.resolveSeconds;
+};
+const mean = (sum: number, n: number) => (n === 0 ? null : Math.round(sum / n));
+const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
+
+/** `{mtta_seconds, mttr_seconds}` of a sum. */
+const times = (s: Sums) => ({ mtta_seconds: mean(s.ackSeconds, s.acknowledged), mttr_seconds: mean(s.resolveSeconds, s.resolved) });
+const flow = (s: Sums) => ({ opened: s.opened, closed: s.resolved, ...times(s) });
+
+/** The Monday (UTC) of the ISO week holding `at`, as `YYYY-MM-DD`. */
+export function weekStart(at: Date): string {
+  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  day.setUTCDate(day.getUTCDate() - ((day.getUTCDay() + 6) % 7));
+  return day.toISOString().slice(0, 10);
+}
+
+/** Every week start from the week of `from` to the week of `to`, oldest first. */
+export function weeksBetween(from: Date, to: Date): string[] {
+  const weeks: string[] = [];
+  const last = weekStart(to);
+  for (let w = new Date(`${weekStart(from)}T00:00:00Z`); ; w.setUTCDate(w.getUTCDate() + 7)) {
+    const key = w.toISOString().slice(0, 10);
+    weeks.push(key);
+    if (key >= last) return weeks;
+  }
+}
+
+const teamKey = (team: string | null) => team ?? '\u0000';
+
+export type SocInput = {
+  windowDays: number;
+  team: string | null;
+  from: Date;
+  to: Date;
+  severities: readonly string[];
+  cases: CaseGroup[];
+  gates: GateGroup[];
+  topRules: TopRule[];
+  aiTriageAgreement: AiTriageAgreement;
+  aiSpend: AiSpend;
+};
+
+/** The document; group weeks outside `[from, to]` are ignored. */
+export function socMetrics(input: SocInput) {
+  const weeks = weeksBetween(input.from, input.to);
+  const perWeek = new Map(weeks.map((w) => [w, { all: zero(), bySeverity: new Map<string, Sums>(), byTeam: new Map<string, { team: string | null; sums: Sums }>() }]));
+  const total = zero();
+  const bySeverity = new Map<string, Sums>(input.severities.map((s) => [s, zero()]));
+  const byTeam = new Map<string, { team: string | null; sums: Sums }>();
+  for (const g of input.cases) {
+    const week = perWeek.get(g.week);
+    if (!week) continue;
+    add(week.all, g);
+    add(total, g);
+    for (const [map, key] of [[week.bySeverity, g.severity], [bySeverity, g.severity]] as const) {
+      if (!map.has(key)) map.set(key, zero());
+      add(map.get(key)!, g);
+    }
+    for (const map of [week.byTeam, byTeam]) {
+      const key = teamKey(g.team);
+      if (!map.has(key)) map.set(key, { team: g.team, sums: zero() });
+      add(map.get(key)!.sums, g);
+    }
+  }
+  const gatesByWeek = new Map<string, GateGroup>();
+  let decided = 0;
+  let gateSeconds = 0;
+  for (const g of input.gates) {
+    if (!perWeek.has(g.week)) continue;
+    gatesByWeek.set(g.week, g);
+    decided += g.decided;
+    gateSeconds += g.seconds;
+  }
+  const teams = (map: Map<string, { team: string | null; sums: Sums }>) =>
+    [...map.values()].sort((a, b) => (a.team ?? '').localeCompare(b.team ?? '')).map((t) => ({ team: t.team, ...flow(t.sums) }));
+  const severities = (map: Map<string, Sums>) =>
+    Object.fromEntries(input.severities.map((s) => [s, times(map.get(s) ?? zero())]));
+  return {
+    window_days: input.windowDays,
+    team: input.team,
+    from: input.from.toISOString(),
+    to: input.to.toISOString(),
+    totals: {
+      ...flow(total),
+      automation_rate: rate(total.automated, total.opened),
+      approvals_decided: decided,
+      approval_turnaround_seconds: mean(gateSeconds, decided),
+    },
+    by_severity: Object.fromEntries(input.severities.map((s) => [s, flow(bySeverity.get(s) ?? zero())])),
+    by_team: teams(byTeam),
+    weeks: weeks.map((w) => {
+      const week = perWeek.get(w)!;
+      const gates = gatesByWeek.get(w);
+      return {
+        week_start: w,
+        ...flow(week.all),
+        by_severity: severities(week.bySeverity),
+        by_team: teams(week.byTeam).map(({ team, mtta_seconds, mttr_seconds }) => ({ team, mtta_seconds, mttr_seconds })),
+        automation_rate: rate(week.all.automated, week.all.opened),
+        approvals_decided: gates?.decided ?? 0,
+        approval_turnaround_seconds: gates ? mean(gates.seconds, gates.decided) : null,
+      };
+    }),
+    top_rules: input.topRules,
+    ai_triage_agreement: input.aiTriageAgreement,
+    ai_spend: input.aiSpend,
+  };
+}
