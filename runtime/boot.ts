@@ -4,6 +4,7 @@
  * Returns a handle whose `close()` stops everything in order.
  */
 import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -70,6 +71,10 @@ import { createRetentionSweeper, startRetentionLoop } from './worker/retention-s
 import { createRetentionCommands } from '../adapters/commands/retention.ts';
 import { retentionProjection } from '../projections/retention/retention.projection.ts';
 import { resolveRetentionPolicy, retentionCutoff } from '../domain/retention/policy.ts';
+import { publishLiveUpdates } from '../projections/live/publisher.ts';
+import { startLiveBus, type LiveBus } from '../adapters/live/bus.ts';
+import { createLiveHub, type LiveHub } from '../adapters/live/hub.ts';
+import { attachLiveSocket } from '../adapters/http/live-socket.ts';
 
 /** How long shutdown lets requests in flight finish before closing the database, ms. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -122,6 +127,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
+    afterApply: publishLiveUpdates,
     onAdvance: (applied) => {
       if (applied.some((e) => e.type === 'run.queued' || e.type === 'gate.decided')) worker?.wake();
     },
@@ -164,11 +170,23 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const runs = createRunCommands({ store, runbook: runbooks.get, ids, now });
 
   let server: ServerType | null = null;
+  let bus: LiveBus | null = null;
+  let hub: LiveHub | null = null;
+  let liveSocket: { close: () => Promise<void> } | null = null;
   let inFlight: InFlight<Parameters<ReturnType<typeof createApp>['fetch']>, Response> | null = null;
   let url: string | null = null;
   if (config.role !== 'worker') {
     const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
     const waitFor = (position: number | null) => (position === null ? Promise.resolve() : projector.waitFor(position));
+    const users = createUserDirectory(db, now);
+    bus = await startLiveBus({ db, embedded: opened.embedded, databaseUrl: config.databaseUrl, reconnectMs: 1000, onError: failure('live.bus_failed', 'live update bus failed') });
+    hub = createLiveHub({
+      bus,
+      roster: createPresenceRoster(config.presenceHeartbeatSeconds * 2000),
+      now,
+      expiryCheckMs: config.presenceHeartbeatSeconds * 500,
+      onError: failure('live.bus_failed', 'presence expiry failed'),
+    });
     const app = createApp({
       db,
       basePath: config.basePath,
@@ -177,7 +195,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       caseConfig,
       ackSla: config.ackSla,
       caseListTotalCap: config.caseListTotalCap,
-      presence: createPresenceRoster(config.presenceHeartbeatSeconds * 2000),
+      presence: hub.presence,
       presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
       publicPrefix: config.publicPrefix,
       observables: createObservableCommands({ store, ids, now }),
@@ -188,7 +206,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       attachmentMaxBytes: config.attachmentMaxBytes,
       permissions,
       verifier,
-      users: createUserDirectory(db, now),
+      users,
       cases,
       caseTemplates,
       caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
@@ -221,6 +239,17 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     server = await new Promise<ServerType>((resolve) => {
       inFlight = trackInFlight(app.fetch);
       const s = serve({ fetch: inFlight.handler, port: config.port, hostname: config.host }, () => resolve(s));
+    });
+    liveSocket = attachLiveSocket(server as HttpServer, {
+      db,
+      basePath: config.basePath,
+      verifier,
+      users,
+      permissions,
+      hub,
+      heartbeatSeconds: config.presenceHeartbeatSeconds,
+      sessionMaxMs: config.wsSessionMaxMs,
+      logError: failure('http.internal_error', 'unhandled WebSocket error'),
     });
     const address = server.address() as AddressInfo;
     url = `http://${config.host}:${address.port}${config.basePath}`;
@@ -307,6 +336,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     opened,
     projector,
     close: async () => {
+      await liveSocket?.close();
       if (server) await new Promise<void>((r) => server?.close(() => r()));
       await inFlight?.idle(SHUTDOWN_GRACE_MS);
       clearInterval(runbookRefresh);
@@ -314,6 +344,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       await retentionLoop?.stop();
       await worker?.stop();
       await metricsServer?.close();
+      hub?.close();
+      await bus?.close();
       await outbound.close();
       await store.settle();
       await projector.stop();

@@ -57,6 +57,8 @@ export type Config = {
   caseListTotalCap: number;
   /** Seconds between presence heartbeats; a viewer expires after two missed ones (SVC_PRESENCE_HEARTBEAT_SECONDS). */
   presenceHeartbeatSeconds: number;
+  /** Longest WebSocket session before the server closes it for a reconnect with a fresh token, ms (SVC_WS_SESSION_MAX_S). */
+  wsSessionMaxMs: number;
   /** Suite products installed next to this service, of `detector`, `pipeline` (SVC_INSTALLED_PRODUCTS). */
   installedProducts: string[];
   /** How often the worker looks for due schedule runbooks, ms (SVC_SCHEDULE_TICK_MS). */
@@ -263,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
+    wsSessionMaxMs: int(env, 'SVC_WS_SESSION_MAX_S', 3600, 1) * 1000,
     installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),

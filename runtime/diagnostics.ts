@@ -37,7 +37,7 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_ALLOW_PRIVATE_TARGETS: 'boolean', SVC_SUITE_PEER_HOSTS: 'list', SVC_OUTBOUND_CA_FILE: 'path', SVC_INSTALLED_PRODUCTS: 'list',
   SVC_CASE_SEVERITIES: 'list', SVC_CASE_STATUSES: 'list', SVC_CASE_CLOSED_STATUSES: 'list', SVC_ACK_SLA_MINUTES: 'list',
   SVC_MAX_BODY_BYTES: 'integer', SVC_ATTACHMENT_MAX_BYTES: 'integer', SVC_CORRELATION_WINDOW: 'integer', SVC_INTAKE_CACHE_ENTRIES: 'integer',
-  SVC_CASE_LIST_TOTAL_CAP: 'integer', SVC_PRESENCE_HEARTBEAT_SECONDS: 'integer',
+  SVC_CASE_LIST_TOTAL_CAP: 'integer', SVC_PRESENCE_HEARTBEAT_SECONDS: 'integer', SVC_WS_SESSION_MAX_S: 'integer',
   SVC_WORKER_CONCURRENCY: 'integer', SVC_WORKER_LEASE_MS: 'integer', SVC_POLL_INTERVAL_MS: 'integer', SVC_STEP_BACKOFF_BASE_MS: 'integer',
   SVC_MAX_STEP_VISITS: 'integer', SVC_APPROVAL_DEFAULT_TIMEOUT_H: 'integer', SVC_SCHEDULE_TICK_MS: 'integer', SVC_RUNBOOK_REFRESH_MS: 'integer',
   SVC_CONNECTION_ROTATION_OVERLAP_H: 'integer', SVC_CONNECTION_TEST_TIMEOUT_MS: 'integer', SVC_PEER_TIMEOUT_MS: 'integer',
@@ -48,7 +48,7 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
 };
 
 /** The libraries whose versions the document reports (a fixed list, not the lock file). */
-const DEPENDENCIES = ['@electric-sql/pglite', 'hono', 'jose', 'kysely', 'liquidjs', 'pg', 'prom-client', 'valibot'] as const;
+const DEPENDENCIES = ['@electric-sql/pglite', 'hono', 'jose', 'kysely', 'liquidjs', 'pg', 'prom-client', 'valibot', 'ws'] as const;
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const versionOf = (packageDir: string): string => (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;

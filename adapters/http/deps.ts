@@ -28,7 +28,7 @@ import type { RunbookStore } from '../runbooks/runbook-store.ts';
 import type { Permission, Role } from '../identity/principal.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
 import type { UserDirectory } from '../identity/users.ts';
-import type { PresenceRoster } from '../presence/roster.ts';
+import type { Presence } from '../live/hub.ts';
 
 export type HttpDeps = {
   db: Kysely<Database>;
@@ -41,8 +41,8 @@ export type HttpDeps = {
   ackSla: AckSlaPolicy;
   /** `GET /cases` counts `total` exactly up to this many cases (SVC_CASE_LIST_TOTAL_CAP). */
   caseListTotalCap: number;
-  /** Who views which case (adapters/presence/roster.ts). */
-  presence: PresenceRoster;
+  /** Who views which case: this process's roster replica, shared through the live bus (adapters/live/hub.ts). */
+  presence: Presence;
   /** How often a viewer sends a presence heartbeat, seconds (SVC_PRESENCE_HEARTBEAT_SECONDS). */
   presenceHeartbeatSeconds: number;
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */

@@ -3,8 +3,8 @@
  * `GET /cases/<id>/war-room`, `GET /cases/<id>/presence`; "Case sub-resources"
  * Presence). The war-room gathers what analysts working the case together look at:
  * recent comments, pinned evidence, runbook runs, the open-task count, who else is
- * viewing, and how often to send a heartbeat. Fetching it is the viewer's heartbeat
- * until the WebSocket of "Live updates" exists; `GET /presence` only reads.
+ * viewing, and how often to send a heartbeat. Fetching it counts as a heartbeat, as a
+ * WebSocket `presence.ping` does; `GET /presence` only reads.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -43,8 +43,7 @@ export function warRoomRoutes(deps: HttpDeps) {
         const principal = c.get('principal');
         const theCase = await access.visible(principal, id);
         const viewer = viewerOf(principal);
-        const now = new Date();
-        if (viewer) deps.presence.heartbeat(id, viewer, now);
+        if (viewer) await deps.presence.beat(id, { team: theCase.team, private: theCase.private, owner_id: theCase.owner_id, created_by_id: theCase.created_by_id }, viewer);
         const [comments, pinned, runs, openTasks] = await Promise.all([
           recentComments(db, id, recentItems),
           listEvidence(db, id, recentItems),
@@ -61,7 +60,7 @@ export function warRoomRoutes(deps: HttpDeps) {
           pinned_evidence: pinned,
           runs: runs.map(runView),
           open_task_count: openTasks,
-          presence: deps.presence.viewers(id, now),
+          presence: deps.presence.viewers(id),
           presence_heartbeat_interval_s: deps.presenceHeartbeatSeconds,
         });
       },
@@ -69,6 +68,6 @@ export function warRoomRoutes(deps: HttpDeps) {
     .get('/cases/:id/presence', describeRoute({ summary: 'Who is viewing a case (read-only)', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
       const { id } = c.req.valid('param');
       await access.visible(c.get('principal'), id);
-      return c.json({ items: deps.presence.viewers(id, new Date()), heartbeat_interval_s: deps.presenceHeartbeatSeconds });
+      return c.json({ items: deps.presence.viewers(id), heartbeat_interval_s: deps.presenceHeartbeatSeconds });
     });
 }

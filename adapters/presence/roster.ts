@@ -4,8 +4,9 @@
  * last heartbeat or until it leaves; expired entries are dropped when read.
  *
  * The roster lives in this process's memory: presence is soft state, lost on a
- * restart by design, and the WebSocket of SPEC.md "Live updates" will feed the same
- * port. Heartbeats today come from `GET /cases/<id>/war-room` (docs/configuration.md).
+ * restart by design. Every API process keeps a replica, fed by its own WebSocket and
+ * `GET /cases/<id>/war-room` heartbeats and by the other processes' through the live
+ * bus (adapters/live/hub.ts; docs/operations.md "Live updates").
  */
 
 export type Viewer = { user_id: string; email: string | null; name: string | null };
@@ -17,6 +18,8 @@ export type PresenceRoster = {
   leave: (caseId: string, userId: string) => void;
   /** The viewers of `caseId` whose last heartbeat is younger than the expiry, by join time. */
   viewers: (caseId: string, now: Date) => PresenceEntry[];
+  /** Drops every expired viewer; answers the cases whose roster lost one. */
+  expire: (now: Date) => string[];
 };
 
 export function createPresenceRoster(expiryMs: number): PresenceRoster {
@@ -47,6 +50,14 @@ export function createPresenceRoster(expiryMs: number): PresenceRoster {
       const roster = cases.get(caseId);
       roster?.delete(userId);
       if (roster?.size === 0) cases.delete(caseId);
+    },
+    expire: (now) => {
+      const changed: string[] = [];
+      for (const [caseId, roster] of [...cases]) {
+        const before = roster.size;
+        if ((live(caseId, now)?.size ?? 0) < before) changed.push(caseId);
+      }
+      return changed;
     },
     viewers: (caseId, now) => [...(live(caseId, now)?.values() ?? [])].sort((a, b) => a.joined_at.localeCompare(b.joined_at) || a.user_id.localeCompare(b.user_id)),
   };
