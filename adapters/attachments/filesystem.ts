@@ -35,9 +35,13 @@ export function createFilesystemStore(root: string): FileStore {
           done(null, chunk);
         },
       });
+      const sink = createWriteStream(temporary, { flags: 'wx' });
       try {
-        await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx' }));
+        await pipeline(source, meter, sink);
       } catch (error) {
+        // A stream cut before its file finished opening still creates the file when the
+        // open completes: remove it only once the sink has closed.
+        if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
         await rm(temporary, { force: true });
         throw error;
       }

@@ -59,6 +59,26 @@ describe('filesystem file store', () => {
     expect(entries()).toEqual([]);
   });
 
+  it('leaves no temporary file when the cap is hit before the file finished opening', async () => {
+    const store = createFilesystemStore(root());
+    for (let i = 0; i < 20; i++) {
+      await expect(store.stage(Readable.from([randomBytes(2000)]), 1000)).rejects.toBeInstanceOf(FileTooLarge);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(entries()).toEqual([]);
+  });
+
+  it('removes a committed file unless it was written after the cut-off, and answers false for none', async () => {
+    const store = createFilesystemStore(root());
+    const staged = await store.stage(Readable.from([Buffer.from('old evidence')]), 100);
+    await staged.commit();
+    expect(await store.remove(staged.sha256, new Date(Date.now() - 60_000))).toBe(false);
+    expect(entries()).toEqual([staged.sha256]);
+    expect(await store.remove(staged.sha256, new Date(Date.now() + 60_000))).toBe(true);
+    expect(entries()).toEqual([]);
+    expect(await store.remove(staged.sha256, new Date(Date.now() + 60_000))).toBe(false);
+  });
+
   it('refuses a key that is not a sha256', async () => {
     await expect(createFilesystemStore(root()).open('../secret.key')).rejects.toThrow('sha256');
   });
