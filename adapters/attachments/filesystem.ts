@@ -41,7 +41,7 @@ export function createFilesystemStore(root: string): FileStore {
       } catch (error) {
         // A stream cut before its file finished opening still creates the file when the
         // open completes: remove it only once the sink has closed.
-        if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
+        if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         await rm(temporary, { force: true });
         throw error;
       }

@@ -7,7 +7,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from './canonical-json.ts';
 
 /** `prev_hash` of the first row of a chain: 64 hex zeros. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -36,10 +36,7 @@ export const sha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text
  * canonical JSON of `row`. Throws on values JSON cannot carry (NaN, Infinity, BigInt).
  */
 export function chainHash(prevHash: string, row: Record<string, unknown>, hash: Sha256Hex = sha256Hex): string {
-  const canonical = canonicalize(row);
-  // canonicalize answers undefined only for non-JSON top-level values; a row is an object.
-  if (canonical === undefined) throw new TypeError('chain row is not JSON');
-  return hash(prevHash + canonical);
+  return hash(prevHash + canonicalJson(row));
 }
 
 /**

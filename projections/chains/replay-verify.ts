@@ -8,7 +8,7 @@
  * table's own chain was recomputed to look intact.
  */
 import type { Kysely } from 'kysely';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 import { chainRowOf, type ChainName } from '../../domain/audit/chain-rows.ts';
 import { GENESIS_HASH, chainHash } from '../../domain/shared/hash-chain.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
@@ -58,7 +58,7 @@ function createReplayCheck(stored: AsyncGenerator<StoredChainRow>) {
         actual.event_position === position &&
         actual.prev_hash === prevHash &&
         actual.hash === hash &&
-        canonicalize(actual.row) === canonicalize(row);
+        canonicalJson(actual.row) === canonicalJson(row);
       if (!same && mismatch === null) mismatch = index;
       prevHash = hash;
     },
