@@ -1,7 +1,7 @@
 /**
  * Retention reads and the sweep state (SPEC.md `GET /retention`; migration 0022).
  * A case may be purged when its status is a closed one and neither its close nor any
- * later change is newer than the cutoff.
+ * later change to it or to one of its tasks is newer than the cutoff.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.ts';
@@ -20,6 +20,8 @@ export async function purgeCandidates(db: Kysely<Database>, cutoff: Date, closed
     .where('status', 'in', closedStatuses)
     .where('updated_at', '<', cutoff)
     .where(sql<boolean>`coalesce(closed_at, resolved_at, updated_at) < ${cutoff}`)
+    // Tasks live in streams of their own: work on one keeps its case too.
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('case_tasks').select('case_tasks.id').whereRef('case_tasks.case_id', '=', 'cases.id').where('case_tasks.updated_at', '>=', cutoff))))
     .orderBy('updated_at')
     .orderBy('id')
     .limit(limit)

@@ -10,19 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { connectLive, refusedUpgrade, type Frame, type LiveClient } from '../support/live-client.ts';
+import { gatedTagRunbook } from '../support/runbooks.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-const gated = `
-id: gated-tag
-name: gated-tag
-version: 1
-trigger: { type: manual }
-steps:
-  - id: tag
-    action: case.update
-    approval: { roles: [approver] }
-    with: { tags_add: ["approved"] }
-`;
 
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'approver' }]);
 const bob = testPerson('bob@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -44,7 +34,7 @@ describe.each(e2eEngines)('WebSocket live updates on $name', ({ server }) => {
   };
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { 'gated.yml': gated }, extraEnv: { SVC_PRESENCE_HEARTBEAT_SECONDS: '1' } });
+    svc = await startInProcessService({ server }, { runbooks: { 'gated.yml': gatedTagRunbook }, extraEnv: { SVC_PRESENCE_HEARTBEAT_SECONDS: '1' } });
     blueCase = (await callAs(svc, ana, 'POST', '/cases', { title: 'Blue case', severity: 'high', team: 'blue' })).body.id;
     privateCase = (await callAs(svc, root, 'POST', '/cases', { title: 'Private', severity: 'low', team: 'blue', private: true })).body.id;
   }, 60_000);

@@ -9,19 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../adapters/commands/audit.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { gatedTagRunbook } from '../support/runbooks.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-const gatedTag = `
-id: gated-tag
-name: gated-tag
-version: 1
-trigger: { type: manual }
-steps:
-  - id: tag
-    action: case.update
-    approval: { roles: [approver] }
-    with: { tags_add: ["approved"] }
-`;
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const blue = testPerson('blue@example.com', [{ team: 'blue', role: 'approver' }]);
@@ -41,7 +31,7 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
   let blueCase = '';
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { 'gated.yml': gatedTag } });
+    svc = await startInProcessService({ server }, { runbooks: { 'gated.yml': gatedTagRunbook } });
     for (const [id, rule, team] of [['a1', 'rule-a', 'blue'], ['a2', 'rule-a', 'blue'], ['a3', 'rule-a', 'red'], ['b1', 'rule-b', 'blue']] as const) {
       expect((await detectorIntake(svc, alert(id, rule, team))).status).toBe(202);
     }
