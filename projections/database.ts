@@ -364,6 +364,16 @@ export interface RetentionStateTable {
   last_error_at: OptionalTimestamp;
 }
 
+/** The newest page sent under a pager's key (migration 0023). */
+export interface CasePagesTable {
+  pager: string;
+  key: string;
+  case_id: string;
+  connection: string;
+  linked_at: Timestamp;
+  event_position: number;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -392,4 +402,5 @@ export interface Database {
   connections: ConnectionsTable;
   webhook_sources: WebhookSourcesTable;
   retention_state: RetentionStateTable;
+  case_pages: CasePagesTable;
 }

@@ -69,7 +69,9 @@ import { startScheduleTicker, type ScheduleTicker } from './worker/schedule-tick
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { createRetentionSweeper, startRetentionLoop } from './worker/retention-sweep.ts';
 import { createRetentionCommands } from '../adapters/commands/retention.ts';
+import { createPageAcks } from '../adapters/commands/page-acks.ts';
 import { retentionProjection } from '../projections/retention/retention.projection.ts';
+import { pagesProjection } from '../projections/cases/pages.projection.ts';
 import { resolveRetentionPolicy, retentionCutoff } from '../domain/retention/policy.ts';
 import { publishLiveUpdates } from '../projections/live/publisher.ts';
 import { startLiveBus, type LiveBus } from '../adapters/live/bus.ts';
@@ -124,7 +126,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, retentionProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
     afterApply: publishLiveUpdates,
@@ -224,6 +226,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
       waitFor,
       retentionPolicy,
+      pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
       logError: failure('http.internal_error', 'unhandled error'),
       diagnostics: createDiagnostics({
         db,
@@ -278,6 +281,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           changed.push('comment');
         }
         return { case_id: caseId, changed };
+      },
+      linkPage: async (page) => {
+        await cases.linkPage(caseId, page, { userId: null, email: `runbook:${runbookId}` });
       },
     });
     scheduleTicker = startScheduleTicker({

@@ -38,8 +38,6 @@ const ticketInput = v.strictObject({ title: text(500), description: v.optional(t
 const ticketOutput = v.object({ ticket_id: v.string(), url: v.nullable(v.string()) });
 const chatInput = v.strictObject({ channel: text(200), text: text(20_000) });
 const chatOutput = v.object({ message_id: v.string() });
-const pagerInput = v.strictObject({ summary: text(1000), severity: v.optional(v.picklist(['critical', 'high', 'medium', 'low'])), dedup_key: v.optional(id) });
-const pagerOutput = v.object({ incident_id: v.string() });
 
 /** Input and output schema per action name. */
 export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.GenericSchema }> = {
@@ -86,8 +84,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   'notify.ticket_b': { input: ticketInput, output: ticketOutput },
   'notify.chat_a': { input: chatInput, output: chatOutput },
   'notify.chat_b': { input: chatInput, output: chatOutput },
-  'notify.pager_a': { input: pagerInput, output: pagerOutput },
-  'notify.pager_b': { input: pagerInput, output: pagerOutput },
   'response.domain_block': { input: containment('domain', true), output: containmentOutput },
   'response.domain_unblock': { input: containment('domain', false), output: containmentOutput },
   'response.domain_status': { input: containment('domain', false), output: statusOutput },

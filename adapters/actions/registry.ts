@@ -12,6 +12,7 @@ import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
 import { createHttpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
+import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
 import type { OutboundFetch } from './outbound-http.ts';
@@ -68,7 +69,16 @@ export type ActionRegistry = {
  * detector actions exist when a `detector` client (with its exchange) is given.
  */
 export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = createTokenSource(outbound), detector?: DetectorClient): ActionDefinition[] {
-  return [caseUpdate, createHttpRequest(outbound, tokens), createNotifyWebhook(outbound), notifyEmail, sshCommand, ...(detector ? detectorActions(detector) : [])];
+  return [
+    caseUpdate,
+    createHttpRequest(outbound, tokens),
+    createNotifyWebhook(outbound),
+    createNotifyPagerA(outbound),
+    createNotifyPagerB(outbound),
+    notifyEmail,
+    sshCommand,
+    ...(detector ? detectorActions(detector) : []),
+  ];
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { caseDecider, type Actor, type CaseCommand, type CaseState } from '../../domain/cases/index.ts';
-import type { CaseChanges } from '../../domain/cases/events.ts';
+import type { CaseChanges, Pager, PageVia } from '../../domain/cases/events.ts';
 import type { CommentMentions } from '../../domain/cases/mentions.ts';
 import type { ScopedCase } from '../../projections/cases/case-scope.ts';
 import type { PermissionMatrix } from '../identity/permissions.ts';
@@ -68,14 +68,14 @@ export function createCaseCommands(deps: CaseCommandDeps) {
   /** The `case.acknowledge` audit entry (SPEC.md "Audit entry") beside the event that stamps the case. */
   const auditAcknowledgement = (caseId: string, by: AuditActor): AlsoAppend<CaseEvent, CaseState> => (events, before) =>
     events
-      .filter((e) => e.type === 'case.acknowledged')
-      .map(() =>
+      .flatMap((e) => (e.type === 'case.acknowledged' ? [e.data.via ?? null] : []))
+      .map((via) =>
         deps.audit.write({
           action: 'case.acknowledge',
           actor: by,
           target: { type: 'case', id: caseId },
           team: before.exists ? before.team : null,
-          detail: { case_key: before.exists ? before.key : null, status: before.exists ? before.status : null },
+          detail: { case_key: before.exists ? before.key : null, status: before.exists ? before.status : null, ...(via && { pager: via.pager, agent: via.agent }) },
         }),
       );
   return {
@@ -91,9 +91,15 @@ export function createCaseCommands(deps: CaseCommandDeps) {
       on(caseId, actor, (now) => ({ type: 'change_status', status, note, now })),
     assign: (caseId: string, owner: { id: string; email: string } | null, actor: Actor) =>
       on(caseId, actor, (now) => ({ type: 'assign', ownerId: owner?.id ?? null, ownerEmail: owner?.email ?? null, now })),
-    /** Stamps the first acknowledgement and audits it as `case.acknowledge` by `by`; a repeat changes nothing. */
-    acknowledge: (caseId: string, actor: Actor, by: AuditActor) =>
-      on(caseId, actor, (now) => ({ type: 'acknowledge', actor, now }), auditAcknowledgement(caseId, by)),
+    /**
+     * Stamps the first acknowledgement and audits it as `case.acknowledge` by `by`; a repeat
+     * changes nothing. `via` names the page when a pager's webhook acknowledges.
+     */
+    acknowledge: (caseId: string, actor: Actor, by: AuditActor, via: PageVia | null = null) =>
+      on(caseId, actor, (now) => ({ type: 'acknowledge', actor, via, now }), auditAcknowledgement(caseId, by)),
+    /** Links a page sent for the case (SPEC.md "Webhook intake"), so its acknowledgement finds the case. */
+    linkPage: (caseId: string, page: { pager: Pager; key: string; connection: string; runId: string | null; stepId: string | null }, actor: Actor | null) =>
+      on(caseId, actor, (now) => ({ type: 'link_page', ...page, now })),
     /** Adds a comment; `theCase` (its scope columns) decides who a mention may notify. */
     comment: async (caseId: string, body: string, actor: Actor, theCase: ScopedCase): Promise<CaseResult & { commentId: string; mentions: CommentMentions }> => {
       const commentId = deps.ids();

@@ -17,6 +17,7 @@ import type { AlertIntake } from '../commands/intake.ts';
 import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { AuditLog } from '../commands/audit.ts';
+import type { PageAcks } from '../commands/page-acks.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { RetentionPolicy } from '../../domain/retention/policy.ts';
 import type { ConnectionProbes } from '../connections/probes.ts';
@@ -88,6 +89,8 @@ export type HttpDeps = {
   /** Read-your-writes: resolves once projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;
   logError: (error: unknown, context: Record<string, unknown>) => void;
+  /** Pager acknowledgement webhooks (adapters/commands/page-acks.ts). */
+  pageAcks: PageAcks;
   /** The resolved retention policy of `GET /retention` (domain/retention/policy.ts). */
   retentionPolicy: RetentionPolicy;
   /** Builds the `suite-diagnostics/v1` document of `GET /diagnostics` (runtime/diagnostics.ts). */

@@ -6,8 +6,12 @@
  * shape, a `generic` source any JSON object (or an array of 1..500) mapped through its
  * `field_map` (domain/webhook-sources/generic.ts). Tokens come in `X-Svc-Token` or
  * `Authorization: Bearer` and compare in constant time; an unknown or disabled slug and a
- * wrong token answer the same 401. The other source types come with their integrations
- * (501 `source_type_not_implemented`). Answers 202 with what happened to each alert.
+ * wrong token answer the same 401. A `pager_a` source authenticates by the
+ * `X-Pager-Signature` of the raw body instead (adapters/webhook-sources/pager-signature.ts),
+ * and `pager_a` / `pager_b` events acknowledge the case a page was sent for, answering 202
+ * with `page_ack` (adapters/commands/page-acks.ts). The other source types come with
+ * their integrations (501 `source_type_not_implemented`). Alerts answer 202 with what
+ * happened to each.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
@@ -19,6 +23,7 @@ import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { withObservables, type IntakeResult } from '../commands/intake.ts';
 import type { ResolvedWebhookSource } from '../webhook-sources/store.ts';
+import { pagerASignatureValid } from '../webhook-sources/pager-signature.ts';
 import type { HttpDeps } from './deps.ts';
 import { detectorIncoming, detectorIntakeSchema, type DetectorAlert } from '../commands/detector-alert.ts';
 import { parseBody, requireJson, validate } from './validation.ts';
@@ -42,6 +47,24 @@ const jsonObject = v.pipe(
   v.check((o) => !Array.isArray(o), 'must be a JSON object'),
 );
 const genericBody = v.union([v.pipe(v.array(jsonObject), v.minLength(1), v.maxLength(500)), jsonObject]);
+
+/** A pager_a v3 webhook: the event type, the agent who acted, and the incident's key. */
+const pagerAEvent = v.object({
+  event: v.object({
+    event_type: v.pipe(v.string(), v.minLength(1)),
+    agent: v.optional(v.nullable(v.object({ summary: v.optional(v.nullable(v.string())) }))),
+    data: v.object({ incident_key: v.optional(v.nullable(v.string())) }),
+  }),
+});
+
+/** A pager_b alert-action webhook: the action and the alert's alias and acting user. */
+const pagerBEvent = v.object({
+  action: v.pipe(v.string(), v.minLength(1)),
+  alert: v.object({ alias: v.optional(v.nullable(v.string())), username: v.optional(v.nullable(v.string())) }),
+});
+
+/** Source types whose intake is built. */
+const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b']);
 
 export function webhookRoutes(deps: HttpDeps) {
   const severities = new Set(deps.caseConfig.severities);
@@ -73,6 +96,26 @@ export function webhookRoutes(deps: HttpDeps) {
     return c.json(batch ? { results } : results[0], 202);
   };
 
+  /** A pager's webhook: an acknowledgement stamps the page's case once; any other event changes nothing. */
+  const pageAck = async (c: Context, source: ResolvedWebhookSource, raw: unknown) => {
+    const request =
+      source.type === 'pager_a'
+        ? (() => {
+            const { event } = parseBody(pagerAEvent, raw);
+            const key = event.data.incident_key ?? null;
+            return { pager: 'pager_a' as const, key, acknowledging: event.event_type === 'incident.acknowledged', agent: event.agent?.summary ?? null, agentEmail: null };
+          })()
+        : (() => {
+            const body = parseBody(pagerBEvent, raw);
+            const key = body.alert.alias ?? null;
+            return { pager: 'pager_b' as const, key, acknowledging: body.action === 'Acknowledge', agent: body.alert.username ?? null, agentEmail: body.alert.username ?? null };
+          })();
+    if (!request.acknowledging || request.key === null) return c.json({ page_ack: deps.pageAcks.ignored(request.pager, request.key) }, 202);
+    const done = await deps.pageAcks.acknowledge({ pager: request.pager, key: request.key, agent: request.agent, agentEmail: request.agentEmail, sourceSlug: source.slug });
+    await deps.waitFor(done.position);
+    return c.json({ page_ack: done.pageAck }, 202);
+  };
+
   const detectorAlerts = (body: v.InferOutput<typeof detectorIntakeSchema>, sourceTeam: string | null) =>
     Array.isArray(body) ? body.map((a, i) => toIncoming(a, i, sourceTeam)) : [toIncoming(body, null, sourceTeam)];
 
@@ -100,9 +143,17 @@ export function webhookRoutes(deps: HttpDeps) {
       describeRoute({ summary: 'Intake of a registered webhook source', tags: ['intake'] }),
       async (c, next) => {
         const source = await deps.webhookSources.bySlug(c.req.param('slug'));
-        const token = webhookToken((n) => c.req.header(n));
-        if (!source || !token || !source.tokenMatches(token)) throw unauthenticated();
-        if (source.type !== 'generic' && source.type !== 'detector') {
+        if (!source) throw unauthenticated();
+        if (source.type === 'pager_a') {
+          // The vendor's own header name is accepted beside SPEC.md's neutral one.
+          const header = c.req.header('x-pager-signature') ?? c.req.header('x-pagerduty-signature');
+          const raw = new Uint8Array(await c.req.arrayBuffer());
+          if (!pagerASignatureValid(source.signingSecret ?? '', raw, header)) throw new DomainError('unauthenticated', 401, 'missing or invalid X-Pager-Signature');
+        } else {
+          const token = webhookToken((n) => c.req.header(n));
+          if (!token || !source.tokenMatches(token)) throw unauthenticated();
+        }
+        if (!builtTypes.has(source.type)) {
           throw new DomainError('source_type_not_implemented', 501, `intake for ${source.type} sources is not built yet`, { type: source.type });
         }
         c.set('webhookSource', source);
@@ -112,6 +163,7 @@ export function webhookRoutes(deps: HttpDeps) {
       async (c) => {
         const source = c.get('webhookSource');
         const raw: unknown = await c.req.json();
+        if (source.type === 'pager_a' || source.type === 'pager_b') return pageAck(c, source, raw);
         if (source.type === 'detector') {
           const body = parseBody(detectorIntakeSchema, raw);
           return ingest(c, detectorAlerts(body, source.team), Array.isArray(body));

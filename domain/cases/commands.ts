@@ -3,7 +3,7 @@
  * (DESIGN habit 3); status and severity values were checked against configuration
  * by the caller.
  */
-import type { CaseChanges } from './events.ts';
+import type { CaseChanges, PageVia, Pager } from './events.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
 
@@ -31,7 +31,9 @@ export type CaseCommand =
   | { type: 'remove_alert'; alertId: string; now: string }
   | { type: 'change_status'; status: string; note: string | null; now: string }
   | { type: 'assign'; ownerId: string | null; ownerEmail: string | null; now: string }
-  | { type: 'acknowledge'; actor: Actor; now: string }
+  /** `via`: the page whose acknowledgement webhook this is, else null. */
+  | { type: 'acknowledge'; actor: Actor; via: PageVia | null; now: string }
+  | { type: 'link_page'; pager: Pager; key: string; connection: string; runId: string | null; stepId: string | null; now: string }
   | { type: 'add_comment'; commentId: string; body: string; actor: Actor; mentions: CommentMentions; now: string }
   /** `actorIsAdmin`: the actor is an admin of the case's team (or the realm). */
   | { type: 'delete_comment'; commentId: string; actor: Actor; actorIsAdmin: boolean; now: string }

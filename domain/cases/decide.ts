@@ -30,6 +30,13 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return assign(command, state);
     case 'acknowledge':
       return acknowledge(command, state);
+    case 'link_page':
+      return [
+        {
+          type: 'case.page_linked',
+          data: { case_id: state.id, pager: command.pager, key: command.key, connection: command.connection, run_id: command.runId, step_id: command.stepId, at: command.now },
+        },
+      ];
     case 'add_comment':
       return addComment(command, state);
     case 'delete_comment':
@@ -120,8 +127,9 @@ function acknowledge(c: Cmd<'acknowledge'>, s: Existing): CaseEvent[] {
       data: {
         case_id: s.id,
         acknowledged_at: c.now,
-        acknowledged_by: c.actor.email ?? c.actor.userId ?? 'unknown',
+        acknowledged_by: c.actor.email ?? c.actor.userId ?? (c.via ? `${c.via.pager}:${c.via.agent ?? 'unknown'}` : 'unknown'),
         by_user_id: c.actor.userId,
+        via: c.via,
       },
     },
   ];

@@ -40,9 +40,33 @@ export type CaseAssigned = Event<
   'case.assigned',
   { case_id: string; owner_id: string | null; owner_email: string | null; previous_owner_id: string | null; at: string }
 >;
+/** A pager and its acknowledging agent (a name or email as the pager sent it). */
+export type PageVia = { pager: Pager; agent: string | null };
+
 export type CaseAcknowledged = Event<
   'case.acknowledged',
-  { case_id: string; acknowledged_at: string; acknowledged_by: string; by_user_id: string | null }
+  {
+    case_id: string;
+    acknowledged_at: string;
+    acknowledged_by: string;
+    by_user_id: string | null;
+    /** Set when a page acknowledgement stamped it; absent on events recorded before pages existed. */
+    via?: PageVia | null;
+  }
+>;
+
+/** The paging products (SPEC.md neutral names). */
+export const pagers = ['pager_a', 'pager_b'] as const;
+export type Pager = (typeof pagers)[number];
+
+/**
+ * A page sent for the case (SPEC.md "Webhook intake": "the page is linked to the case"):
+ * `key` is the pager's de-duplication key (`dedup_key` / `alias`) an acknowledgement
+ * webhook names.
+ */
+export type CasePageLinked = Event<
+  'case.page_linked',
+  { case_id: string; pager: Pager; key: string; connection: string; run_id: string | null; step_id: string | null; at: string }
 >;
 export type CaseCommentAdded = Event<
   'case.comment_added',
@@ -113,7 +137,8 @@ export type CaseEvent =
   | CaseAttachmentAdded
   | CaseEvidencePinned
   | CaseTemplateApplied
-  | CaseSlaPolicyApplied;
+  | CaseSlaPolicyApplied
+  | CasePageLinked;
 
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
@@ -130,4 +155,5 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.evidence_pinned',
   'case.template_applied',
   'case.sla_policy_applied',
+  'case.page_linked',
 ]);

@@ -81,6 +81,7 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
     case 'case.attachment_added':
     case 'case.evidence_pinned':
     case 'case.template_applied':
+    case 'case.page_linked':
       return { ...row, updated_at: event.data.at, version };
     case 'case.sla_policy_applied': {
       const d = event.data;

@@ -20,6 +20,7 @@ import * as connectionRotation from './0019-connection-rotation.ts';
 import * as appendLock from './0020-append-lock.ts';
 import * as auditLog from './0021-audit-log.ts';
 import * as retention from './0022-retention.ts';
+import * as casePages from './0023-case-pages.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0020-append-lock': appendLock,
   '0021-audit-log': auditLog,
   '0022-retention': retention,
+  '0023-case-pages': casePages,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -60,6 +60,8 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'detector.snooze_rule',
       'http.request',
       'notify.email',
+      'notify.pager_a',
+      'notify.pager_b',
       'notify.webhook',
       'ssh.command',
     ]);

@@ -27,7 +27,7 @@ describe('action registry', () => {
       expect(entry.output_schema, entry.name).toMatchObject({ type: 'object' });
       expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
     }
-    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual(['case.update', 'http.request', 'notify.email', 'notify.webhook', 'ssh.command']);
+    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual(['case.update', 'http.request', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.webhook', 'ssh.command']);
     const byName = new Map(entries.map((e) => [e.name, e]));
     expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: true });
     expect(byName.get('banlist.block')).toMatchObject({ connection_kind: 'ssh', implemented: false });
