@@ -44,6 +44,11 @@ export type ActionDefinition<Input = any, Output = unknown> = {
   name: string;
   connectionKind: string;
   risk: Risk;
+  /**
+   * A write whose effect is bounded by design (a ban with a short, validated TTL): automatic
+   * runs do not gate it (SPEC.md "Ban-list built-in actions": "bounded non-danger").
+   */
+  bounded?: true;
   input: GenericSchema<unknown, Input>;
   /** The output's shape; GET /actions publishes it as JSON Schema. */
   output: GenericSchema;

@@ -11,18 +11,8 @@ import * as v from 'valibot';
 const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
 const id = text(200);
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
-const MAX_BAN_TTL_S = 30 * 86_400;
-
-/** A ban-list TTL: seconds (integer) or `<n>s|m|h|d`; zero, blank, malformed and over 30 days are refused (SPEC.md "Ban-list"). */
-const banTtl = v.pipe(
-  v.union([v.number(), v.string()]),
-  v.check((ttl) => {
-    const match = typeof ttl === 'string' ? /^([1-9][0-9]*)([smhd])$/.exec(ttl) : null;
-    const seconds = typeof ttl === 'number' ? ttl : match ? Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as 's' | 'm' | 'h' | 'd'] : NaN;
-    return Number.isInteger(seconds) && seconds >= 1 && seconds <= MAX_BAN_TTL_S;
-  }, 'must be whole seconds or <n>s, <n>m, <n>h, <n>d, from 1 second to 30 days'),
-);
-
+/** Longest rule snooze, seconds. */
+const MAX_SNOOZE_S = 30 * 86_400;
 /** A managed containment target: the call shape shared by the three response families. */
 function containment(target: 'ip' | 'host' | 'domain', withTtl: boolean): v.GenericSchema {
   const entries: v.ObjectEntries = { [target]: text(253), reason: v.optional(text(1000)) };
@@ -62,18 +52,9 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   'detector.comment_alert': { input: v.strictObject({ alert_id: id, comment: text(20_000) }), output: v.object({ comment_id: v.string() }) },
   'detector.get_alert': { input: v.strictObject({ alert_id: id }), output: v.object({ alert: v.record(v.string(), v.unknown()) }) },
   'detector.snooze_rule': {
-    input: v.strictObject({ rule_id: id, duration_s: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_BAN_TTL_S)), reason: v.optional(text(1000)) }),
+    input: v.strictObject({ rule_id: id, duration_s: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_SNOOZE_S)), reason: v.optional(text(1000)) }),
     output: v.object({ rule_id: v.string(), snoozed_until: v.string() }),
   },
-  'banlist.block': {
-    input: v.strictObject({ ip: text(64), ttl: banTtl, reason: text(500) }),
-    output: v.object({ decision_id: v.string(), ip: v.string(), expires_at: v.string() }),
-  },
-  'banlist.status': {
-    input: v.strictObject({ decision_id: id }),
-    output: v.object({ state: v.picklist(['active', 'not_found']), decision: v.nullable(v.record(v.string(), v.unknown())) }),
-  },
-  'banlist.unblock': { input: v.strictObject({ decision_id: id }), output: v.object({ decision_id: v.string(), removed: v.boolean() }) },
   'enrich.reputation_a': { input: reputationInput, output: reputationOutput },
   'enrich.reputation_b': { input: reputationInput, output: reputationOutput },
   'mcp.call': {

@@ -12,6 +12,7 @@ import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
 import { createHttpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
+import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
 import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
@@ -41,6 +42,8 @@ export type ActionRegistry = {
   implementation: (name: string) => ActionDefinition | undefined;
   /** The action's risk (SPEC.md "Action registry entry"), null for an unknown action. */
   riskOf: (name: string) => string | null;
+  /** Whether the implemented action's risk is bounded, so automatic runs need no gate for it. */
+  isBounded: (name: string) => boolean;
   /** Every action, sorted by name. */
   entries: () => ActionRegistryEntry[];
   /** The product (`detector`, `pipeline`) an action needs installed, or null. */
@@ -77,6 +80,9 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
     createNotifyPagerB(outbound),
     notifyEmail,
     sshCommand,
+    banlistBlock,
+    banlistStatus,
+    banlistUnblock,
     ...(detector ? detectorActions(detector) : []),
   ];
 }
@@ -112,6 +118,7 @@ export function createActionRegistry(
     isKnownAction,
     implementation: (name) => byName.get(name),
     riskOf: (name) => byName.get(name)?.risk ?? catalog.get(name)?.risk ?? null,
+    isBounded: (name) => byName.get(name)?.bounded === true,
     entries: () => entries,
     productOf,
     productInstalled: (product) => installed.has(product),

@@ -34,12 +34,13 @@ export function commandLine(step: SshCommandInput): string {
   return [step.command, ...(step.args ?? []).map(shellQuote)].join(' ');
 }
 
-type SshTarget = { host: string; port: number; username: string; pinned: Buffer[] | null; connectionName: string };
+type SshTarget = { host: string; port: number; username: string; pinned: Buffer[] | null; connectionName: string; action: string };
 
-function sshTarget(context: Pick<ActionContext, 'connection'>): SshTarget {
+/** The host, user and host-key policy of the step's `ssh` connection; ActionFailure `connection_*` when it is missing or incomplete. */
+export function sshTarget(context: Pick<ActionContext, 'connection'>, action = NAME): SshTarget {
   const connection = context.connection;
-  if (!connection) throw new ActionFailure('connection_missing', `${NAME} needs an ssh connection`, false);
-  const invalid = (why: string) => new ActionFailure('connection_invalid', `${NAME}: connection '${connection.name}' ${why}`, false);
+  if (!connection) throw new ActionFailure('connection_missing', `${action} needs an ssh connection`, false);
+  const invalid = (why: string) => new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' ${why}`, false);
   if (connection.kind !== 'ssh') throw invalid(`is ${connection.kind}, not ssh`);
   const { host, port = 22, username, known_hosts: knownHosts, accept_unknown_host_key: acceptUnknown } = connection.config;
   if (typeof host !== 'string' || host === '') throw invalid('needs config.host');
@@ -49,9 +50,9 @@ function sshTarget(context: Pick<ActionContext, 'connection'>): SshTarget {
     // known_hosts lines: [markers] hostnames keytype base64-key [comment]; the key blob is what the server presents.
     const pinned = knownHosts.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/).find((w) => /^AAAA[A-Za-z0-9+/=]+$/.test(w)));
     if (pinned.length === 0 || pinned.some((k) => k === undefined)) throw invalid('has config.known_hosts lines without a key');
-    return { host, port, username, pinned: pinned.map((k) => Buffer.from(k ?? '', 'base64')), connectionName: connection.name };
+    return { host, port, username, pinned: pinned.map((k) => Buffer.from(k ?? '', 'base64')), connectionName: connection.name, action };
   }
-  if (acceptUnknown === true) return { host, port, username, pinned: null, connectionName: connection.name };
+  if (acceptUnknown === true) return { host, port, username, pinned: null, connectionName: connection.name, action };
   throw invalid('needs a host-key policy: config.known_hosts, or config.accept_unknown_host_key: true');
 }
 
@@ -62,27 +63,9 @@ export const sshCommand: ActionDefinition<SshCommandInput, SshCommandOutput> = {
   input,
   output: v.object({ exit_code: v.pipe(v.number(), v.integer()), stdout: v.string(), stderr: v.string() }),
   async execute(step, context) {
-    return withSession(sshTarget(context), context.connection?.secret ?? null, context.signal, (client, where, reject) =>
-      new Promise<SshCommandOutput>((resolve) => {
-        client.exec(commandLine(step), (error, channel) => {
-          if (error) return reject(new ActionFailure('network_error', `${NAME}: ${where} refused to run a command`, true));
-          const out: Buffer[] = [];
-          const err: Buffer[] = [];
-          let size = 0;
-          const keep = (into: Buffer[]) => (chunk: Buffer) => {
-            size += chunk.byteLength;
-            if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
-          };
-          channel.on('data', keep(out));
-          channel.stderr.on('data', keep(err));
-          channel.on('close', (code: number | null, signal?: string) => {
-            const result = { exit_code: code ?? -1, stdout: cap(out), stderr: cap(err) };
-            if (code === 0) return resolve(result);
-            reject(new ActionFailure('command_failed', `${NAME}: ${step.command} on ${where} ${code === null ? `ended by signal ${signal ?? 'unknown'}` : `exited with ${code}`}`, false));
-          });
-        });
-      }),
-    );
+    const result = await sshExec(NAME, context, commandLine(step));
+    if (result.exit_code === 0) return result;
+    throw new ActionFailure('command_failed', `${NAME}: ${step.command} on ${result.where} ${result.exit_code === -1 ? `ended by signal ${result.signal ?? 'unknown'}` : `exited with ${result.exit_code}`}`, false);
   },
   async preview(step, context) {
     const target = sshTarget(context);
@@ -111,9 +94,39 @@ export async function probeSsh(connection: ResolvedConnection, signal: AbortSign
 
 type Reject = (failure: ActionFailure) => void;
 
+/** What a command printed and how it ended; `exit_code` -1 when a signal ended it. */
+export type SshExecResult = { exit_code: number; stdout: string; stderr: string; signal: string | null; where: string };
+
+/**
+ * Runs `line` (already quoted) on the step's `ssh` connection and resolves however it
+ * exits; each stream is capped at 1 MiB. Session failures are ActionFailures named after
+ * `action` ('host_key_mismatch', 'auth_failed', 'network_error', 'timeout').
+ */
+export async function sshExec(action: string, context: Pick<ActionContext, 'connection' | 'signal'>, line: string): Promise<SshExecResult> {
+  return withSession(sshTarget(context, action), context.connection?.secret ?? null, context.signal, (client, where, reject) =>
+    new Promise<SshExecResult>((resolve) => {
+      client.exec(line, (error, channel) => {
+        if (error) return reject(new ActionFailure('network_error', `${action}: ${where} refused to run a command`, true));
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        let size = 0;
+        const keep = (into: Buffer[]) => (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
+        };
+        channel.on('data', keep(out));
+        channel.stderr.on('data', keep(err));
+        channel.on('close', (code: number | null, signal?: string) => {
+          resolve({ exit_code: code ?? -1, stdout: cap(out), stderr: cap(err), signal: signal ?? null, where });
+        });
+      });
+    }),
+  );
+}
+
 /** Opens an authenticated session to `target`, runs `use` on it and always closes it; failures of the session reject what `use` returns. */
 async function withSession<T>(target: SshTarget, privateKey: string | null, signal: AbortSignal, use: (client: Client, where: string, reject: Reject) => Promise<T>): Promise<T> {
-  if (!privateKey) throw new ActionFailure('connection_missing', `${NAME}: connection '${target.connectionName}' has no private key`, false);
+  if (!privateKey) throw new ActionFailure('connection_missing', `${target.action}: connection '${target.connectionName}' has no private key`, false);
   let hostKeyRefused = false;
   const config: ConnectConfig = {
     host: target.host,
@@ -133,13 +146,13 @@ async function withSession<T>(target: SshTarget, privateKey: string | null, sign
     return await new Promise<T>((resolve, reject) => {
       const where = `${target.host}:${target.port}`;
       client.on('error', (error: Error & { level?: string }) => {
-        if (hostKeyRefused) return reject(new ActionFailure('host_key_mismatch', `${NAME}: the host key of ${where} is not the one pinned in config.known_hosts`, false));
-        if (error.level === 'client-authentication') return reject(new ActionFailure('auth_failed', `${NAME}: ${where} refused the key of '${target.username}'`, false));
-        if (signal.aborted) return reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
-        reject(new ActionFailure('network_error', `${NAME}: cannot reach ${where}`, true));
+        if (hostKeyRefused) return reject(new ActionFailure('host_key_mismatch', `${target.action}: the host key of ${where} is not the one pinned in config.known_hosts`, false));
+        if (error.level === 'client-authentication') return reject(new ActionFailure('auth_failed', `${target.action}: ${where} refused the key of '${target.username}'`, false));
+        if (signal.aborted) return reject(new ActionFailure('timeout', `${target.action}: ${where} aborted by the step deadline or cancellation`, true));
+        reject(new ActionFailure('network_error', `${target.action}: cannot reach ${where}`, true));
       });
       client.on('close', () => {
-        if (signal.aborted) reject(new ActionFailure('timeout', `${NAME}: ${where} aborted by the step deadline or cancellation`, true));
+        if (signal.aborted) reject(new ActionFailure('timeout', `${target.action}: ${where} aborted by the step deadline or cancellation`, true));
       });
       client.on('ready', () => {
         use(client, where, reject).then(resolve, reject);

@@ -16,7 +16,7 @@
  *
  * Gates (SPEC.md "Runs, steps and gates"): before a step with `approval` runs, and
  * before a step whose action risk is `write` or `arbitrary` runs in an automatic
- * (alert or schedule) run unless it is `autonomous`, the run waits in
+ * (alert or schedule) run unless it is `autonomous` or its action's risk is bounded, the run waits in
  * `waiting_approval`. The deadline is `approval.timeout_h` hours after opening, else
  * `defaultApprovalTimeoutH`; at the deadline the gate expires. Dry runs open no gates:
  * they only preview.
@@ -41,13 +41,16 @@ export type NextMove =
 /**
  * What the workflow needs from outside: `maxStepVisits` (SVC_MAX_STEP_VISITS, default 3),
  * `defaultApprovalTimeoutH` (SVC_APPROVAL_DEFAULT_TIMEOUT_H, default 24), `now` as an
- * ISO time, and `riskOf` giving an action's registry risk (null when unknown).
+ * ISO time, `riskOf` giving an action's registry risk (null when unknown), and `bounded`
+ * telling an action whose risk is bounded (SPEC.md "Ban-list built-in actions": automatic
+ * runs are autonomous for them).
  */
 export type WorkflowLimits = {
   maxStepVisits: number;
   defaultApprovalTimeoutH: number;
   now: string;
   riskOf: (action: string) => string | null;
+  bounded: (action: string) => boolean;
 };
 
 /** Roles that may decide a gate the engine opens itself (the default-deny risk gate). */
@@ -92,7 +95,7 @@ function gateFor(step: StepDefinition, triggerType: string, limits: WorkflowLimi
   if (step.approval) return { reason: 'approval' as const, roles: step.approval.roles, message: step.approval.message, deadline };
   const automatic = triggerType === 'alert' || triggerType === 'schedule';
   const risk = step.action === null ? null : limits.riskOf(step.action);
-  if (automatic && !step.autonomous && risk !== null && GATED_RISKS.has(risk)) {
+  if (automatic && !step.autonomous && risk !== null && GATED_RISKS.has(risk) && !(step.action !== null && limits.bounded(step.action))) {
     return { reason: 'risk' as const, roles: RISK_GATE_ROLES, message: `${step.action} has risk ${risk}: approve to run it in this automatic run`, deadline };
   }
   return null;

@@ -89,6 +89,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
         defaultApprovalTimeoutH: deps.defaultApprovalTimeoutH,
         now: now(),
         riskOf: (action) => deps.actions.riskOf(action),
+        bounded: (action) => deps.actions.isBounded(action),
       });
       if (move.kind === 'idle') {
         await flush();

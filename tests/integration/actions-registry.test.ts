@@ -53,6 +53,9 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       output_schema: expect.objectContaining({ type: 'object', required: ['case_id', 'changed'] }),
     });
     expect(res.body.filter((a: { implemented: boolean }) => a.implemented).map((a: { name: string }) => a.name)).toEqual([
+      'banlist.block',
+      'banlist.status',
+      'banlist.unblock',
       'case.update',
       'detector.add_exception',
       'detector.comment_alert',

@@ -27,10 +27,12 @@ describe('action registry', () => {
       expect(entry.output_schema, entry.name).toMatchObject({ type: 'object' });
       expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
     }
-    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual(['case.update', 'http.request', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.webhook', 'ssh.command']);
+    expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual([
+      'banlist.block', 'banlist.status', 'banlist.unblock', 'case.update', 'http.request', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.webhook', 'ssh.command',
+    ]);
     const byName = new Map(entries.map((e) => [e.name, e]));
     expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: true });
-    expect(byName.get('banlist.block')).toMatchObject({ connection_kind: 'ssh', implemented: false });
+    expect(byName.get('banlist.block')).toMatchObject({ connection_kind: 'ssh', implemented: true });
     expect(byName.get('response.host_status')).toMatchObject({ connection_kind: 'internal', risk: 'read' });
     expect(byName.get('notify.email')).toMatchObject({ connection_kind: 'email_smtp', risk: 'notify' });
     expect(byName.get('ssh.command')?.input_schema).toMatchObject({ properties: { command: { pattern: '^[A-Za-z0-9_./-]+$' } }, required: ['command'] });

@@ -5,7 +5,7 @@ import { decideRun, type RunCommand } from '../../../domain/runs/decide.ts';
 import type { RunEvent, StepStatus } from '../../../domain/runs/events.ts';
 import { evolveRun, initialRunState, type RunState } from '../../../domain/runs/state.ts';
 
-const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: '2026-01-01T00:00:00.000Z', riskOf: () => 'notify' };
+const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: '2026-01-01T00:00:00.000Z', riskOf: () => 'notify', bounded: () => false };
 
 const step = (id: string, over: Partial<StepDefinition> = {}): StepDefinition => ({
   id, kind: 'action', action: 'notify.webhook', when: null, needs: [], when_branch: null, with: {},
@@ -178,6 +178,13 @@ describe('gates', () => {
     expect(nextMove(queuedWith([{ ...call, autonomous: true }], 'alert'), risky).kind).toBe('execute_step');
     expect(nextMove(queuedWith([step('n')], 'alert'), risky).kind).toBe('execute_step');
     expect(nextMove(queuedWith([call], 'alert', true), risky).kind).toBe('execute_step');
+  });
+
+  it('opens no risk gate in automatic runs for a write action whose risk is bounded (the ban list)', () => {
+    const banlist = { ...limits, riskOf: () => 'write', bounded: (a: string) => a === 'banlist.block' };
+    expect(nextMove(queuedWith([step('ban', { action: 'banlist.block' })], 'alert'), banlist).kind).toBe('execute_step');
+    expect(nextMove(queuedWith([step('w', { action: 'case.update' })], 'alert'), banlist)).toMatchObject({ kind: 'open_gate', reason: 'risk' });
+    expect(nextMove(queuedWith([step('ban', { action: 'banlist.block', approval: { roles: ['approver'], timeout_h: null, message: null } })], 'alert'), banlist)).toMatchObject({ kind: 'open_gate', reason: 'approval' });
   });
 
   const opened = () =>
