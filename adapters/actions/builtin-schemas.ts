@@ -74,23 +74,4 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   'response.ip_block': { input: containment('ip', true), output: containmentOutput },
   'response.ip_unblock': { input: containment('ip', false), output: containmentOutput },
   'response.ip_status': { input: containment('ip', false), output: statusOutput },
-  'pipeline.deploy_request': {
-    input: v.pipe(
-      v.strictObject({
-        pipeline: id,
-        source: id,
-        kind: v.picklist(['quarantine_source', 'drop_source', 'sample_source', 'fork_to_lake']),
-        sample_rate: v.optional(v.pipe(v.number(), v.gtValue(0), v.maxValue(1))),
-      }),
-      v.forward(
-        v.check((i) => (i.kind === 'sample_source') === (i.sample_rate !== undefined), 'sample_rate is required with kind sample_source and only with it'),
-        ['sample_rate'],
-      ),
-    ),
-    output: v.object({ request_id: v.string(), status: v.string() }),
-  },
-  'pipeline.await_confirmation': {
-    input: v.strictObject({ pipeline: id, request_id: id, poll_interval_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(5), v.maxValue(3600))) }),
-    output: v.object({ request_id: v.string(), status: v.string(), deployed_at: v.nullable(v.string()) }),
-  },
 };

@@ -13,6 +13,7 @@ import { caseUpdate } from './case-update.ts';
 import { createHttpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
 import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
+import { pipelineActions } from './pipeline.ts';
 import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
@@ -83,6 +84,7 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
     banlistBlock,
     banlistStatus,
     banlistUnblock,
+    ...pipelineActions(outbound),
     ...(detector ? detectorActions(detector) : []),
   ];
 }

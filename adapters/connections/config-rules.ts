@@ -7,7 +7,7 @@
  * Our additions, documented in docs/configuration.md "Connections": `http.client_auth`
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
  * `http.audience` (sent with the token request, as Auth0-style servers want), the
- * `email_smtp` keys `from`, `username`, `tls`, and the `detector` keys `alerts_path`,
+ * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, and the `detector` keys `alerts_path`,
  * `rules_path` and `page_size` (docs/suite-contracts.md).
  */
 import * as v from 'valibot';
@@ -15,6 +15,7 @@ import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { issuesAt } from '../shared/issues.ts';
 import { HEADER_NAME } from '../actions/http-request.ts';
 import { DETECTOR_LIST_DEFAULTS } from '../detector/client.ts';
+import { DEPLOY_REQUESTS_PATH } from '../actions/pipeline.ts';
 
 /** Default and least `poll_interval_s` of ticket connections, seconds (SPEC.md "Connection"). */
 export const TICKET_POLL_INTERVAL = { default: 300, min: 60 } as const;
@@ -90,10 +91,16 @@ const detector = v.looseObject({
   ),
 });
 
+/** The pipeline product's API (docs/suite-contracts.md "Pipeline"): the deploy-requests path below base_url. */
+const pipeline = v.looseObject({
+  deploy_requests_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DEPLOY_REQUESTS_PATH),
+});
+
 const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<string, unknown>>> = {
   http,
   ssh,
   detector,
+  pipeline,
   ticket_a: ticket,
   ticket_b: ticket,
   mcp,

@@ -66,11 +66,13 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'notify.pager_a',
       'notify.pager_b',
       'notify.webhook',
+      'pipeline.await_confirmation',
+      'pipeline.deploy_request',
       'ssh.command',
     ]);
     expect(res.body.find((a: { name: string }) => a.name === 'pipeline.deploy_request')).toMatchObject({
       connection_kind: 'pipeline',
-      implemented: false,
+      implemented: true,
       risk: 'write',
       input_schema: { properties: { kind: { enum: ['quarantine_source', 'drop_source', 'sample_source', 'fork_to_lake'] } } },
     });

@@ -28,7 +28,8 @@ describe('action registry', () => {
       expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
     }
     expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual([
-      'banlist.block', 'banlist.status', 'banlist.unblock', 'case.update', 'http.request', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.webhook', 'ssh.command',
+      'banlist.block', 'banlist.status', 'banlist.unblock', 'case.update', 'http.request', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.webhook',
+      'pipeline.await_confirmation', 'pipeline.deploy_request', 'ssh.command',
     ]);
     const byName = new Map(entries.map((e) => [e.name, e]));
     expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: true });
