@@ -22,8 +22,6 @@ function containment(target: 'ip' | 'host' | 'domain', withTtl: boolean): v.Gene
 const containmentOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.boolean(), effect_id: v.nullable(v.string()) });
 const statusOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.literal(false), state: v.string() });
 
-const reputationInput = v.strictObject({ indicator: text(2048), type: v.optional(v.picklist(['ip', 'domain', 'url', 'hash'])) });
-const reputationOutput = v.object({ indicator: v.string(), verdict: v.picklist(['malicious', 'suspicious', 'harmless', 'unknown']), score: v.nullable(v.number()), raw: v.unknown() });
 const ticketInput = v.strictObject({ title: text(500), description: v.optional(text(20_000)), priority: v.optional(text(50)) });
 const ticketOutput = v.object({ ticket_id: v.string(), url: v.nullable(v.string()) });
 const chatInput = v.strictObject({ channel: text(200), text: text(20_000) });
@@ -55,8 +53,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     input: v.strictObject({ rule_id: id, duration_s: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_SNOOZE_S)), reason: v.optional(text(1000)) }),
     output: v.object({ rule_id: v.string(), snoozed_until: v.string() }),
   },
-  'enrich.reputation_a': { input: reputationInput, output: reputationOutput },
-  'enrich.reputation_b': { input: reputationInput, output: reputationOutput },
   'mcp.call': {
     input: v.strictObject({ tool: id, arguments: v.optional(v.record(v.string(), v.unknown())) }),
     output: v.object({ content: v.unknown(), is_error: v.boolean() }),

@@ -14,6 +14,7 @@ import { createHttpRequest } from './http-request.ts';
 import { notifyEmail } from './notify-email.ts';
 import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
 import { pipelineActions } from './pipeline.ts';
+import { reputationActions } from './enrich-reputation.ts';
 import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
@@ -85,6 +86,7 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
     banlistStatus,
     banlistUnblock,
     ...pipelineActions(outbound),
+    ...reputationActions(outbound),
     ...(detector ? detectorActions(detector) : []),
   ];
 }

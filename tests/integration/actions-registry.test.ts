@@ -61,6 +61,8 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'detector.comment_alert',
       'detector.get_alert',
       'detector.snooze_rule',
+      'enrich.reputation_a',
+      'enrich.reputation_b',
       'http.request',
       'notify.email',
       'notify.pager_a',
