@@ -374,6 +374,22 @@ export interface CasePagesTable {
   event_position: number;
 }
 
+/** An external ticket link (migration 0024). */
+export interface CaseTicketsTable {
+  link_id: string;
+  case_id: string;
+  provider: string;
+  connection: string;
+  remote_id: string;
+  remote_key: string;
+  url: string | null;
+  remote_status: Generated<string | null>;
+  last_polled_at: OptionalTimestamp;
+  last_poll_error: Generated<string | null>;
+  created_at: Timestamp;
+  event_position: number;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -403,4 +419,5 @@ export interface Database {
   webhook_sources: WebhookSourcesTable;
   retention_state: RetentionStateTable;
   case_pages: CasePagesTable;
+  case_tickets: CaseTicketsTable;
 }

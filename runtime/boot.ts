@@ -70,6 +70,8 @@ import { trackInFlight, type InFlight } from './in-flight.ts';
 import { createRetentionSweeper, startRetentionLoop } from './worker/retention-sweep.ts';
 import { createRetentionCommands } from '../adapters/commands/retention.ts';
 import { createPageAcks } from '../adapters/commands/page-acks.ts';
+import { createTicketLinks } from '../adapters/commands/ticket-links.ts';
+import { ticketsProjection } from '../projections/tickets/tickets.projection.ts';
 import { retentionProjection } from '../projections/retention/retention.projection.ts';
 import { pagesProjection } from '../projections/cases/pages.projection.ts';
 import { resolveRetentionPolicy, retentionCutoff } from '../domain/retention/policy.ts';
@@ -126,7 +128,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, retentionProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
     afterApply: publishLiveUpdates,
@@ -260,6 +262,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   }
 
   if (config.role !== 'api') {
+    const ticketLinks = createTicketLinks({ store, now });
     const caseCommands = (caseId: string, runbookId: string): ActionCaseCommands => ({
       update: async (changes) => {
         const actor = { userId: null, email: `runbook:${runbookId}` };
@@ -284,6 +287,12 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       },
       linkPage: async (page) => {
         await cases.linkPage(caseId, page, { userId: null, email: `runbook:${runbookId}` });
+      },
+      linkTicket: async (link) => {
+        await ticketLinks.link(
+          { link_id: link.linkId, case_id: caseId, provider: link.provider, connection: link.connection, remote_id: link.remoteId, remote_key: link.remoteKey, url: link.url, run_id: link.runId, step_id: link.stepId },
+          `runbook:${runbookId}`,
+        );
       },
     });
     scheduleTicker = startScheduleTicker({

@@ -24,6 +24,17 @@ export type ResolvedConnection = {
 /** Case operations an internal action may perform, bound to the run's case and actor. */
 export type CaseCommands = {
   update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<Record<string, unknown>>;
+  /** Links a ticket the step opened to the case (`ticket.linked`, domain/tickets/links.ts). */
+  linkTicket: (link: {
+    linkId: string;
+    provider: 'ticket_a' | 'ticket_b';
+    connection: string;
+    remoteId: string;
+    remoteKey: string;
+    url: string | null;
+    runId: string;
+    stepId: string;
+  }) => Promise<void>;
   /** Links a page the step sent to the case (`case.page_linked`). */
   linkPage: (page: { pager: 'pager_a' | 'pager_b'; key: string; connection: string; runId: string; stepId: string }) => Promise<void>;
 };

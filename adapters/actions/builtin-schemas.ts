@@ -22,8 +22,6 @@ function containment(target: 'ip' | 'host' | 'domain', withTtl: boolean): v.Gene
 const containmentOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.boolean(), effect_id: v.nullable(v.string()) });
 const statusOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.literal(false), state: v.string() });
 
-const ticketInput = v.strictObject({ title: text(500), description: v.optional(text(20_000)), priority: v.optional(text(50)) });
-const ticketOutput = v.object({ ticket_id: v.string(), url: v.nullable(v.string()) });
 const chatInput = v.strictObject({ channel: text(200), text: text(20_000) });
 const chatOutput = v.object({ message_id: v.string() });
 
@@ -57,8 +55,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     input: v.strictObject({ tool: id, arguments: v.optional(v.record(v.string(), v.unknown())) }),
     output: v.object({ content: v.unknown(), is_error: v.boolean() }),
   },
-  'notify.ticket_a': { input: ticketInput, output: ticketOutput },
-  'notify.ticket_b': { input: ticketInput, output: ticketOutput },
   'notify.chat_a': { input: chatInput, output: chatOutput },
   'notify.chat_b': { input: chatInput, output: chatOutput },
   'response.domain_block': { input: containment('domain', true), output: containmentOutput },

@@ -15,6 +15,7 @@ import { notifyEmail } from './notify-email.ts';
 import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
 import { pipelineActions } from './pipeline.ts';
 import { reputationActions } from './enrich-reputation.ts';
+import { ticketActions } from './notify-ticket.ts';
 import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
@@ -87,6 +88,7 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
     banlistUnblock,
     ...pipelineActions(outbound),
     ...reputationActions(outbound),
+    ...ticketActions(outbound),
     ...(detector ? detectorActions(detector) : []),
   ];
 }

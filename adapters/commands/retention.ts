@@ -1,7 +1,7 @@
 /**
  * The retention purge of one case (SPEC.md "Retention policy"; docs/operations.md
- * "Retention"): the case's stream, its tasks', its observables' and its current
- * alerts' streams are deleted, and a `retention.case_purged` event and a
+ * "Retention"): the case's stream, its tasks', its observables', its ticket links' and its
+ * current alerts' streams are deleted, and a `retention.case_purged` event and a
  * `retention.case_purge` audit entry are appended, all in one transaction. The purge is
  * decided on the case's read-model version: a case that changed since it was read is
  * left for the next sweep.
@@ -34,6 +34,7 @@ export function createRetentionCommands(deps: { db: Kysely<Database>; store: Eve
         ...dependents.taskIds.map(streams.task),
         ...dependents.alerts.map((a) => alertStreamOf(a)),
         ...dependents.observables.map((o) => observableStreamOf(candidate.id, o.type, o.normalized)),
+        ...dependents.ticketLinkIds.map(streams.ticket),
       ];
       const purgedAt = deps.now().toISOString();
       const closedAt = candidate.closed_at.toISOString();

@@ -27,6 +27,7 @@ import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
 import { metricsRoutes } from './metrics.routes.ts';
 import { diagnosticsRoutes } from './diagnostics.routes.ts';
 import { retentionRoutes } from './retention.routes.ts';
+import { ticketRoutes } from './tickets.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
@@ -85,6 +86,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', metricsRoutes(deps));
   authed.route('/', diagnosticsRoutes(deps));
   authed.route('/', retentionRoutes(deps));
+  authed.route('/', ticketRoutes(deps));
 
   api.get(
     '/openapi.json',

@@ -14,6 +14,8 @@ export const streams = {
   observable: (keyDigest: string) => `observable-${keyDigest}`,
   /** One per audit entry (domain/audit/events.ts): entries never contend with each other. */
   audit: (entryId: string) => `audit-${entryId}`,
+  /** One external ticket link (domain/tickets/links.ts). */
+  ticket: (linkId: string) => `ticket-${linkId}`,
   /** The record of one case's retention purge (domain/retention/events.ts). */
   retention: (caseId: string) => `retention-${caseId}`,
 } as const;

@@ -21,6 +21,7 @@ import * as appendLock from './0020-append-lock.ts';
 import * as auditLog from './0021-audit-log.ts';
 import * as retention from './0022-retention.ts';
 import * as casePages from './0023-case-pages.ts';
+import * as caseTickets from './0024-case-tickets.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0021-audit-log': auditLog,
   '0022-retention': retention,
   '0023-case-pages': casePages,
+  '0024-case-tickets': caseTickets,
 };
 
 export const migrationProvider: MigrationProvider = {

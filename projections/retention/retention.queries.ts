@@ -29,15 +29,16 @@ export async function purgeCandidates(db: Kysely<Database>, cutoff: Date, closed
   return rows.map((r) => ({ ...r, closed_at: new Date(r.closed_at) }));
 }
 
-/** What hangs off a case in other streams: its alerts (by their intake key), tasks, observables and attachment files. */
+/** What hangs off a case in other streams: its alerts (by their intake key), tasks, observables, ticket links and attachment files. */
 export async function caseDependents(db: Kysely<Database>, caseId: string) {
-  const [alerts, tasks, observables, attachments] = await Promise.all([
+  const [alerts, tasks, observables, attachments, tickets] = await Promise.all([
     db.selectFrom('alerts').select(['id', 'source', 'external_id']).where('case_id', '=', caseId).orderBy('id').execute(),
     db.selectFrom('case_tasks').select('id').where('case_id', '=', caseId).orderBy('id').execute(),
     db.selectFrom('case_observables').select(['type', 'normalized']).where('case_id', '=', caseId).execute(),
     db.selectFrom('case_attachments').select('sha256').distinct().where('case_id', '=', caseId).execute(),
+    db.selectFrom('case_tickets').select('link_id').where('case_id', '=', caseId).orderBy('link_id').execute(),
   ]);
-  return { alerts, taskIds: tasks.map((t) => t.id), observables, attachmentKeys: attachments.map((a) => a.sha256).sort() };
+  return { alerts, taskIds: tasks.map((t) => t.id), observables, attachmentKeys: attachments.map((a) => a.sha256).sort(), ticketLinkIds: tickets.map((t) => t.link_id) };
 }
 
 /** Of `keys`, those no attachment row refers to any more. */

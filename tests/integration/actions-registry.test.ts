@@ -67,6 +67,8 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'notify.email',
       'notify.pager_a',
       'notify.pager_b',
+      'notify.ticket_a',
+      'notify.ticket_b',
       'notify.webhook',
       'pipeline.await_confirmation',
       'pipeline.deploy_request',

@@ -86,7 +86,7 @@ describe.each(engines)('run driver on $name', (engine) => {
     sleep: async () => undefined,
     backoffBaseMs: 1,
     caseContext: async () => null,
-    caseCommands: () => ({ update: async () => ({}), linkPage: async () => undefined }),
+    caseCommands: () => ({ update: async () => ({}), linkPage: async () => undefined, linkTicket: async () => undefined }),
     stillOwned: () => true,
     maxStepVisits: 3,
     defaultApprovalTimeoutH: 24,

@@ -1,0 +1,51 @@
+/**
+ * External ticket links (SPEC.md "Case sub-resources": `GET /cases/<case_id>/tickets`,
+ * `GET /tickets/<link_id>`), scoped by the case's team and privacy: a link of a case the
+ * caller may not see reads like an absent one (404 `ticket_link_not_found`).
+ */
+import { Hono } from 'hono';
+import type { Selectable } from 'kysely';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { DomainError } from '../../domain/shared/errors.ts';
+import type { CaseTicketsTable } from '../../projections/database.ts';
+import { caseTicketLinks, findTicketLink } from '../../projections/tickets/tickets.queries.ts';
+import { caseScopeOf } from '../identity/case-scope.ts';
+import { caseRouteGuards } from './case-access.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { idParam, uuid } from './shapes.ts';
+import { validate } from './validation.ts';
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/** A link as the API shows it. */
+const linkView = (l: Selectable<CaseTicketsTable>) => ({
+  id: l.link_id,
+  case_id: l.case_id,
+  provider: l.provider,
+  connection: l.connection,
+  ticket_id: l.remote_key,
+  remote_id: l.remote_id,
+  url: l.url,
+  remote_status: l.remote_status,
+  last_polled_at: iso(l.last_polled_at),
+  last_poll_error: l.last_poll_error,
+  created_at: iso(l.created_at),
+});
+
+export function ticketRoutes(deps: HttpDeps) {
+  const { access, read } = caseRouteGuards(deps.db, deps.permissions);
+  return new Hono<AppEnv>()
+    .get('/cases/:id/tickets', describeRoute({ summary: 'External ticket links of a case, oldest first', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
+      const { id } = c.req.valid('param');
+      await access.visible(c.get('principal'), id);
+      return c.json({ items: (await caseTicketLinks(deps.db, id)).map(linkView) });
+    })
+    .get('/tickets/:link_id', describeRoute({ summary: 'One external ticket link', tags: ['cases'] }), read, validate('param', v.object({ link_id: uuid })), async (c) => {
+      const { link_id: linkId } = c.req.valid('param');
+      const link = await findTicketLink(deps.db, linkId, caseScopeOf(c.get('principal'), deps.permissions));
+      if (!link) throw new DomainError('ticket_link_not_found', 404, 'ticket link not found', { link_id: linkId });
+      return c.json(linkView(link));
+    });
+}
