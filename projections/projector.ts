@@ -40,11 +40,6 @@ export type ProjectorOptions = {
   pollIntervalMs?: number;
   onError?: (error: unknown) => void;
   checkpointName?: string;
-  /**
-   * Runs in each batch's transaction after every projection (the live-update publisher:
-   * what it sends commits, or rolls back, with the batch).
-   */
-  afterApply?: (trx: Kysely<Database>, events: RecordedEvent[]) => Promise<void>;
   /** Called with each committed batch (the worker wakes when it projected new jobs). */
   onAdvance?: (applied: RecordedEvent[]) => void;
 };
@@ -104,7 +99,6 @@ export function createProjector(db: Kysely<Database>, projections: Projection[],
       const last = events[events.length - 1];
       if (!last) return { to: from, events };
       for (const projection of projections) await projection.apply(trx, events);
-      await options.afterApply?.(trx, events);
       await trx
         .updateTable('projection_checkpoints')
         .set({ position: last.globalPosition, updated_at: new Date() })

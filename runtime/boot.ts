@@ -125,15 +125,17 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     log.error({ err: error, ...context }, message);
   };
   let scheduleTicker: ScheduleTicker | null = null;
+  let livePublishing: Promise<void> = Promise.resolve();
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
-    afterApply: publishLiveUpdates,
     onAdvance: (applied) => {
       if (applied.some((e) => e.type === 'run.queued' || e.type === 'gate.decided')) worker?.wake();
+      // In order, one batch after the other; a failure loses frames, never a projection.
+      livePublishing = livePublishing.then(() => publishLiveUpdates(db, applied)).catch(failure('live.bus_failed', 'live update publish failed'));
     },
   });
   store.onAppended(() => projector.wake());
@@ -364,6 +366,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       await outbound.close();
       await store.settle();
       await projector.stop();
+      await livePublishing;
       await opened.close();
     },
   };

@@ -1,8 +1,8 @@
 /**
  * Publishes the live updates of a projected batch (docs/operations.md "Live updates"):
- * runs inside the projector's transaction after every projection, so the frames go out
- * exactly when the batch commits (Postgres delivers NOTIFY on commit, and drops it on
- * rollback) and a client that reads after a frame sees the change.
+ * called by the process that projected the batch once it committed, so a client that
+ * reads after a frame sees the change. Best effort and outside the projector's
+ * transaction: a failure here loses frames, never blocks a projection.
  */
 import { sql, type Kysely } from 'kysely';
 import { liveRefs } from '../../domain/live/refs.ts';
@@ -17,7 +17,6 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   const refs = liveRefs(events);
   const runIds = [...new Set(refs.flatMap((r) => (r.type === 'run.updated' || r.type === 'approval.updated' ? [r.run_id] : [])))];
   const alertIds = [...new Set(refs.flatMap((r) => (r.type === 'alert.updated' ? [r.alert_id] : [])))];
-  // One statement at a time: a transaction is one connection.
   const runs = runIds.length === 0 ? [] : await trx.selectFrom('runs').select(['id', 'case_id']).where('id', 'in', runIds).execute();
   const alerts = alertIds.length === 0 ? [] : await trx.selectFrom('alerts').select(['id', 'team']).where('id', 'in', alertIds).execute();
   const runCase = new Map(runs.map((r) => [r.id, r.case_id]));
@@ -53,9 +52,9 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   return items;
 }
 
-/** The projector hook: NOTIFYs the batch's frames on LIVE_CHANNEL inside `trx`. */
-export async function publishLiveUpdates(trx: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
-  for (const payload of packFrames(await liveFrames(trx, events))) {
-    await sql`select pg_notify(${LIVE_CHANNEL}, ${payload})`.execute(trx);
+/** NOTIFYs the frames of a committed batch on LIVE_CHANNEL. */
+export async function publishLiveUpdates(db: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
+  for (const payload of packFrames(await liveFrames(db, events))) {
+    await sql`select pg_notify(${LIVE_CHANNEL}, ${payload})`.execute(db);
   }
 }
