@@ -72,7 +72,8 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
   const change = (op: 'beat' | 'leave') => async (caseId: string, scoped: ScopedCase, viewer: Viewer) => {
     const at = now();
     apply(op, caseId, scoped, viewer, at);
-    await bus.publish({ kind: 'presence', origin, op, case_id: caseId, case: scoped, viewer, at: at.toISOString() });
+    // Presence is soft state: the other processes miss this change, the caller is not failed for it.
+    await bus.publish({ kind: 'presence', origin, op, case_id: caseId, case: scoped, viewer, at: at.toISOString() }).catch(options.onError);
   };
 
   const unsubscribe = bus.subscribe((message: BusMessage) => {
