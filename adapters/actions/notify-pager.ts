@@ -52,7 +52,8 @@ const pagerBInput = v.strictObject({
 });
 export type PagerBInput = v.InferOutput<typeof pagerBInput>;
 
-const pageOutput = v.object({ key: v.string(), linked_case_id: v.nullable(v.string()), status: v.pipe(v.number(), v.integer()) });
+/** `key` is null only for a pager_b alert sent without an alias outside a case (the pager then keys it itself and does not say how). */
+const pageOutput = v.object({ key: v.nullable(v.string()), linked_case_id: v.nullable(v.string()), status: v.pipe(v.number(), v.integer()) });
 export type PageOutput = v.InferOutput<typeof pageOutput>;
 
 /** The key of a page: the step's, else the case default; null without either (the pager then picks one). */
@@ -112,7 +113,7 @@ function pagerBRequest(name: string, step: PagerBInput, context: ActionContext):
 /**
  * One pager action around `fetchImpl`. 2xx succeeds; 4xx other than 429 fails for good,
  * naming the pager's own message when it sent one; 5xx, 429, network errors and timeouts
- * are retryable. The key of a trigger the pager chose (pager_a without a key) is read back.
+ * are retryable. The key of a trigger pager_a chose (no key given, no case) is read back.
  */
 function pagerAction<Input extends PagerAInput | PagerBInput>(
   name: 'notify.pager_a' | 'notify.pager_b',
@@ -138,9 +139,9 @@ function pagerAction<Input extends PagerAInput | PagerBInput>(
         throw said ? new ActionFailure(failure.type, `${failure.message}: ${said}`, failure.retryable) : failure;
       }
       const key = request.key ?? readKey(text);
-      if (key === null) throw new ActionFailure('response_invalid', `${name}: ${request.url.host} accepted the page but named no key`, false);
+      if (key === null && pager === 'pager_a') throw new ActionFailure('response_invalid', `${name}: ${request.url.host} accepted the page but named no dedup_key`, false);
       let linked: string | null = null;
-      if (context.caseId !== null && context.cases) {
+      if (key !== null && context.caseId !== null && context.cases) {
         await context.cases.linkPage({ pager, key, connection: request.connection, runId: context.runId, stepId: context.stepId });
         linked = context.caseId;
       }
