@@ -79,9 +79,13 @@ async function run(action: string, context: ActionContext, args: string[]) {
   return result;
 }
 
-/** Every decision the CLI lists; a list that is not the CLI's JSON fails the step. */
+/**
+ * Every decision the CLI lists; a list that is not the CLI's JSON fails the step.
+ * `--limit 0`: the CLI otherwise lists the newest 100 alerts only, and an id past them
+ * would read as absent.
+ */
 async function listDecisions(action: string, context: ActionContext, filter: string[] = []): Promise<Decision[]> {
-  const { stdout } = await run(action, context, ['decisions', 'list', '-o', 'json', ...filter]);
+  const { stdout } = await run(action, context, ['decisions', 'list', '-o', 'json', '--limit', '0', ...filter]);
   let alerts: unknown;
   try {
     alerts = JSON.parse(stdout.trim() === '' ? 'null' : stdout);
@@ -141,7 +145,7 @@ export const banlistStatus: ActionDefinition<IdInput, Record<string, unknown>> =
     const decision = (await listDecisions('banlist.status', context)).find((d) => d.id === step.decision_id);
     return { decision_id: step.decision_id, state: decision ? 'active' : 'not_found', enforced: decision !== undefined && decision.type === 'ban' && !decision.simulated, enforcement_performed: false, decision: decision ? shown(decision) : null };
   },
-  preview: preview('banlist.status', () => ['decisions', 'list', '-o', 'json']),
+  preview: preview('banlist.status', () => ['decisions', 'list', '-o', 'json', '--limit', '0']),
 };
 
 export const banlistUnblock: ActionDefinition<IdInput, Record<string, unknown>> = {

@@ -39,6 +39,8 @@ if (argv[1] === 'add') {
   process.stderr.write('Decision successfully added\\n');
 } else if (argv[1] === 'list') {
   if (flag('-o') !== 'json') fail('only -o json in this stand-in');
+  // Like the real CLI: only the newest --limit alerts (default 100, 0 for all).
+  const limit = Number(flag('--limit') ?? 100);
   const ip = flag('--ip'); const range = flag('--range');
   const alerts = db.alerts
     .map((a) => ({ ...a, decisions: a.decisions.filter((d) => (!ip || d.value === ip) && (!range || d.value === range)) }))

@@ -52,7 +52,7 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
     expect(out.marker).toMatch(/^svc:[0-9a-f-]{36}$/);
     const [add, list] = cscli.invocations();
     expect(add).toEqual(['decisions', 'add', '--ip', '203.0.113.9', '--duration', '3600s', '--type', 'ban', '--reason', `ssh brute force [${out.marker}]`]);
-    expect(list).toEqual(['decisions', 'list', '-o', 'json', '--ip', '203.0.113.9']);
+    expect(list).toEqual(['decisions', 'list', '-o', 'json', '--limit', '0', '--ip', '203.0.113.9']);
 
     // A second block of the same IP is told apart by its own marker.
     const again = await run(banlistBlock, { range: '198.51.100.0/24', ttl: 600 });
