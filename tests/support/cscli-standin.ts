@@ -66,6 +66,8 @@ export type CscliStandIn = {
   invocations: () => string[][];
   /** Values `decisions add` refuses unless `--bypass-allowlist` is given. */
   allowlist: (values: string[]) => void;
+  /** Adds `count` older bans directly to its state, as a busy host has; answers their ids. */
+  seed: (count: number) => number[];
   /** Simulation mode on: new decisions are recorded `simulated: true` (nothing is enforced). */
   simulation: (on: boolean) => void;
   close: () => void;
@@ -93,6 +95,18 @@ export function createCscliStandIn(): CscliStandIn {
       } catch {
         return [];
       }
+    },
+    seed: (count) => {
+      const current = JSON.parse(readFileSync(join(dir, 'decisions.json'), { encoding: 'utf8', flag: 'a+' }) || '{"next":1,"alerts":[]}') as { next: number; alerts: any[] };
+      const ids: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const id = current.next++;
+        ids.push(id);
+        const value = `198.18.${Math.floor(id / 250)}.${id % 250}`;
+        current.alerts.push({ id, decisions: [{ duration: '1h', id, origin: 'crowdsec', scenario: 'crowdsecurity/ssh-bf', scope: 'Ip', simulated: false, type: 'ban', value }], scenario: 'crowdsecurity/ssh-bf', source: { scope: 'Ip', value } });
+      }
+      writeFileSync(join(dir, 'decisions.json'), JSON.stringify(current));
+      return ids;
     },
     allowlist: (values) => writeFileSync(join(dir, 'allowlist.json'), JSON.stringify(values)),
     simulation: (on) => (on ? writeFileSync(join(dir, 'simulation'), '') : rmSync(join(dir, 'simulation'), { force: true })),

@@ -100,6 +100,11 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
     expect(await run(banlistStatus, { decision_id: 99_999 })).toEqual({ decision_id: 99_999, state: 'not_found', enforced: false, enforcement_performed: false, decision: null });
   });
 
+  it('finds an id behind more than the CLI’s default 100 listed alerts', async () => {
+    const [oldest] = cscli.seed(150);
+    expect(await run(banlistStatus, { decision_id: oldest })).toMatchObject({ state: 'active' });
+  });
+
   it('unblocks only the given id, proves it gone, and is a clean no-op for an absent id', async () => {
     const keep = await run(banlistBlock, { ip: '203.0.113.30', ttl: '2h' });
     const drop = await run(banlistBlock, { ip: '203.0.113.31', ttl: '2h' });
