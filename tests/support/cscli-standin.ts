@@ -44,7 +44,8 @@ if (argv[1] === 'add') {
   const ip = flag('--ip'); const range = flag('--range');
   const alerts = db.alerts
     .map((a) => ({ ...a, decisions: a.decisions.filter((d) => (!ip || d.value === ip) && (!range || d.value === range)) }))
-    .filter((a) => a.decisions.length > 0);
+    .filter((a) => a.decisions.length > 0)
+    .slice(limit === 0 ? 0 : -limit);
   process.stdout.write(JSON.stringify(alerts, null, 2) + '\\n');
 } else if (argv[1] === 'delete') {
   const raw = flag('--id');
