@@ -56,7 +56,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     output: v.object({ content: v.unknown(), is_error: v.boolean() }),
   },
   'notify.chat_a': { input: chatInput, output: chatOutput },
-  'notify.chat_b': { input: chatInput, output: chatOutput },
   'response.domain_block': { input: containment('domain', true), output: containmentOutput },
   'response.domain_unblock': { input: containment('domain', false), output: containmentOutput },
   'response.domain_status': { input: containment('domain', false), output: statusOutput },

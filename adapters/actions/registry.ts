@@ -16,6 +16,7 @@ import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
 import { pipelineActions } from './pipeline.ts';
 import { reputationActions } from './enrich-reputation.ts';
 import { ticketActions } from './notify-ticket.ts';
+import { createNotifyChatB } from './notify-chat-b.ts';
 import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
 import { createTokenSource, type TokenSource } from './oauth2-token.ts';
@@ -89,6 +90,7 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
     ...pipelineActions(outbound),
     ...reputationActions(outbound),
     ...ticketActions(outbound),
+    createNotifyChatB(outbound),
     ...(detector ? detectorActions(detector) : []),
   ];
 }
