@@ -8,7 +8,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { readFixtureJson } from '../support/fixtures.ts';
 import { startPagerAServer, startPagerBServer } from '../support/pager-servers.ts';
 import { e2eEngines } from '../support/service-process.ts';
@@ -65,17 +65,7 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
   const slugA = 'pd-acks';
   const slugB = 'og-acks';
 
-  const runOn = async (caseId: string, slug: string) => {
-    const queued = await callAs(svc, root, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, {});
-    expect(queued.status, queued.text).toBe(202);
-    const id = queued.body.run_id ?? queued.body.id;
-    for (let i = 0; i < 300; i++) {
-      const run = await callAs(svc, root, 'GET', `/runs/${id}`);
-      if (['succeeded', 'failed'].includes(run.body.status)) return run.body;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`run ${id} did not finish`);
-  };
+  const runOn = (caseId: string, slug: string) => runOnCase(svc, root, caseId, slug);
   const openCase = async (title: string) => (await callAs(svc, root, 'POST', '/cases', { title, severity: 'critical' })).body as { id: string; key: string };
   const sendA = (body: string, signature: string | null) =>
     fetch(`${svc.url}/webhooks/${slugA}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-pager-signature': signature }) }, body });

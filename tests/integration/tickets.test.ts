@@ -6,7 +6,7 @@
  * listed within the case's team and privacy scope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -48,17 +48,7 @@ describe.each(e2eEngines)('tickets on $name', ({ server }) => {
   let snow: Awaited<ReturnType<typeof startTicketBServer>>;
   const admin = testPerson('admin@example.com', [{ team: null, role: 'admin' }]);
 
-  const runOn = async (caseId: string, slug: string) => {
-    const queued = await callAs(svc, blue, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, {});
-    expect(queued.status, queued.text).toBe(202);
-    const id = queued.body.run_id ?? queued.body.id;
-    for (let i = 0; i < 300; i++) {
-      const run = await callAs(svc, blue, 'GET', `/runs/${id}`);
-      if (['succeeded', 'failed'].includes(run.body.status)) return run.body;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`run ${id} did not finish`);
-  };
+  const runOn = (caseId: string, slug: string) => runOnCase(svc, blue, caseId, slug);
 
   beforeAll(async () => {
     jira = await startTicketAServer('svc-bot@example.com', JIRA_TOKEN, ['SEC']);

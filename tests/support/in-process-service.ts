@@ -94,3 +94,16 @@ export async function detectorIntake(svc: InProcessService, body: unknown): Prom
   const text = await res.text();
   return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
 }
+
+/** Queues `slug` on case `caseId` as `who` and polls (bounded, 15 s) until the run succeeded or failed; answers `GET /runs/<id>`. */
+export async function runOnCase(svc: InProcessService, who: TestPerson, caseId: string, slug: string): Promise<any> {
+  const queued = await callAs(svc, who, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, {});
+  if (queued.status !== 202) throw new Error(`run of ${slug} not queued: ${queued.text}`);
+  const id = queued.body.run_id ?? queued.body.id;
+  for (let i = 0; i < 300; i++) {
+    const run = await callAs(svc, who, 'GET', `/runs/${id}`);
+    if (['succeeded', 'failed'].includes(run.body.status)) return run.body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`run ${id} did not finish`);
+}
