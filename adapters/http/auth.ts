@@ -14,23 +14,30 @@ import type { AppEnv } from './context.ts';
 const bearer = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
 /**
- * Authenticates the caller from `Authorization: Bearer <JWT>`: verifies the token
- * against the request (method, and path below `basePath` without the query),
- * resolves the person's user row, and sets `c.get('principal')`.
+ * The caller of a request bound to `request` (method, and path below the base path without
+ * the query) from its `Authorization: Bearer <JWT>` header, with the person's user row
+ * resolved. Shared by the HTTP routes and the WebSocket upgrade (live-socket.ts).
  *
  * @throws DomainError 401 `unauthenticated` when the header is missing or garbled or
  *   the verifier refuses the token.
  */
+export async function authenticateBearer(
+  header: string | undefined,
+  request: { method: string; path: string },
+  deps: { verifier: TokenVerifier; users: UserDirectory },
+): Promise<Principal> {
+  if (header === undefined) throw unauthenticated('missing bearer token');
+  const token = bearer.exec(header)?.[1];
+  if (token === undefined) throw unauthenticated('malformed authorization header');
+  return deps.users.resolve(await deps.verifier.verify(token, request));
+}
+
+/** Middleware: authenticateBearer on the request, then `c.get('principal')` is the caller. */
 export function authenticate(deps: { verifier: TokenVerifier; users: UserDirectory; basePath: string }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization');
-    if (header === undefined) throw unauthenticated('missing bearer token');
-    const token = bearer.exec(header)?.[1];
-    if (token === undefined) throw unauthenticated('malformed authorization header');
     // The raw URL path, not Hono's decoded one: `htu` is minted from the path as sent.
     const path = pathBelow(new URL(c.req.url).pathname, deps.basePath);
-    const principal = await deps.verifier.verify(token, { method: c.req.method, path });
-    c.set('principal', await deps.users.resolve(principal));
+    c.set('principal', await authenticateBearer(c.req.header('authorization'), { method: c.req.method, path }, deps));
     await next();
   };
 }
@@ -61,17 +68,28 @@ export function requirePermission(permission: Permission, scope: string, matrix:
     const principal = c.get('principal');
     // Guards a route mounted without authenticate(): refuse rather than fail open.
     if (principal === undefined) throw unauthenticated('missing bearer token');
-    if (principal.tokenUse === 'service') {
-      throw new DomainError('forbidden', 403, 'service tokens are accepted on peer routes only');
-    }
-    if (!hasPermission(principal, permission, matrix, team)) {
-      throw new DomainError('forbidden', 403, team === null ? `permission ${permission} required install-wide` : `permission ${permission} required`, { permission });
-    }
-    if (!scopeCovers(principal.scopes, scope)) {
-      throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });
-    }
+    checkPermission(principal, permission, scope, matrix, team);
     await next();
   };
+}
+
+/**
+ * The check of requirePermission on an authenticated `principal` (also the WebSocket
+ * upgrade's): identity service tokens are refused, `permission` must be held (install-wide
+ * when `team` is null), and a token scope must cover `scope`.
+ *
+ * @throws DomainError 403 `forbidden`.
+ */
+export function checkPermission(principal: Principal, permission: Permission, scope: string, matrix: PermissionMatrix, team?: null): void {
+  if (principal.tokenUse === 'service') {
+    throw new DomainError('forbidden', 403, 'service tokens are accepted on peer routes only');
+  }
+  if (!hasPermission(principal, permission, matrix, team)) {
+    throw new DomainError('forbidden', 403, team === null ? `permission ${permission} required install-wide` : `permission ${permission} required`, { permission });
+  }
+  if (!scopeCovers(principal.scopes, scope)) {
+    throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });
+  }
 }
 
 /**

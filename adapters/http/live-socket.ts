@@ -18,14 +18,13 @@ import { canSeeCase, type ScopedCase } from '../../projections/cases/case-scope.
 import { findCase } from '../../projections/cases/cases.queries.ts';
 import type { Database } from '../../projections/database.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
-import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
+import type { PermissionMatrix } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
-import { scopeCovers } from '../identity/scopes.ts';
 import type { UserDirectory } from '../identity/users.ts';
-import { unauthenticated, type TokenVerifier } from '../identity/verifier.ts';
+import type { TokenVerifier } from '../identity/verifier.ts';
 import { MAX_INBOUND_FRAME_BYTES, parseInbound, type InboundFrame } from '../live/frames.ts';
 import type { LiveHub } from '../live/hub.ts';
-import { pathBelow } from './auth.ts';
+import { authenticateBearer, checkPermission, pathBelow } from './auth.ts';
 
 export type LiveSocketDeps = {
   db: Kysely<Database>;
@@ -40,7 +39,6 @@ export type LiveSocketDeps = {
   logError: (error: unknown, context: Record<string, unknown>) => void;
 };
 
-const bearer = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 const reasons: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' };
 
 /** Answers a refused upgrade with the API's error shape and drops the socket. */
@@ -51,16 +49,10 @@ function refuse(socket: Duplex, status: number, body: { detail: string; code: st
   );
 }
 
-/** The authenticated caller of an upgrade request, or the refusal. */
+/** The authenticated caller of an upgrade request, as a route would check it, or the refusal. */
 async function authenticateUpgrade(req: IncomingMessage, deps: LiveSocketDeps): Promise<Principal> {
-  const header = req.headers.authorization;
-  if (header === undefined) throw unauthenticated('missing bearer token');
-  const token = bearer.exec(header)?.[1];
-  if (token === undefined) throw unauthenticated('malformed authorization header');
-  const principal = await deps.users.resolve(await deps.verifier.verify(token, { method: 'GET', path: '/ws' }));
-  if (principal.tokenUse === 'service') throw new DomainError('forbidden', 403, 'service tokens are accepted on peer routes only');
-  if (!hasPermission(principal, 'read', deps.permissions)) throw new DomainError('forbidden', 403, 'permission read required', { permission: 'read' });
-  if (!scopeCovers(principal.scopes, 'svc:cases:read')) throw new DomainError('forbidden', 403, 'token scope does not cover svc:cases:read', { scope: 'svc:cases:read' });
+  const principal = await authenticateBearer(req.headers.authorization, { method: 'GET', path: '/ws' }, deps);
+  checkPermission(principal, 'read', 'svc:cases:read', deps.permissions);
   return principal;
 }
 
