@@ -11,8 +11,7 @@ import { CASES_RESOURCE, retentionState } from '../../projections/retention/rete
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-
-const iso = (d: Date | string | null | undefined) => (d == null ? null : new Date(d).toISOString());
+import { iso } from './shapes.ts';
 
 /** `GET /retention`; 403 `forbidden` without a realm admin grant. */
 export function retentionRoutes(deps: HttpDeps) {
@@ -24,12 +23,12 @@ export function retentionRoutes(deps: HttpDeps) {
       const state = await retentionState(deps.db, CASES_RESOURCE);
       return c.json({
         policy: deps.retentionPolicy,
-        last_sweep_at: iso(state?.last_sweep_at),
+        last_sweep_at: iso(state?.last_sweep_at ?? null),
         last_deleted: state?.last_deleted ?? 0,
         total_deleted: Number(state?.total_deleted ?? 0),
         backlog: state?.backlog ?? false,
         last_error: state?.last_error ?? null,
-        last_error_at: iso(state?.last_error_at),
+        last_error_at: iso(state?.last_error_at ?? null),
       });
     },
   );

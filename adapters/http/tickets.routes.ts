@@ -14,10 +14,8 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseRouteGuards } from './case-access.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, uuid } from './shapes.ts';
+import { idParam, iso, uuid } from './shapes.ts';
 import { validate } from './validation.ts';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** A link as the API shows it. */
 const linkView = (l: Selectable<CaseTicketsTable>) => ({
