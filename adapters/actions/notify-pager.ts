@@ -15,7 +15,7 @@
  */
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
-import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
+import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, vendorMessage, type OutboundFetch } from './outbound-http.ts';
 
 /** The key a page of a case-bound run gets unless the step names one. */
 export const defaultPageKey = (caseId: string) => `svc-case-${caseId}`;
@@ -133,11 +133,7 @@ function pagerAction<Input extends PagerAInput | PagerBInput>(
       if (!context.connection?.secret) throw new ActionFailure('connection_missing', `${name}: connection '${request.connection}' has no secret`, false);
       const response = await sendOutbound(name, fetchImpl, request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) }, context.signal);
       const text = await readCappedText(name, response, request.url, context.signal);
-      if (response.status < 200 || response.status > 299) {
-        const failure = statusFailure(name, request.url, response.status);
-        const said = vendorMessage(text);
-        throw said ? new ActionFailure(failure.type, `${failure.message}: ${said}`, failure.retryable) : failure;
-      }
+      if (response.status < 200 || response.status > 299) throw statusFailure(name, request.url, response.status, vendorMessage(text));
       const key = request.key ?? readKey(text);
       if (key === null && pager === 'pager_a') throw new ActionFailure('response_invalid', `${name}: ${request.url.host} accepted the page but named no dedup_key`, false);
       let linked: string | null = null;
@@ -153,18 +149,6 @@ function pagerAction<Input extends PagerAInput | PagerBInput>(
       return { method: 'POST', url: request.url.toString(), headers, body: request.shown, links_case: context.caseId };
     },
   };
-}
-
-/** The pager's own explanation in an error body (`message` and `errors` of the Events API, `message` of the Alert API), capped. */
-function vendorMessage(text: string): string | null {
-  try {
-    const body = JSON.parse(text) as { message?: unknown; errors?: unknown };
-    const parts = [typeof body.message === 'string' ? body.message : null, ...(Array.isArray(body.errors) ? body.errors.filter((e) => typeof e === 'string') : [])];
-    const said = parts.filter(Boolean).join('; ');
-    return said === '' ? null : said.slice(0, 300);
-  } catch {
-    return null;
-  }
 }
 
 const readKey = (text: string): string | null => {

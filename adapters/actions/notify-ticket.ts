@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
-import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
+import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, vendorMessage, type OutboundFetch } from './outbound-http.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -109,21 +109,6 @@ function ticketBRequest(step: TicketBInput, context: ActionContext): TicketReque
   };
 }
 
-/** The product's own explanation in an error body (Jira `errorMessages`/`errors`, ServiceNow `error.message`), capped. */
-function vendorMessage(text: string): string | null {
-  try {
-    const body = JSON.parse(text) as { errorMessages?: unknown; errors?: unknown; error?: { message?: unknown } };
-    const parts = [
-      ...(Array.isArray(body.errorMessages) ? body.errorMessages.filter((m): m is string => typeof m === 'string') : []),
-      ...(body.errors && typeof body.errors === 'object' ? Object.entries(body.errors).map(([k, m]) => `${k}: ${String(m)}`) : []),
-      ...(typeof body.error?.message === 'string' ? [body.error.message] : []),
-    ];
-    return parts.length === 0 ? null : parts.join('; ').slice(0, 300);
-  } catch {
-    return null;
-  }
-}
-
 function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provider: TicketProvider, input: v.GenericSchema<unknown, Input>, build: (step: Input, context: ActionContext) => TicketRequest, fetchImpl: OutboundFetch): ActionDefinition<Input, TicketOutput> {
   return {
     name,
@@ -136,11 +121,7 @@ function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provid
       if (!context.connection?.secret) throw new ActionFailure('connection_missing', `${name}: connection '${context.connection?.name ?? ''}' has no secret`, false);
       const response = await sendOutbound(name, fetchImpl, request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) }, context.signal);
       const text = await readCappedText(name, response, request.url, context.signal);
-      if (!response.ok) {
-        const failure = statusFailure(name, request.url, response.status);
-        const said = vendorMessage(text);
-        throw said ? new ActionFailure(failure.type, `${failure.message}: ${said}`, failure.retryable) : failure;
-      }
+      if (!response.ok) throw statusFailure(name, request.url, response.status, vendorMessage(text));
       let body: unknown = null;
       try {
         body = JSON.parse(text);

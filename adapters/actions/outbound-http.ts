@@ -102,10 +102,36 @@ export async function readCappedText(action: string, response: Response, url: UR
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A non-success status as an ActionFailure 'http_status': retryable for 5xx and 429 only. */
-export function statusFailure(action: string, url: URL, status: number): ActionFailure {
+/**
+ * A non-success status as an ActionFailure 'http_status': retryable for 5xx and 429 only.
+ * `said` is the peer's own explanation (vendorMessage), appended when there is one.
+ */
+export function statusFailure(action: string, url: URL, status: number, said: string | null = null): ActionFailure {
   const retryable = status >= 500 || status === 429;
-  return new ActionFailure('http_status', `${action}: ${url.host} answered HTTP ${status}`, retryable);
+  return new ActionFailure('http_status', `${action}: ${url.host} answered HTTP ${status}${said === null ? '' : `: ${said}`}`, retryable);
+}
+
+/**
+ * A vendor's own explanation in a JSON error body, capped at 300 characters, or null: the
+ * shapes the vendor APIs we call use, `message` (Events API, Alert API), `errorMessages`
+ * and `errors` as a list or a field map (Events API, Jira), `error.message` (ServiceNow).
+ */
+export function vendorMessage(text: string): string | null {
+  let body: { message?: unknown; errorMessages?: unknown; errors?: unknown; error?: { message?: unknown } };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return null;
+  }
+  if (body === null || typeof body !== 'object') return null;
+  const strings = (list: unknown) => (Array.isArray(list) ? list.filter((m): m is string => typeof m === 'string') : []);
+  const parts = [
+    ...(typeof body.message === 'string' ? [body.message] : []),
+    ...strings(body.errorMessages),
+    ...(Array.isArray(body.errors) ? strings(body.errors) : body.errors && typeof body.errors === 'object' ? Object.entries(body.errors).map(([k, m]) => `${k}: ${String(m)}`) : []),
+    ...(typeof body.error?.message === 'string' ? [body.error.message] : []),
+  ];
+  return parts.length === 0 ? null : parts.join('; ').slice(0, 300);
 }
 
 function transportFailure(action: string, url: URL, signal: AbortSignal, error: unknown): ActionFailure {
