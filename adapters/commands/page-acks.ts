@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Pager } from '../../domain/cases/events.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { findCase } from '../../projections/cases/cases.queries.ts';
-import { findPage } from '../../projections/cases/pages.projection.ts';
+import { findPage } from '../../projections/cases/pages.queries.ts';
 import type { Database } from '../../projections/database.ts';
 import type { CaseCommands } from './cases.ts';
 

@@ -63,6 +63,21 @@ const pagerBEvent = v.object({
   alert: v.object({ alias: v.optional(v.nullable(v.string())), username: v.optional(v.nullable(v.string())) }),
 });
 
+/** What a pager webhook says: which page, whether it acknowledges it, and who did. */
+type PagerEvent = { pager: 'pager_a' | 'pager_b'; key: string | null; acknowledging: boolean; agent: string | null; agentEmail: string | null };
+
+/** A pager_a event; 422 when it is not the v3 webhook shape. */
+function pagerAAck(raw: unknown): PagerEvent {
+  const { event } = parseBody(pagerAEvent, raw);
+  return { pager: 'pager_a', key: event.data.incident_key ?? null, acknowledging: event.event_type === 'incident.acknowledged', agent: event.agent?.summary ?? null, agentEmail: null };
+}
+
+/** A pager_b alert action; 422 when it is not the alert-action shape. */
+function pagerBAck(raw: unknown): PagerEvent {
+  const { action, alert } = parseBody(pagerBEvent, raw);
+  return { pager: 'pager_b', key: alert.alias ?? null, acknowledging: action === 'Acknowledge', agent: alert.username ?? null, agentEmail: alert.username ?? null };
+}
+
 /** Source types whose intake is built. */
 const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b']);
 
@@ -98,20 +113,9 @@ export function webhookRoutes(deps: HttpDeps) {
 
   /** A pager's webhook: an acknowledgement stamps the page's case once; any other event changes nothing. */
   const pageAck = async (c: Context, source: ResolvedWebhookSource, raw: unknown) => {
-    const request =
-      source.type === 'pager_a'
-        ? (() => {
-            const { event } = parseBody(pagerAEvent, raw);
-            const key = event.data.incident_key ?? null;
-            return { pager: 'pager_a' as const, key, acknowledging: event.event_type === 'incident.acknowledged', agent: event.agent?.summary ?? null, agentEmail: null };
-          })()
-        : (() => {
-            const body = parseBody(pagerBEvent, raw);
-            const key = body.alert.alias ?? null;
-            return { pager: 'pager_b' as const, key, acknowledging: body.action === 'Acknowledge', agent: body.alert.username ?? null, agentEmail: body.alert.username ?? null };
-          })();
-    if (!request.acknowledging || request.key === null) return c.json({ page_ack: deps.pageAcks.ignored(request.pager, request.key) }, 202);
-    const done = await deps.pageAcks.acknowledge({ pager: request.pager, key: request.key, agent: request.agent, agentEmail: request.agentEmail, sourceSlug: source.slug });
+    const event = source.type === 'pager_a' ? pagerAAck(raw) : pagerBAck(raw);
+    if (!event.acknowledging || event.key === null) return c.json({ page_ack: deps.pageAcks.ignored(event.pager, event.key) }, 202);
+    const done = await deps.pageAcks.acknowledge({ pager: event.pager, key: event.key, agent: event.agent, agentEmail: event.agentEmail, sourceSlug: source.slug });
     await deps.waitFor(done.position);
     return c.json({ page_ack: done.pageAck }, 202);
   };

@@ -3,8 +3,6 @@
  * (pager, key) wins, and re-applying an event changes nothing.
  */
 import type { CasePageLinked } from '../../domain/cases/events.ts';
-import type { Kysely } from 'kysely';
-import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
 export const pagesProjection: Projection = {
@@ -26,8 +24,3 @@ export const pagesProjection: Projection = {
     }
   },
 };
-
-/** The case a page of `pager` under `key` was sent for, or undefined. */
-export async function findPage(db: Kysely<Database>, pager: string, key: string) {
-  return db.selectFrom('case_pages').select(['case_id', 'connection']).where('pager', '=', pager).where('key', '=', key).executeTakeFirst();
-}

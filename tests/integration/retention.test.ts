@@ -16,7 +16,7 @@ import { DomainError } from '../../domain/shared/errors.ts';
 import { resolveRetentionPolicy, type RetentionSettings } from '../../domain/retention/policy.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import { createRetentionSweeper } from '../../runtime/worker/retention-sweep.ts';
-import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, detectorIntake, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -93,11 +93,9 @@ describe.each(e2eEngines)('retention on $name', ({ server }) => {
     expect(uploaded.status).toBe(201);
     attachmentKey = attachment.sha256;
     expect((await callAs(svc, ana, 'POST', `/cases/${id}/evidence`, { kind: 'attachment', ref_id: attachment.id, note: 'the note' })).status).toBe(201);
-    const run = await callAs(svc, ana, 'POST', `/cases/${id}/runbooks/annotate/run`, {});
-    expect(run.status, run.text).toBe(202);
-    runId = run.body.run_id ?? run.body.id;
-    for (let i = 0; i < 300 && (await callAs(svc, ana, 'GET', `/runs/${runId}`)).body?.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 50));
-    expect((await callAs(svc, ana, 'GET', `/runs/${runId}`)).body.status).toBe('succeeded');
+    const run = await runOnCase(svc, ana, id, 'annotate');
+    expect(run.status).toBe('succeeded');
+    runId = run.id;
     expect((await callAs(svc, ana, 'POST', `/cases/${id}/status`, { status: 'closed' })).status).toBe(200);
 
     opened.second = (await callAs(svc, ana, 'POST', '/cases', { title: 'Second closed', severity: 'low' })).body.id;
