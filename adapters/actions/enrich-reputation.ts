@@ -143,4 +143,5 @@ function reputationAction(service: Service, fetchImpl: OutboundFetch): ActionDef
   };
 }
 
+/** `enrich.reputation_a` and `enrich.reputation_b` over `fetchImpl` (the guarded outbound fetch). */
 export const reputationActions = (fetchImpl: OutboundFetch): ActionDefinition[] => [reputationAction(serviceA, fetchImpl), reputationAction(serviceB, fetchImpl)];

@@ -61,6 +61,7 @@ function webhookUrl(context: ActionContext): URL {
   return url;
 }
 
+/** `notify.chat_b` over `fetchImpl` (the guarded outbound fetch); output `{status, delivered: true}`. */
 export function createNotifyChatB(fetchImpl: OutboundFetch): ActionDefinition<ChatBInput, { status: number; delivered: true }> {
   return {
     name: NAME,

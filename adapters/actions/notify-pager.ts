@@ -160,5 +160,7 @@ const readKey = (text: string): string | null => {
   }
 };
 
+/** `notify.pager_a` (Events API v2) over `fetchImpl` (the guarded outbound fetch). */
 export const createNotifyPagerA = (fetchImpl: OutboundFetch) => pagerAction('notify.pager_a', pagerAInput, pagerARequest, fetchImpl);
+/** `notify.pager_b` (Alert API) over `fetchImpl` (the guarded outbound fetch). */
 export const createNotifyPagerB = (fetchImpl: OutboundFetch) => pagerAction('notify.pager_b', pagerBInput, pagerBRequest, fetchImpl);

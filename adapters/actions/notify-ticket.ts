@@ -144,6 +144,7 @@ function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provid
   };
 }
 
+/** `notify.ticket_a` and `notify.ticket_b` over `fetchImpl` (the guarded outbound fetch). */
 export const ticketActions = (fetchImpl: OutboundFetch): ActionDefinition[] => [
   ticketAction('notify.ticket_a', 'ticket_a', ticketAInput, ticketARequest, fetchImpl),
   ticketAction('notify.ticket_b', 'ticket_b', ticketBInput, ticketBRequest, fetchImpl),

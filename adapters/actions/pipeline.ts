@@ -81,6 +81,7 @@ const deployBody = (step: DeployInput, context: ActionContext) => ({
   reason: step.reason ?? `svc run ${context.runId} step ${context.stepId}`,
 });
 
+/** `pipeline.deploy_request` and `pipeline.await_confirmation` over `fetchImpl` (the guarded outbound fetch); failures are ActionFailures as the module header says. */
 export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
   const deployRequest: ActionDefinition<DeployInput, { request_id: string; status: string }> = {
     name: 'pipeline.deploy_request',

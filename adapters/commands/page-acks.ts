@@ -32,6 +32,7 @@ export type PageAcks = {
   ignored: (pager: Pager, key: string | null) => PageAck;
 };
 
+/** The page acknowledgements over the read models and `cases.acknowledge`; `closedStatuses` are SVC_CASE_CLOSED_STATUSES. Never throws for an unknown or closed case: that is a `page_ack` reason. */
 export function createPageAcks(deps: { db: Kysely<Database>; cases: Pick<CaseCommands, 'acknowledge'>; closedStatuses: ReadonlySet<string> }): PageAcks {
   /** The active user whose email matches (case-insensitive), for pager_b's acknowledging user. */
   const activeUserByEmail = async (email: string) =>

@@ -25,6 +25,7 @@ export type RetentionCommands = {
 
 const SWEEPER = { id: null, email: null, subject: null, kind: 'system', via: null } as const;
 
+/** The purge command over `store` (EventStore.purge) and the read models; audit entries through `audit`, times from `now`. */
 export function createRetentionCommands(deps: { db: Kysely<Database>; store: EventStore; audit: AuditLog; now: () => Date }): RetentionCommands {
   return {
     purgeCase: async (candidate, retentionDays) => {

@@ -32,6 +32,7 @@ const linkView = (l: Selectable<CaseTicketsTable>) => ({
   created_at: iso(l.created_at),
 });
 
+/** `GET /cases/<id>/tickets` (404 `case_not_found` for an invisible case) and `GET /tickets/<link_id>` (404 `ticket_link_not_found`). */
 export function ticketRoutes(deps: HttpDeps) {
   const { access, read } = caseRouteGuards(deps.db, deps.permissions);
   return new Hono<AppEnv>()

@@ -44,6 +44,7 @@ export type LiveHubOptions = {
   onError: (error: unknown) => void;
 };
 
+/** A hub on `bus` with `roster` as this process's presence replica; looks for expired viewers every `expiryCheckMs`. `close()` stops listening and forgets every connection. */
 export function createLiveHub(options: LiveHubOptions): LiveHub {
   const { roster, bus, now } = options;
   const origin = randomUUID();
