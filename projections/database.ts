@@ -332,6 +332,27 @@ export interface ConnectionsTable {
   /** The secret before the last rotation, valid until `rotation_overlap_until` (migration 0019). */
   previous_secret_ciphertext: string | null;
   rotation_overlap_until: Timestamp | null;
+  /** chat_a only: the bot token messages are posted with, sealed (migration 0025). */
+  bot_token_ciphertext: string | null;
+}
+
+/** A chat identity linked to a user through a one-time link code (migration 0025). */
+export interface ChatIdentityLinksTable {
+  provider: string;
+  /** The chat workspace (chat_a `team_id`). */
+  workspace_id: string;
+  chat_user_id: string;
+  user_id: string;
+  chat_user_name: string | null;
+  linked_at: Timestamp;
+}
+
+/** A user's pending link code, as its sha256 digest (migration 0025). */
+export interface ChatLinkCodesTable {
+  user_id: string;
+  code_digest: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
 }
 
 /** Webhook sources (migration 0018); secrets sealed by adapters/connections/secret-box.ts. */
@@ -416,6 +437,8 @@ export interface Database {
   case_evidence: CaseEvidenceTable;
   used_token_ids: UsedTokenIdsTable;
   connections: ConnectionsTable;
+  chat_identity_links: ChatIdentityLinksTable;
+  chat_link_codes: ChatLinkCodesTable;
   webhook_sources: WebhookSourcesTable;
   retention_state: RetentionStateTable;
   case_pages: CasePagesTable;

@@ -18,6 +18,7 @@ import { createDetectorClient } from '../adapters/detector/client.ts';
 import { createBackfill } from '../adapters/commands/backfill.ts';
 import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
+import { createChatIdentityLinks } from '../adapters/chat/identity-links.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
@@ -231,6 +232,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       waitFor,
       retentionPolicy,
       pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
+      chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),
+      chatCommand: config.chat.command,
+      outbound,
       logError: failure('http.internal_error', 'unhandled error'),
       diagnostics: createDiagnostics({
         db,

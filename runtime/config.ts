@@ -59,6 +59,8 @@ export type Config = {
   presenceHeartbeatSeconds: number;
   /** Longest WebSocket session before the server closes it for a reconnect with a fresh token, ms (SVC_WS_SESSION_MAX_S). */
   wsSessionMaxMs: number;
+  /** The chat_a slash command as the chat app defines it (SVC_CHAT_COMMAND), and how long a link code lasts, seconds (SVC_CHAT_LINK_CODE_TTL_S). */
+  chat: { command: string; linkCodeTtlSeconds: number };
   /** Suite products installed next to this service, of `detector`, `pipeline` (SVC_INSTALLED_PRODUCTS). */
   installedProducts: string[];
   /** How often the worker looks for due schedule runbooks, ms (SVC_SCHEDULE_TICK_MS). */
@@ -96,6 +98,13 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
   return n;
+}
+
+/** SVC_CHAT_COMMAND: a slash and 1-31 lowercase letters, digits, `-` or `_` (the chat product's own rule). */
+function chatCommand(raw: string | undefined): string {
+  const value = raw === undefined || raw.trim() === '' ? '/svc' : raw.trim();
+  if (!/^\/[a-z0-9_-]{1,31}$/.test(value)) throw new Error('SVC_CHAT_COMMAND must be a slash command such as /svc');
+  return value;
 }
 
 /** Products whose `detector.*` / `pipeline.*` actions runbooks may use; `none` or empty: neither. */
@@ -266,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
     wsSessionMaxMs: int(env, 'SVC_WS_SESSION_MAX_S', 3600, 1) * 1000,
+    chat: { command: chatCommand(env.SVC_CHAT_COMMAND), linkCodeTtlSeconds: int(env, 'SVC_CHAT_LINK_CODE_TTL_S', 600, 60) },
     installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),

@@ -19,6 +19,8 @@ export type ResolvedConnection = {
   secret: string | null;
   /** The secret before the last rotation, while its overlap lasts (SPEC.md "Actions and connections"); else null. */
   previous_secret: string | null;
+  /** chat_a only: the bot token messages are posted with (the secret is the signing secret); else null. */
+  bot_token: string | null;
 };
 
 /** Case operations an internal action may perform, bound to the run's case and actor. */

@@ -22,9 +22,6 @@ function containment(target: 'ip' | 'host' | 'domain', withTtl: boolean): v.Gene
 const containmentOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.boolean(), effect_id: v.nullable(v.string()) });
 const statusOutput = v.object({ target: v.string(), enforced: v.boolean(), enforcement_performed: v.literal(false), state: v.string() });
 
-const chatInput = v.strictObject({ channel: text(200), text: text(20_000) });
-const chatOutput = v.object({ message_id: v.string() });
-
 /** Input and output schema per action name. */
 export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.GenericSchema }> = {
   'ai.agent': {
@@ -55,7 +52,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     input: v.strictObject({ tool: id, arguments: v.optional(v.record(v.string(), v.unknown())) }),
     output: v.object({ content: v.unknown(), is_error: v.boolean() }),
   },
-  'notify.chat_a': { input: chatInput, output: chatOutput },
   'response.domain_block': { input: containment('domain', true), output: containmentOutput },
   'response.domain_unblock': { input: containment('domain', false), output: containmentOutput },
   'response.domain_status': { input: containment('domain', false), output: statusOutput },

@@ -16,6 +16,7 @@ import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
 import { pipelineActions } from './pipeline.ts';
 import { reputationActions } from './enrich-reputation.ts';
 import { ticketActions } from './notify-ticket.ts';
+import { createNotifyChatA } from './notify-chat-a.ts';
 import { createNotifyChatB } from './notify-chat-b.ts';
 import { createNotifyPagerA, createNotifyPagerB } from './notify-pager.ts';
 import { createNotifyWebhook } from './notify-webhook.ts';
@@ -90,6 +91,7 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
     ...pipelineActions(outbound),
     ...reputationActions(outbound),
     ...ticketActions(outbound),
+    createNotifyChatA(outbound),
     createNotifyChatB(outbound),
     ...(detector ? detectorActions(detector) : []),
   ];

@@ -7,7 +7,7 @@
  * Our additions, documented in docs/configuration.md "Connections": `http.client_auth`
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
  * `http.audience` (sent with the token request, as Auth0-style servers want), the
- * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, and the `detector` keys `alerts_path`,
+ * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`, and the `detector` keys `alerts_path`,
  * `rules_path` and `page_size` (docs/suite-contracts.md).
  */
 import * as v from 'valibot';
@@ -96,6 +96,20 @@ const pipeline = v.looseObject({
   deploy_requests_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DEPLOY_REQUESTS_PATH),
 });
 
+/** Where the chat product's signed `response_url`s may point (the interactions route posts its answers there). */
+export const CHAT_A_RESPONSE_ORIGIN = 'https://hooks.slack.com';
+
+const chatA = v.looseObject({
+  response_origin: v.optional(
+    v.pipe(
+      v.string('must be a string'),
+      v.url('must be a URL'),
+      v.check((u) => URL.canParse(u) && new URL(u).origin === u.replace(/\/$/, ''), 'must be an origin (scheme, host and port only)'),
+    ),
+    CHAT_A_RESPONSE_ORIGIN,
+  ),
+});
+
 const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<string, unknown>>> = {
   http,
   ssh,
@@ -105,6 +119,7 @@ const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<stri
   ticket_b: ticket,
   mcp,
   email_smtp: emailSmtp,
+  chat_a: chatA,
 };
 
 /**

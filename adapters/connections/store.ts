@@ -1,7 +1,9 @@
 /**
  * Connections with their secret sealed at rest (SPEC.md "Connection"). The secret is
  * write-only: views carry `secret_configured` only; `resolveByName` decrypts it for the
- * worker. No error message carries a secret.
+ * worker. No error message carries a secret. A `chat_a` connection's secret is the chat
+ * product's signing secret (SPEC.md "Webhook intake"), so the bot token it posts with is a
+ * second write-only value, `bot_token`, sealed the same way (`bot_token_configured`).
  */
 import type { Kysely, Selectable } from 'kysely';
 import { conflict, notFound, unprocessable } from '../../domain/shared/errors.ts';
@@ -18,6 +20,8 @@ export type ConnectionView = {
   base_url: string | null;
   config: Record<string, unknown>;
   secret_configured: boolean;
+  /** chat_a connections only: whether a bot token is stored. */
+  bot_token_configured?: boolean;
   /** End of the overlap in which the secret before the last rotation still works; null outside one. */
   rotation_overlap_until: string | null;
   created_at: string;
@@ -25,7 +29,7 @@ export type ConnectionView = {
 };
 
 /** PUT /connections/<id>: fields absent stay; `secret: null` clears it; a new secret replaces it at once (rotate overlaps). */
-export type ConnectionChanges = { name?: string; base_url?: string | null; config?: Record<string, unknown>; secret?: string | null };
+export type ConnectionChanges = { name?: string; base_url?: string | null; config?: Record<string, unknown>; secret?: string | null; bot_token?: string | null };
 
 export type NewConnection = {
   kind: string;
@@ -33,6 +37,7 @@ export type NewConnection = {
   base_url?: string | null;
   config?: Record<string, unknown>;
   secret?: string | null;
+  bot_token?: string | null;
 };
 
 export type ConnectionStore = ReturnType<typeof createConnectionStore>;
@@ -42,7 +47,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * The connection store over `db`. `ids` gives new connection ids (UUIDs), `now` the clock.
  * Errors (DomainError): create answers 409 'connection_name_taken' for a used name and 422
- * 'detector_connection_secret_refused' for a `detector` connection sent with a secret;
+ * 'detector_connection_secret_refused' for a `detector` connection sent with a secret and
+ * 422 'bot_token_refused' for a `bot_token` on a connection of another kind than chat_a;
  * create and update answer ValidationFailed (422 at `body.config.<key>`) for a config the
  * kind's known keys refuse (config-rules.ts), which also fills in their defaults;
  * get answers 404 'connection_not_found'. A sealed secret is bound to its connection id.
@@ -58,6 +64,9 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
       throw unprocessable('detector_connection_secret_refused', 'a detector connection takes no secret: the service calls the detector with exchanged tokens');
     }
   };
+  const refuseBotToken = (kind: string, token: string | null | undefined) => {
+    if (kind !== 'chat_a' && token) throw unprocessable('bot_token_refused', 'only a chat_a connection takes a bot_token', { kind });
+  };
   const nameTaken = (error: unknown, name: string | undefined) => {
     if ((error as { code?: unknown }).code === '23505') return conflict('connection_name_taken', `a connection named '${name}' already exists`, { name });
     return error;
@@ -68,6 +77,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
     async create(input: NewConnection): Promise<ConnectionView> {
       const secret = input.secret ?? null;
       refuseDetectorSecret(input.kind, secret);
+      refuseBotToken(input.kind, input.bot_token);
       const config = checkConnectionConfig(input.kind, input.config ?? {});
       const id = ids();
       const at = now();
@@ -81,6 +91,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
             base_url: input.base_url ?? null,
             config: JSON.stringify(config),
             secret_ciphertext: secret === null ? null : box.seal(secret, secretAad(id)),
+            bot_token_ciphertext: input.bot_token ? box.seal(input.bot_token, botTokenAad(id)) : null,
             created_at: at,
             updated_at: at,
           })
@@ -96,6 +107,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
     async update(id: string, changes: ConnectionChanges): Promise<ConnectionView> {
       const current = await find(id);
       refuseDetectorSecret(current.kind, changes.secret);
+      refuseBotToken(current.kind, changes.bot_token);
       const config = changes.config === undefined ? undefined : checkConnectionConfig(current.kind, changes.config);
       const secret = changes.secret === undefined ? {} : { secret_ciphertext: changes.secret === null ? null : box.seal(changes.secret, secretAad(id)), previous_secret_ciphertext: null, rotation_overlap_until: null };
       try {
@@ -106,6 +118,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
             ...(changes.base_url !== undefined && { base_url: changes.base_url }),
             ...(config !== undefined && { config: JSON.stringify(config) }),
             ...secret,
+            ...(changes.bot_token !== undefined && { bot_token_ciphertext: changes.bot_token === null ? null : box.seal(changes.bot_token, botTokenAad(id)) }),
             updated_at: now(),
           })
           .where('id', '=', id)
@@ -165,6 +178,12 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
       return row ? resolved(row) : null;
     },
 
+    /** Every connection of `kind` with its secrets decrypted, by name (the chat_a signature check tries each). */
+    async resolveAllOfKind(kind: string): Promise<ResolvedConnection[]> {
+      const rows = await db.selectFrom('connections').selectAll().where('kind', '=', kind).orderBy('name').execute();
+      return rows.map(resolved);
+    },
+
     /** The connection with its secret decrypted, for the connection probe; 404 'connection_not_found'. */
     async resolveById(id: string): Promise<ResolvedConnection> {
       return resolved(await find(id));
@@ -189,6 +208,7 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
       config: row.config,
       secret: open(row.secret_ciphertext, secretAad(row.id)),
       previous_secret: overlapping ? open(row.previous_secret_ciphertext, previousAad(row.id)) : null,
+      bot_token: open(row.bot_token_ciphertext, botTokenAad(row.id)),
     };
   }
 }
@@ -202,6 +222,10 @@ function previousAad(id: string): string {
   return `connections/${id}/previous`;
 }
 
+function botTokenAad(id: string): string {
+  return `connections/${id}/bot_token`;
+}
+
 function toView(row: Selectable<ConnectionsTable>, now: Date): ConnectionView {
   const overlap = row.rotation_overlap_until === null ? null : new Date(row.rotation_overlap_until);
   return {
@@ -211,6 +235,7 @@ function toView(row: Selectable<ConnectionsTable>, now: Date): ConnectionView {
     base_url: row.base_url,
     config: row.config,
     secret_configured: row.secret_ciphertext !== null,
+    ...(row.kind === 'chat_a' && { bot_token_configured: row.bot_token_ciphertext !== null }),
     rotation_overlap_until: overlap !== null && overlap > now ? overlap.toISOString() : null,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),

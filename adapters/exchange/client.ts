@@ -36,7 +36,7 @@ export function createExchangeClient(settings: ExchangeSettings | null, tokens: 
     base_url: null,
     config: { token_url: config.tokenUrl, client_id: config.clientId, client_auth: 'basic', audience, scope: [...scopes].sort().join(' ') },
     secret: config.clientSecret,
-    previous_secret: null,
+    previous_secret: null, bot_token: null,
   });
   return {
     async token(action, audience, scopes, signal, fresh = false) {

@@ -39,6 +39,7 @@ import { runRoutes } from './runs.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { warRoomRoutes } from './war-room.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
+import { chatInteractionRoutes } from './chat-interactions.routes.ts';
 
 export function createApp(deps: HttpDeps) {
   const api = new Hono<AppEnv>();
@@ -59,6 +60,8 @@ export function createApp(deps: HttpDeps) {
   );
   api.get('/healthz', (c) => c.json({ status: 'ok' }));
   api.route('/', metricsExpositionRoute(deps));
+  // Before webhookRoutes: its `/webhooks/:slug` would take this path for a source slug.
+  api.route('/', chatInteractionRoutes(deps));
   api.route('/', webhookRoutes(deps));
 
   const authed = new Hono<AppEnv>();
@@ -67,7 +70,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', caseRoutes(deps));
   authed.route('/', alertRoutes(deps));
   authed.route('/', alertBackfillRoutes(deps));
-  authed.route('/', peerRoutes());
+  authed.route('/', peerRoutes(deps));
   authed.route('/', runRoutes(deps));
   authed.route('/', runbookRoutes(deps));
   authed.route('/', actionRoutes(deps));

@@ -3,7 +3,8 @@
  * `GET, POST /connections`, `PUT, DELETE /connections/<id>`, `POST
  * /connections/<id>/rotate {secret}` (the old secret keeps working until
  * `rotation_overlap_until`, on every connection answer), and `POST /connections/<id>/test`,
- * the non-effectful probe of adapters/connections/probes.ts. Secrets are write-only.
+ * the non-effectful probe of adapters/connections/probes.ts. Secrets are write-only, and so
+ * is a chat_a connection's `bot_token`.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -40,6 +41,7 @@ export function connectionRoutes(deps: HttpDeps) {
           base_url: v.optional(baseUrl),
           config: v.optional(v.record(v.string(), v.unknown()), {}),
           secret: v.optional(v.nullable(secret)),
+          bot_token: v.optional(v.nullable(secret)),
         }),
       ),
       async (c) => {
@@ -57,7 +59,7 @@ export function connectionRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(v.record(v.string(), v.unknown())), secret: v.optional(v.nullable(secret)) })),
+      validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(v.record(v.string(), v.unknown())), secret: v.optional(v.nullable(secret)), bot_token: v.optional(v.nullable(secret)) })),
       async (c) => {
         const body = c.req.valid('json');
         const updated = await deps.connections.update(c.req.valid('param').id, body);

@@ -30,6 +30,8 @@ import type { Permission, Role } from '../identity/principal.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
 import type { UserDirectory } from '../identity/users.ts';
 import type { Presence } from '../live/hub.ts';
+import type { ChatIdentityLinks } from '../chat/identity-links.ts';
+import type { OutboundFetch } from '../actions/outbound-http.ts';
 
 export type HttpDeps = {
   db: Kysely<Database>;
@@ -93,6 +95,12 @@ export type HttpDeps = {
   pageAcks: PageAcks;
   /** The resolved retention policy of `GET /retention` (domain/retention/policy.ts). */
   retentionPolicy: RetentionPolicy;
+  /** Chat identity links and link codes (adapters/chat/identity-links.ts). */
+  chatLinks: ChatIdentityLinks;
+  /** The chat_a slash command's name, for help texts and link notices (SVC_CHAT_COMMAND). */
+  chatCommand: string;
+  /** The guarded outbound fetch (adapters/outbound/guarded-fetch.ts), for chat interaction replies. */
+  outbound: OutboundFetch;
   /** Builds the `suite-diagnostics/v1` document of `GET /diagnostics` (runtime/diagnostics.ts). */
   diagnostics: () => Promise<Record<string, unknown>>;
 };

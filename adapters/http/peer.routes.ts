@@ -1,30 +1,89 @@
 /**
  * Peer endpoints (SPEC.md "Peer endpoints"), read by the suite's identity service with its
- * service token and scope `svc:peer:status:read` (SPEC.md "Authentication", peer status
- * endpoints); any other caller is 403. Answers are `no-store`.
+ * service token (SPEC.md "Authentication"); any other caller is 403. Answers are `no-store`.
  *
  * - `GET /peer/v1/exchanges`: `{contract_version: 1, product, exchanges}`, each audience
  *   this service asks the workload exchange for, with its sorted scopes
- *   (adapters/exchange/declared.ts).
+ *   (adapters/exchange/declared.ts). Scope `svc:peer:status:read`.
+ * - `GET, POST /peer/v1/account-section`: the chat identity link (account-section.ts).
+ *   GET takes the status scope; POST a token with scope `svc:peer:account:write` minted
+ *   for the signed-in person (`actor_sub`), and refuses one holding the status scope.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
+import { DomainError } from '../../domain/shared/errors.ts';
 import { exchangesDocument } from '../exchange/declared.ts';
+import { accountSection, ACCOUNT_WRITE_SCOPE, PEER_STATUS_SCOPE, peerBadRequest } from './account-section.ts';
 import { requirePeerService } from './auth.ts';
 import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { unauthenticated } from '../identity/verifier.ts';
 
 /** The product name peer documents carry. */
 export const PRODUCT = 'svc';
 
+/** The signed-in person an account-section write was minted for; 403 for any other caller. */
+function accountWriter(c: Context<AppEnv>): string {
+  const principal = c.get('principal');
+  if (principal === undefined) throw unauthenticated('missing bearer token');
+  const scopes = principal.scopes ?? [];
+  if (principal.tokenUse !== 'service') throw new DomainError('forbidden', 403, "this peer route accepts the identity service's token only");
+  if (scopes.includes(PEER_STATUS_SCOPE)) throw new DomainError('forbidden', 403, 'the peer status scope may not write account sections');
+  if (!scopes.includes(ACCOUNT_WRITE_SCOPE)) throw new DomainError('forbidden', 403, `token scope does not cover ${ACCOUNT_WRITE_SCOPE}`, { scope: ACCOUNT_WRITE_SCOPE });
+  if (principal.actorSubject === undefined) throw new DomainError('forbidden', 403, 'an account-section write must carry the signed-in person as actor_sub');
+  return principal.actorSubject;
+}
+
 /** The `/peer/v1` routes; mount behind `authenticate()` (each checks its own caller). */
-export function peerRoutes() {
-  return new Hono<AppEnv>().get(
-    '/peer/v1/exchanges',
-    describeRoute({ summary: 'Audiences and scopes this service requests from the workload exchange', tags: ['peer'] }),
-    requirePeerService('svc:peer:status:read'),
-    (c) => {
-      c.header('cache-control', 'no-store');
-      return c.json(exchangesDocument(PRODUCT));
-    },
-  );
+export function peerRoutes(deps: HttpDeps) {
+  const section = accountSection({ db: deps.db, links: deps.chatLinks, product: PRODUCT, command: deps.chatCommand });
+  return new Hono<AppEnv>()
+    .get(
+      '/peer/v1/exchanges',
+      describeRoute({ summary: 'Audiences and scopes this service requests from the workload exchange', tags: ['peer'] }),
+      requirePeerService(PEER_STATUS_SCOPE),
+      (c) => {
+        c.header('cache-control', 'no-store');
+        return c.json(exchangesDocument(PRODUCT));
+      },
+    )
+    .get(
+      '/peer/v1/account-section',
+      describeRoute({ summary: "A user's account section: the chat identity link", tags: ['peer'] }),
+      requirePeerService(PEER_STATUS_SCOPE),
+      async (c) => {
+        const users = c.req.queries('user') ?? [];
+        const user = users[0]?.trim() ?? '';
+        if (users.length !== 1 || user === '' || user.length > 200) throw peerBadRequest('query parameter user must be given once, an identity subject');
+        c.header('cache-control', 'no-store');
+        return c.json(await section.read(user));
+      },
+    )
+    .post(
+      '/peer/v1/account-section',
+      describeRoute({ summary: 'Link or unlink the signed-in person’s chat identity; link answers a one-time command', tags: ['peer'] }),
+      async (c) => {
+        const actor = accountWriter(c);
+        let body: unknown;
+        try {
+          body = await c.req.json();
+        } catch {
+          throw peerBadRequest('body must be JSON');
+        }
+        const { user, result } = await section.act(actor, body);
+        if (!('notice' in result)) {
+          await deps.waitFor(
+            await deps.audit.record({
+              action: 'chat.identity_unlink',
+              actor: { id: user.id, email: user.email, subject: user.subject, kind: 'user', via: 'identity' },
+              target: { type: 'user', id: user.id },
+              team: null,
+              detail: { provider: 'chat_a', from: 'account_section' },
+            }),
+          );
+        }
+        c.header('cache-control', 'no-store');
+        return c.json(result);
+      },
+    );
 }

@@ -8,13 +8,14 @@
  * Deciding a gate needs `approve_runbooks` in the run's case team (a realm grant for a
  * run without a case), and one of the gate's roles among the caller's grants covering
  * that team: role names match exactly, so a gate for `approver` is not decided by an
- * `admin` grant unless the gate lists `admin` too.
+ * `admin` grant unless the gate lists `admin` too (gate-decision.ts, shared with chat).
  */
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { chainHash } from '../../domain/shared/hash-chain.ts';
-import { DomainError, notFound } from '../../domain/shared/errors.ts';
+import { DomainError } from '../../domain/shared/errors.ts';
+import { decideGateAs, runTeam, visibleRun } from './gate-decision.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import { findRun, listRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
 import { verifyChainTable } from '../../projections/chains/chain-table.ts';
@@ -83,27 +84,14 @@ export function runRoutes(deps: HttpDeps) {
     return { valid: true, rows: rows.length, first_broken_index: null };
   };
 
-  const loadRun = async (principal: Principal, id: string) => {
-    const run = await findRun(db, id, caseScopeOf(principal, deps.permissions));
-    if (!run) throw notFound('run_not_found', 'run not found', { run_id: id });
-    return run;
-  };
-
-  /** The run's team: its case's team, null (realm) for a run without a case. */
-  const runTeam = async (principal: Principal, caseId: string | null) => (caseId === null ? null : (await cases.visible(principal, caseId)).team);
+  const loadRun = (principal: Principal, id: string) => visibleRun(deps, principal, id);
 
   const decide = (decision: 'approved' | 'denied') => async (c: Context<AppEnv, string, { out: { param: { id: string }; json: v.InferOutput<typeof decisionBody> } }>) => {
     const principal = c.get('principal');
-    const run = await loadRun(principal, c.req.valid('param').id);
-    const team = await runTeam(principal, run.case_id);
-    if (!hasPermission(principal, 'approve_runbooks', deps.permissions, team)) {
-      throw new DomainError('forbidden', 403, "permission approve_runbooks required in the run's team", { permission: 'approve_runbooks', team });
-    }
-    const roles = principal.grants.filter((g) => g.team === null || g.team === team).map((g) => g.role);
+    const runId = c.req.valid('param').id;
     const body = c.req.valid('json');
-    const position = await deps.runs.decideGate({ runId: run.id, stepId: body.step_id, decision, note: body.note, by: principal.email, roles });
-    await deps.waitFor(position);
-    return c.json({ ...runView(await loadRun(principal, run.id)), gates: (await runGates(db, run.id)).map(gateView) });
+    await decideGateAs(deps, principal, { runId, stepId: body.step_id, decision, note: body.note });
+    return c.json({ ...runView(await loadRun(principal, runId)), gates: (await runGates(db, runId)).map(gateView) });
   };
 
   return new Hono<AppEnv>()
@@ -159,7 +147,7 @@ export function runRoutes(deps: HttpDeps) {
       async (c) => {
         const principal = c.get('principal');
         const run = await loadRun(principal, c.req.valid('param').id);
-        const team = await runTeam(principal, run.case_id);
+        const team = await runTeam(deps, principal, run.case_id);
         if (!hasPermission(principal, 'run_runbooks', deps.permissions, team)) {
           throw new DomainError('forbidden', 403, "permission run_runbooks required in the run's team", { permission: 'run_runbooks', team });
         }

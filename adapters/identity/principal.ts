@@ -32,4 +32,6 @@ export type Principal = {
   scopes: string[] | null;
   /** The workload `sub` of an exchange token, when an actor acts through it. */
   workload: string | null;
+  /** A service token's signed `actor_sub`: the signed-in person it was minted for (account-section writes). */
+  actorSubject?: string;
 };

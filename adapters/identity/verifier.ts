@@ -46,7 +46,7 @@ const exchangeClaims = v.object({
   scope: v.string(),
   act: v.optional(v.object({ sub: nonEmpty, email: nonEmpty, grants: grantsSchema })),
 });
-const serviceClaims = v.object({ sub: v.literal('identity'), scope: v.string() });
+const serviceClaims = v.object({ sub: v.literal('identity'), scope: v.string(), actor_sub: v.optional(nonEmpty) });
 
 /**
  * Builds a verifier for caller tokens signed by a key of `jwks` (chosen by `kid`;
@@ -55,7 +55,10 @@ const serviceClaims = v.object({ sub: v.literal('identity'), scope: v.string() }
  * Every token: `iss`, `aud`, `exp`, `iat` and `jti` present and valid, `exp` and
  * `iat` checked with {@link clockToleranceSeconds} of tolerance, `token_use` one of
  * `assertion`, `exchange`, `service`. Assertions additionally: `htm`/`htu` equal the
- * request, `exp - iat <= 120`, `jti` accepted once through `jtiStore`. The returned
+ * request, `exp - iat <= 120`, `jti` accepted once through `jtiStore`. A service token
+ * carrying `actor_sub` (minted for one signed-in person, CONTRACTS.md section 2) is held
+ * to the same lifetime and single use, because its answer (a one-time link code) must not
+ * be obtainable twice. The returned
  * principal has `userId` null (see users.ts).
  *
  * @throws Error when the JWKS file or inline JSON cannot be read (at creation).
@@ -111,6 +114,10 @@ export async function createTokenVerifier(options: TokenVerifierOptions): Promis
       }
       case 'service': {
         const claims = parseClaims(serviceClaims, payload);
+        if (claims.actor_sub !== undefined) {
+          if (exp - iat > maxAssertionLifetimeSeconds) throw unauthenticated('token lifetime too long');
+          if (!(await options.jtiStore.claim(payload.jti, new Date((exp + clockToleranceSeconds) * 1000)))) throw unauthenticated('token already used');
+        }
         return {
           tokenUse: 'service',
           subject: claims.sub,
@@ -120,6 +127,7 @@ export async function createTokenVerifier(options: TokenVerifierOptions): Promis
           grants: [],
           scopes: splitScope(claims.scope),
           workload: null,
+          ...(claims.actor_sub !== undefined && { actorSubject: claims.actor_sub }),
         };
       }
       default:

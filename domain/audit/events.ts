@@ -32,6 +32,8 @@ export const auditActions = [
   'runbook.disable',
   'runbook.sync',
   'retention.case_purge',
+  'chat.identity_link',
+  'chat.identity_unlink',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -22,6 +22,7 @@ import * as auditLog from './0021-audit-log.ts';
 import * as retention from './0022-retention.ts';
 import * as casePages from './0023-case-pages.ts';
 import * as caseTickets from './0024-case-tickets.ts';
+import * as chatIdentities from './0025-chat-identities.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0022-retention': retention,
   '0023-case-pages': casePages,
   '0024-case-tickets': caseTickets,
+  '0025-chat-identities': chatIdentities,
 };
 
 export const migrationProvider: MigrationProvider = {

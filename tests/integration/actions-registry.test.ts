@@ -64,6 +64,7 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'enrich.reputation_a',
       'enrich.reputation_b',
       'http.request',
+      'notify.chat_a',
       'notify.chat_b',
       'notify.email',
       'notify.pager_a',

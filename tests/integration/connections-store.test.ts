@@ -120,7 +120,7 @@ describe.each(engines)('connection store on $name', (engine) => {
     expect(row.secret_ciphertext).toMatch(/^v1\./);
     expect(row.secret_ciphertext).not.toContain(SECRET);
     expect(await store.resolveByName('intel')).toEqual({
-      id: row.id, kind: 'http', name: 'intel', base_url: 'https://intel.example/api', config: { auth_header: 'X-Key' }, secret: SECRET, previous_secret: null,
+      id: row.id, kind: 'http', name: 'intel', base_url: 'https://intel.example/api', config: { auth_header: 'X-Key' }, secret: SECRET, previous_secret: null, bot_token: null,
     });
     expect(await store.resolveByName('hook')).toMatchObject({ secret: null });
     expect(await store.resolveByName('absent')).toBeNull();
@@ -178,5 +178,19 @@ describe.each(engines)('connection store on $name', (engine) => {
     await store.remove(created.id);
     await expect(store.get(created.id)).rejects.toMatchObject({ status: 404, code: 'connection_not_found' });
     await expect(store.remove(created.id)).rejects.toMatchObject({ status: 404 });
+  });
+  it("seals a chat_a connection's bot token beside its signing secret, and refuses one on other kinds", async () => {
+    const chat = await store.create({ kind: 'chat_a', name: 'slack', base_url: 'https://slack.com/api', secret: 'signing', bot_token: 'xoxb-1-2-bot' });
+    expect(chat).toMatchObject({ secret_configured: true, bot_token_configured: true, config: { response_origin: 'https://hooks.slack.com' } });
+    expect(JSON.stringify(chat)).not.toContain('xoxb');
+    const row = await opened.db.selectFrom('connections').select('bot_token_ciphertext').where('id', '=', chat.id).executeTakeFirstOrThrow();
+    expect(row.bot_token_ciphertext).toMatch(/^v1\./);
+    expect(await store.resolveByName('slack')).toMatchObject({ secret: 'signing', bot_token: 'xoxb-1-2-bot' });
+    expect(await store.resolveAllOfKind('chat_a')).toMatchObject([{ name: 'slack', secret: 'signing', bot_token: 'xoxb-1-2-bot' }]);
+    expect((await store.update(chat.id, { bot_token: null })).bot_token_configured).toBe(false);
+    expect(await store.resolveByName('slack')).toMatchObject({ secret: 'signing', bot_token: null });
+    await expect(store.create({ kind: 'http', name: 'not-chat', bot_token: 'xoxb' })).rejects.toMatchObject({ status: 422, code: 'bot_token_refused' });
+    expect(await store.create({ kind: 'http', name: 'plain-http' })).not.toHaveProperty('bot_token_configured');
+    await expect(store.create({ kind: 'chat_a', name: 'bad-origin', config: { response_origin: 'https://hooks.slack.com/x' } })).rejects.toMatchObject({ issues: [{ loc: ['body', 'config', 'response_origin'] }] });
   });
 });

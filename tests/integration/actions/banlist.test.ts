@@ -36,7 +36,7 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
   const connection = (): ResolvedConnection => ({
     id: 'c1', kind: 'ssh', name: 'edge-fw', base_url: null,
     config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, known_hosts: sshd.knownHosts, cscli: cscli.path },
-    secret: sshd.clientKey, previous_secret: null,
+    secret: sshd.clientKey, previous_secret: null, bot_token: null,
   });
   const context = (): ActionContext => ({
     runId: 'run-1', stepId: 'block', attempt: 1, caseId: null, connection: connection(), signal: AbortSignal.timeout(20_000), cases: null, now: () => new Date(),

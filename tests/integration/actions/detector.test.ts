@@ -47,7 +47,7 @@ beforeAll(async () => {
   outbound = createGuardedFetch({ allowPrivate: false, allowedHosts: [new URL(detector.url).host], exchangeOrigin: oauth.origin, extraCa: oauth.ca });
   const exchange = createExchangeClient({ tokenUrl: oauth.tokenUrl, clientId: 'svc', clientSecret: SECRET }, createTokenSource(outbound));
   actions = new Map(detectorActions(createDetectorClient(outbound, exchange)).map((a) => [a.name, a]));
-  connection = { id: '0c7c2b5e-1111-4a4a-9b9b-222233334444', kind: 'detector', name: 'detector', base_url: detector.url, config: {}, secret: null, previous_secret: null };
+  connection = { id: '0c7c2b5e-1111-4a4a-9b9b-222233334444', kind: 'detector', name: 'detector', base_url: detector.url, config: {}, secret: null, previous_secret: null, bot_token: null };
 });
 afterAll(async () => {
   await outbound?.close();

@@ -42,7 +42,7 @@ describe('reputation actions', () => {
 
   const context = (base: string, secret: string, config: Record<string, unknown> = {}): ActionContext => ({
     runId: 'r', stepId: 's', attempt: 1, caseId: null, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
-    connection: { id: 'c', kind: 'http', name: 'intel', base_url: base, config, secret, previous_secret: null } satisfies ResolvedConnection,
+    connection: { id: 'c', kind: 'http', name: 'intel', base_url: base, config, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });
   const runA = (input: unknown) => repA.execute(v.parse(repA.input, input), context(a.url, KEY_A)) as Promise<Record<string, any>>;
   const runB = (input: unknown, config?: Record<string, unknown>) => repB.execute(v.parse(repB.input, input), context(b.url, KEY_B, config)) as Promise<Record<string, any>>;

@@ -29,7 +29,7 @@ const connection = (config: Record<string, unknown> = {}, secret: string | null 
   base_url: `${server.origin}/api`,
   config: { auth: 'oauth2_client_credentials', token_url: server.tokenUrl, client_id: CLIENT_ID, scope: 'hosts.write', ...config },
   secret,
-  previous_secret: null,
+  previous_secret: null, bot_token: null,
 });
 const context = (conn: ResolvedConnection): ActionContext => ({
   runId: 'r1',

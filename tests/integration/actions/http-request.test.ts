@@ -40,7 +40,7 @@ beforeEach(() => {
 });
 
 function connection(config: Record<string, unknown> = {}, secret: string | null = SECRET): ResolvedConnection {
-  return { id: 'c1', kind: 'http', name: 'intel-api', base_url: `${origin}/api/v2/`, config, secret, previous_secret: null };
+  return { id: 'c1', kind: 'http', name: 'intel-api', base_url: `${origin}/api/v2/`, config, secret, previous_secret: null, bot_token: null };
 }
 
 function context(conn: ResolvedConnection | null, signal = AbortSignal.timeout(5000)): ActionContext {

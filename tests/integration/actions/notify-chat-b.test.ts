@@ -24,7 +24,7 @@ describe('notify.chat_b', () => {
   const secretPath = '/webhookb2/11111111-2222/IncomingWebhook/abc123/def456';
   const context = (secret = `${teams.url}${secretPath}`, base = teams.url): ActionContext => ({
     runId: 'r', stepId: 's', attempt: 1, caseId: null, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
-    connection: { id: 'c', kind: 'chat_b', name: 'soc-channel', base_url: base, config: {}, secret, previous_secret: null } satisfies ResolvedConnection,
+    connection: { id: 'c', kind: 'chat_b', name: 'soc-channel', base_url: base, config: {}, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });
   const run = (step: unknown, ctx = context()) => action.execute(v.parse(action.input, step), ctx);
   const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);

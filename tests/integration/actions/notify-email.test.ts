@@ -54,7 +54,7 @@ beforeEach(() => {
 });
 
 const connection = (config: Record<string, unknown>, secret: string | null = PASSWORD): ResolvedConnection => ({
-  id: 'c1', kind: 'email_smtp', name: 'smtp-relay', base_url: `smtp://127.0.0.1:${port}`, config, secret, previous_secret: null,
+  id: 'c1', kind: 'email_smtp', name: 'smtp-relay', base_url: `smtp://127.0.0.1:${port}`, config, secret, previous_secret: null, bot_token: null,
 });
 const context = (conn: ResolvedConnection, attempt = 1): ActionContext => ({
   runId: 'run-1', stepId: 'mail', attempt, caseId: null, connection: conn, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),

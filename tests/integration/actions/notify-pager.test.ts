@@ -28,7 +28,7 @@ describe('pager actions outside a case', () => {
   });
   const context = (kind: string, base: string, secret: string): ActionContext => ({
     runId: 'r', stepId: 's', attempt: 1, caseId: null, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
-    connection: { id: 'c', kind, name: kind, base_url: base, config: {}, secret, previous_secret: null } satisfies ResolvedConnection,
+    connection: { id: 'c', kind, name: kind, base_url: base, config: {}, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });
   const run = (action: ActionDefinition, input: unknown, ctx: ActionContext) => action.execute(v.parse(action.input, input), ctx) as Promise<Record<string, unknown>>;
 

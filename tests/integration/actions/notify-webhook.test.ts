@@ -41,7 +41,7 @@ beforeEach(() => {
 });
 
 function connection(secret: string | null, base = baseUrl): ResolvedConnection {
-  return { id: 'c1', kind: 'webhook', name: 'ops-hook', base_url: base, config: {}, secret, previous_secret: null };
+  return { id: 'c1', kind: 'webhook', name: 'ops-hook', base_url: base, config: {}, secret, previous_secret: null, bot_token: null };
 }
 
 function context(conn: ResolvedConnection | null, overrides: Partial<ActionContext> = {}): ActionContext {

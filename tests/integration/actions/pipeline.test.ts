@@ -21,7 +21,7 @@ describe('pipeline actions', () => {
   });
   afterAll(async () => server?.close());
 
-  const connection = (): ResolvedConnection => ({ id: 'p1', kind: 'pipeline', name: 'ingest', base_url: server.url, config: {}, secret: KEY, previous_secret: null });
+  const connection = (): ResolvedConnection => ({ id: 'p1', kind: 'pipeline', name: 'ingest', base_url: server.url, config: {}, secret: KEY, previous_secret: null, bot_token: null });
   const context = (signal: AbortSignal = AbortSignal.timeout(20_000), stepId = 'deploy'): ActionContext => ({
     runId: 'run-9', stepId, attempt: 1, caseId: null, connection: connection(), signal, cases: null, now: () => new Date(),
   });

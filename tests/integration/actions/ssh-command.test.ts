@@ -19,7 +19,7 @@ describe.skipIf(!sshdAvailable)('ssh.command', () => {
   afterAll(async () => sshd?.close());
 
   const connection = (config: Record<string, unknown>, secret?: string): ResolvedConnection => ({
-    id: 'c1', kind: 'ssh', name: 'bastion', base_url: null, config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, ...config }, secret: secret ?? sshd.clientKey, previous_secret: null,
+    id: 'c1', kind: 'ssh', name: 'bastion', base_url: null, config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, ...config }, secret: secret ?? sshd.clientKey, previous_secret: null, bot_token: null,
   });
   const context = (conn: ResolvedConnection): ActionContext => ({
     runId: 'run-1', stepId: 'ssh', attempt: 1, caseId: null, connection: conn, signal: AbortSignal.timeout(20_000), cases: null, now: () => new Date(),

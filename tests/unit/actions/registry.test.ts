@@ -28,7 +28,7 @@ describe('action registry', () => {
       expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
     }
     expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual([
-      'banlist.block', 'banlist.status', 'banlist.unblock', 'case.update', 'enrich.reputation_a', 'enrich.reputation_b', 'http.request', 'notify.chat_b', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.ticket_a', 'notify.ticket_b', 'notify.webhook',
+      'banlist.block', 'banlist.status', 'banlist.unblock', 'case.update', 'enrich.reputation_a', 'enrich.reputation_b', 'http.request', 'notify.chat_a', 'notify.chat_b', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.ticket_a', 'notify.ticket_b', 'notify.webhook',
       'pipeline.await_confirmation', 'pipeline.deploy_request', 'ssh.command',
     ]);
     const byName = new Map(entries.map((e) => [e.name, e]));

@@ -173,7 +173,7 @@ describe('actions over the guarded fetch', () => {
     stepId: 'notify',
     attempt: 1,
     caseId: null,
-    connection: { id: 'c1', kind, name: 'hook', base_url: baseUrl, config: {}, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous_secret: null },
+    connection: { id: 'c1', kind, name: 'hook', base_url: baseUrl, config: {}, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous_secret: null, bot_token: null },
     signal: AbortSignal.timeout(5000),
     cases: null,
     now: () => new Date(),
