@@ -19,6 +19,7 @@ import { createBackfill } from '../adapters/commands/backfill.ts';
 import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createChatIdentityLinks } from '../adapters/chat/identity-links.ts';
+import { createTicketMirror } from '../adapters/commands/ticket-mirror.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
@@ -170,6 +171,16 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const permissions = parsePermissionMatrix(config.permissionsJson);
   const audit = createAuditLog({ store, ids, now });
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
+  const ticketMirror = createTicketMirror({
+    store,
+    db,
+    cases,
+    audit,
+    caseConfig,
+    inboundStatusMap: async (name) => ((await connections.configByName(name))?.inbound_status_map ?? {}) as Record<string, string>,
+    ids,
+    now,
+  });
   const { catalog: caseTemplates, refused: refusedTemplates } = loadCaseTemplates(config.caseTemplatesDir);
   log.info({ templates: caseTemplates.list().map((t) => t.id) }, 'case templates loaded');
   for (const refused of refusedTemplates) log.warn({ file: refused.file, errors: refused.errors }, 'case template file refused');
@@ -232,6 +243,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       waitFor,
       retentionPolicy,
       pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
+      ticketMirror,
       chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),
       chatCommand: config.chat.command,
       outbound,

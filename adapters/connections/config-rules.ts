@@ -7,7 +7,8 @@
  * Our additions, documented in docs/configuration.md "Connections": `http.client_auth`
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
  * `http.audience` (sent with the token request, as Auth0-style servers want), the
- * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`, and the `detector` keys `alerts_path`,
+ * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`,
+ * the ticket key `inbound_status_map` (docs/configuration.md "Tickets"), and the `detector` keys `alerts_path`,
  * `rules_path` and `page_size` (docs/suite-contracts.md).
  */
 import * as v from 'valibot';
@@ -60,11 +61,18 @@ const ssh = v.pipe(
   ),
 );
 
+/** A status map: ticket status names (as the product shows them) onto case statuses, or the reverse. */
+const statusMap = v.pipe(
+  v.record(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100)), v.pipe(v.string('must map to a status name'), v.minLength(1, 'must not be empty'), v.maxLength(100))),
+  v.check((m) => Object.keys(m).length <= 100, 'must have at most 100 entries'),
+);
+
 const ticket = v.looseObject({
   poll_interval_s: v.optional(
     v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(TICKET_POLL_INTERVAL.min, `must be at least ${TICKET_POLL_INTERVAL.min}`)),
     TICKET_POLL_INTERVAL.default,
   ),
+  inbound_status_map: v.optional(statusMap, {}),
 });
 
 const mcp = v.pipe(

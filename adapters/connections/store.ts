@@ -178,6 +178,12 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
       return row ? resolved(row) : null;
     },
 
+    /** The named connection's `config` (no secret is opened), or null when there is none. */
+    async configByName(name: string): Promise<Record<string, unknown> | null> {
+      const row = await db.selectFrom('connections').select('config').where('name', '=', name).executeTakeFirst();
+      return row?.config ?? null;
+    },
+
     /** Every connection of `kind` with its secrets decrypted, by name (the chat_a signature check tries each). */
     async resolveAllOfKind(kind: string): Promise<ResolvedConnection[]> {
       const rows = await db.selectFrom('connections').selectAll().where('kind', '=', kind).orderBy('name').execute();

@@ -18,6 +18,7 @@ import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { AuditLog } from '../commands/audit.ts';
 import type { PageAcks } from '../commands/page-acks.ts';
+import type { TicketMirror } from '../commands/ticket-mirror.ts';
 import type { ApiMetrics } from '../metrics/api-metrics.ts';
 import type { RetentionPolicy } from '../../domain/retention/policy.ts';
 import type { ConnectionProbes } from '../connections/probes.ts';
@@ -95,6 +96,8 @@ export type HttpDeps = {
   pageAcks: PageAcks;
   /** The resolved retention policy of `GET /retention` (domain/retention/policy.ts). */
   retentionPolicy: RetentionPolicy;
+  /** Ticket updates from ticket webhook sources onto linked cases (adapters/commands/ticket-mirror.ts). */
+  ticketMirror: TicketMirror;
   /** Chat identity links and link codes (adapters/chat/identity-links.ts). */
   chatLinks: ChatIdentityLinks;
   /** The chat_a slash command's name, for help texts and link notices (SVC_CHAT_COMMAND). */

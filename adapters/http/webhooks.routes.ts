@@ -9,8 +9,11 @@
  * wrong token answer the same 401. A `pager_a` source authenticates by the
  * `X-Pager-Signature` of the raw body instead (adapters/webhook-sources/pager-signature.ts),
  * and `pager_a` / `pager_b` events acknowledge the case a page was sent for, answering 202
- * with `page_ack` (adapters/commands/page-acks.ts). The other source types come with
- * their integrations (501 `source_type_not_implemented`). Alerts answer 202 with what
+ * with `page_ack` (adapters/commands/page-acks.ts). `ticket_a` / `ticket_b` events (Jira
+ * webhooks, a ServiceNow business rule) bring a ticket's status and comments onto the cases
+ * linked to it (adapters/commands/ticket-mirror.ts), answering 202 with `ticket` and, when
+ * a status could not be applied, `ticket_status_sync`. The `mailbox` type comes with its
+ * integration (501 `source_type_not_implemented`). Alerts answer 202 with what
  * happened to each.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -24,6 +27,7 @@ import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { withObservables, type IntakeResult } from '../commands/intake.ts';
 import type { ResolvedWebhookSource } from '../webhook-sources/store.ts';
 import { pagerASignatureValid } from '../webhook-sources/pager-signature.ts';
+import { parseTicketAWebhook, parseTicketBWebhook } from '../webhook-sources/ticket-events.ts';
 import type { HttpDeps } from './deps.ts';
 import { detectorIncoming, detectorIntakeSchema, type DetectorAlert } from '../commands/detector-alert.ts';
 import { parseBody, requireJson, validate } from './validation.ts';
@@ -79,7 +83,7 @@ function pagerBAck(raw: unknown): PagerEvent {
 }
 
 /** Source types whose intake is built. */
-const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b']);
+const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b', 'ticket_a', 'ticket_b']);
 
 export function webhookRoutes(deps: HttpDeps) {
   const severities = new Set(deps.caseConfig.severities);
@@ -118,6 +122,15 @@ export function webhookRoutes(deps: HttpDeps) {
     const done = await deps.pageAcks.acknowledge({ pager: event.pager, key: event.key, agent: event.agent, agentEmail: event.agentEmail, sourceSlug: source.slug });
     await deps.waitFor(done.position);
     return c.json({ page_ack: done.pageAck }, 202);
+  };
+
+  /** A ticket's webhook: its status and comments onto the linked cases, once (adapters/commands/ticket-mirror.ts). */
+  const ticketUpdate = async (c: Context, source: ResolvedWebhookSource, raw: unknown) => {
+    const update = source.type === 'ticket_a' ? parseTicketAWebhook(raw) : parseTicketBWebhook(raw);
+    const actor = { id: null, email: null, subject: null, kind: 'webhook' as const, via: `webhook_source:${source.slug}` };
+    const { result, position } = await deps.ticketMirror.apply(update, 'webhook', actor);
+    await deps.waitFor(position);
+    return c.json(result.ticket_status_sync.length === 0 ? { ticket: result.ticket } : result, 202);
   };
 
   const detectorAlerts = (body: v.InferOutput<typeof detectorIntakeSchema>, sourceTeam: string | null) =>
@@ -168,6 +181,7 @@ export function webhookRoutes(deps: HttpDeps) {
         const source = c.get('webhookSource');
         const raw: unknown = await c.req.json();
         if (source.type === 'pager_a' || source.type === 'pager_b') return pageAck(c, source, raw);
+        if (source.type === 'ticket_a' || source.type === 'ticket_b') return ticketUpdate(c, source, raw);
         if (source.type === 'detector') {
           const body = parseBody(detectorIntakeSchema, raw);
           return ingest(c, detectorAlerts(body, source.team), Array.isArray(body));

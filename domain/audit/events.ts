@@ -34,6 +34,7 @@ export const auditActions = [
   'retention.case_purge',
   'chat.identity_link',
   'chat.identity_unlink',
+  'ticket.status_sync',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -1,11 +1,16 @@
 /**
- * Ticket links (`case_tickets`, migration 0024) and their case timeline rows (kind
- * `ticket_linked`) from `ticket.linked`. Idempotent: keyed by link id and event position.
+ * Ticket links (`case_tickets`, migration 0024) and their case timeline rows from the
+ * link streams (domain/tickets): `ticket.linked` (kind `ticket_linked`); a remote comment
+ * (`ticket.remote_comment_received`) becomes a case comment, its author and ticket named in
+ * the body, with timeline kind `ticket_comment`; a remote status
+ * (`ticket.remote_status_received`) sets `remote_status`, with timeline kind
+ * `ticket_status`. Idempotent: keyed by link id, comment id and event position.
  */
 import type { Insertable } from 'kysely';
 import { TICKET_LINKED, type TicketLinked } from '../../domain/tickets/links.ts';
+import type { TicketRemoteCommentReceived, TicketRemoteStatusReceived } from '../../domain/tickets/mirror.ts';
 import { insertTimeline, timelineRow } from '../cases/timeline.ts';
-import type { CaseTicketsTable, CaseTimelineTable } from '../database.ts';
+import type { CaseCommentsTable, CaseTicketsTable, CaseTimelineTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
 export const ticketsProjection: Projection = {
@@ -13,7 +18,22 @@ export const ticketsProjection: Projection = {
   apply: async (trx, batch) => {
     const links: Insertable<CaseTicketsTable>[] = [];
     const timeline: Insertable<CaseTimelineTable>[] = [];
+    const comments: Insertable<CaseCommentsTable>[] = [];
+    const statuses: { linkId: string; status: string }[] = [];
     for (const recorded of batch) {
+      if (recorded.type === 'ticket.remote_comment_received') {
+        const d = (recorded as unknown as TicketRemoteCommentReceived).data;
+        const by = d.author === null ? '' : ` by ${d.author}`;
+        comments.push({ id: d.comment_id, case_id: d.case_id, body: `Comment on ${d.provider} ${d.remote_key}${by}:\n${d.text}`, author_id: null, author_email: null, created_at: d.at });
+        timeline.push(timelineRow(recorded, d.case_id, 'ticket_comment', { link_id: d.link_id, comment_id: d.comment_id, remote_comment_id: d.remote_comment_id, author: d.author }));
+        continue;
+      }
+      if (recorded.type === 'ticket.remote_status_received') {
+        const d = (recorded as unknown as TicketRemoteStatusReceived).data;
+        statuses.push({ linkId: d.link_id, status: d.remote_status });
+        timeline.push(timelineRow(recorded, d.case_id, 'ticket_status', { link_id: d.link_id, remote_status: d.remote_status, local_status: d.local_status, applied: d.applied, reason: d.reason }));
+        continue;
+      }
       if (recorded.type !== TICKET_LINKED) continue;
       const d = (recorded as unknown as TicketLinked).data;
       links.push({
@@ -23,6 +43,9 @@ export const ticketsProjection: Projection = {
       timeline.push(timelineRow(recorded, d.case_id, 'ticket_linked', { link_id: d.link_id, provider: d.provider, remote_key: d.remote_key, url: d.url }));
     }
     if (links.length > 0) await trx.insertInto('case_tickets').values(links).onConflict((oc) => oc.column('link_id').doNothing()).execute();
+    // After the links of this batch exist; in order, so a link's last status wins.
+    for (const { linkId, status } of statuses) await trx.updateTable('case_tickets').set({ remote_status: status }).where('link_id', '=', linkId).execute();
+    if (comments.length > 0) await trx.insertInto('case_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
     await insertTimeline(trx, timeline);
   },
 };

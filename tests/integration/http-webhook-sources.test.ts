@@ -171,8 +171,8 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
     expect(listed.text).not.toContain(signing);
     // A pager_a source authenticates by signature: its token alone is refused.
     expect((await post('pager', {}, pager.token)).status).toBe(401);
-    const ticket = await create({ type: 'ticket_a', slug: 'tickets', name: 'Tickets' });
-    expect((await post('tickets', {}, ticket.token)).status).toBe(501);
+    const mailbox = await create({ type: 'mailbox', slug: 'mail', name: 'Mail' });
+    expect((await post('mail', {}, mailbox.token)).status).toBe(501);
     expect((await callAs(svc, ana, 'GET', '/webhook-sources')).status).toBe(403);
     expect((await callAs(svc, root, 'DELETE', `/webhook-sources/${pager.id}`)).status).toBe(204);
     expect((await callAs(svc, root, 'DELETE', `/webhook-sources/${pager.id}`)).body.code).toBe('webhook_source_not_found');

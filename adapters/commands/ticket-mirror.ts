@@ -1,0 +1,102 @@
+/**
+ * Applying a ticket's update to the cases linked to it (SPEC.md "Webhook intake" ticket
+ * sources, "Ticket mirroring"; domain/tickets/mirror.ts). Used by the ticket webhook
+ * sources and by the poller alike.
+ *
+ * For each link of the ticket: a new remote status mapped through the link connection's
+ * `config.inbound_status_map` changes the case status first (a repeat is harmless: the case
+ * decider ignores an unchanged status), then the link records the new comments and the
+ * status outcome in one append, together with a `ticket.status_sync` audit entry when the
+ * status could not be applied. A crash between the two steps leaves the status unrecorded,
+ * so the next delivery or poll applies it again.
+ */
+import type { Kysely } from 'kysely';
+import type { AuditActor } from '../../domain/audit/events.ts';
+import { streams } from '../../domain/shared/streams.ts';
+import { fold } from '../../domain/shared/messages.ts';
+import { planRemoteStatus, ticketLinkDecider, type MirrorVia, type RemoteTicketUpdate, type StatusSyncReason } from '../../domain/tickets/mirror.ts';
+import type { Database } from '../../projections/database.ts';
+import type { EventStore } from '../event-store/port.ts';
+import { decideAndAppend } from './aggregate.ts';
+import type { AuditLog } from './audit.ts';
+import type { CaseConfig } from './case-config.ts';
+import type { CaseCommands } from './cases.ts';
+
+/** What one update did; `ticket_status_sync` lists the refused status changes (SPEC.md "Errors": reported in the 202). */
+export type TicketUpdateResult = {
+  ticket: { provider: string; remote_id: string; links: number; comments_ingested: number; status_changes: number };
+  ticket_status_sync: { link_id: string; case_id: string; remote_status: string; local_status: string | null; applied: false; reason: StatusSyncReason }[];
+};
+
+export type TicketMirrorDeps = {
+  store: EventStore;
+  db: Kysely<Database>;
+  cases: CaseCommands;
+  audit: AuditLog;
+  caseConfig: CaseConfig;
+  /** The `inbound_status_map` of the named ticket connection ({} when it has none or is gone). */
+  inboundStatusMap: (connection: string) => Promise<Record<string, string>>;
+  ids: () => string;
+  now: () => Date;
+};
+
+export type TicketMirror = ReturnType<typeof createTicketMirror>;
+
+export function createTicketMirror(deps: TicketMirrorDeps) {
+  return {
+    /**
+     * Applies `update` to every link of its ticket; `actor` is who delivered it (the webhook
+     * source, or the system for a poll). Resolves with the result and the last position written.
+     */
+    async apply(update: RemoteTicketUpdate, via: MirrorVia, actor: AuditActor): Promise<{ result: TicketUpdateResult; position: number | null }> {
+      const links = await deps.db
+        .selectFrom('case_tickets as t')
+        .innerJoin('cases as c', 'c.id', 't.case_id')
+        .select(['t.link_id', 't.case_id', 't.connection', 't.remote_key', 'c.status'])
+        .where('t.provider', '=', update.provider)
+        .where('t.remote_id', '=', update.remote_id)
+        .orderBy('t.created_at')
+        .execute();
+      const result: TicketUpdateResult = {
+        ticket: { provider: update.provider, remote_id: update.remote_id, links: links.length, comments_ingested: 0, status_changes: 0 },
+        ticket_status_sync: [],
+      };
+      let position: number | null = null;
+      for (const link of links) {
+        const streamId = streams.ticket(link.link_id);
+        const state = fold(ticketLinkDecider, await deps.store.readStream(streamId));
+        const status = planRemoteStatus(state, update.status, await deps.inboundStatusMap(link.connection), {
+          status: link.status,
+          statuses: deps.caseConfig.statuses,
+          closedStatuses: [...deps.caseConfig.closedStatuses],
+        });
+        if (status?.reason === 'applied' && status.localStatus !== null) {
+          const changed = await deps.cases.changeStatus(link.case_id, status.localStatus, `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`, { userId: null, email: null });
+          position = changed.position ?? position;
+        }
+        const commentIds = new Map(update.comments.map((c) => [c.id, deps.ids()]));
+        const decided = await decideAndAppend(
+          deps.store,
+          streamId,
+          ticketLinkDecider,
+          () => ({ type: 'receive_update' as const, linkId: link.link_id, update, status, commentIds, via, now: deps.now().toISOString() }),
+          { actor: { id: actor.id, email: actor.email, kind: actor.kind } },
+          (events) =>
+            events.flatMap((e) =>
+              e.type === 'ticket.remote_status_received' && !e.data.applied
+                ? [deps.audit.write({ action: 'ticket.status_sync', actor, target: { type: 'ticket_link', id: link.link_id }, team: null, detail: { case_id: e.data.case_id, provider: update.provider, remote_key: link.remote_key, remote_status: e.data.remote_status, local_status: e.data.local_status, reason: e.data.reason, via } })]
+                : [],
+            ),
+        );
+        position = decided.position ?? position;
+        for (const e of decided.events) {
+          if (e.type === 'ticket.remote_comment_received') result.ticket.comments_ingested += 1;
+          if (e.type !== 'ticket.remote_status_received') continue;
+          if (e.data.applied) result.ticket.status_changes += 1;
+          else result.ticket_status_sync.push({ link_id: link.link_id, case_id: e.data.case_id, remote_status: e.data.remote_status, local_status: e.data.local_status, applied: false, reason: e.data.reason });
+        }
+      }
+      return { result, position };
+    },
+  };
+}
