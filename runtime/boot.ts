@@ -20,6 +20,7 @@ import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createChatIdentityLinks } from '../adapters/chat/identity-links.ts';
 import { createTicketMirror } from '../adapters/commands/ticket-mirror.ts';
+import { createTicketPoller, startTicketPollLoop } from './worker/ticket-poll.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
@@ -129,6 +130,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let scheduleTicker: ScheduleTicker | null = null;
   let livePublishing: Promise<void> = Promise.resolve();
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
+  let ticketPollLoop: ReturnType<typeof startTicketPollLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
   const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, retentionProjection], {
@@ -334,6 +336,21 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       });
       retentionLoop = startRetentionLoop(sweeper, db, failure('retention.sweep_failed', 'retention sweep failed'));
     } else log.warn({ cause: retentionPolicy.cause, enabled: retentionPolicy.enabled }, 'retention sweeping is off');
+    ticketPollLoop = startTicketPollLoop(
+      createTicketPoller({
+        db,
+        mirror: ticketMirror,
+        resolveConnection: connections.resolveByName,
+        outbound,
+        closedStatuses: config.closedStatuses,
+        now,
+        batch: config.ticketPoll.batch,
+        timeoutMs: config.ticketPoll.timeoutMs,
+        onError: failure('tickets.poll_failed', 'ticket poll failed'),
+      }),
+      config.ticketPoll.tickMs,
+      failure('tickets.poll_failed', 'ticket poll failed'),
+    );
     workerMetrics = createWorkerMetrics();
     metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
     log.info({ url: metricsServer.url }, 'worker metrics listening');
@@ -375,6 +392,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       clearInterval(runbookRefresh);
       await scheduleTicker?.stop();
       await retentionLoop?.stop();
+      await ticketPollLoop?.stop();
       await worker?.stop();
       await metricsServer?.close();
       hub?.close();

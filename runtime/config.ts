@@ -61,6 +61,8 @@ export type Config = {
   wsSessionMaxMs: number;
   /** The chat_a slash command as the chat app defines it (SVC_CHAT_COMMAND), and how long a link code lasts, seconds (SVC_CHAT_LINK_CODE_TTL_S). */
   chat: { command: string; linkCodeTtlSeconds: number };
+  /** Ticket polling: how often the worker looks for due links, ms (SVC_TICKET_POLL_TICK_MS), links per look (SVC_TICKET_POLL_BATCH), longest poll, ms (SVC_TICKET_POLL_TIMEOUT_MS). */
+  ticketPoll: { tickMs: number; batch: number; timeoutMs: number };
   /** Suite products installed next to this service, of `detector`, `pipeline` (SVC_INSTALLED_PRODUCTS). */
   installedProducts: string[];
   /** How often the worker looks for due schedule runbooks, ms (SVC_SCHEDULE_TICK_MS). */
@@ -276,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
     wsSessionMaxMs: int(env, 'SVC_WS_SESSION_MAX_S', 3600, 1) * 1000,
     chat: { command: chatCommand(env.SVC_CHAT_COMMAND), linkCodeTtlSeconds: int(env, 'SVC_CHAT_LINK_CODE_TTL_S', 600, 60) },
+    ticketPoll: { tickMs: int(env, 'SVC_TICKET_POLL_TICK_MS', 15_000, 10), batch: int(env, 'SVC_TICKET_POLL_BATCH', 50, 1), timeoutMs: int(env, 'SVC_TICKET_POLL_TIMEOUT_MS', 15_000, 100) },
     installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),

@@ -47,8 +47,10 @@ type TicketOutput = v.InferOutput<typeof ticketOutput>;
 
 type TicketRequest = { url: URL; headers: Record<string, string>; body: Record<string, unknown>; read: (body: unknown) => { remoteId: string; remoteKey: string; url: string | null } | null };
 
-const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
-const configText = (config: Record<string, unknown>, key: string): string | null => (typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null);
+/** HTTP Basic credentials as both ticketing products take them. */
+export const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
+/** A non-blank string `config[key]`, trimmed, else null. */
+export const configText = (config: Record<string, unknown>, key: string): string | null => (typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null);
 
 /** A Jira description: plain text as an Atlassian Document Format paragraph per line. */
 const adf = (plain: string) => ({

@@ -5,7 +5,7 @@
  */
 
 /** The classes this build counts. */
-export type ErrorClass = 'http.internal_error' | 'projector.batch_failed' | 'worker.step_failed' | 'schedule.tick_failed' | 'runbooks.refresh_failed' | 'retention.sweep_failed'
+export type ErrorClass = 'http.internal_error' | 'projector.batch_failed' | 'worker.step_failed' | 'schedule.tick_failed' | 'runbooks.refresh_failed' | 'retention.sweep_failed' | 'tickets.poll_failed'
   | 'live.bus_failed';
 
 export type ErrorCount = { type: ErrorClass; count: number; firstSeenAt: string; lastSeenAt: string };

@@ -130,3 +130,68 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
     });
   });
 });
+
+describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
+  let svc: InProcessService;
+  let jira: Awaited<ReturnType<typeof startTicketAServer>>;
+  let snow: Awaited<ReturnType<typeof startTicketBServer>>;
+
+  const link = async (id: string) => (await callAs(svc, admin, 'GET', `/tickets/${id}`)).body;
+  /** Makes the link due now, as if its poll interval had passed. */
+  const due = (id: string) => svc.service.opened.db.updateTable('case_tickets').set({ last_polled_at: new Date(0) }).where('link_id', '=', id).execute();
+  const caseComments = async (id: string) => ((await callAs(svc, admin, 'GET', `/cases/${id}/comments`)).body.items as { body: string }[]).map((x) => x.body);
+
+  beforeAll(async () => {
+    jira = await startTicketAServer('svc-bot@example.com', JIRA_TOKEN, ['SEC']);
+    snow = await startTicketBServer('svc.integration', SNOW_PASSWORD);
+    svc = await startInProcessService({ server }, { runbooks: { 'tickets.yml': openTickets }, extraEnv: { SVC_TICKET_POLL_TICK_MS: '100' } });
+    for (const c of [
+      { kind: 'ticket_a', name: 'jira', base_url: jira.url, config: { email: 'svc-bot@example.com', project_key: 'SEC', inbound_status_map: { 'To Do': 'new', 'In Progress': 'in_progress', Done: 'resolved' } }, secret: JIRA_TOKEN },
+      { kind: 'ticket_b', name: 'snow', base_url: snow.url, config: { username: 'svc.integration', inbound_status_map: { '1': 'new', '2': 'in_progress', '6': 'resolved' } }, secret: SNOW_PASSWORD },
+    ]) expect((await callAs(svc, admin, 'POST', '/connections', c)).status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.close();
+    await jira?.close();
+    await snow?.close();
+  });
+
+  it('polls each link of an open case, takes what changed once, stores a failed poll and stops at a closed case', async () => {
+    const c = (await callAs(svc, admin, 'POST', '/cases', { title: 'Polled tickets', severity: 'high' })).body;
+    expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
+    const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string }[];
+    const jiraLink = links.find((l) => l.provider === 'ticket_a')!;
+    const snowLink = links.find((l) => l.provider === 'ticket_b')!;
+    // A new link is polled at once: the ticket's first status is mapped onto the case status it already has.
+    await expect.poll(async () => (await link(jiraLink.id)).remote_status, { timeout: 15_000 }).toBe('To Do');
+    await expect.poll(async () => (await link(snowLink.id)).remote_status, { timeout: 15_000 }).toBe('1');
+
+    const ticket = jira.tickets.get(jiraLink.remote_id)!;
+    ticket.status = 'In Progress';
+    ticket.comments.push({ id: '20001', text: 'Looking into it.', author: 'Jane Doe', created: '2026-11-23T10:00:00.000+0000' });
+    const snowTicket = snow.tickets.get(snowLink.remote_id)!;
+    snowTicket.comments.push({ id: 'b'.repeat(32), text: 'Caller confirmed the laptop.', author: 'beth.anglin', created: '2026-11-23 10:05:00' });
+    await due(jiraLink.id);
+    await due(snowLink.id);
+    await expect.poll(async () => (await callAs(svc, admin, 'GET', `/cases/${c.id}`)).body.status, { timeout: 15_000 }).toBe('in_progress');
+    await expect.poll(async () => (await caseComments(c.id)).length, { timeout: 15_000 }).toBe(2);
+    // The next poll reads both old comments again with a new one: only the new one is taken (one append per poll).
+    ticket.comments.push({ id: '20002', text: 'Host isolated.', author: 'Jane Doe', created: '2026-11-23T10:10:00.000+0000' });
+    await due(jiraLink.id);
+    await expect.poll(async () => (await caseComments(c.id)).length, { timeout: 15_000 }).toBe(3);
+    expect((await caseComments(c.id)).filter((b) => b.includes('Looking into it.'))).toHaveLength(1);
+
+    jira.failReads(503);
+    await due(jiraLink.id);
+    await expect.poll(async () => (await link(jiraLink.id)).last_poll_error, { timeout: 15_000 }).toBe('http_status:503');
+    jira.failReads(null);
+    await due(jiraLink.id);
+    await expect.poll(async () => (await link(jiraLink.id)).last_poll_error, { timeout: 15_000 }).toBeNull();
+    expect(JSON.stringify(await link(jiraLink.id))).not.toContain(JIRA_TOKEN);
+
+    expect((await callAs(svc, admin, 'POST', `/cases/${c.id}/status`, { status: 'closed' })).status).toBe(200);
+    await due(jiraLink.id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await link(jiraLink.id)).last_polled_at).toBe(new Date(0).toISOString());
+  });
+});

@@ -9,6 +9,15 @@
  *   user:password, `Accept: application/json`, `short_description`; 201
  *   `{result: {sys_id, number, ...}}` (the documented example record, every value a
  *   string); 401 `{error: {message, detail}, status: "failure"}`.
+ *
+ * For polling, each keeps the tickets it created, which a test changes through `tickets`:
+ * - ticket_a answers `GET /rest/api/3/issue/<id>?fields=status,comment` with `{id, key,
+ *   fields: {status: {name}, comment: {comments: [{id, author, body (ADF), created}],
+ *   maxResults, total, startAt}}}`;
+ * - ticket_b answers `GET /api/now/table/task/<sys_id>` with `{result: {sys_id, number,
+ *   state}}` and `GET /api/now/table/sys_journal_field?sysparm_query=element_id=<sys_id>^...`
+ *   with `{result: [{sys_id, element, element_id, value, sys_created_by, sys_created_on}]}`.
+ * `failReads` makes every read answer that status (a product outage).
  */
 import { randomBytes } from 'node:crypto';
 import { readFixtureJson } from './fixtures.ts';
@@ -17,10 +26,23 @@ import { startReceiver } from './receiver.ts';
 const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 
+/** A ticket as a stand-in keeps it: its status and comments. */
+export type StoredTicket = { key: string; status: string; comments: { id: string; text: string; author: string; created: string }[] };
+
 export async function startTicketAServer(email: string, token: string, projects: string[]) {
   let next = 10_001;
-  return startReceiver((r, res) => {
+  const tickets = new Map<string, StoredTicket>();
+  const reads = { failWith: null as number | null };
+  const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(email, token)) return res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
+    const read = /^\/rest\/api\/3\/issue\/(\d+)\?fields=status%2Ccomment$/.exec(r.path);
+    if (r.method === 'GET' && read) {
+      if (reads.failWith !== null) return json(res, reads.failWith, { errorMessages: ['Service unavailable'], errors: {} });
+      const t = tickets.get(read[1]!);
+      if (!t) return json(res, 404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} });
+      const comments = t.comments.map((c) => ({ id: c.id, author: { displayName: c.author }, body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: c.text }] }] }, created: c.created }));
+      return json(res, 200, { id: read[1], key: t.key, fields: { status: { name: t.status }, comment: { comments, maxResults: comments.length, total: comments.length, startAt: 0 } } });
+    }
     if (r.method !== 'POST' || r.path !== '/rest/api/3/issue') return json(res, 404, { errorMessages: ['Not found'], errors: {} });
     const fields = (JSON.parse(r.body) as { fields?: Record<string, any> }).fields ?? {};
     const errors: Record<string, string> = {};
@@ -33,20 +55,42 @@ export async function startTicketAServer(email: string, token: string, projects:
     if (Object.keys(errors).length > 0) return json(res, 400, { errorMessages: [], errors });
     const id = String(next++);
     const key = `${fields.project.key}-${id.slice(-1)}`;
+    tickets.set(id, { key, status: 'To Do', comments: [] });
     json(res, 201, { id, key, self: `https://your-domain.atlassian.net/rest/api/3/issue/${id}` });
   });
+  return { ...server, tickets, failReads: (status: number | null) => void (reads.failWith = status) };
 }
 
 export async function startTicketBServer(username: string, password: string) {
   const example = readFixtureJson<{ result: Record<string, unknown> }>('vendors', 'servicenow', 'table_POST_incident.201.json').result;
   let next = 10_002;
-  return startReceiver((r, res) => {
+  const tickets = new Map<string, StoredTicket>();
+  const reads = { failWith: null as number | null };
+  const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(username, password)) return json(res, 401, { error: { message: 'User Not Authenticated', detail: 'Required to provide Auth information' }, status: 'failure' });
+    if (r.method === 'GET') {
+      if (reads.failWith !== null) return json(res, reads.failWith, { error: { message: 'Service unavailable', detail: '' }, status: 'failure' });
+      const url = new URL(r.path, 'http://x');
+      const task = /^\/api\/now\/table\/task\/([0-9a-f]{32})$/.exec(url.pathname);
+      if (task) {
+        const t = tickets.get(task[1]!);
+        return t ? json(res, 200, { result: { sys_id: task[1], number: t.key, state: t.status } }) : json(res, 404, { error: { message: 'No Record found', detail: '' }, status: 'failure' });
+      }
+      const query = /^element_id=([0-9a-f]{32})\^element=comments\^ORDERBYDESCsys_created_on$/.exec(url.searchParams.get('sysparm_query') ?? '');
+      if (url.pathname === '/api/now/table/sys_journal_field' && query) {
+        const entries = [...(tickets.get(query[1]!)?.comments ?? [])].reverse();
+        return json(res, 200, { result: entries.map((c) => ({ sys_id: c.id, element: 'comments', element_id: query[1], value: c.text, sys_created_by: c.author, sys_created_on: c.created })) });
+      }
+      return json(res, 400, { error: { message: 'Invalid request', detail: '' }, status: 'failure' });
+    }
     const match = /^\/api\/now\/table\/([a-z0-9_]+)$/.exec(r.path);
     if (r.method !== 'POST' || !match || r.headers.accept !== 'application/json') return json(res, 400, { error: { message: 'Invalid request', detail: '' }, status: 'failure' });
     const body = JSON.parse(r.body) as Record<string, unknown>;
     if (typeof body.short_description !== 'string') return json(res, 400, { error: { message: 'short_description is mandatory', detail: '' }, status: 'failure' });
     const number = `INC${String(next++).padStart(7, '0')}`;
-    json(res, 201, { result: { ...example, ...Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)])), sys_id: randomBytes(16).toString('hex'), number } });
+    const sysId = randomBytes(16).toString('hex');
+    tickets.set(sysId, { key: number, status: '1', comments: [] });
+    json(res, 201, { result: { ...example, ...Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)])), sys_id: sysId, number } });
   });
+  return { ...server, tickets, failReads: (status: number | null) => void (reads.failWith = status) };
 }

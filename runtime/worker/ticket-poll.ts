@@ -1,0 +1,103 @@
+/**
+ * Ticket polling (SPEC.md "Ticket mirroring": when webhooks do not arrive the worker polls
+ * each link on a non-closed case every `config.poll_interval_s`; a failed poll is stored as
+ * `last_poll_error` and retried next interval).
+ *
+ * Every tick one `UPDATE ... FOR UPDATE SKIP LOCKED` claims up to `batch` due links (their
+ * `last_polled_at` is set as they are claimed, so two workers never poll one link in one
+ * interval), then each is read through adapters/tickets/poll-client.ts and applied like a
+ * webhook delivery (adapters/commands/ticket-mirror.ts). `last_poll_error` is a class, never
+ * a message; a success clears it. These two columns of `case_tickets` belong to the poller:
+ * the projection never writes them.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { OutboundFetch } from '../../adapters/actions/outbound-http.ts';
+import type { ResolvedConnection } from '../../adapters/actions/action.ts';
+import type { TicketMirror } from '../../adapters/commands/ticket-mirror.ts';
+import { PollFailure, pollTicket } from '../../adapters/tickets/poll-client.ts';
+import type { TicketProvider } from '../../domain/tickets/links.ts';
+import { TICKET_POLL_INTERVAL } from '../../adapters/connections/config-rules.ts';
+import type { Database } from '../../projections/database.ts';
+
+export type TicketPollerOptions = {
+  db: Kysely<Database>;
+  mirror: TicketMirror;
+  resolveConnection: (name: string) => Promise<ResolvedConnection | null>;
+  outbound: OutboundFetch;
+  closedStatuses: readonly string[];
+  now: () => Date;
+  /** Links claimed per tick. */
+  batch: number;
+  /** Longest one poll may take, ms. */
+  timeoutMs: number;
+  onError: (error: unknown) => void;
+};
+
+type Due = { link_id: string; provider: TicketProvider; connection: string; remote_id: string; remote_key: string };
+
+const SYSTEM = { id: null, email: null, subject: null, kind: 'system' as const, via: 'ticket_poll' };
+
+/** The poller; `tick` polls what is due now and resolves with how many links it polled and how many failed. */
+export function createTicketPoller(options: TicketPollerOptions) {
+  const claim = async (now: Date): Promise<Due[]> => {
+    const closed = options.closedStatuses.length === 0 ? [''] : [...options.closedStatuses];
+    const result = await sql<Due>`
+      update case_tickets set last_polled_at = ${now}
+      where link_id in (
+        select t.link_id from case_tickets t
+        join cases c on c.id = t.case_id
+        left join connections k on k.name = t.connection
+        where c.status not in (${sql.join(closed)})
+          and (t.last_polled_at is null
+               or t.last_polled_at <= ${now}::timestamptz - make_interval(secs => coalesce((k.config->>'poll_interval_s')::int, ${TICKET_POLL_INTERVAL.default})))
+        order by t.last_polled_at nulls first, t.link_id
+        limit ${options.batch}
+        for update of t skip locked
+      )
+      returning link_id, provider, connection, remote_id, remote_key`.execute(options.db);
+    return result.rows;
+  };
+
+  const record = (linkId: string, error: string | null) => options.db.updateTable('case_tickets').set({ last_poll_error: error }).where('link_id', '=', linkId).execute();
+
+  const pollOne = async (link: Due): Promise<boolean> => {
+    try {
+      const connection = await options.resolveConnection(link.connection);
+      if (!connection) throw new PollFailure('connection_missing');
+      const update = await pollTicket(options.outbound, connection, link, AbortSignal.timeout(options.timeoutMs));
+      // Applied like a webhook delivery, to every link of the ticket (each takes it once), under the id the link knows.
+      await options.mirror.apply({ ...update, provider: link.provider, remote_id: link.remote_id }, 'poll', SYSTEM);
+      await record(link.link_id, null);
+      return true;
+    } catch (error) {
+      await record(link.link_id, error instanceof PollFailure ? error.errorClass : 'internal_error');
+      if (!(error instanceof PollFailure)) options.onError(error);
+      return false;
+    }
+  };
+
+  return {
+    tick: async (): Promise<{ polled: number; failed: number }> => {
+      const due = await claim(options.now());
+      let failed = 0;
+      for (const link of due) if (!(await pollOne(link))) failed += 1;
+      return { polled: due.length, failed };
+    },
+  };
+}
+
+export type TicketPoller = ReturnType<typeof createTicketPoller>;
+
+/** Runs `poller.tick` every `intervalMs` until stopped; a failing tick is reported and the next one runs. */
+export function startTicketPollLoop(poller: TicketPoller, intervalMs: number, onError: (error: unknown) => void) {
+  let running: Promise<unknown> = poller.tick().catch(onError);
+  const timer = setInterval(() => {
+    running = running.then(poller.tick).catch(onError);
+  }, intervalMs);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
