@@ -32,7 +32,8 @@ const jiraWebhook = v.object({
     key: v.optional(v.nullable(v.string())),
     fields: v.optional(v.nullable(v.object({ status: v.optional(v.nullable(v.object({ name: v.string() }))) }))),
   }),
-  changelog: v.optional(v.nullable(v.object({ items: v.array(v.object({ field: v.optional(v.nullable(v.string())), toString: v.optional(v.nullable(v.string())) })) }))),
+  // `toString` is read by hand below: a schema key of that name would find Object.prototype.toString on an item without one.
+  changelog: v.optional(v.nullable(v.object({ items: v.array(v.looseObject({ field: v.optional(v.nullable(v.string())) })) }))),
   comment: v.optional(
     v.nullable(
       v.object({
@@ -84,7 +85,9 @@ const capped = (text: string) => (text.length > MAX_COMMENT ? text.slice(0, MAX_
 /** A Jira Cloud webhook delivery as a ticket update. @throws ValidationFailed at `body.*`. */
 export function parseTicketAWebhook(body: unknown): RemoteTicketUpdate {
   const event = parse(jiraWebhook, body, ['body']);
-  const changed = event.changelog?.items.find((i) => i.field === 'status')?.toString;
+  const item = event.changelog?.items.find((i) => i.field === 'status');
+  const to: unknown = item && Object.hasOwn(item, 'toString') ? (item as Record<string, unknown>).toString : null;
+  const changed = typeof to === 'string' ? to : null;
   const status = changed ?? event.issue.fields?.status?.name ?? null;
   const comment = event.webhookEvent === 'comment_created' || event.webhookEvent === 'comment_updated' ? event.comment : null;
   const text = comment ? capped(adfText(comment.body)) : '';

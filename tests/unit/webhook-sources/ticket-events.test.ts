@@ -37,6 +37,8 @@ describe('parseTicketAWebhook', () => {
     const items = [{ field: 'summary', toString: 'x' }, { field: 'status', fromString: 'To Do', toString: 'Done' }];
     expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: 10002, key: 'ED-1', fields: { status: { name: 'In Progress' } } }, changelog: { items } })).toMatchObject({ remote_id: '10002', status: 'Done', comments: [] });
     expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'In Progress' } } } }).status).toBe('In Progress');
+    // An item without its own toString is not refused for Object.prototype.toString.
+    expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'Done' } } }, changelog: { items: [{ field: 'resolution' }, { field: 'status' }] } }).status).toBe('Done');
     expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'In Progress' } } }, comment }).comments).toEqual([]);
   });
 
