@@ -336,6 +336,20 @@ export interface ConnectionsTable {
   bot_token_ciphertext: string | null;
 }
 
+/** A case comment or status change still to be mirrored to a ticket (migration 0026). */
+export interface TicketOutboxTable {
+  link_id: string;
+  /** The case event's global position: one row per (link, event). */
+  event_position: number;
+  kind: 'comment' | 'status';
+  /** comment: `{comment_id, body, author_email}`; status: `{local_status}`. */
+  payload: Json<Record<string, unknown>>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+  done_at: Timestamp | null;
+}
+
 /** A chat identity linked to a user through a one-time link code (migration 0025). */
 export interface ChatIdentityLinksTable {
   provider: string;
@@ -439,6 +453,7 @@ export interface Database {
   connections: ConnectionsTable;
   chat_identity_links: ChatIdentityLinksTable;
   chat_link_codes: ChatLinkCodesTable;
+  ticket_outbox: TicketOutboxTable;
   webhook_sources: WebhookSourcesTable;
   retention_state: RetentionStateTable;
   case_pages: CasePagesTable;

@@ -20,7 +20,8 @@ import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createChatIdentityLinks } from '../adapters/chat/identity-links.ts';
 import { createTicketMirror } from '../adapters/commands/ticket-mirror.ts';
-import { createTicketPoller, startTicketPollLoop } from './worker/ticket-poll.ts';
+import { createTicketPoller, startTicketLoop } from './worker/ticket-poll.ts';
+import { createTicketOutbox } from './worker/ticket-outbox.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
 import type { CaseConfig } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
@@ -75,6 +76,7 @@ import { createRetentionCommands } from '../adapters/commands/retention.ts';
 import { createPageAcks } from '../adapters/commands/page-acks.ts';
 import { createTicketLinks } from '../adapters/commands/ticket-links.ts';
 import { ticketsProjection } from '../projections/tickets/tickets.projection.ts';
+import { ticketOutboxProjection } from '../projections/tickets/outbox.projection.ts';
 import { retentionProjection } from '../projections/retention/retention.projection.ts';
 import { pagesProjection } from '../projections/cases/pages.projection.ts';
 import { resolveRetentionPolicy, retentionCutoff } from '../domain/retention/policy.ts';
@@ -130,10 +132,10 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let scheduleTicker: ScheduleTicker | null = null;
   let livePublishing: Promise<void> = Promise.resolve();
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
-  let ticketPollLoop: ReturnType<typeof startTicketPollLoop> | null = null;
+  let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, retentionProjection], {
+  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, ticketOutboxProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
     onAdvance: (applied) => {
@@ -336,21 +338,19 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       });
       retentionLoop = startRetentionLoop(sweeper, db, failure('retention.sweep_failed', 'retention sweep failed'));
     } else log.warn({ cause: retentionPolicy.cause, enabled: retentionPolicy.enabled }, 'retention sweeping is off');
-    ticketPollLoop = startTicketPollLoop(
-      createTicketPoller({
-        db,
-        mirror: ticketMirror,
-        resolveConnection: connections.resolveByName,
-        outbound,
-        closedStatuses: config.closedStatuses,
-        now,
-        batch: config.ticketPoll.batch,
-        timeoutMs: config.ticketPoll.timeoutMs,
-        onError: failure('tickets.poll_failed', 'ticket poll failed'),
-      }),
-      config.ticketPoll.tickMs,
-      failure('tickets.poll_failed', 'ticket poll failed'),
-    );
+    const ticketWork = {
+      db,
+      mirror: ticketMirror,
+      resolveConnection: connections.resolveByName,
+      outbound,
+      now,
+      batch: config.ticketPoll.batch,
+      timeoutMs: config.ticketPoll.timeoutMs,
+      onError: failure('tickets.poll_failed', 'ticket mirroring failed'),
+    };
+    const ticketOutbox = createTicketOutbox(ticketWork);
+    const ticketPoller = createTicketPoller({ ...ticketWork, closedStatuses: config.closedStatuses });
+    ticketLoop = startTicketLoop([ticketOutbox.drain, ticketPoller.tick], config.ticketPoll.tickMs, failure('tickets.poll_failed', 'ticket mirroring failed'));
     workerMetrics = createWorkerMetrics();
     metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
     log.info({ url: metricsServer.url }, 'worker metrics listening');
@@ -392,7 +392,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       clearInterval(runbookRefresh);
       await scheduleTicker?.stop();
       await retentionLoop?.stop();
-      await ticketPollLoop?.stop();
+      await ticketLoop?.stop();
       await worker?.stop();
       await metricsServer?.close();
       hub?.close();

@@ -87,8 +87,9 @@ export function createCaseCommands(deps: CaseCommandDeps) {
       const number = await nextCaseNumber(deps.db);
       return on(caseId, actor, (now) => openCaseCommand(config, { caseId, number, ...input }, actor, now));
     },
-    changeStatus: (caseId: string, status: string, note: string | null, actor: Actor) =>
-      on(caseId, actor, (now) => ({ type: 'change_status', status, note, now })),
+    /** `viaTicketLink`: the ticket link whose remote status asked for it (not mirrored back there). */
+    changeStatus: (caseId: string, status: string, note: string | null, actor: Actor, viaTicketLink?: string) =>
+      on(caseId, actor, (now) => ({ type: 'change_status', status, note, ...(viaTicketLink !== undefined && { viaTicketLink }), now })),
     assign: (caseId: string, owner: { id: string; email: string } | null, actor: Actor) =>
       on(caseId, actor, (now) => ({ type: 'assign', ownerId: owner?.id ?? null, ownerEmail: owner?.email ?? null, now })),
     /**

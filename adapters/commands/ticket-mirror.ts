@@ -14,7 +14,7 @@ import type { Kysely } from 'kysely';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { fold } from '../../domain/shared/messages.ts';
-import { planRemoteStatus, ticketLinkDecider, type MirrorVia, type RemoteTicketUpdate, type StatusSyncReason } from '../../domain/tickets/mirror.ts';
+import { planRemoteStatus, ticketLinkDecider, type MirrorVia, type RecordMirrored, type RemoteTicketUpdate, type StatusSyncReason, type TicketLinkState } from '../../domain/tickets/mirror.ts';
 import type { Database } from '../../projections/database.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';
@@ -44,6 +44,13 @@ export type TicketMirror = ReturnType<typeof createTicketMirror>;
 
 export function createTicketMirror(deps: TicketMirrorDeps) {
   return {
+    /** The link's state from its stream (what was taken in and sent out). */
+    linkState: async (linkId: string): Promise<TicketLinkState> => fold(ticketLinkDecider, await deps.store.readStream(streams.ticket(linkId))),
+
+    /** Records that a case comment or status reached the ticket (nothing when already recorded); the position written, or null. */
+    recordMirrored: async (command: RecordMirrored): Promise<number | null> =>
+      (await decideAndAppend(deps.store, streams.ticket(command.linkId), ticketLinkDecider, () => command, { actor: { id: null, email: null, kind: 'system' } })).position,
+
     /**
      * Applies `update` to every link of its ticket; `actor` is who delivered it (the webhook
      * source, or the system for a poll). Resolves with the result and the last position written.
@@ -71,7 +78,7 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
           closedStatuses: [...deps.caseConfig.closedStatuses],
         });
         if (status?.reason === 'applied' && status.localStatus !== null) {
-          const changed = await deps.cases.changeStatus(link.case_id, status.localStatus, `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`, { userId: null, email: null });
+          const changed = await deps.cases.changeStatus(link.case_id, status.localStatus, `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`, { userId: null, email: null }, link.link_id);
           position = changed.position ?? position;
         }
         const commentIds = new Map(update.comments.map((c) => [c.id, deps.ids()]));

@@ -8,7 +8,7 @@
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
  * `http.audience` (sent with the token request, as Auth0-style servers want), the
  * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`,
- * the ticket key `inbound_status_map` (docs/configuration.md "Tickets"), and the `detector` keys `alerts_path`,
+ * the ticket keys `inbound_status_map` and `outbound_status_map` (docs/configuration.md "Tickets"), and the `detector` keys `alerts_path`,
  * `rules_path` and `page_size` (docs/suite-contracts.md).
  */
 import * as v from 'valibot';
@@ -73,6 +73,7 @@ const ticket = v.looseObject({
     TICKET_POLL_INTERVAL.default,
   ),
   inbound_status_map: v.optional(statusMap, {}),
+  outbound_status_map: v.optional(statusMap, {}),
 });
 
 const mcp = v.pipe(

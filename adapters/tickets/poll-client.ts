@@ -1,8 +1,7 @@
 /**
  * Reading a linked ticket's current state for polling (SPEC.md "Ticket mirroring": when
  * webhooks do not arrive the worker polls each link), in the neutral shape of
- * domain/tickets/mirror.ts, over the guarded outbound fetch with the link connection's
- * HTTP Basic credentials.
+ * domain/tickets/mirror.ts, through ticket-api.ts.
  *
  * - ticket_a (Jira Cloud REST v3): `GET <base_url>/rest/api/3/issue/<id>?fields=status,comment`;
  *   status `fields.status.name`, comments `fields.comment.comments` (ADF bodies).
@@ -11,32 +10,17 @@
  *   link need not remember its table) for `number` and `state`, and
  *   `GET <base_url>/api/now/table/sys_journal_field?sysparm_query=element_id=<sys_id>^element=comments^ORDERBYDESCsys_created_on`
  *   for the newest 100 additional comments (work notes are not read).
- *
- * Failures are thrown as PollFailure with a class (`http_status:<code>`, `network_error`,
- * `timeout`, `bad_response`, `connection_invalid`) that names no secret and no ticket data.
  */
 import * as v from 'valibot';
 import type { RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
-import type { TicketProvider } from '../../domain/tickets/links.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
-import { basic, configText } from '../actions/notify-ticket.ts';
-import { joinUrl, MAX_RESPONSE_BYTES, readCappedText, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
-import { ActionFailure } from '../actions/action.ts';
+import type { OutboundFetch } from '../actions/outbound-http.ts';
 import { adfText } from '../webhook-sources/ticket-events.ts';
+import { ticketApi, type RemoteLink } from './ticket-api.ts';
 
 /** Most comments read per poll (the newest). */
 const MAX_COMMENTS = 100;
 const MAX_COMMENT = 20_000;
-
-/** A failed poll; `errorClass` is what `last_poll_error` stores. */
-export class PollFailure extends Error {
-  constructor(readonly errorClass: string) {
-    super(`ticket poll failed: ${errorClass}`);
-    this.name = 'PollFailure';
-  }
-}
-
-export type PolledLink = { provider: TicketProvider; remote_id: string; remote_key: string };
 
 const jiraIssue = v.object({
   id: v.string(),
@@ -58,26 +42,10 @@ const snowRecord = v.object({ result: v.object({ sys_id: snowValue, number: snow
 const snowJournal = v.object({ result: v.array(v.object({ sys_id: v.string(), value: v.optional(v.nullable(v.string())), element: v.optional(v.string()), sys_created_by: v.optional(v.nullable(v.string())), sys_created_on: v.optional(v.nullable(v.string())) })) });
 const text = (value: v.InferOutput<typeof snowValue>): string | null => (value === null || value === undefined ? null : typeof value === 'string' ? value : (value.value ?? value.display_value ?? null));
 
-/** Reads the ticket of `link` through `connection`; `signal` bounds the whole poll. @throws PollFailure */
-export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedConnection, link: PolledLink, signal: AbortSignal): Promise<RemoteTicketUpdate> {
-  const user = configText(connection.config, link.provider === 'ticket_a' ? 'email' : 'username');
-  if (!connection.base_url || !user || connection.kind !== link.provider) throw new PollFailure('connection_invalid');
-  const headers = { authorization: basic(user, connection.secret ?? ''), accept: 'application/json' };
-  const get = async <S extends v.GenericSchema>(path: string, query: Record<string, string>, schema: S): Promise<v.InferOutput<S>> => {
-    try {
-      const url = joinUrl('ticket poll', connection.base_url!, path, query);
-      const response = await sendOutbound('ticket poll', fetchImpl, url, { method: 'GET', headers }, signal);
-      const body = await readCappedText('ticket poll', response, url, signal, MAX_RESPONSE_BYTES);
-      if (!response.ok) throw new PollFailure(`http_status:${response.status}`);
-      const parsed = v.safeParse(schema, JSON.parse(body));
-      if (!parsed.success) throw new PollFailure('bad_response');
-      return parsed.output;
-    } catch (error) {
-      if (error instanceof PollFailure) throw error;
-      if (error instanceof ActionFailure) throw new PollFailure(error.type);
-      throw new PollFailure('bad_response');
-    }
-  };
+/** Reads the ticket of `link` through `connection`; `signal` bounds the whole poll. @throws TicketApiFailure */
+export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedConnection, link: RemoteLink, signal: AbortSignal): Promise<RemoteTicketUpdate> {
+  const api = ticketApi(fetchImpl, connection, link.provider, signal);
+  const get = <S extends v.GenericSchema>(path: string, query: Record<string, string>, schema: S) => api('GET', path, { query, schema });
   if (link.provider === 'ticket_a') {
     const issue = await get(`rest/api/3/issue/${encodeURIComponent(link.remote_id)}`, { fields: 'status,comment' }, jiraIssue);
     const comments = (issue.fields.comment?.comments ?? []).slice(-MAX_COMMENTS);

@@ -29,7 +29,7 @@ export type CaseCommand =
   | { type: 'append_alert'; alertId: string; title: string; severity: string; correlated: boolean; now: string }
   /** The alert stream decides whether the alert is in this case; the case only records it. */
   | { type: 'remove_alert'; alertId: string; now: string }
-  | { type: 'change_status'; status: string; note: string | null; now: string }
+  | { type: 'change_status'; status: string; note: string | null; viaTicketLink?: string; now: string }
   | { type: 'assign'; ownerId: string | null; ownerEmail: string | null; now: string }
   /** `via`: the page whose acknowledgement webhook this is, else null. */
   | { type: 'acknowledge'; actor: Actor; via: PageVia | null; now: string }

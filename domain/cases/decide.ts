@@ -100,7 +100,7 @@ function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {
 
 function changeStatus(c: Cmd<'change_status'>, s: Existing): CaseEvent[] {
   if (c.status === s.status) return [];
-  return [{ type: 'case.status_changed', data: { case_id: s.id, from: s.status, to: c.status, note: c.note, at: c.now } }];
+  return [{ type: 'case.status_changed', data: { case_id: s.id, from: s.status, to: c.status, note: c.note, ...(c.viaTicketLink !== undefined && { via_ticket_link: c.viaTicketLink }), at: c.now } }];
 }
 
 function assign(c: Cmd<'assign'>, s: Existing): CaseEvent[] {

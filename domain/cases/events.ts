@@ -34,7 +34,15 @@ export type CaseAlertAppended = Event<
 export type CaseAlertRemoved = Event<'case.alert_removed', { case_id: string; alert_id: string; at: string }>;
 export type CaseStatusChanged = Event<
   'case.status_changed',
-  { case_id: string; from: string; to: string; note: string | null; at: string }
+  {
+    case_id: string;
+    from: string;
+    to: string;
+    note: string | null;
+    /** The ticket link whose remote status caused the change (ticket mirroring), so it is not mirrored back to it; absent otherwise. */
+    via_ticket_link?: string;
+    at: string;
+  }
 >;
 export type CaseAssigned = Event<
   'case.assigned',

@@ -6,7 +6,9 @@
  *   becomes a case comment (`ticket.remote_comment_received`). A comment carrying our
  *   mirror marker is our own echo and is skipped.
  * - A remote status is taken once per change: the link remembers the last remote status it
- *   saw, so a repeat (or the echo of a status we mirrored out) changes nothing. A new one is
+ *   saw or set, so a repeat (or the echo of a status we mirrored out) changes nothing.
+ * - Outbound, a case comment posted to the ticket and a case status set on it are recorded
+ *   (`ticket.comment_mirrored`, `ticket.status_mirrored`), so neither is sent twice. A new one is
  *   mapped through the connection's `inbound_status_map` onto a case status; when it cannot
  *   be applied the link records why (`ticket.remote_status_received` with `applied: false`),
  *   and the caller audits it and reports it as `ticket_status_sync`.
@@ -46,7 +48,12 @@ export type TicketRemoteStatusReceived = Event<
 >;
 export const TICKET_REMOTE_STATUS_RECEIVED = 'ticket.remote_status_received';
 
-export type TicketLinkEvent = TicketLinked | TicketRemoteCommentReceived | TicketRemoteStatusReceived;
+/** A case comment posted to the ticket (outbound mirroring); `remote_comment_id` when the product names it. */
+export type TicketCommentMirrored = Event<'ticket.comment_mirrored', { link_id: string; case_id: string; comment_id: string; remote_comment_id: string | null; at: string }>;
+/** A case status set on the ticket (outbound mirroring), as the ticket's own status. */
+export type TicketStatusMirrored = Event<'ticket.status_mirrored', { link_id: string; case_id: string; local_status: string; remote_status: string; at: string }>;
+
+export type TicketLinkEvent = TicketLinked | TicketRemoteCommentReceived | TicketRemoteStatusReceived | TicketCommentMirrored | TicketStatusMirrored;
 
 /** A ticket update in the products' neutral shape (adapters/webhook-sources/ticket-payloads.ts). */
 export type RemoteTicketUpdate = {
@@ -57,9 +64,19 @@ export type RemoteTicketUpdate = {
   comments: { id: string; text: string; author: string | null; created_at: string | null }[];
 };
 
-export type TicketLinkState = { caseId: string | null; provider: TicketProvider | null; remoteKey: string; remoteStatus: string | null; seenComments: ReadonlySet<string> };
+export type TicketLinkState = {
+  caseId: string | null;
+  provider: TicketProvider | null;
+  remoteKey: string;
+  /** The ticket's status as last seen or set by us. */
+  remoteStatus: string | null;
+  /** Remote comment ids taken into the case. */
+  seenComments: ReadonlySet<string>;
+  /** Case comment ids posted to the ticket. */
+  mirroredComments: ReadonlySet<string>;
+};
 
-export const initialTicketLinkState = (): TicketLinkState => ({ caseId: null, provider: null, remoteKey: '', remoteStatus: null, seenComments: new Set() });
+export const initialTicketLinkState = (): TicketLinkState => ({ caseId: null, provider: null, remoteKey: '', remoteStatus: null, seenComments: new Set(), mirroredComments: new Set() });
 
 export function evolveTicketLink(state: TicketLinkState, event: TicketLinkEvent): TicketLinkState {
   switch (event.type) {
@@ -68,6 +85,11 @@ export function evolveTicketLink(state: TicketLinkState, event: TicketLinkEvent)
     case 'ticket.remote_comment_received':
       return { ...state, seenComments: new Set([...state.seenComments, event.data.remote_comment_id]) };
     case 'ticket.remote_status_received':
+      return { ...state, remoteStatus: event.data.remote_status };
+    case 'ticket.comment_mirrored':
+      return { ...state, mirroredComments: new Set([...state.mirroredComments, event.data.comment_id]) };
+    case 'ticket.status_mirrored':
+      // The ticket now shows this status: its echo coming back is not a change.
       return { ...state, remoteStatus: event.data.remote_status };
   }
 }
@@ -122,12 +144,30 @@ export type ReceiveTicketUpdate = {
   now: string;
 };
 
-/** The link's decider: records the new comments and the status outcome, nothing already seen. */
+/** Records that a case comment or status reached the ticket (outbound mirroring). */
+export type RecordMirrored =
+  | { type: 'record_comment_mirrored'; linkId: string; commentId: string; remoteCommentId: string | null; now: string }
+  | { type: 'record_status_mirrored'; linkId: string; localStatus: string; remoteStatus: string; now: string };
+
+export type TicketLinkCommand = ReceiveTicketUpdate | RecordMirrored;
+
+/**
+ * The link's decider: takes an update's new comments and status outcome, and records what
+ * was mirrored out; nothing already seen or sent is recorded twice.
+ */
 export const ticketLinkDecider = {
   initialState: initialTicketLinkState,
   evolve: evolveTicketLink,
-  decide(command: ReceiveTicketUpdate, state: TicketLinkState): TicketLinkEvent[] {
+  decide(command: TicketLinkCommand, state: TicketLinkState): TicketLinkEvent[] {
     if (state.caseId === null || state.provider === null) return [];
+    if (command.type === 'record_comment_mirrored') {
+      if (state.mirroredComments.has(command.commentId)) return [];
+      return [{ type: 'ticket.comment_mirrored', data: { link_id: command.linkId, case_id: state.caseId, comment_id: command.commentId, remote_comment_id: command.remoteCommentId, at: command.now } }];
+    }
+    if (command.type === 'record_status_mirrored') {
+      if (state.remoteStatus === command.remoteStatus) return [];
+      return [{ type: 'ticket.status_mirrored', data: { link_id: command.linkId, case_id: state.caseId, local_status: command.localStatus, remote_status: command.remoteStatus, at: command.now } }];
+    }
     const { caseId, provider, remoteKey } = state;
     const comments: TicketLinkEvent[] = newRemoteComments(state, command.update.comments).map((c) => ({
       type: 'ticket.remote_comment_received',
@@ -158,3 +198,8 @@ export const ticketLinkDecider = {
     ];
   },
 };
+
+/** A case comment as it is posted to a ticket: who wrote it, the text, and the marker that makes its echo recognisable. */
+export function mirroredCommentText(comment: { comment_id: string; body: string; author_email: string | null }): string {
+  return `${comment.author_email ?? 'svc'} commented in svc:\n${comment.body}\n\n${mirrorMarker(comment.comment_id)}`;
+}

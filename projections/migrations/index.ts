@@ -23,6 +23,7 @@ import * as retention from './0022-retention.ts';
 import * as casePages from './0023-case-pages.ts';
 import * as caseTickets from './0024-case-tickets.ts';
 import * as chatIdentities from './0025-chat-identities.ts';
+import * as ticketOutbox from './0026-ticket-outbox.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0023-case-pages': casePages,
   '0024-case-tickets': caseTickets,
   '0025-chat-identities': chatIdentities,
+  '0026-ticket-outbox': ticketOutbox,
 };
 
 export const migrationProvider: MigrationProvider = {

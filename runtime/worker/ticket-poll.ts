@@ -14,7 +14,8 @@ import { sql, type Kysely } from 'kysely';
 import type { OutboundFetch } from '../../adapters/actions/outbound-http.ts';
 import type { ResolvedConnection } from '../../adapters/actions/action.ts';
 import type { TicketMirror } from '../../adapters/commands/ticket-mirror.ts';
-import { PollFailure, pollTicket } from '../../adapters/tickets/poll-client.ts';
+import { pollTicket } from '../../adapters/tickets/poll-client.ts';
+import { TicketApiFailure } from '../../adapters/tickets/ticket-api.ts';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
 import { TICKET_POLL_INTERVAL } from '../../adapters/connections/config-rules.ts';
 import type { Database } from '../../projections/database.ts';
@@ -63,15 +64,15 @@ export function createTicketPoller(options: TicketPollerOptions) {
   const pollOne = async (link: Due): Promise<boolean> => {
     try {
       const connection = await options.resolveConnection(link.connection);
-      if (!connection) throw new PollFailure('connection_missing');
+      if (!connection) throw new TicketApiFailure('connection_missing', true);
       const update = await pollTicket(options.outbound, connection, link, AbortSignal.timeout(options.timeoutMs));
       // Applied like a webhook delivery, to every link of the ticket (each takes it once), under the id the link knows.
       await options.mirror.apply({ ...update, provider: link.provider, remote_id: link.remote_id }, 'poll', SYSTEM);
       await record(link.link_id, null);
       return true;
     } catch (error) {
-      await record(link.link_id, error instanceof PollFailure ? error.errorClass : 'internal_error');
-      if (!(error instanceof PollFailure)) options.onError(error);
+      await record(link.link_id, error instanceof TicketApiFailure ? error.errorClass : 'internal_error');
+      if (!(error instanceof TicketApiFailure)) options.onError(error);
       return false;
     }
   };
@@ -88,11 +89,17 @@ export function createTicketPoller(options: TicketPollerOptions) {
 
 export type TicketPoller = ReturnType<typeof createTicketPoller>;
 
-/** Runs `poller.tick` every `intervalMs` until stopped; a failing tick is reported and the next one runs. */
-export function startTicketPollLoop(poller: TicketPoller, intervalMs: number, onError: (error: unknown) => void) {
-  let running: Promise<unknown> = poller.tick().catch(onError);
+/**
+ * Runs `passes` one after the other every `intervalMs` until stopped (the outbox drain, then
+ * the poll); a failing pass is reported and the others still run.
+ */
+export function startTicketLoop(passes: (() => Promise<unknown>)[], intervalMs: number, onError: (error: unknown) => void) {
+  const once = async () => {
+    for (const pass of passes) await pass().catch(onError);
+  };
+  let running: Promise<unknown> = once();
   const timer = setInterval(() => {
-    running = running.then(poller.tick).catch(onError);
+    running = running.then(once);
   }, intervalMs);
   return {
     stop: async () => {

@@ -92,7 +92,7 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     await refused({ kind: 'detector', name: 'd2', base_url: 'https://detector.example', config: { alerts_path: 'api/alerts' } }, ['body', 'config', 'alerts_path']);
     await refused({ kind: 'email_smtp', name: 'e1', base_url: 'smtp://mail.example', config: { from: 'not-an-address' } }, ['body', 'config', 'from']);
 
-    expect((await create({ kind: 'ticket_b', name: 'tickets', base_url: 'https://tickets.example', config: {} })).config).toEqual({ poll_interval_s: 300, inbound_status_map: {} });
+    expect((await create({ kind: 'ticket_b', name: 'tickets', base_url: 'https://tickets.example', config: {} })).config).toEqual({ poll_interval_s: 300, inbound_status_map: {}, outbound_status_map: {} });
     expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({ alerts_path: '/api/v1/alerts', rules_path: '/api/v1/rules', page_size: 100 });
     expect((await create({ kind: 'ssh', name: 'bastion', config: { host: 'h', username: 'u', accept_unknown_host_key: true } })).config).toMatchObject({ port: 22 });
     const custom = await create({ kind: 'http', name: 'custom-keys', base_url: 'https://api.example', config: { vendor_region: 'eu' } });

@@ -146,10 +146,17 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
     snow = await startTicketBServer('svc.integration', SNOW_PASSWORD);
     svc = await startInProcessService({ server }, { runbooks: { 'tickets.yml': openTickets }, extraEnv: { SVC_TICKET_POLL_TICK_MS: '100' } });
     for (const c of [
-      { kind: 'ticket_a', name: 'jira', base_url: jira.url, config: { email: 'svc-bot@example.com', project_key: 'SEC', inbound_status_map: { 'To Do': 'new', 'In Progress': 'in_progress', Done: 'resolved' } }, secret: JIRA_TOKEN },
-      { kind: 'ticket_b', name: 'snow', base_url: snow.url, config: { username: 'svc.integration', inbound_status_map: { '1': 'new', '2': 'in_progress', '6': 'resolved' } }, secret: SNOW_PASSWORD },
+      {
+        kind: 'ticket_a',
+        name: 'jira',
+        base_url: jira.url,
+        config: { email: 'svc-bot@example.com', project_key: 'SEC', inbound_status_map: { 'To Do': 'new', 'In Progress': 'in_progress', Done: 'resolved' }, outbound_status_map: { in_progress: 'In Progress', resolved: 'Done', closed: 'Archived' } },
+        secret: JIRA_TOKEN,
+      },
+      { kind: 'ticket_b', name: 'snow', base_url: snow.url, config: { username: 'svc.integration', inbound_status_map: { '1': 'new', '2': 'in_progress', '6': 'resolved' }, outbound_status_map: { in_progress: '2', resolved: '6' } }, secret: SNOW_PASSWORD },
     ]) expect((await callAs(svc, admin, 'POST', '/connections', c)).status).toBe(201);
   }, 60_000);
+  const outbox = (linkId: string) => svc.service.opened.db.selectFrom('ticket_outbox').selectAll().where('link_id', '=', linkId).orderBy('event_position').execute();
   afterAll(async () => {
     await svc?.close();
     await jira?.close();
@@ -193,5 +200,48 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
     await due(jiraLink.id);
     await new Promise((r) => setTimeout(r, 500));
     expect((await link(jiraLink.id)).last_polled_at).toBe(new Date(0).toISOString());
+  });
+
+  it('mirrors local comments and mapped statuses out once, never echoes them back, and sends a ticket-caused status to the other links only', async () => {
+    const c = (await callAs(svc, admin, 'POST', '/cases', { title: 'Mirrored out', severity: 'high' })).body;
+    expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
+    const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string }[];
+    const jiraLink = links.find((l) => l.provider === 'ticket_a')!;
+    const snowLink = links.find((l) => l.provider === 'ticket_b')!;
+    const jiraTicket = jira.tickets.get(jiraLink.remote_id)!;
+    const snowTicket = snow.tickets.get(snowLink.remote_id)!;
+
+    expect((await callAs(svc, admin, 'POST', `/cases/${c.id}/comments`, { body: 'Blocked the sender domain.' })).status).toBe(201);
+    await expect.poll(() => jiraTicket.comments.length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => snowTicket.comments.length, { timeout: 15_000 }).toBe(1);
+    expect(jiraTicket.comments[0]!.text).toMatch(/^admin@example\.com commented in svc:\nBlocked the sender domain\.\n\n\[svc-mirror:[0-9a-f-]{36}\]$/);
+    expect(snowTicket.comments[0]!.text).toBe(jiraTicket.comments[0]!.text);
+
+    expect((await callAs(svc, admin, 'POST', `/cases/${c.id}/status`, { status: 'in_progress' })).status).toBe(200);
+    await expect.poll(() => jiraTicket.status, { timeout: 15_000 }).toBe('In Progress');
+    await expect.poll(() => snowTicket.status, { timeout: 15_000 }).toBe('2');
+
+    // The polls read our own comment and status back: neither is taken in again.
+    jiraTicket.comments.push({ id: '40001', text: 'Seen, thanks.', author: 'Jane Doe', created: '2026-11-23T11:00:00.000+0000' });
+    await due(jiraLink.id);
+    await due(snowLink.id);
+    await expect.poll(async () => (await caseComments(c.id)).length, { timeout: 15_000 }).toBe(2);
+    expect((await caseComments(c.id)).filter((b) => b.includes('svc-mirror'))).toEqual([]);
+    expect((await callAs(svc, admin, 'GET', `/cases/${c.id}`)).body.status).toBe('in_progress');
+
+    // Jira resolves the ticket: the case follows, and only the other link is told.
+    const transitionsBefore = jira.received.filter((r) => r.method === 'POST' && r.path.endsWith('/transitions')).length;
+    jiraTicket.status = 'Done';
+    await due(jiraLink.id);
+    await expect.poll(async () => (await callAs(svc, admin, 'GET', `/cases/${c.id}`)).body.status, { timeout: 15_000 }).toBe('resolved');
+    await expect.poll(() => snowTicket.status, { timeout: 15_000 }).toBe('6');
+    expect(jira.received.filter((r) => r.method === 'POST' && r.path.endsWith('/transitions')).length).toBe(transitionsBefore);
+    expect(jiraTicket.comments.filter((x) => x.author === 'svc bot')).toHaveLength(1);
+
+    // A status the workflow cannot reach ends its row with the reason, and nothing else is sent.
+    expect((await callAs(svc, admin, 'POST', `/cases/${c.id}/status`, { status: 'closed' })).status).toBe(200);
+    await expect.poll(async () => (await outbox(jiraLink.id)).at(-1)?.last_error ?? null, { timeout: 15_000 }).toBe('no_transition');
+    expect((await outbox(jiraLink.id)).every((row) => row.done_at !== null)).toBe(true);
+    expect(jiraTicket.status).toBe('Done');
   });
 });

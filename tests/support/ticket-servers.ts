@@ -18,6 +18,13 @@
  *   state}}` and `GET /api/now/table/sys_journal_field?sysparm_query=element_id=<sys_id>^...`
  *   with `{result: [{sys_id, element, element_id, value, sys_created_by, sys_created_on}]}`.
  * `failReads` makes every read answer that status (a product outage).
+ *
+ * For outbound mirroring: ticket_a takes `POST /rest/api/3/issue/<id>/comment {body: ADF}`
+ * (201 `{id, body, author, created}`) and the workflow transitions `GET|POST
+ * /rest/api/3/issue/<id>/transitions` among To Do, In Progress and Done (GET lists the
+ * transitions to the other statuses as `{id, name, to: {name}}`; POST `{transition: {id}}`
+ * answers 204, 400 for a transition not available); ticket_b takes `PATCH
+ * /api/now/table/task/<sys_id>` with `comments` and/or `state` (200 `{result}`).
  */
 import { randomBytes } from 'node:crypto';
 import { readFixtureJson } from './fixtures.ts';
@@ -25,6 +32,12 @@ import { startReceiver } from './receiver.ts';
 
 const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
+
+const workflow = [
+  { id: '11', name: 'Back to do', to: { name: 'To Do' } },
+  { id: '21', name: 'Start work', to: { name: 'In Progress' } },
+  { id: '31', name: 'Resolve', to: { name: 'Done' } },
+];
 
 /** A ticket as a stand-in keeps it: its status and comments. */
 export type StoredTicket = { key: string; status: string; comments: { id: string; text: string; author: string; created: string }[] };
@@ -35,6 +48,29 @@ export async function startTicketAServer(email: string, token: string, projects:
   const reads = { failWith: null as number | null };
   const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(email, token)) return res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
+    const comment = /^\/rest\/api\/3\/issue\/(\d+)\/comment$/.exec(r.path);
+    if (r.method === 'POST' && comment) {
+      const t = tickets.get(comment[1]!);
+      const body = (JSON.parse(r.body) as { body?: { type?: string; content?: { content?: { text?: string }[] }[] } }).body;
+      if (!t) return json(res, 404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} });
+      if (body?.type !== 'doc' || !Array.isArray(body.content)) return json(res, 400, { errorMessages: [], errors: { comment: 'Comment body must be an Atlassian Document.' } });
+      const text = body.content.map((p) => (p.content ?? []).map((n) => n.text ?? '').join('')).join('\n');
+      const id = String(30_000 + t.comments.length);
+      t.comments.push({ id, text, author: 'svc bot', created: new Date().toISOString() });
+      return json(res, 201, { id, body, author: { displayName: 'svc bot' }, created: new Date().toISOString() });
+    }
+    const transitions = /^\/rest\/api\/3\/issue\/(\d+)\/transitions$/.exec(r.path);
+    if (transitions) {
+      const t = tickets.get(transitions[1]!);
+      if (!t) return json(res, 404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} });
+      const available = workflow.filter((w) => w.to.name !== t.status);
+      if (r.method === 'GET') return json(res, 200, { transitions: available });
+      const wanted = (JSON.parse(r.body) as { transition?: { id?: string } }).transition?.id;
+      const chosen = available.find((w) => w.id === wanted);
+      if (!chosen) return json(res, 400, { errorMessages: ['Transition id is not valid for this issue.'], errors: {} });
+      t.status = chosen.to.name;
+      return res.writeHead(204).end();
+    }
     const read = /^\/rest\/api\/3\/issue\/(\d+)\?fields=status%2Ccomment$/.exec(r.path);
     if (r.method === 'GET' && read) {
       if (reads.failWith !== null) return json(res, reads.failWith, { errorMessages: ['Service unavailable'], errors: {} });
@@ -68,6 +104,15 @@ export async function startTicketBServer(username: string, password: string) {
   const reads = { failWith: null as number | null };
   const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(username, password)) return json(res, 401, { error: { message: 'User Not Authenticated', detail: 'Required to provide Auth information' }, status: 'failure' });
+    const patch = /^\/api\/now\/table\/task\/([0-9a-f]{32})$/.exec(r.path);
+    if (r.method === 'PATCH' && patch) {
+      const t = tickets.get(patch[1]!);
+      if (!t) return json(res, 404, { error: { message: 'No Record found', detail: '' }, status: 'failure' });
+      const body = JSON.parse(r.body) as { comments?: string; state?: string };
+      if (typeof body.comments === 'string') t.comments.push({ id: randomBytes(16).toString('hex'), text: body.comments, author: username, created: new Date().toISOString() });
+      if (typeof body.state === 'string') t.status = body.state;
+      return json(res, 200, { result: { sys_id: patch[1], number: t.key, state: t.status } });
+    }
     if (r.method === 'GET') {
       if (reads.failWith !== null) return json(res, reads.failWith, { error: { message: 'Service unavailable', detail: '' }, status: 'failure' });
       const url = new URL(r.path, 'http://x');
