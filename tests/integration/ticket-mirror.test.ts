@@ -8,11 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
-import { startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
+import { JIRA_TOKEN, SNOW_PASSWORD, startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-const JIRA_TOKEN = 'ATATT3xFfGF0-jira-token';
-const SNOW_PASSWORD = 'snow-password-5c1e';
 
 const openTickets = `
 id: open-tickets
@@ -38,6 +36,14 @@ const jiraEvent = (event: string, issue: { id: string; key: string; status?: str
   issue: { id: issue.id, self: `https://your-domain.atlassian.net/rest/api/3/issue/${issue.id}`, key: issue.key, fields: { summary: 'x', ...(issue.status && { status: { name: issue.status } }) } },
   ...extra,
 });
+/** Opens a case and a ticket in each product for it; the case and its two links. */
+async function openLinkedCase(svc: InProcessService, title: string) {
+  const c = (await callAs(svc, admin, 'POST', '/cases', { title, severity: 'high' })).body;
+  expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
+  const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string; ticket_id: string }[];
+  return { case: c, jira: links.find((l) => l.provider === 'ticket_a')!, snow: links.find((l) => l.provider === 'ticket_b')! };
+}
+
 const adf = (text: string) => ({ type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text }] }] });
 
 describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
@@ -49,12 +55,6 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   const deliver = async (slug: string, body: unknown, token = tokens[slug]) => {
     const res = await fetch(`${svc.url}/webhooks/${slug}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-token': token ?? '' }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as any };
-  };
-  const openLinkedCase = async (title: string) => {
-    const c = (await callAs(svc, admin, 'POST', '/cases', { title, severity: 'high' })).body;
-    expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
-    const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string; ticket_id: string }[];
-    return { case: c, jira: links.find((l) => l.provider === 'ticket_a')!, snow: links.find((l) => l.provider === 'ticket_b')! };
   };
   const caseOf = async (id: string) => (await callAs(svc, admin, 'GET', `/cases/${id}`)).body;
   const comments = async (id: string) => ((await callAs(svc, admin, 'GET', `/cases/${id}/comments`)).body.items as { body: string }[]).map((c) => c.body);
@@ -80,7 +80,7 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   });
 
   it('takes a Jira comment once, skips our own echo, and applies a mapped status once', async () => {
-    const { case: c, jira: link } = await openLinkedCase('Phishing wave');
+    const { case: c, jira: link } = await openLinkedCase(svc, 'Phishing wave');
     const issue = { id: link.remote_id, key: link.ticket_id };
     const comment = jiraEvent('comment_created', issue, { comment: { id: '10050', body: adf('Mail gateway rule deployed.'), author: { displayName: 'Jane Doe', accountId: '5b10a2844c20165700ede21g' }, created: '2026-11-23T10:00:00.000+0000' } });
     expect(await deliver('jira-updates', comment)).toEqual({ status: 202, body: { ticket: { provider: 'ticket_a', remote_id: issue.id, links: 1, comments_ingested: 1, status_changes: 0 } } });
@@ -99,7 +99,7 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   });
 
   it('reports and audits a status it cannot apply, changing nothing', async () => {
-    const { case: c, jira: link } = await openLinkedCase('Blocked ticket');
+    const { case: c, jira: link } = await openLinkedCase(svc, 'Blocked ticket');
     const blocked = jiraEvent('jira:issue_updated', { id: link.remote_id, key: link.ticket_id, status: 'Blocked' });
     const answer = await deliver('jira-updates', blocked);
     expect(answer).toMatchObject({ status: 202, body: { ticket_status_sync: [{ link_id: link.id, case_id: c.id, remote_status: 'Blocked', local_status: null, applied: false, reason: 'unmapped_status' }] } });
@@ -110,7 +110,7 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   });
 
   it('takes a ServiceNow business rule comment by comment_sys_id, resolves, and never reopens a resolved case', async () => {
-    const { case: c, snow: link } = await openLinkedCase('Malware on laptop');
+    const { case: c, snow: link } = await openLinkedCase(svc, 'Malware on laptop');
     const rule = (state: string, extra: Record<string, unknown> = {}) => ({ result: { sys_id: link.remote_id, number: link.ticket_id, state, ...extra } });
     const resolved = await deliver('snow-updates', rule('6', { comments: 'Reimaged the laptop.', comment_sys_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', sys_updated_by: 'beth.anglin' }));
     expect(resolved.body.ticket).toMatchObject({ links: 1, comments_ingested: 1, status_changes: 1 });
@@ -164,11 +164,7 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
   });
 
   it('polls each link of an open case, takes what changed once, stores a failed poll and stops at a closed case', async () => {
-    const c = (await callAs(svc, admin, 'POST', '/cases', { title: 'Polled tickets', severity: 'high' })).body;
-    expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
-    const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string }[];
-    const jiraLink = links.find((l) => l.provider === 'ticket_a')!;
-    const snowLink = links.find((l) => l.provider === 'ticket_b')!;
+    const { case: c, jira: jiraLink, snow: snowLink } = await openLinkedCase(svc, 'Polled tickets');
     // A new link is polled at once: the ticket's first status is mapped onto the case status it already has.
     await expect.poll(async () => (await link(jiraLink.id)).remote_status, { timeout: 15_000 }).toBe('To Do');
     await expect.poll(async () => (await link(snowLink.id)).remote_status, { timeout: 15_000 }).toBe('1');
@@ -203,11 +199,7 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
   });
 
   it('mirrors local comments and mapped statuses out once, never echoes them back, and sends a ticket-caused status to the other links only', async () => {
-    const c = (await callAs(svc, admin, 'POST', '/cases', { title: 'Mirrored out', severity: 'high' })).body;
-    expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
-    const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string }[];
-    const jiraLink = links.find((l) => l.provider === 'ticket_a')!;
-    const snowLink = links.find((l) => l.provider === 'ticket_b')!;
+    const { case: c, jira: jiraLink, snow: snowLink } = await openLinkedCase(svc, 'Mirrored out');
     const jiraTicket = jira.tickets.get(jiraLink.remote_id)!;
     const snowTicket = snow.tickets.get(snowLink.remote_id)!;
 

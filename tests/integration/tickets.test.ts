@@ -7,11 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
-import { startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
+import { JIRA_TOKEN, SNOW_PASSWORD, startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-const JIRA_TOKEN = 'ATATT3xFfGF0-jira-token';
-const SNOW_PASSWORD = 'snow-password-5c1e';
 
 const openTickets = `
 id: open-tickets

@@ -30,6 +30,10 @@ import { randomBytes } from 'node:crypto';
 import { readFixtureJson } from './fixtures.ts';
 import { startReceiver } from './receiver.ts';
 
+/** The credentials the tests give the stand-ins and the connections: a Jira API token, a ServiceNow password. */
+export const JIRA_TOKEN = 'ATATT3xFfGF0-jira-token';
+export const SNOW_PASSWORD = 'snow-password-5c1e';
+
 const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 
