@@ -216,6 +216,16 @@ describe('service tokens', () => {
     expect(await verifier.verify(token, request)).toMatchObject({ tokenUse: 'service', subject: 'identity', grants: [], scopes: ['svc:peer:status:read'] });
     await refused(verifier, await sign({ token_use: 'service', sub: 'someone', scope: 'x' }), /"sub"/);
   });
+
+  it('minted for a person (actor_sub) are short-lived and accepted once', async () => {
+    const token = await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:account:write', actor_sub: subject });
+    expect(await verifier.verify(token, request)).toMatchObject({ tokenUse: 'service', actorSubject: subject });
+    await refused(verifier, token, /already used/);
+    await refused(verifier, await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:account:write', actor_sub: subject, iat: t, exp: t + 121 }), /lifetime/);
+    const plain = await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:status:read' });
+    await verifier.verify(plain, request);
+    expect(await verifier.verify(plain, request)).not.toHaveProperty('actorSubject');
+  });
 });
 
 describe('key sources', () => {
