@@ -1,7 +1,8 @@
 /**
  * External ticket links (SPEC.md "Case sub-resources": `GET /cases/<case_id>/tickets`,
  * `GET /tickets/<link_id>`), scoped by the case's team and privacy: a link of a case the
- * caller may not see reads like an absent one (404 `ticket_link_not_found`).
+ * caller may not see reads like an absent one (404 `ticket_link_not_found`). Each link
+ * carries `mirror: {pending, failed, last_error}`, its outbound mirroring (ticket_outbox).
  */
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
@@ -9,7 +10,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
 import type { CaseTicketsTable } from '../../projections/database.ts';
-import { caseTicketLinks, findTicketLink } from '../../projections/tickets/tickets.queries.ts';
+import { caseTicketLinks, findTicketLink, mirrorStates, type MirrorState } from '../../projections/tickets/tickets.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseRouteGuards } from './case-access.ts';
 import type { AppEnv } from './context.ts';
@@ -17,8 +18,10 @@ import type { HttpDeps } from './deps.ts';
 import { idParam, iso, uuid } from './shapes.ts';
 import { validate } from './validation.ts';
 
-/** A link as the API shows it. */
-const linkView = (l: Selectable<CaseTicketsTable>) => ({
+const NOTHING_QUEUED: MirrorState = { pending: 0, failed: 0, last_error: null };
+
+/** A link as the API shows it, with its outbound mirroring state. */
+const linkView = (l: Selectable<CaseTicketsTable>, mirror: MirrorState = NOTHING_QUEUED) => ({
   id: l.link_id,
   case_id: l.case_id,
   provider: l.provider,
@@ -29,6 +32,7 @@ const linkView = (l: Selectable<CaseTicketsTable>) => ({
   remote_status: l.remote_status,
   last_polled_at: iso(l.last_polled_at),
   last_poll_error: l.last_poll_error,
+  mirror,
   created_at: iso(l.created_at),
 });
 
@@ -39,12 +43,14 @@ export function ticketRoutes(deps: HttpDeps) {
     .get('/cases/:id/tickets', describeRoute({ summary: 'External ticket links of a case, oldest first', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
       const { id } = c.req.valid('param');
       await access.visible(c.get('principal'), id);
-      return c.json({ items: (await caseTicketLinks(deps.db, id)).map(linkView) });
+      const links = await caseTicketLinks(deps.db, id);
+      const mirror = await mirrorStates(deps.db, links.map((l) => l.link_id));
+      return c.json({ items: links.map((l) => linkView(l, mirror.get(l.link_id))) });
     })
     .get('/tickets/:link_id', describeRoute({ summary: 'One external ticket link', tags: ['cases'] }), read, validate('param', v.object({ link_id: uuid })), async (c) => {
       const { link_id: linkId } = c.req.valid('param');
       const link = await findTicketLink(deps.db, linkId, caseScopeOf(c.get('principal'), deps.permissions));
       if (!link) throw new DomainError('ticket_link_not_found', 404, 'ticket link not found', { link_id: linkId });
-      return c.json(linkView(link));
+      return c.json(linkView(link, (await mirrorStates(deps.db, [link.link_id])).get(link.link_id)));
     });
 }

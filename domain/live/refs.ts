@@ -31,7 +31,8 @@ const runStatusOf = (e: Recorded): string | null => {
 function refsOf(e: Recorded): LiveRef[] {
   const category = streamCategory(e.streamId);
   const caseId = text(e.data.case_id);
-  if ((category === 'case' || category === 'task' || category === 'observable') && caseId) return [{ type: 'case.updated', case_id: caseId, event: e.type }];
+  // A ticket link's events (a comment or status taken from the ticket, a mirror sent) change what the case shows.
+  if ((category === 'case' || category === 'task' || category === 'observable' || category === 'ticket') && caseId) return [{ type: 'case.updated', case_id: caseId, event: e.type }];
   const alertId = text(e.data.alert_id);
   if (category === 'alert' && alertId) return [{ type: 'alert.updated', alert_id: alertId, event: e.type }];
   const runId = text(e.data.run_id);

@@ -234,6 +234,8 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
     expect((await callAs(svc, admin, 'POST', `/cases/${c.id}/status`, { status: 'closed' })).status).toBe(200);
     await expect.poll(async () => (await outbox(jiraLink.id)).at(-1)?.last_error ?? null, { timeout: 15_000 }).toBe('no_transition');
     expect((await outbox(jiraLink.id)).every((row) => row.done_at !== null)).toBe(true);
+    expect((await link(jiraLink.id)).mirror).toEqual({ pending: 0, failed: 1, last_error: 'no_transition' });
+    expect((await link(snowLink.id)).mirror).toEqual({ pending: 0, failed: 0, last_error: null });
     expect(jiraTicket.status).toBe('Done');
   });
 });
