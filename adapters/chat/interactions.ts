@@ -82,7 +82,7 @@ export function createChatInteractions(deps: ChatInteractionDeps) {
     `Link this chat account to your svc account: ask for a link code in your account settings, then type \`${deps.command} link <code>\`. \`${deps.command} unlink\` removes the link.`,
   );
   return {
-    /** The reply to a slash command (form fields as sent); ValidationFailed-free: a malformed form gets the help text. */
+    /** The reply to a slash command (form fields as sent); never throws for a malformed form, which gets the help text. */
     async slashCommand(form: Record<string, string>): Promise<ChatReply> {
       const parsed = v.safeParse(slashForm, form);
       if (!parsed.success) return help;
