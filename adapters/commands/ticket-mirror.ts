@@ -43,9 +43,10 @@ export type TicketMirrorDeps = {
 export type TicketMirror = ReturnType<typeof createTicketMirror>;
 
 export function createTicketMirror(deps: TicketMirrorDeps) {
+  const linkState = async (linkId: string): Promise<TicketLinkState> => fold(ticketLinkDecider, await deps.store.readStream(streams.ticket(linkId)));
   return {
     /** The link's state from its stream (what was taken in and sent out). */
-    linkState: async (linkId: string): Promise<TicketLinkState> => fold(ticketLinkDecider, await deps.store.readStream(streams.ticket(linkId))),
+    linkState,
 
     /** Records that a case comment or status reached the ticket (nothing when already recorded); the position written, or null. */
     recordMirrored: async (command: RecordMirrored): Promise<number | null> =>
@@ -70,8 +71,7 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
       };
       let position: number | null = null;
       for (const link of links) {
-        const streamId = streams.ticket(link.link_id);
-        const state = fold(ticketLinkDecider, await deps.store.readStream(streamId));
+        const state = await linkState(link.link_id);
         const status = planRemoteStatus(state, update.status, await deps.inboundStatusMap(link.connection), {
           status: link.status,
           statuses: deps.caseConfig.statuses,
@@ -84,7 +84,7 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
         const commentIds = new Map(update.comments.map((c) => [c.id, deps.ids()]));
         const decided = await decideAndAppend(
           deps.store,
-          streamId,
+          streams.ticket(link.link_id),
           ticketLinkDecider,
           () => ({ type: 'receive_update' as const, linkId: link.link_id, update, status, commentIds, via, now: deps.now().toISOString() }),
           { actor: { id: actor.id, email: actor.email, kind: actor.kind } },

@@ -6,12 +6,12 @@
  *   becomes a case comment (`ticket.remote_comment_received`). A comment carrying our
  *   mirror marker is our own echo and is skipped.
  * - A remote status is taken once per change: the link remembers the last remote status it
- *   saw or set, so a repeat (or the echo of a status we mirrored out) changes nothing.
+ *   saw or set, so a repeat (or the echo of a status we mirrored out) changes nothing. A new
+ *   one is mapped through the connection's `inbound_status_map` onto a case status; when it
+ *   cannot be applied the link records why (`ticket.remote_status_received` with `applied:
+ *   false`), and the caller audits it and reports it as `ticket_status_sync`.
  * - Outbound, a case comment posted to the ticket and a case status set on it are recorded
- *   (`ticket.comment_mirrored`, `ticket.status_mirrored`), so neither is sent twice. A new one is
- *   mapped through the connection's `inbound_status_map` onto a case status; when it cannot
- *   be applied the link records why (`ticket.remote_status_received` with `applied: false`),
- *   and the caller audits it and reports it as `ticket_status_sync`.
+ *   (`ticket.comment_mirrored`, `ticket.status_mirrored`), so neither is sent twice.
  */
 import type { Event } from '../shared/messages.ts';
 import type { TicketLinked, TicketProvider } from './links.ts';
@@ -55,7 +55,7 @@ export type TicketStatusMirrored = Event<'ticket.status_mirrored', { link_id: st
 
 export type TicketLinkEvent = TicketLinked | TicketRemoteCommentReceived | TicketRemoteStatusReceived | TicketCommentMirrored | TicketStatusMirrored;
 
-/** A ticket update in the products' neutral shape (adapters/webhook-sources/ticket-payloads.ts). */
+/** A ticket update in the products' neutral shape (adapters/webhook-sources/ticket-events.ts, adapters/tickets/poll-client.ts). */
 export type RemoteTicketUpdate = {
   provider: TicketProvider;
   remote_id: string;
@@ -102,6 +102,9 @@ export const mirrorMarker = (commentId: string) => `[svc-mirror:${commentId}]`;
 /** Whether `text` is one of our own mirrored comments coming back. */
 export const isMirrorEcho = (text: string) => MARKER.test(text);
 
+/** `status` through a status map (inbound or outbound), or null when the map does not name it. */
+export const mappedStatus = (map: Readonly<Record<string, string>>, status: string): string | null => (Object.hasOwn(map, status) ? map[status]! : null);
+
 /** What the case looks like to the status mapping. */
 export type CaseStatusView = { status: string; statuses: readonly string[]; closedStatuses: readonly string[] };
 
@@ -113,7 +116,7 @@ export function planRemoteStatus(
   theCase: CaseStatusView,
 ): { remoteStatus: string; localStatus: string | null; reason: StatusSyncReason } | null {
   if (remoteStatus === null || remoteStatus === state.remoteStatus) return null;
-  const mapped = Object.hasOwn(inboundStatusMap, remoteStatus) ? inboundStatusMap[remoteStatus]! : null;
+  const mapped = mappedStatus(inboundStatusMap, remoteStatus);
   if (mapped === null) return { remoteStatus, localStatus: null, reason: 'unmapped_status' };
   if (!theCase.statuses.includes(mapped)) return { remoteStatus, localStatus: mapped, reason: 'unknown_local_status' };
   if (mapped === theCase.status) return { remoteStatus, localStatus: mapped, reason: 'already_in_status' };

@@ -8,7 +8,7 @@
  */
 import type { Insertable } from 'kysely';
 import { TICKET_LINKED, type TicketLinked } from '../../domain/tickets/links.ts';
-import type { TicketRemoteCommentReceived, TicketRemoteStatusReceived } from '../../domain/tickets/mirror.ts';
+import { TICKET_REMOTE_COMMENT_RECEIVED, TICKET_REMOTE_STATUS_RECEIVED, type TicketRemoteCommentReceived, type TicketRemoteStatusReceived } from '../../domain/tickets/mirror.ts';
 import { insertTimeline, timelineRow } from '../cases/timeline.ts';
 import type { CaseCommentsTable, CaseTicketsTable, CaseTimelineTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
@@ -21,14 +21,14 @@ export const ticketsProjection: Projection = {
     const comments: Insertable<CaseCommentsTable>[] = [];
     const statuses: { linkId: string; status: string }[] = [];
     for (const recorded of batch) {
-      if (recorded.type === 'ticket.remote_comment_received') {
+      if (recorded.type === TICKET_REMOTE_COMMENT_RECEIVED) {
         const d = (recorded as unknown as TicketRemoteCommentReceived).data;
         const by = d.author === null ? '' : ` by ${d.author}`;
         comments.push({ id: d.comment_id, case_id: d.case_id, body: `Comment on ${d.provider} ${d.remote_key}${by}:\n${d.text}`, author_id: null, author_email: null, created_at: d.at });
         timeline.push(timelineRow(recorded, d.case_id, 'ticket_comment', { link_id: d.link_id, comment_id: d.comment_id, remote_comment_id: d.remote_comment_id, author: d.author }));
         continue;
       }
-      if (recorded.type === 'ticket.remote_status_received') {
+      if (recorded.type === TICKET_REMOTE_STATUS_RECEIVED) {
         const d = (recorded as unknown as TicketRemoteStatusReceived).data;
         statuses.push({ linkId: d.link_id, status: d.remote_status });
         timeline.push(timelineRow(recorded, d.case_id, 'ticket_status', { link_id: d.link_id, remote_status: d.remote_status, local_status: d.local_status, applied: d.applied, reason: d.reason }));

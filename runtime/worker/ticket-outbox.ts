@@ -20,7 +20,7 @@ import type { TicketMirror } from '../../adapters/commands/ticket-mirror.ts';
 import { pushComment, pushStatus } from '../../adapters/tickets/push-client.ts';
 import { ticketApi, TicketApiFailure } from '../../adapters/tickets/ticket-api.ts';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
-import { mirroredCommentText } from '../../domain/tickets/mirror.ts';
+import { mappedStatus, mirroredCommentText } from '../../domain/tickets/mirror.ts';
 import type { Database } from '../../projections/database.ts';
 
 /** Attempts before a row is given up. */
@@ -95,7 +95,7 @@ export function createTicketOutbox(options: TicketOutboxOptions) {
     }
     const localStatus = String(row.payload.local_status);
     const map = (connection.config.outbound_status_map ?? {}) as Record<string, string>;
-    const remoteStatus = Object.hasOwn(map, localStatus) ? map[localStatus]! : null;
+    const remoteStatus = mappedStatus(map, localStatus);
     if (remoteStatus === null || state.remoteStatus === remoteStatus) return;
     await pushStatus(api, row, remoteStatus);
     await options.mirror.recordMirrored({ type: 'record_status_mirrored', linkId: row.link_id, localStatus, remoteStatus, now: now() });
