@@ -15,12 +15,11 @@ import * as v from 'valibot';
 import type { RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
-import { adfText } from '../webhook-sources/ticket-events.ts';
+import { adfText, capped, snowText, snowValue } from '../webhook-sources/ticket-events.ts';
 import { ticketApi, type RemoteLink } from './ticket-api.ts';
 
 /** Most comments read per poll (the newest). */
 const MAX_COMMENTS = 100;
-const MAX_COMMENT = 20_000;
 
 const jiraIssue = v.object({
   id: v.string(),
@@ -37,10 +36,9 @@ const jiraIssue = v.object({
   }),
 });
 
-const snowValue = v.optional(v.nullable(v.union([v.string(), v.object({ value: v.optional(v.nullable(v.string())), display_value: v.optional(v.nullable(v.string())) })])));
-const snowRecord = v.object({ result: v.object({ sys_id: snowValue, number: snowValue, state: snowValue }) });
+const snowField = v.optional(v.nullable(snowValue));
+const snowRecord = v.object({ result: v.object({ sys_id: snowField, number: snowField, state: snowField }) });
 const snowJournal = v.object({ result: v.array(v.object({ sys_id: v.string(), value: v.optional(v.nullable(v.string())), element: v.optional(v.string()), sys_created_by: v.optional(v.nullable(v.string())), sys_created_on: v.optional(v.nullable(v.string())) })) });
-const text = (value: v.InferOutput<typeof snowValue>): string | null => (value === null || value === undefined ? null : typeof value === 'string' ? value : (value.value ?? value.display_value ?? null));
 
 /** Reads the ticket of `link` through `connection`; `signal` bounds the whole poll. @throws TicketApiFailure */
 export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedConnection, link: RemoteLink, signal: AbortSignal): Promise<RemoteTicketUpdate> {
@@ -54,7 +52,7 @@ export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedC
       remote_id: issue.id,
       remote_key: issue.key,
       status: issue.fields.status?.name ?? null,
-      comments: comments.map((c) => ({ id: c.id, text: adfText(c.body).slice(0, MAX_COMMENT), author: c.author?.displayName ?? null, created_at: c.created ?? null })).filter((c) => c.text !== ''),
+      comments: comments.map((c) => ({ id: c.id, text: capped(adfText(c.body)), author: c.author?.displayName ?? null, created_at: c.created ?? null })).filter((c) => c.text !== ''),
     };
   }
   const record = await get(`api/now/table/task/${encodeURIComponent(link.remote_id)}`, { sysparm_fields: 'sys_id,number,state' }, snowRecord);
@@ -65,12 +63,12 @@ export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedC
   );
   return {
     provider: 'ticket_b',
-    remote_id: text(record.result.sys_id) ?? link.remote_id,
-    remote_key: text(record.result.number) ?? link.remote_key,
-    status: text(record.result.state),
+    remote_id: snowText(record.result.sys_id) ?? link.remote_id,
+    remote_key: snowText(record.result.number) ?? link.remote_key,
+    status: snowText(record.result.state),
     comments: journal.result
       .filter((j) => (j.element ?? 'comments') === 'comments' && (j.value ?? '').trim() !== '')
       .reverse()
-      .map((j) => ({ id: j.sys_id, text: (j.value ?? '').trim().slice(0, MAX_COMMENT), author: j.sys_created_by ?? null, created_at: j.sys_created_on ?? null })),
+      .map((j) => ({ id: j.sys_id, text: capped((j.value ?? '').trim()), author: j.sys_created_by ?? null, created_at: j.sys_created_on ?? null })),
   };
 }

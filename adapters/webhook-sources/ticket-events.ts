@@ -20,7 +20,7 @@ import type { RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { issuesAt } from '../shared/issues.ts';
 
-/** Longest comment text taken, characters. */
+/** Longest comment text taken, characters (webhooks and polls alike). */
 const MAX_COMMENT = 20_000;
 
 const id = v.pipe(v.union([v.pipe(v.string(), v.minLength(1), v.maxLength(100)), v.pipe(v.number(), v.integer())], 'must be an id'), v.transform(String));
@@ -46,8 +46,8 @@ const jiraWebhook = v.object({
   ),
 });
 
-/** A ServiceNow value: a string, or a reference / display-value object. */
-const snowValue = v.union([v.string(), v.object({ value: v.optional(v.nullable(v.string())), display_value: v.optional(v.nullable(v.string())) })]);
+/** A ServiceNow value: a string, or a reference / display-value object (webhooks and polls alike). */
+export const snowValue = v.union([v.string(), v.object({ value: v.optional(v.nullable(v.string())), display_value: v.optional(v.nullable(v.string())) })]);
 const snowRecord = v.object({
   sys_id: snowValue,
   number: v.optional(v.nullable(snowValue)),
@@ -80,7 +80,8 @@ export function adfText(body: unknown): string {
   return body !== null && typeof body === 'object' ? walk(body as AdfNode).trim() : '';
 }
 
-const capped = (text: string) => (text.length > MAX_COMMENT ? text.slice(0, MAX_COMMENT) : text);
+/** `text` cut to the longest comment taken. */
+export const capped = (text: string) => (text.length > MAX_COMMENT ? text.slice(0, MAX_COMMENT) : text);
 
 /** A Jira Cloud webhook delivery as a ticket update. @throws ValidationFailed at `body.*`. */
 export function parseTicketAWebhook(body: unknown): RemoteTicketUpdate {
@@ -100,7 +101,8 @@ export function parseTicketAWebhook(body: unknown): RemoteTicketUpdate {
   };
 }
 
-const snowText = (value: v.InferOutput<typeof snowValue> | null | undefined, display = false): string | null => {
+/** The text of a ServiceNow value: its `value` (or its `display_value` when `display`), null when absent. */
+export const snowText = (value: v.InferOutput<typeof snowValue> | null | undefined, display = false): string | null => {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   return (display ? (value.display_value ?? value.value) : (value.value ?? value.display_value)) ?? null;
