@@ -52,8 +52,8 @@ export const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${u
 /** A non-blank string `config[key]`, trimmed, else null. */
 export const configText = (config: Record<string, unknown>, key: string): string | null => (typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null);
 
-/** A Jira description: plain text as an Atlassian Document Format paragraph per line. */
-const adf = (plain: string) => ({
+/** Plain text as an Atlassian Document Format document, one paragraph per line (Jira descriptions and comments). */
+export const adf = (plain: string) => ({
   type: 'doc',
   version: 1,
   content: plain.split('\n').map((line) => ({ type: 'paragraph', content: line === '' ? [] : [{ type: 'text', text: line }] })),

@@ -11,14 +11,8 @@
  *   `{comments}` or `{state}` (200 `{result}`); the journal entry's id is not returned.
  */
 import * as v from 'valibot';
+import { adf } from '../actions/notify-ticket.ts';
 import { TicketApiFailure, type RemoteLink, type TicketApi } from './ticket-api.ts';
-
-/** Plain text as an Atlassian Document, one paragraph per line. */
-const adf = (plain: string) => ({
-  type: 'doc',
-  version: 1,
-  content: plain.split('\n').map((line) => ({ type: 'paragraph', content: line === '' ? [] : [{ type: 'text', text: line }] })),
-});
 
 const jiraComment = v.object({ id: v.string() });
 const jiraTransitions = v.object({ transitions: v.array(v.object({ id: v.string(), name: v.string(), to: v.optional(v.object({ name: v.string() })) })) });
