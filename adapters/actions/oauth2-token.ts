@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { ActionFailure, type ResolvedConnection } from './action.ts';
-import { readCappedText, refusalIn, type OutboundFetch } from './outbound-http.ts';
+import { readCappedText, refusalIn, retryableStatus, type OutboundFetch } from './outbound-http.ts';
 
 /** Seconds before `expires_in` runs out at which a cached token is no longer used. */
 export const TOKEN_EXPIRY_MARGIN_S = 60;
@@ -125,7 +125,7 @@ async function requestToken(action: string, fetchImpl: OutboundFetch, settings: 
 
 /** No `cause` is kept: oauth4webapi's errors carry the response, which is not ours to log. */
 function tokenFailure(action: string, host: string, status: number, code: string | null): ActionFailure {
-  const retryable = status >= 500 || status === 429;
+  const retryable = retryableStatus(status);
   if (code !== null) return new ActionFailure('oauth2_token_error', `${action}: token request to ${host} failed with status ${status}, OAuth error ${code}`, retryable);
   const reason = status >= 200 && status < 300 ? 'answered without a usable bearer token' : `failed with status ${status}`;
   return new ActionFailure('oauth2_token_error', `${action}: token request to ${host} ${reason}`, retryable);

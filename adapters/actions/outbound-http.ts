@@ -102,12 +102,15 @@ export async function readCappedText(action: string, response: Response, url: UR
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Whether another attempt after this HTTP status could succeed: 5xx and 429 only. */
+export const retryableStatus = (status: number): boolean => status >= 500 || status === 429;
+
 /**
  * A non-success status as an ActionFailure 'http_status': retryable for 5xx and 429 only.
  * `said` is the peer's own explanation (vendorMessage), appended when there is one.
  */
 export function statusFailure(action: string, url: URL, status: number, said: string | null = null): ActionFailure {
-  const retryable = status >= 500 || status === 429;
+  const retryable = retryableStatus(status);
   return new ActionFailure('http_status', `${action}: ${url.host} answered HTTP ${status}${said === null ? '' : `: ${said}`}`, retryable);
 }
 

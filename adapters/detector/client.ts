@@ -16,7 +16,7 @@
  * failures of outbound-http.ts and exchange/client.ts.
  */
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
-import { joinUrl, readCappedText, requireConnection, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
+import { joinUrl, readCappedText, requireConnection, retryableStatus, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
 import type { ExchangeClient } from '../exchange/client.ts';
 
 /** The audience of detector tokens at the workload exchange. */
@@ -104,7 +104,7 @@ export function createDetectorClient(outbound: OutboundFetch, exchange: Exchange
 /** A non-2xx answer, carrying the detector's `detail` when its body has one. */
 function detectorError(action: string, url: URL, status: number, body: string): ActionFailure {
   const detail = detailOf(body);
-  const retryable = status >= 500 || status === 429;
+  const retryable = retryableStatus(status);
   return new ActionFailure('detector_error', `${action}: detector ${url.host} answered HTTP ${status}${detail === null ? '' : `: ${detail}`}`, retryable);
 }
 

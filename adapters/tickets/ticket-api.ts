@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { basic, configText } from '../actions/notify-ticket.ts';
-import { joinUrl, readCappedText, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
+import { joinUrl, readCappedText, retryableStatus, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
 
 /** A failed call; `final` when another attempt cannot help (a 4xx other than 429, a refused target, no transition). */
 export class TicketApiFailure extends Error {
@@ -44,7 +44,7 @@ export function ticketApi(fetchImpl: OutboundFetch, connection: ResolvedConnecti
       const init = options.body === undefined ? { method, headers } : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(options.body) };
       const response = await sendOutbound('ticket mirroring', fetchImpl, url, init, signal);
       const text = await readCappedText('ticket mirroring', response, url, signal);
-      if (!response.ok) throw new TicketApiFailure(`http_status:${response.status}`, response.status < 500 && response.status !== 429);
+      if (!response.ok) throw new TicketApiFailure(`http_status:${response.status}`, !retryableStatus(response.status));
       if (options.schema === null) return null;
       const parsed = v.safeParse(options.schema, JSON.parse(text));
       if (!parsed.success) throw new TicketApiFailure('bad_response');
