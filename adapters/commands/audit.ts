@@ -38,6 +38,21 @@ export function createAuditLog(deps: { store: EventStore; ids: () => string; now
   };
 }
 
+/** A person (their user row) as the audit actor; `via` names what they acted through, else null. */
+export function personActor(user: { id: string; email: string; subject: string }, via: string | null): AuditActor {
+  return { id: user.id, email: user.email, subject: user.subject, kind: 'user', via };
+}
+
+/** The service itself as the audit actor; `via` names the job (`ticket_poll`), else null. */
+export function systemActor(via: string | null): AuditActor {
+  return { id: null, email: null, subject: null, kind: 'system', via };
+}
+
+/** A webhook source as the audit actor (`via: webhook_source:<slug>`), with the person it named when one matched. */
+export function webhookSourceActor(slug: string, person: { id: string | null; email: string | null } = { id: null, email: null }): AuditActor {
+  return { id: person.id, email: person.email, subject: null, kind: 'webhook', via: `webhook_source:${slug}` };
+}
+
 /** The audit actor of an authenticated caller: a person when the token acts for one, else its workload. */
 export function auditActorOf(principal: Principal): AuditActor {
   const person = principal.userId !== null;

@@ -4,6 +4,7 @@
  * linked page exists, the case is open and not yet acknowledged; an unknown key, a
  * repeat or a closed case changes nothing and is explained in `page_ack`).
  */
+import { webhookSourceActor } from './audit.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Pager } from '../../domain/cases/events.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
@@ -52,7 +53,7 @@ export function createPageAcks(deps: { db: Kysely<Database>; cases: Pick<CaseCom
       if (theCase.acknowledged_at !== null) return unchanged('already_acknowledged', theCase);
       const user = r.pager === 'pager_b' && r.agentEmail ? await activeUserByEmail(r.agentEmail) : undefined;
       const actor = { userId: user?.id ?? null, email: user?.email ?? null };
-      const by = { id: actor.userId, email: actor.email ?? r.agentEmail, subject: null, kind: 'webhook' as const, via: `webhook_source:${r.sourceSlug}` };
+      const by = webhookSourceActor(r.sourceSlug, { id: actor.userId, email: actor.email ?? r.agentEmail });
       try {
         const done = await deps.cases.acknowledge(theCase.id, actor, by, { pager: r.pager, agent: r.agent });
         if (done.position === null) return unchanged('already_acknowledged', theCase);

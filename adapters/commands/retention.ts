@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
 import { caseDependents, type PurgeCandidate } from '../../projections/retention/retention.queries.ts';
 import { StreamVersionConflict, type EventStore } from '../event-store/port.ts';
-import type { AuditLog } from './audit.ts';
+import { systemActor, type AuditLog } from './audit.ts';
 import { alertStreamOf } from './intake.ts';
 import { observableStreamOf } from './observables.ts';
 
@@ -23,7 +23,7 @@ export type RetentionCommands = {
   purgeCase: (candidate: PurgeCandidate, retentionDays: number) => Promise<CasePurgeResult | null>;
 };
 
-const SWEEPER = { id: null, email: null, subject: null, kind: 'system', via: null } as const;
+const SWEEPER = systemActor(null);
 
 /** The purge command over `store` (EventStore.purge) and the read models; audit entries through `audit`, times from `now`. */
 export function createRetentionCommands(deps: { db: Kysely<Database>; store: EventStore; audit: AuditLog; now: () => Date }): RetentionCommands {

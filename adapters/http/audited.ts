@@ -3,7 +3,7 @@
  * adapters/commands/audit.ts `record`): written after the change commits, and projected
  * before the route answers, so `GET /audit` right after shows it.
  */
-import type { AuditAction, AuditTarget } from '../../domain/audit/events.ts';
+import type { AuditAction, AuditActor, AuditTarget } from '../../domain/audit/events.ts';
 import { auditActorOf } from '../commands/audit.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HttpDeps } from './deps.ts';
@@ -16,7 +16,12 @@ export type AuditedChange = { action: AuditAction; target: AuditTarget | null; t
  * Rejects (the route answers 500) when the append fails; the change itself stays.
  */
 export async function recordAudit(deps: Pick<HttpDeps, 'audit' | 'waitFor'>, principal: Principal, change: AuditedChange): Promise<void> {
-  const position = await deps.audit.record({ action: change.action, actor: auditActorOf(principal), target: change.target, team: change.team ?? null, detail: change.detail });
+  await recordAuditBy(deps, auditActorOf(principal), change);
+}
+
+/** recordAudit for an actor that is not the request's token: a person acting through chat, or identity acting for one. */
+export async function recordAuditBy(deps: Pick<HttpDeps, 'audit' | 'waitFor'>, actor: AuditActor, change: AuditedChange): Promise<void> {
+  const position = await deps.audit.record({ action: change.action, actor, target: change.target, team: change.team ?? null, detail: change.detail });
   await deps.waitFor(position);
 }
 

@@ -100,12 +100,21 @@ export function checkPermission(principal: Principal, permission: Permission, sc
  */
 export function requirePeerService(scope: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const principal = c.get('principal');
-    if (principal === undefined) throw unauthenticated('missing bearer token');
-    if (principal.tokenUse !== 'service') throw new DomainError('forbidden', 403, "this peer route accepts the identity service's token only");
-    if (!(principal.scopes ?? []).includes(scope)) throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });
+    checkPeerService(c.get('principal'), scope);
     await next();
   };
+}
+
+/**
+ * The check of requirePeerService on the request's principal, for a route that needs more
+ * of the caller afterwards (the account-section write); returns the principal.
+ * @throws DomainError 401 when no principal was authenticated, 403 `forbidden` otherwise.
+ */
+export function checkPeerService(principal: Principal | undefined, scope: string): Principal {
+  if (principal === undefined) throw unauthenticated('missing bearer token');
+  if (principal.tokenUse !== 'service') throw new DomainError('forbidden', 403, "this peer route accepts the identity service's token only");
+  if (!(principal.scopes ?? []).includes(scope)) throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });
+  return principal;
 }
 
 /** `path` with the `basePath` prefix removed (`/` when nothing is left); unchanged when it lies outside it. */

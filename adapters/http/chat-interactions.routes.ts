@@ -24,6 +24,8 @@ import { CHAT_A_RESPONSE_ORIGIN } from '../connections/config-rules.ts';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { decideGateAs } from './gate-decision.ts';
+import { recordAuditBy } from './audited.ts';
+import { personActor } from '../commands/audit.ts';
 
 /** How long the follow-up post to a `response_url` may take, milliseconds. */
 const RESPONSE_TIMEOUT_MS = 10_000;
@@ -48,10 +50,7 @@ export function chatInteractionRoutes(deps: HttpDeps) {
   const interactions = createChatInteractions({
     links: deps.chatLinks,
     command: deps.chatCommand,
-    audit: async (action, user, detail) => {
-      const position = await deps.audit.record({ action, actor: { id: user.id, email: user.email, subject: user.subject, kind: 'user', via: null }, target: { type: 'user', id: user.id }, team: null, detail });
-      await deps.waitFor(position);
-    },
+    audit: (action, user, detail) => recordAuditBy(deps, personActor(user, null), { action, target: { type: 'user', id: user.id }, detail }),
     decide: (principal, decision) => decideGateAs(deps, principal, decision),
   });
 

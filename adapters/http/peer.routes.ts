@@ -14,22 +14,20 @@ import { describeRoute } from 'hono-openapi';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { exchangesDocument } from '../exchange/declared.ts';
 import { accountSection, ACCOUNT_WRITE_SCOPE, PEER_STATUS_SCOPE, peerBadRequest } from './account-section.ts';
-import { requirePeerService } from './auth.ts';
+import { checkPeerService, requirePeerService } from './auth.ts';
+import { recordAuditBy } from './audited.ts';
+import { personActor } from '../commands/audit.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { unauthenticated } from '../identity/verifier.ts';
 
 /** The product name peer documents carry. */
 export const PRODUCT = 'svc';
 
 /** The signed-in person an account-section write was minted for; 403 for any other caller. */
 function accountWriter(c: Context<AppEnv>): string {
-  const principal = c.get('principal');
-  if (principal === undefined) throw unauthenticated('missing bearer token');
-  const scopes = principal.scopes ?? [];
-  if (principal.tokenUse !== 'service') throw new DomainError('forbidden', 403, "this peer route accepts the identity service's token only");
-  if (scopes.includes(PEER_STATUS_SCOPE)) throw new DomainError('forbidden', 403, 'the peer status scope may not write account sections');
-  if (!scopes.includes(ACCOUNT_WRITE_SCOPE)) throw new DomainError('forbidden', 403, `token scope does not cover ${ACCOUNT_WRITE_SCOPE}`, { scope: ACCOUNT_WRITE_SCOPE });
+  const caller = c.get('principal');
+  if (caller?.tokenUse === 'service' && caller.scopes?.includes(PEER_STATUS_SCOPE)) throw new DomainError('forbidden', 403, 'the peer status scope may not write account sections');
+  const principal = checkPeerService(caller, ACCOUNT_WRITE_SCOPE);
   if (principal.actorSubject === undefined) throw new DomainError('forbidden', 403, 'an account-section write must carry the signed-in person as actor_sub');
   return principal.actorSubject;
 }
@@ -72,15 +70,7 @@ export function peerRoutes(deps: HttpDeps) {
         }
         const { user, result } = await section.act(actor, body);
         if (!('notice' in result)) {
-          await deps.waitFor(
-            await deps.audit.record({
-              action: 'chat.identity_unlink',
-              actor: { id: user.id, email: user.email, subject: user.subject, kind: 'user', via: 'identity' },
-              target: { type: 'user', id: user.id },
-              team: null,
-              detail: { provider: 'chat_a', from: 'account_section' },
-            }),
-          );
+          await recordAuditBy(deps, personActor(user, 'identity'), { action: 'chat.identity_unlink', target: { type: 'user', id: user.id }, detail: { provider: 'chat_a', from: 'account_section' } });
         }
         c.header('cache-control', 'no-store');
         return c.json(result);

@@ -22,6 +22,7 @@ import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { IncomingAlert } from '../../domain/alerts/intake.ts';
+import { webhookSourceActor } from '../commands/audit.ts';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { withObservables, type IntakeResult } from '../commands/intake.ts';
@@ -127,8 +128,7 @@ export function webhookRoutes(deps: HttpDeps) {
   /** A ticket's webhook: its status and comments onto the linked cases, once (adapters/commands/ticket-mirror.ts). */
   const ticketUpdate = async (c: Context, source: ResolvedWebhookSource, raw: unknown) => {
     const update = source.type === 'ticket_a' ? parseTicketAWebhook(raw) : parseTicketBWebhook(raw);
-    const actor = { id: null, email: null, subject: null, kind: 'webhook' as const, via: `webhook_source:${source.slug}` };
-    const { result, position } = await deps.ticketMirror.apply(update, 'webhook', actor);
+    const { result, position } = await deps.ticketMirror.apply(update, 'webhook', webhookSourceActor(source.slug));
     await deps.waitFor(position);
     return c.json(result.ticket_status_sync.length === 0 ? { ticket: result.ticket } : result, 202);
   };

@@ -14,6 +14,7 @@ import { sql, type Kysely } from 'kysely';
 import type { OutboundFetch } from '../../adapters/actions/outbound-http.ts';
 import type { ResolvedConnection } from '../../adapters/actions/action.ts';
 import type { TicketMirror } from '../../adapters/commands/ticket-mirror.ts';
+import { systemActor } from '../../adapters/commands/audit.ts';
 import { pollTicket } from '../../adapters/tickets/poll-client.ts';
 import { TicketApiFailure } from '../../adapters/tickets/ticket-api.ts';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
@@ -36,7 +37,7 @@ export type TicketPollerOptions = {
 
 type Due = { link_id: string; provider: TicketProvider; connection: string; remote_id: string; remote_key: string };
 
-const SYSTEM = { id: null, email: null, subject: null, kind: 'system' as const, via: 'ticket_poll' };
+const SYSTEM = systemActor('ticket_poll');
 
 /** The poller; `tick` polls what is due now and resolves with how many links it polled and how many failed. */
 export function createTicketPoller(options: TicketPollerOptions) {
@@ -86,8 +87,6 @@ export function createTicketPoller(options: TicketPollerOptions) {
     },
   };
 }
-
-export type TicketPoller = ReturnType<typeof createTicketPoller>;
 
 /**
  * Runs `passes` one after the other every `intervalMs` until stopped (the outbox drain, then
