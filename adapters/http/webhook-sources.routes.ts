@@ -9,7 +9,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { fieldMapKeys } from '../../domain/webhook-sources/generic.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
-import { webhookSourceTypes } from '../webhook-sources/store.ts';
+import { WEBHOOK_SLUG, webhookSourceTypes } from '../webhook-sources/store.ts';
 import { requirePermission } from './auth.ts';
 import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
@@ -22,7 +22,7 @@ const RESERVED_SLUGS = new Set(['detector', 'chat-interactions']);
 
 const slug = v.pipe(
   v.string(),
-  v.regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2-63 chars of a-z, 0-9 or -, starting with a letter or digit'),
+  v.regex(WEBHOOK_SLUG, 'must be 2-63 chars of a-z, 0-9 or -, starting with a letter or digit'),
   v.check((s) => !RESERVED_SLUGS.has(s), 'is reserved'),
 );
 const path = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(256));

@@ -15,6 +15,9 @@ import type { SecretBox } from '../connections/secret-box.ts';
 export const webhookSourceTypes = ['generic', 'detector', 'ticket_a', 'ticket_b', 'mailbox', 'pager_a', 'pager_b'] as const;
 export type WebhookSourceType = (typeof webhookSourceTypes)[number];
 
+/** The shape of a source slug: 2-63 characters of a-z, 0-9 and `-`, starting with a letter or digit. */
+export const WEBHOOK_SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
 /** A source as the API shows it: never its token or signing secret. */
 export type WebhookSourceView = {
   id: string;
@@ -147,6 +150,8 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
     },
     /** The enabled source of `slug`, or null. */
     bySlug: async (slug: string): Promise<ResolvedWebhookSource | null> => {
+      // A string that cannot be a slug (a NUL, say, which the database refuses) names no source.
+      if (!WEBHOOK_SLUG.test(slug)) return null;
       const row = await db.selectFrom('webhook_sources').selectAll().where('slug', '=', slug).where('enabled', '=', true).executeTakeFirst();
       return row ? resolve(row) : null;
     },
