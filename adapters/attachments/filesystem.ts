@@ -23,8 +23,6 @@ export function createFilesystemStore(root: string): FileStore {
   };
   return {
     stage: async (source: Readable, maxBytes: number): Promise<StagedFile> => {
-      await mkdir(root, { recursive: true });
-      const temporary = join(root, `.tmp-${randomUUID()}`);
       const hash = createHash('sha256');
       let size = 0;
       const meter = new Transform({
@@ -35,15 +33,21 @@ export function createFilesystemStore(root: string): FileStore {
           done(null, chunk);
         },
       });
+      // The source is watched from this tick on: a form cut short destroys it with an error
+      // while the directory is still being made, and an unwatched stream error ends the process.
+      const metered = pipeline(source, meter);
+      metered.catch(() => undefined);
+      await mkdir(root, { recursive: true });
+      const temporary = join(root, `.tmp-${randomUUID()}`);
       const sink = createWriteStream(temporary, { flags: 'wx' });
       try {
-        await pipeline(source, meter, sink);
+        await Promise.all([metered, pipeline(meter, sink)]);
       } catch (error) {
         // A stream cut before its file finished opening still creates the file when the
         // open completes: remove it only once the sink has closed.
         if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         await rm(temporary, { force: true });
-        throw error;
+        throw await metered.then(() => error, (first: unknown) => first);
       }
       const sha256 = hash.digest('hex');
       return {

@@ -70,9 +70,10 @@ export async function receiveSingleFile(request: Request, options: { field: stri
       parser.on('filesLimit', () => {
         problems.push({ loc: ['body', field], msg: 'exactly one file part is accepted', type: 'too_many_files' });
       });
-      parser.on('close', resolve);
       const body = Readable.fromWeb(request.body as unknown as NodeReadableStream<Uint8Array>);
-      pipeline(body, parser).catch((error: Error) =>
+      // Settled by the pipeline, not by busboy's 'close': a form cut short closes the parser
+      // before its error reaches the pipeline, and would pass for a complete one.
+      pipeline(body, parser).then(resolve, (error: Error) =>
         reject(new ValidationFailed([{ loc: ['body'], msg: `malformed multipart body: ${error.message}`, type: 'multipart_invalid' }])),
       );
     });

@@ -226,6 +226,28 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
     expect((await call(ana, 'GET', `/cases/${caseId}/attachments`)).body.items).toHaveLength(listed);
   });
 
+  it('answers 422 for a form cut short anywhere (no closing boundary, mid-headers, mid-file) and keeps serving', async () => {
+    const before = filesOnDisk();
+    const { body, contentType } = multipart([{ name: 'file', disposition: '; filename="cut.txt"', data: Buffer.from('hello world') }]);
+    const text = body.toString('latin1');
+    const cuts = [
+      body.length - 4, // the closing boundary's dashes and CRLF
+      text.lastIndexOf('--svc'), // no closing boundary at all
+      text.indexOf('hello') + 5, // mid-file
+      text.indexOf('filename'), // mid-part-headers
+      2, // inside the opening boundary
+    ];
+    for (const cut of cuts) {
+      const res = await upload(ana, caseId, body.subarray(0, cut), { 'content-type': contentType });
+      expect(res.status, `cut at ${cut}: ${res.text}`).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'multipart_invalid' })]);
+    }
+    // The process is alive and nothing was stored.
+    expect((await call(ana, 'GET', `/cases/${caseId}`)).status).toBe(200);
+    expect(filesOnDisk()).toEqual(before);
+    expect(svc.errors()).toEqual([]);
+  });
+
   it('hides the attachments of a case the caller cannot see, and needs manage_cases to upload', async () => {
     const up = await uploadForm(ana, caseId, randomBytes(10), 'team.txt');
     expect(up.status).toBe(201);
