@@ -14,6 +14,7 @@
  * or deactivating the user stops them at once (docs/configuration.md "Chat").
  */
 import * as v from 'valibot';
+import { uuid } from '../http/shapes.ts';
 import type { AuditAction } from '../../domain/audit/events.ts';
 import { parseSlashCommand } from '../../domain/chat/slash-command.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
@@ -49,7 +50,7 @@ const blockActions = v.object({
   actions: v.pipe(v.array(v.object({ action_id: v.string(), value: v.optional(v.string()) })), v.minLength(1)),
 });
 
-const gateValue = v.object({ run_id: v.pipe(v.string(), v.uuid()), step_id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)) });
+const gateValue = v.object({ run_id: uuid, step_id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)) });
 
 const ephemeral = (text: string): ChatReply => ({ response_type: 'ephemeral', text });
 

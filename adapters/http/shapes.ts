@@ -7,7 +7,12 @@ import * as v from 'valibot';
 /** A database timestamp as RFC 3339 text, or null. */
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-export const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+/**
+ * A UUID in its canonical lower-case form. Every id the service mints is lower case, and
+ * ids are compared as text (stream names, secrets bound to their row id), so an id
+ * spelled in upper case must address the same object, never a second one.
+ */
+export const uuid = v.pipe(v.string(), v.uuid('must be a UUID'), v.toLowerCase());
 
 /** The `:id` path parameter of the case, run and other routes: a UUID. */
 export const idParam = v.object({ id: uuid });

@@ -6,11 +6,12 @@
  * (1009), before it is parsed.
  */
 import * as v from 'valibot';
+import { uuid } from '../http/shapes.ts';
 
 /** Largest inbound frame, bytes (SPEC.md "Limits": WebSocket inbound frame). */
 export const MAX_INBOUND_FRAME_BYTES = 2048;
 
-const caseId = v.pipe(v.string(), v.uuid('must be a case id'));
+const caseId = uuid;
 
 const inbound = v.variant('type', [
   v.object({ type: v.literal('ping') }),
