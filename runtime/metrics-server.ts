@@ -8,6 +8,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { metricsAuthorized } from '../adapters/metrics/bearer.ts';
+import { listenError } from './listen-error.ts';
 
 export type MetricsServer = { url: string; close: () => Promise<void> };
 
@@ -24,7 +25,7 @@ export async function startMetricsServer(options: { registry: Registry; token: s
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenError(error, { host: options.host, port: options.port, variable: 'SVC_WORKER_METRICS_PORT' })));
     server.listen(options.port, options.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

@@ -7,6 +7,7 @@
  * SPEC.md names fields they are used as named; the rest are this service's choice.
  */
 import * as v from 'valibot';
+import { jsonRecord } from '../http/shapes.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
 const id = text(200);
@@ -49,7 +50,7 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     output: v.object({ rule_id: v.string(), snoozed_until: v.string() }),
   },
   'mcp.call': {
-    input: v.strictObject({ tool: id, arguments: v.optional(v.record(v.string(), v.unknown())) }),
+    input: v.strictObject({ tool: id, arguments: v.optional(jsonRecord(v.unknown())) }),
     output: v.object({ content: v.unknown(), is_error: v.boolean() }),
   },
   'response.domain_block': { input: containment('domain', true), output: containmentOutput },

@@ -3,6 +3,7 @@
  * connection config (SPEC.md "Generic actions" and "Connection").
  */
 import * as v from 'valibot';
+import { jsonRecord } from '../http/shapes.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { createTokenSource, oauth2Settings, type TokenSource } from './oauth2-token.ts';
 import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
@@ -28,8 +29,8 @@ const input = v.pipe(
     method: v.pipe(v.string(), v.toUpperCase(), v.picklist(METHODS)),
     path: v.optional(v.string()),
     json_body: v.optional(v.unknown()),
-    query: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
-    headers: v.optional(v.record(v.pipe(v.string(), v.regex(HEADER_NAME)), v.pipe(v.string(), v.regex(HEADER_VALUE)))),
+    query: v.optional(jsonRecord(v.union([v.string(), v.number(), v.boolean()]))),
+    headers: v.optional(jsonRecord(v.pipe(v.string(), v.regex(HEADER_VALUE)), v.pipe(v.string(), v.regex(HEADER_NAME)))),
   }),
   v.check((step) => step.json_body === undefined || (step.method !== 'GET' && step.method !== 'HEAD'), 'json_body is not allowed with GET or HEAD'),
 );

@@ -5,6 +5,7 @@
  * The shape is fixed, so unknown top-level fields are refused.
  */
 import * as v from 'valibot';
+import { jsonRecord } from '../http/shapes.ts';
 import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import type { ValidationIssue } from '../../domain/shared/errors.ts';
 import { withObservables } from './intake.ts';
@@ -22,7 +23,7 @@ export const detectorAlertSchema = v.strictObject({
   correlation_root: v.optional(v.nullable(nonEmpty(512))),
   suite_correlation_id: v.optional(v.nullable(nonEmpty(256))),
   team: v.optional(v.nullable(nonEmpty(256))),
-  matched_log: v.optional(v.record(v.string(), v.unknown()), {}),
+  matched_log: v.optional(jsonRecord(v.unknown()), {}),
   observables: v.optional(v.array(observableSchema), []),
 });
 

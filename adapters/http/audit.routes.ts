@@ -7,6 +7,7 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { queryInt } from './shapes.ts';
 import { auditActions } from '../../domain/audit/events.ts';
 import { listAudit } from '../../projections/audit/audit.queries.ts';
 import { verifyChainTable } from '../../projections/chains/chain-table.ts';
@@ -20,8 +21,8 @@ const AUDIT_PAGE_MAX = 500;
 const AUDIT_PAGE_DEFAULT = '100';
 
 const auditQuery = v.object({
-  after: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(-1))),
-  limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(AUDIT_PAGE_MAX)), AUDIT_PAGE_DEFAULT),
+  after: v.optional(queryInt(-1, Number.MAX_SAFE_INTEGER)),
+  limit: v.optional(queryInt(1, AUDIT_PAGE_MAX), AUDIT_PAGE_DEFAULT),
   action: v.optional(v.picklist(auditActions)),
   target_type: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
   target_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),

@@ -13,7 +13,7 @@ import { requirePermission } from './auth.ts';
 import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam } from './shapes.ts';
+import { idParam, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 const kinds = ['detector', 'pipeline', 'chat_a', 'ticket_a', 'ticket_b', 'pager_a', 'pager_b', 'chat_b', 'email_smtp', 'imap', 'mailbox_graph', 'mcp', 'object_storage', 'webhook', 'http', 'ssh'] as const;
@@ -39,7 +39,7 @@ export function connectionRoutes(deps: HttpDeps) {
           kind: v.picklist(kinds),
           name,
           base_url: v.optional(baseUrl),
-          config: v.optional(v.record(v.string(), v.unknown()), {}),
+          config: v.optional(jsonRecord(v.unknown()), {}),
           secret: v.optional(v.nullable(secret)),
           bot_token: v.optional(v.nullable(secret)),
         }),
@@ -59,7 +59,7 @@ export function connectionRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(v.record(v.string(), v.unknown())), secret: v.optional(v.nullable(secret)), bot_token: v.optional(v.nullable(secret)) })),
+      validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(jsonRecord(v.unknown())), secret: v.optional(v.nullable(secret)), bot_token: v.optional(v.nullable(secret)) })),
       async (c) => {
         const body = c.req.valid('json');
         const updated = await deps.connections.update(c.req.valid('param').id, body);

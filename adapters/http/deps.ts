@@ -39,6 +39,8 @@ export type HttpDeps = {
   basePath: string;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
+  /** Deepest accepted nesting of a JSON body, the root object being 1 (SVC_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   detectorBootstrapSecret: string | null;
   caseConfig: CaseConfig;
   /** Acknowledgement targets per severity, seconds (SVC_ACK_SLA_MINUTES). */

@@ -7,6 +7,7 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { queryInt } from './shapes.ts';
 import { socMetrics, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
 import { metricsGate, metricsOverview } from '../../projections/metrics/metrics.queries.ts';
 import { socAiSpend, socCaseGroups, socGateGroups, socTopRules } from '../../projections/metrics/soc.queries.ts';
@@ -26,7 +27,7 @@ const MAX_WINDOW_DAYS = 365;
 const TOP_RULES = 10;
 const TOP_AI = 5;
 
-const days = v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(MAX_WINDOW_DAYS)));
+const days = v.optional(queryInt(1, MAX_WINDOW_DAYS));
 const windowQuery = v.object({ days });
 const socQuery = v.object({ days, team: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(128))) });
 

@@ -25,7 +25,7 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseAccess } from './case-access.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HttpDeps } from './deps.ts';
-import { iso, paging, uuid } from './shapes.ts';
+import { iso, paging, uuid, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 
@@ -196,7 +196,7 @@ export function runRoutes(deps: HttpDeps) {
       requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid, slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must be a runbook slug')) })),
       requireJson,
-      validate('json', v.strictObject({ dry_run: v.optional(v.boolean(), false), inputs: v.optional(v.record(v.string(), v.unknown()), {}) })),
+      validate('json', v.strictObject({ dry_run: v.optional(v.boolean(), false), inputs: v.optional(jsonRecord(v.unknown()), {}) })),
       async (c) => {
         const { id, slug } = c.req.valid('param');
         const body = c.req.valid('json');

@@ -14,13 +14,33 @@ export const iso = (d: Date | string | null) => (d === null ? null : new Date(d)
  */
 export const uuid = v.pipe(v.string(), v.uuid('must be a UUID'), v.toLowerCase());
 
+/**
+ * A JSON object whose values match `value`. valibot's record takes an array as an object
+ * with keys "0", "1"... and would store `["x"]` as `{"0": "x"}`: an array is refused here.
+ */
+export const jsonRecord = <V extends v.GenericSchema, K extends v.GenericSchema<string, string> = v.StringSchema<undefined>>(value: V, key?: K) =>
+  v.pipe(
+    v.custom<unknown>((x) => !Array.isArray(x), 'must be a JSON object, not an array'),
+    v.record((key ?? v.string()) as K, value),
+  );
+
 /** The `:id` path parameter of the case, run and other routes: a UUID. */
 export const idParam = v.object({ id: uuid });
 
 /** A `true`/`false` query flag, `false` when absent. */
 export const queryFlag = v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true')), 'false');
 
+/** Deepest `offset` a page may start at: past it, narrow the filters (docs/configuration.md "Errors"). */
+export const MAX_PAGE_OFFSET = 100_000;
+
+/**
+ * A whole number written in plain decimal digits, from `min` to `max`: `1e12`, `0x10`,
+ * ` 5` and `5.0` are refused rather than read as numbers JavaScript would accept.
+ */
+export const queryInt = (min: number, max: number) =>
+  v.pipe(v.string(), v.regex(/^-?\d{1,16}$/, 'must be a whole number in decimal digits'), v.toNumber(), v.integer(), v.minValue(min), v.maxValue(max));
+
 export const paging = {
-  limit: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(200)), '50'),
-  offset: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0)), '0'),
+  limit: v.optional(queryInt(1, 200), '50'),
+  offset: v.optional(queryInt(0, MAX_PAGE_OFFSET), '0'),
 };

@@ -9,6 +9,7 @@ import { createMiddleware } from 'hono/factory';
 import { validator } from 'hono-openapi';
 import { safeParse, type GenericSchema, type InferOutput } from 'valibot';
 import { ValidationFailed, type ValidationIssue } from '../../domain/shared/errors.ts';
+import { firstJsonProblem, hasBadText, repairJsonText, type JsonPath } from '../../domain/shared/json-text.ts';
 
 type Target = 'json' | 'query' | 'param';
 const locRoot: Record<Target, string> = { json: 'body', query: 'query', param: 'path' };
@@ -82,6 +83,60 @@ export const requireJson = createMiddleware(async (c, next) => {
     await c.req.json();
   } catch {
     throw new ValidationFailed([{ loc: ['body'], msg: 'request body is not valid JSON', type: 'json_invalid' }]);
+  }
+  await next();
+});
+
+const jsonType = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+
+/** What the intake JSON guard replaced in a body, by path: kept on the request for the answer and the alerts. */
+export type TextRepairs = { textRepairs: JsonPath[] };
+
+/**
+ * Guards every JSON request body before any route reads it (issue 19): a body nested
+ * deeper than `maxDepth` is 422 `json_too_deep` at the offending path (recursive readers
+ * would overflow the stack), and a key or string holding a NUL or an unpaired surrogate
+ * (which PostgreSQL cannot store) is 422 `text_invalid` in `refuse` mode (API routes).
+ * In `repair` mode (intake) such characters become U+FFFD instead, the repaired body
+ * replaces the one the routes read, and the paths are kept as `textRepairs`, so no
+ * alert is ever lost to a character. Bodies that are not JSON, or not parseable, pass
+ * untouched: `requireJson` answers for them.
+ */
+export function jsonGuard(mode: 'refuse' | 'repair', maxDepth: number) {
+  return createMiddleware<{ Variables: TextRepairs }>(async (c, next) => {
+    if (!jsonType.test(c.req.header('content-type') ?? '') || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return next();
+    }
+    const problem = firstJsonProblem(body, maxDepth);
+    if (problem?.kind === 'too_deep') {
+      throw new ValidationFailed([{ loc: ['body', ...problem.path], msg: `JSON nested deeper than ${maxDepth} levels`, type: 'json_too_deep' }]);
+    }
+    if (problem?.kind === 'bad_text') {
+      if (mode === 'refuse') {
+        throw new ValidationFailed([{ loc: ['body', ...problem.path], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
+      }
+      const { value, repaired } = repairJsonText(body);
+      // Hono keeps the pending body text in this cache (typed as the text itself); every later json() reads it.
+      (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(value));
+      c.set('textRepairs', repaired);
+    }
+    await next();
+  });
+}
+
+/**
+ * Refuses a query parameter (name or value) holding a NUL or an unpaired surrogate with
+ * 422 `text_invalid` at `["query", name]`, before any route hands it to the database.
+ */
+export const queryTextGuard = createMiddleware(async (c, next) => {
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if ([name, ...values].some(hasBadText)) {
+      throw new ValidationFailed([{ loc: ['query', name], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
+    }
   }
   await next();
 });
