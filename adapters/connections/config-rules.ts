@@ -8,8 +8,9 @@
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
  * `http.audience` (sent with the token request, as Auth0-style servers want), the
  * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`,
- * the ticket keys `inbound_status_map` and `outbound_status_map` (docs/configuration.md "Tickets"), and the `detector` keys `alerts_path`,
- * `rules_path` and `page_size` (docs/suite-contracts.md).
+ * the ticket keys `inbound_status_map` and `outbound_status_map` (docs/configuration.md "Tickets"), the `detector` keys `alerts_path`,
+ * `rules_path` and `page_size` (docs/suite-contracts.md), and every key of the kinds SPEC.md shows none for:
+ * `imap`, `mailbox_graph` and `object_storage` (docs/configuration.md "Connections").
  */
 import * as v from 'valibot';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
@@ -119,6 +120,50 @@ const chatA = v.looseObject({
   ),
 });
 
+/** IMAP (ours; SPEC.md shows none): the secret is the password. `port` defaults to 993 with implicit TLS, else 143. */
+const imap = v.pipe(
+  v.looseObject({
+    host: text,
+    port: v.optional(port),
+    tls: v.optional(v.picklist(['implicit', 'starttls', 'none'], "must be 'implicit', 'starttls' or 'none'"), 'implicit'),
+    username: text,
+  }),
+  v.transform((c) => ({ ...c, port: c.port ?? (c.tls === 'implicit' ? 993 : 143) })),
+);
+
+/** The Microsoft identity platform's token endpoint of `tenant` (client-credentials grant, v2.0). */
+export const graphTokenUrl = (tenant: string) => `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
+
+/**
+ * A mailbox read through Microsoft Graph (ours): the app registration's `tenant_id` and
+ * `client_id` (the secret is its client secret), the `mailbox` (user id or principal
+ * name), and `token_url` (https; default graphTokenUrl(tenant_id), for national clouds).
+ */
+const mailboxGraph = v.pipe(
+  v.looseObject({
+    tenant_id: v.pipe(text, v.regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a tenant id or a verified domain name')),
+    client_id: text,
+    mailbox: v.pipe(text, v.maxLength(320, 'must be at most 320 characters')),
+    token_url: v.optional(httpsUrl),
+  }),
+  v.transform((c) => ({ ...c, token_url: c.token_url ?? graphTokenUrl(c.tenant_id) })),
+);
+
+/** Default `region` of an `object_storage` connection, the one S3-compatible stores usually sign for. */
+export const OBJECT_STORAGE_REGION = 'us-east-1';
+
+/**
+ * An S3-compatible bucket (ours): `bucket`, `region` (signing region), `access_key_id`
+ * (the secret is the secret access key) and `path_style` (true: `<base_url>/<bucket>`;
+ * false: `<bucket>.<base_url host>`, as AWS prefers).
+ */
+const objectStorage = v.looseObject({
+  bucket: v.pipe(text, v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3-63 characters of a-z, 0-9, . and -')),
+  region: v.optional(v.pipe(text, v.regex(/^[a-z0-9-]{1,40}$/, 'must be a region name such as eu-west-1')), OBJECT_STORAGE_REGION),
+  access_key_id: v.pipe(text, v.maxLength(128, 'must be at most 128 characters')),
+  path_style: v.optional(v.boolean('must be true or false'), true),
+});
+
 const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<string, unknown>>> = {
   http,
   ssh,
@@ -129,11 +174,15 @@ const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<stri
   mcp,
   email_smtp: emailSmtp,
   chat_a: chatA,
+  imap,
+  mailbox_graph: mailboxGraph,
+  object_storage: objectStorage,
 };
 
 /**
  * `config` checked against `kind`'s known keys, with defaults filled in (ssh `port` 22,
- * detector `alerts_path` and `page_size`, ticket `poll_interval_s` 300, mcp tool lists []). Throws ValidationFailed (422) with
+ * detector `alerts_path` and `page_size`, ticket `poll_interval_s` 300, mcp tool lists [],
+ * imap `tls` and `port`, mailbox_graph `token_url`, object_storage `region` and `path_style`). Throws ValidationFailed (422) with
  * `loc: ['body', 'config', key]` for each problem.
  * @example checkConnectionConfig('ticket_a', {}) // { poll_interval_s: 300 }
  */
