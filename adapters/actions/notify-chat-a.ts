@@ -55,11 +55,14 @@ export function chatAMessage(step: ChatAInput, runId: string): Record<string, un
   };
 }
 
-/** The connection's API base and bot token; final failures when either is missing. */
-function endpoint(context: ActionContext): { url: URL; token: string } {
-  const connection = requireConnection(NAME, context, 'chat_a');
-  if (!connection.bot_token) throw new ActionFailure('connection_missing', `${NAME}: connection '${connection.name}' has no bot_token`, false);
-  return { url: joinUrl(NAME, connection.base_url, 'chat.postMessage'), token: connection.bot_token };
+/**
+ * The URL of Web API `method` below the connection's `base_url`, and its bot token, for
+ * `action` (this action, or the connection probe's `auth.test`); final failures when either is missing.
+ */
+export function chatAEndpoint(action: string, context: Pick<ActionContext, 'connection'>, method: string): { url: URL; token: string } {
+  const connection = requireConnection(action, context, 'chat_a');
+  if (!connection.bot_token) throw new ActionFailure('connection_missing', `${action}: connection '${connection.name}' has no bot_token`, false);
+  return { url: joinUrl(action, connection.base_url, method), token: connection.bot_token };
 }
 
 /** `notify.chat_a` over `fetchImpl` (the guarded outbound fetch); output `{channel, ts}` of the posted message. */
@@ -71,7 +74,7 @@ export function createNotifyChatA(fetchImpl: OutboundFetch): ActionDefinition<Ch
     input,
     output,
     async execute(step, context) {
-      const { url, token } = endpoint(context);
+      const { url, token } = chatAEndpoint(NAME, context, 'chat.postMessage');
       const response = await sendOutbound(
         NAME,
         fetchImpl,
@@ -95,7 +98,7 @@ export function createNotifyChatA(fetchImpl: OutboundFetch): ActionDefinition<Ch
       return { channel: answer.channel, ts: answer.ts };
     },
     async preview(step, context) {
-      const { url } = endpoint(context);
+      const { url } = chatAEndpoint(NAME, context, 'chat.postMessage');
       return { method: 'POST', url: url.toString(), headers: { authorization: `Bearer ${REDACTED}` }, body: chatAMessage(step, context.runId) };
     },
   };

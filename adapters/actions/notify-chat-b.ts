@@ -48,15 +48,15 @@ export function adaptiveCardMessage(step: ChatBInput) {
   };
 }
 
-/** The webhook URL (the secret), checked to lie on the connection's `base_url` origin. */
-function webhookUrl(context: ActionContext): URL {
-  const connection = requireConnection(NAME, context, 'chat_b');
+/** The webhook URL (the secret), checked to lie on the connection's `base_url` origin; failures name `action`. */
+export function chatBWebhookUrl(action: string, context: Pick<ActionContext, 'connection'>): URL {
+  const connection = requireConnection(action, context, 'chat_b');
   const secret = connection.secret;
-  if (!secret) throw new ActionFailure('connection_missing', `${NAME}: connection '${connection.name}' has no webhook URL secret`, false);
+  if (!secret) throw new ActionFailure('connection_missing', `${action}: connection '${connection.name}' has no webhook URL secret`, false);
   const url = URL.canParse(secret) ? new URL(secret) : null;
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ActionFailure('connection_invalid', `${NAME}: the secret of connection '${connection.name}' is not a webhook URL`, false);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ActionFailure('connection_invalid', `${action}: the secret of connection '${connection.name}' is not a webhook URL`, false);
   if (url.origin !== new URL(connection.base_url).origin) {
-    throw new ActionFailure('connection_invalid', `${NAME}: the webhook URL of connection '${connection.name}' is not on its base_url origin`, false);
+    throw new ActionFailure('connection_invalid', `${action}: the webhook URL of connection '${connection.name}' is not on its base_url origin`, false);
   }
   return url;
 }
@@ -70,7 +70,7 @@ export function createNotifyChatB(fetchImpl: OutboundFetch): ActionDefinition<Ch
     input,
     output: v.object({ status: v.pipe(v.number(), v.integer()), delivered: v.literal(true) }),
     async execute(step, context) {
-      const url = webhookUrl(context);
+      const url = chatBWebhookUrl(NAME, context);
       const response = await sendOutbound(NAME, fetchImpl, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(adaptiveCardMessage(step)) }, context.signal);
       const text = (await readCappedText(NAME, response, url, context.signal)).trim();
       if (!response.ok) throw statusFailure(NAME, url, response.status);
@@ -78,7 +78,7 @@ export function createNotifyChatB(fetchImpl: OutboundFetch): ActionDefinition<Ch
       return { status: response.status, delivered: true };
     },
     async preview(step, context) {
-      const url = webhookUrl(context);
+      const url = chatBWebhookUrl(NAME, context);
       return { method: 'POST', url: `${url.origin}/${REDACTED}`, body: adaptiveCardMessage(step) };
     },
   };

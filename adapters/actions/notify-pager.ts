@@ -17,6 +17,9 @@ import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
 import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, vendorMessage, type OutboundFetch } from './outbound-http.ts';
 
+/** The Authorization value of the pager_b API (Opsgenie's `GenieKey` scheme) for API key `key`. */
+export const genieKey = (key: string) => `GenieKey ${key}`;
+
 /** The key a page of a case-bound run gets unless the step names one. */
 export const defaultPageKey = (caseId: string) => `svc-case-${caseId}`;
 
@@ -102,7 +105,7 @@ function pagerBRequest(name: string, step: PagerBInput, context: ActionContext):
   };
   return {
     url: joinUrl(name, connection.base_url, 'v2/alerts'),
-    headers: { 'content-type': 'application/json', authorization: `GenieKey ${connection.secret ?? ''}` },
+    headers: { 'content-type': 'application/json', authorization: genieKey(connection.secret ?? '') },
     body,
     shown: body,
     key,

@@ -50,7 +50,8 @@ const FINAL_REFUSALS = new Set(['rejected', 'failed', 'cancelled']);
 
 const requestShape = v.object({ id: v.union([v.string(), v.number()]), status: v.string(), pipeline: v.optional(v.string()), deployed_at: v.optional(v.nullable(v.string())) });
 
-function endpoint(name: string, context: ActionContext, query?: Record<string, string>) {
+/** The deploy-requests URL (with `query`) of the step's `pipeline` connection and its API key; final failures when either is unusable. */
+export function pipelineEndpoint(name: string, context: Pick<ActionContext, 'connection'>, query?: Record<string, string>): { url: URL; key: string } {
   const connection = requireConnection(name, context, 'pipeline');
   const path = connection.config.deploy_requests_path ?? DEPLOY_REQUESTS_PATH;
   if (typeof path !== 'string') throw new ActionFailure('connection_invalid', `${name}: config.deploy_requests_path must be a path`, false);
@@ -90,7 +91,7 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
     input: deployInput,
     output: v.object({ request_id: v.string(), status: v.string() }),
     async execute(step, context) {
-      const { url, key } = endpoint('pipeline.deploy_request', context);
+      const { url, key } = pipelineEndpoint('pipeline.deploy_request', context);
       const response = await sendOutbound('pipeline.deploy_request', fetchImpl, url, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `svc-${context.runId}-${context.stepId}` },
@@ -101,7 +102,7 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
       return { request_id: String(parsed.output.id), status: parsed.output.status };
     },
     async preview(step, context) {
-      const { url } = endpoint('pipeline.deploy_request', context);
+      const { url } = pipelineEndpoint('pipeline.deploy_request', context);
       return { method: 'POST', url: url.toString(), headers: { authorization: `Bearer ${REDACTED}`, 'idempotency-key': `svc-${context.runId}-${context.stepId}` }, body: deployBody(step, context) };
     },
   };
@@ -113,7 +114,7 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
     input: awaitInput,
     output: v.object({ request_id: v.string(), status: v.literal('deployed'), deployed_at: v.nullable(v.string()), polls: v.number() }),
     async execute(step, context) {
-      const { url, key } = endpoint('pipeline.await_confirmation', context, { pipeline: step.pipeline });
+      const { url, key } = pipelineEndpoint('pipeline.await_confirmation', context, { pipeline: step.pipeline });
       for (let polls = 1; ; polls++) {
         const response = await sendOutbound('pipeline.await_confirmation', fetchImpl, url, { method: 'GET', headers: { authorization: `Bearer ${key}` } }, context.signal);
         const body = await answer('pipeline.await_confirmation', response, url, context.signal);
@@ -130,7 +131,7 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
       }
     },
     async preview(step, context) {
-      const { url } = endpoint('pipeline.await_confirmation', context, { pipeline: step.pipeline });
+      const { url } = pipelineEndpoint('pipeline.await_confirmation', context, { pipeline: step.pipeline });
       return { method: 'GET', url: url.toString(), headers: { authorization: `Bearer ${REDACTED}` }, poll_interval_s: step.poll_interval_s, until: 'deployed' };
     },
   };

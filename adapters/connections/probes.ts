@@ -1,6 +1,6 @@
 /**
  * `POST /connections/<id>/test` (SPEC.md "Actions and connections"): a non-effectful
- * probe per connection kind. Nothing is sent that a peer would act on:
+ * probe for every connection kind. Nothing is sent that a peer would act on:
  * - `http`, oauth2: mints a fresh token at `token_url` (and caches it for the actions);
  *   header auth: a GET of `base_url` with the credential; 401/403 and 5xx fail.
  * - `webhook`: a HEAD of `base_url` without signing anything (a POST would deliver); any
@@ -9,7 +9,13 @@
  * - `email_smtp`: connect, TLS as configured and AUTH, then QUIT; no mail.
  * - `mcp`: initialize and `tools/list` (every page), then close; no tool is called. Reports
  *   the allowlisted tools the server does not advertise.
- * Other kinds answer 501 `probe_not_implemented` until their integrations exist.
+ * - `detector`, `pipeline`: the read their adapters make, one item at most (suite-probes.ts).
+ * - `chat_a`, `ticket_a`, `ticket_b`, `pager_b`: one read call of the vendor API with the
+ *   stored credential; `chat_b` and `pager_a`, whose credential can only deliver, a check of
+ *   the credential's form and an unsigned HEAD of `base_url` (vendor-probes.ts).
+ * - `imap`: connect, TLS as configured, LOGIN, LOGOUT (imap-probe.ts).
+ * - `mailbox_graph`: an app-only Graph token and a read of the mailbox's inbox folder (graph-probe.ts).
+ * - `object_storage`: a SigV4-signed ListObjectsV2 of at most one key (s3-probe.ts).
  * Every HTTP probe goes through the guarded edge; failures carry the ActionFailure's
  * type and message, which name host and status, never a secret.
  */
@@ -17,10 +23,18 @@ import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { httpAuth } from '../actions/http-request.ts';
 import { probeSmtp } from '../actions/notify-email.ts';
 import { oauth2Settings, type TokenSource } from '../actions/oauth2-token.ts';
-import { joinUrl, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
+import { joinUrl, type OutboundFetch } from '../actions/outbound-http.ts';
 import { probeSsh } from '../actions/ssh-command.ts';
+import type { DetectorClient } from '../detector/client.ts';
+import type { ExchangeClient } from '../exchange/client.ts';
 import { listRemoteTools } from '../mcp/remote-tools.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
+import { probeMailboxGraph } from './graph-probe.ts';
+import { probeImap } from './imap-probe.ts';
+import { probeStatus } from './probe-http.ts';
+import { probeObjectStorage } from './s3-probe.ts';
+import { probeDetector, probePipeline } from './suite-probes.ts';
+import { probeChatA, probeChatB, probePagerA, probePagerB, probeTicketA, probeTicketB } from './vendor-probes.ts';
 
 /** What a probe reports: `ok`, the kind-specific facts it checked, and on failure the error's type and message. */
 export type ProbeResult = {
@@ -32,7 +46,8 @@ export type ProbeResult = {
   error: { type: string; message: string } | null;
 };
 
-export type ProbeDeps = { outbound: OutboundFetch; tokens: TokenSource; timeoutMs: number; now?: () => number };
+/** The guarded edge, the oauth2 token source, the workload exchange and detector client (for `detector`), the probe deadline in ms, and the clock in epoch ms. */
+export type ProbeDeps = { outbound: OutboundFetch; tokens: TokenSource; exchange: ExchangeClient; detector: DetectorClient; timeoutMs: number; now?: () => number };
 
 export type ConnectionProbes = ReturnType<typeof createConnectionProbes>;
 
@@ -40,7 +55,7 @@ type Probe = { name: string; run: (connection: ResolvedConnection, signal: Abort
 
 /**
  * The probe runner. `probe` never throws for a failing peer (that is `ok: false`); it
- * throws DomainError 501 `probe_not_implemented` for a kind without a probe.
+ * throws DomainError 501 `probe_not_implemented` only for a kind outside SPEC.md's list.
  */
 export function createConnectionProbes(deps: ProbeDeps) {
   const now = deps.now ?? Date.now;
@@ -53,11 +68,22 @@ export function createConnectionProbes(deps: ProbeDeps) {
     ssh: () => ({ name: 'ssh_auth', run: probeSsh }),
     email_smtp: () => ({ name: 'smtp_auth', run: probeSmtp }),
     mcp: () => ({ name: 'mcp_tools', run: (c, signal) => mcpTools(deps.outbound, c, signal) }),
+    detector: () => ({ name: 'detector_alerts', run: (c, signal) => probeDetector(deps.exchange, deps.detector, c, now(), signal) }),
+    pipeline: () => ({ name: 'deploy_requests', run: (c, signal) => probePipeline(deps.outbound, c, signal) }),
+    chat_a: () => ({ name: 'auth_test', run: (c, signal) => probeChatA(deps.outbound, c, signal) }),
+    chat_b: () => ({ name: 'webhook_origin_head', run: (c, signal) => probeChatB(deps.outbound, c, signal) }),
+    ticket_a: () => ({ name: 'myself', run: (c, signal) => probeTicketA(deps.outbound, c, signal) }),
+    ticket_b: () => ({ name: 'table_read', run: (c, signal) => probeTicketB(deps.outbound, c, signal) }),
+    pager_a: () => ({ name: 'routing_key_head', run: (c, signal) => probePagerA(deps.outbound, c, signal) }),
+    pager_b: () => ({ name: 'account_read', run: (c, signal) => probePagerB(deps.outbound, c, signal) }),
+    imap: () => ({ name: 'imap_auth', run: probeImap }),
+    mailbox_graph: () => ({ name: 'graph_mailbox_read', run: (c, signal) => probeMailboxGraph(deps.outbound, deps.tokens, c, signal) }),
+    object_storage: () => ({ name: 's3_list_objects', run: (c, signal) => probeObjectStorage(deps.outbound, c, signal) }),
   };
   return {
     async probe(connection: ResolvedConnection): Promise<ProbeResult> {
       const make = probes[connection.kind];
-      if (!make) throw new DomainError('probe_not_implemented', 501, `connections of kind ${connection.kind} have no probe yet`, { kind: connection.kind });
+      if (!make) throw new DomainError('probe_not_implemented', 501, `connections of kind ${connection.kind} have no probe`, { kind: connection.kind });
       const { name, run } = make(connection);
       const started = now();
       const signal = AbortSignal.timeout(deps.timeoutMs);
@@ -100,11 +126,6 @@ async function httpStatus(outbound: OutboundFetch, kind: 'http' | 'webhook', con
   const url = joinUrl(action, connection.base_url);
   const auth = kind === 'http' ? httpAuth(connection) : null;
   const headers: Record<string, string> = auth?.kind === 'header' && auth.value !== null ? { [auth.header]: auth.value } : {};
-  const response = await sendOutbound(action, outbound, url, { method, headers }, signal);
-  await response.body?.cancel();
-  const status = response.status;
   // A webhook receiver that verifies signatures refuses the unsigned HEAD: that still shows it is there.
-  if (kind === 'http' && (status === 401 || status === 403)) throw new ActionFailure('auth_failed', `${action}: ${url.host} refused the credential with status ${status}`, false);
-  if (status >= 500) throw new ActionFailure('http_status', `${action}: ${url.host} answered status ${status}`, true);
-  return { host: url.host, status };
+  return probeStatus(action, outbound, url, { method, headers }, signal, kind === 'http');
 }
