@@ -175,11 +175,8 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     }
   });
 
-  it('answers 501 for a kind without a probe, 404 for an unknown id and 403 without manage_connections', async () => {
+  it('answers 404 for an unknown id and 403 without manage_connections (every kind has a probe: http-connection-probes-vendors.test.ts)', async () => {
     const ticket = await create({ kind: 'ticket_a', name: 'jira', base_url: 'https://jira.example', config: {} });
-    const res = await probe(ticket.id);
-    expect(res.status).toBe(501);
-    expect(res.body).toMatchObject({ code: 'probe_not_implemented', params: { kind: 'ticket_a' } });
     expect((await probe('6d0f0b7c-1a2b-4c3d-8e9f-0a1b2c3d4e5f')).status).toBe(404);
     expect((await callAs(svc, ana, 'POST', `/connections/${ticket.id}/test`)).status).toBe(403);
   });

@@ -7,6 +7,9 @@
  *   `{ok: true, channel, ts, message}`, or `{ok: false, error}` with Slack's error codes
  *   (`invalid_auth`, `channel_not_found` for `unknownChannel`, `invalid_blocks`), and 429
  *   `ratelimited` with `Retry-After` for the channel `rateLimitedChannel`;
+ * - `POST /api/auth.test`, which checks the `Bearer` bot token and answers HTTP 200
+ *   `{ok: true, url, team, user, team_id, user_id, bot_id}`, or `{ok: false, error:
+ *   "invalid_auth"}` (Slack's read-only "who am I" method, which the connection probe calls);
  * - `response_url`s below `/actions/`, which record what the service replied to an
  *   interaction (the chat product answers them `ok`).
  */
@@ -31,6 +34,10 @@ export async function startChatAServer(botToken: string, options: { unknownChann
   let ts = 1_700_000_000;
   const server = await startReceiver((r: Received, res) => {
     if (r.method === 'POST' && r.path.startsWith('/actions/')) return res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    if (r.method === 'POST' && r.path === '/api/auth.test') {
+      if (r.headers.authorization !== `Bearer ${botToken}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
+      return json(res, 200, { ok: true, url: 'https://svc-test.slack.com/', team: 'svc test', user: 'svc-bot', team_id: 'T0SVCTEST', user_id: 'U0SVCBOT', bot_id: 'B111' });
+    }
     if (r.method !== 'POST' || r.path !== '/api/chat.postMessage') return json(res, 404, { ok: false, error: 'unknown_method' });
     if (r.headers.authorization !== `Bearer ${botToken}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
     if (!/^application\/json/.test(String(r.headers['content-type']))) return json(res, 200, { ok: false, error: 'invalid_form_data' });

@@ -5,11 +5,14 @@
  *   `routing_key`, `event_action` of trigger/acknowledge/resolve, and on trigger a
  *   `payload` with `summary` (at most 1024), `source` and a `severity` of
  *   critical/error/warning/info; answers 202 `{status, message, dedup_key}` or 400
- *   `{status: "invalid event", message, errors}`.
+ *   `{status: "invalid event", message, errors}`; any other request (such as the
+ *   connection probe's HEAD) is answered 400 like an invalid event and changes nothing.
  * - pager_b (Opsgenie Alert API): `POST /v2/alerts` with `Authorization: GenieKey <key>`
  *   and a `message` of at most 130 characters; answers 202 `{result, took, requestId}`,
  *   401 for a wrong key, 422 for a bad body, and 422 for the alias `refuseAlias` (a
- *   refusal the service cannot foresee, as for unknown responders).
+ *   refusal the service cannot foresee, as for unknown responders); and `GET /v2/account`
+ *   (the connection probe's read) with the same key, 200 `{data: {name, userCount, plan},
+ *   took, requestId}`.
  */
 import { randomUUID } from 'node:crypto';
 import { startReceiver, type Received } from './receiver.ts';
@@ -44,6 +47,10 @@ export async function startPagerAServer() {
 
 export async function startPagerBServer(apiKey: string, refuseAlias: string | null = null) {
   return startReceiver((r, res) => {
+    if (r.method === 'GET' && r.path === '/v2/account') {
+      if (r.headers.authorization !== `GenieKey ${apiKey}`) return json(res, 401, { message: 'Could not authenticate', took: 0.001, requestId: randomUUID() });
+      return json(res, 200, { data: { name: 'svc-test', userCount: 3, plan: { maxUserCount: 5, name: 'Essentials', isYearly: true } }, took: 0.002, requestId: randomUUID() });
+    }
     if (r.method !== 'POST' || r.path !== '/v2/alerts') return json(res, 404, { message: 'Could not find requested resource', took: 0.001, requestId: randomUUID() });
     if (r.headers.authorization !== `GenieKey ${apiKey}`) return json(res, 401, { message: 'Could not authenticate', took: 0.001, requestId: randomUUID() });
     const body = JSON.parse(r.body) as { message?: unknown; alias?: unknown; priority?: unknown };

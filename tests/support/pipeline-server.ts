@@ -2,8 +2,9 @@
  * A pipeline product on 127.0.0.1 that follows the contract of docs/suite-contracts.md
  * "Pipeline": a bearer API key on every call; `POST /api/v1/deploy-requests` validates
  * the body, creates a `pending` request (the same one again for a repeated
- * `Idempotency-Key`) and answers 201; `GET /api/v1/deploy-requests?pipeline=<id>` lists
- * that pipeline's requests as `{items}`. A test moves a request through its statuses,
+ * `Idempotency-Key`) and answers 201; `GET /api/v1/deploy-requests[?pipeline=<id>][&limit=<n>]`
+ * lists that pipeline's requests (every request without `pipeline`, at most `limit`) as
+ * `{items}`. A test moves a request through its statuses,
  * as an approver inside the product would.
  */
 import { randomUUID } from 'node:crypto';
@@ -24,7 +25,9 @@ export async function startPipelineServer(apiKey: string) {
     if (r.method === 'GET') {
       polls += 1;
       onPoll(polls);
-      return json(res, 200, { items: requests.filter((q) => q.pipeline === url.searchParams.get('pipeline')) });
+      const pipeline = url.searchParams.get('pipeline');
+      const items = requests.filter((q) => pipeline === null || q.pipeline === pipeline);
+      return json(res, 200, { items: items.slice(0, Number(url.searchParams.get('limit') ?? items.length)) });
     }
     if (r.method !== 'POST') return json(res, 405, { detail: 'method not allowed' });
     const body = JSON.parse(r.body) as Partial<DeployRequest>;

@@ -81,7 +81,8 @@ export async function startSshd(): Promise<TestSshd> {
   };
 }
 
-function listening(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => {
       socket.destroy();

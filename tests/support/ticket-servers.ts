@@ -19,6 +19,10 @@
  *   with `{result: [{sys_id, element, element_id, value, sys_created_by, sys_created_on}]}`.
  * `failReads` makes every read answer that status (a product outage).
  *
+ * For the connection probe: ticket_a answers `GET /rest/api/3/myself` with the account
+ * (`{accountId, emailAddress, displayName, active, ...}`); ticket_b answers `GET
+ * /api/now/table/<table>?sysparm_limit=<n>` with `{result: [...]}`, at most n records.
+ *
  * For outbound mirroring: ticket_a takes `POST /rest/api/3/issue/<id>/comment {body: ADF}`
  * (201 `{id, body, author, created}`) and the workflow transitions `GET|POST
  * /rest/api/3/issue/<id>/transitions` among To Do, In Progress and Done (GET lists the
@@ -52,6 +56,9 @@ export async function startTicketAServer(email: string, token: string, projects:
   const reads = { failWith: null as number | null };
   const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(email, token)) return res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
+    if (r.method === 'GET' && r.path === '/rest/api/3/myself') {
+      return json(res, 200, { self: 'https://your-domain.atlassian.net/rest/api/3/user?accountId=5b10a2844c20165700ede21g', accountId: '5b10a2844c20165700ede21g', accountType: 'atlassian', emailAddress: email, displayName: 'svc bot', active: true, timeZone: 'UTC', locale: 'en_US' });
+    }
     const comment = /^\/rest\/api\/3\/issue\/(\d+)\/comment$/.exec(r.path);
     if (r.method === 'POST' && comment) {
       const t = tickets.get(comment[1]!);
@@ -129,6 +136,12 @@ export async function startTicketBServer(username: string, password: string) {
       if (url.pathname === '/api/now/table/sys_journal_field' && query) {
         const entries = [...(tickets.get(query[1]!)?.comments ?? [])].reverse();
         return json(res, 200, { result: entries.map((c) => ({ sys_id: c.id, element: 'comments', element_id: query[1], value: c.text, sys_created_by: c.author, sys_created_on: c.created })) });
+      }
+      const table = /^\/api\/now\/table\/([a-z0-9_]+)$/.exec(url.pathname);
+      if (table && table[1] !== 'sys_journal_field') {
+        const rows = [...tickets.entries()].slice(0, Number(url.searchParams.get('sysparm_limit') ?? 10_000));
+        const full = url.searchParams.get('sysparm_fields') !== 'sys_id';
+        return json(res, 200, { result: rows.map(([sysId, t]) => ({ sys_id: sysId, ...(full && { number: t.key, state: t.status }) })) });
       }
       return json(res, 400, { error: { message: 'Invalid request', detail: '' }, status: 'failure' });
     }
