@@ -2,7 +2,9 @@
  * The native detector alert shape (CONTRACTS.md section 5) as a valibot schema, and its
  * mapping to an IncomingAlert, shared by `POST /webhooks/detector` and
  * `POST /alerts/backfill` so both spell the de-duplication key `(detector, alert_id)` alike.
- * The shape is fixed, so unknown top-level fields are refused.
+ * Fields the shape does not name are kept in the payload (the `trigger` of runbooks) and
+ * otherwise ignored, as the original interface ignores undeclared keys: no alert is lost
+ * to an extra field.
  */
 import * as v from 'valibot';
 import { jsonRecord } from '../http/shapes.ts';
@@ -12,11 +14,11 @@ import { withObservables } from './intake.ts';
 
 const nonEmpty = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
 
-export const observableSchema = v.strictObject({ type: nonEmpty(64), value: nonEmpty(4096) });
+export const observableSchema = v.object({ type: nonEmpty(64), value: nonEmpty(4096) });
 
-export const detectorAlertSchema = v.strictObject({
+export const detectorAlertSchema = v.looseObject({
   alert_id: nonEmpty(256),
-  rule: v.strictObject({ id: nonEmpty(256), title: nonEmpty(500), severity: nonEmpty(32) }),
+  rule: v.looseObject({ id: nonEmpty(256), title: nonEmpty(500), severity: nonEmpty(32) }),
   severity: v.optional(nonEmpty(32)),
   detected_at: v.optional(v.pipe(v.string(), v.isoTimestamp('must be an RFC 3339 timestamp'))),
   url: v.optional(v.nullable(v.pipe(v.string(), v.url('must be a URL'), v.maxLength(4096)))),

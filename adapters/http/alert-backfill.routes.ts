@@ -26,7 +26,7 @@ const failureStatus: Record<string, number> = { exchange_not_configured: 503, UN
 /** The backfill route, with `limit` bounded and `since` defaulted by `deps.backfillLimits`. */
 export function alertBackfillRoutes(deps: HttpDeps) {
   const { maxAlerts, lookbackHours } = deps.backfillLimits;
-  const body = v.strictObject({
+  const body = v.object({
     detector_connection_id: uuid,
     since: v.optional(v.pipe(v.string(), v.isoTimestamp('must be an RFC 3339 timestamp'))),
     limit: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, `must be 1-${maxAlerts}`), v.maxValue(maxAlerts, `must be 1-${maxAlerts}`))),

@@ -22,7 +22,7 @@ import { requirePermission, requireTeamPermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, iso, paging, uuid } from './shapes.ts';
+import { idParam, iso, paging, uuid, nonEmptyText } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 export function alertRoutes(deps: HttpDeps) {
@@ -31,7 +31,36 @@ export function alertRoutes(deps: HttpDeps) {
   const manage = requirePermission('manage_cases', 'svc:alerts:write', deps.permissions);
   const access = caseAccess(db, deps.permissions);
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
-  const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
+
+  const url = v.optional(v.nullable(v.pipe(v.string(), v.url('must be a URL'), v.maxLength(4096))));
+  /**
+   * A hand-entered alert, in the fields SPEC.md names for alerts (`rule_title`,
+   * `external_id`, `external_url`, `correlation_root`) or this API's own (`title`, `url`),
+   * normalized like intake: severity trimmed and lower-cased, observables normalized and
+   * extracted (withObservables).
+   */
+  const manualAlert = v.pipe(
+    v.object({
+      title: v.optional(nonEmptyText(500)),
+      rule_title: v.optional(nonEmptyText(500)),
+      rule_id: v.optional(v.nullable(nonEmptyText(256))),
+      severity: v.pipe(v.string(), v.trim(), v.toLowerCase(), severity),
+      description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
+      source: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must be 1-64 chars of a-z, 0-9, _, . or -'))),
+      external_id: v.optional(nonEmptyText(256)),
+      url,
+      external_url: url,
+      detected_at: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp('must be an RFC 3339 timestamp')))),
+      correlation_root: v.optional(v.nullable(nonEmptyText(512))),
+      team: v.optional(v.nullable(nonEmptyText(200))),
+      observables: v.optional(v.array(observableSchema), []),
+    }),
+    v.forward(
+      v.check((b) => b.title !== undefined || b.rule_title !== undefined, 'a title is required (title or rule_title)'),
+      ['title'],
+    ),
+    v.transform(({ rule_title: ruleTitle, external_url: externalUrl, ...b }) => ({ ...b, title: (b.title ?? ruleTitle) as string, url: b.url ?? externalUrl ?? null })),
+  );
 
   /** The alert if the caller sees it and may change it: 404 `alert_not_found`, 403 `forbidden`. */
   const actOn = async (principal: Principal, id: string) => {
@@ -64,19 +93,7 @@ export function alertRoutes(deps: HttpDeps) {
       describeRoute({ summary: 'Enter an alert by hand (into the inbox, no case)', tags: ['alerts'] }),
       manage,
       requireJson,
-      validate(
-        'json',
-        v.strictObject({
-          title: text(500),
-          severity,
-          description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
-          source: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must be 1-64 chars of a-z, 0-9, _, . or -'))),
-          external_id: v.optional(text(256)),
-          url: v.optional(v.nullable(v.pipe(v.string(), v.url('must be a URL'), v.maxLength(4096)))),
-          team: v.optional(v.nullable(text(200))),
-          observables: v.optional(v.array(observableSchema), []),
-        }),
-      ),
+      validate('json', manualAlert),
       async (c) => {
         const body = c.req.valid('json');
         const principal = c.get('principal');
@@ -85,12 +102,12 @@ export function alertRoutes(deps: HttpDeps) {
         const alert = withObservables({
           source: body.source ?? 'manual',
           external_id: body.external_id ?? randomUUID(),
-          rule_id: null,
+          rule_id: body.rule_id ?? null,
           title: body.title,
           severity: body.severity,
-          detected_at: null,
-          url: body.url ?? null,
-          correlation_root: null,
+          detected_at: body.detected_at ?? null,
+          url: body.url,
+          correlation_root: body.correlation_root ?? null,
           suite_correlation_id: null,
           team,
           matched_log: {},
@@ -108,7 +125,7 @@ export function alertRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ title: v.optional(text(500)), severity: v.optional(severity), private: v.optional(v.boolean(), false) })),
+      validate('json', v.object({ title: v.optional(nonEmptyText(500)), severity: v.optional(severity), private: v.optional(v.boolean(), false) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
@@ -125,7 +142,7 @@ export function alertRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ case_id: uuid })),
+      validate('json', v.object({ case_id: uuid })),
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
@@ -142,7 +159,7 @@ export function alertRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ reason: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(2000)))) })),
+      validate('json', v.object({ reason: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(2000)))) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');

@@ -33,7 +33,7 @@ export function caseAlertRoutes(deps: HttpDeps) {
       manage,
       validate('param', v.object({ id: uuid })),
       requireJson,
-      validate('json', v.strictObject({ alert_id: uuid })),
+      validate('json', v.object({ alert_id: uuid })),
       async (c) => {
         const { id } = c.req.valid('param');
         const { alert_id: alertId } = c.req.valid('json');

@@ -42,7 +42,7 @@ export function caseTemplateRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ template_id: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(64)) })),
+      validate('json', v.object({ template_id: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(64)) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');

@@ -19,10 +19,8 @@ import { caseRouteGuards } from './case-access.ts';
 import { caseView } from './case-view.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, paging, queryFlag, uuid } from './shapes.ts';
+import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
-
-const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
 
@@ -84,13 +82,13 @@ export function caseRoutes(deps: HttpDeps) {
       requireJson,
       validate(
         'json',
-        v.strictObject({
-          title: text(500),
+        v.object({
+          title: nonEmptyText(500),
           description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
           severity,
-          tags: v.optional(v.array(text(100)), []),
+          tags: v.optional(v.array(nonEmptyText(100)), []),
           template_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
-          team: v.optional(v.nullable(text(200))),
+          team: v.optional(v.nullable(nonEmptyText(200))),
           private: v.optional(v.boolean(), false),
         }),
       ),
@@ -110,7 +108,7 @@ export function caseRoutes(deps: HttpDeps) {
       '/cases/assignable-users',
       describeRoute({ summary: 'Active users who may manage cases (in `team`, when given)', tags: ['cases'] }),
       read,
-      validate('query', v.object({ team: v.optional(text(200)) })),
+      validate('query', v.object({ team: v.optional(nonEmptyText(200)) })),
       async (c) => {
         const { team } = c.req.valid('query');
         const users = await db.selectFrom('users').select(['id', 'email', 'name', 'grants']).where('active', '=', true).orderBy('email').execute();
@@ -131,11 +129,11 @@ export function caseRoutes(deps: HttpDeps) {
       validate(
         'json',
         v.pipe(
-          v.strictObject({
-            title: v.optional(text(500)),
+          v.object({
+            title: v.optional(nonEmptyText(500)),
             description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000)))),
             severity: v.optional(severity),
-            tags: v.optional(v.array(text(100))),
+            tags: v.optional(v.array(nonEmptyText(100))),
             private: v.optional(v.boolean()),
             attack_techniques: v.optional(attackTechniques),
           }),
@@ -158,7 +156,7 @@ export function caseRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ status, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000)))) })),
+      validate('json', v.object({ status, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000)))) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
@@ -175,7 +173,7 @@ export function caseRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ owner_id: v.nullable(uuid) })),
+      validate('json', v.object({ owner_id: v.nullable(uuid) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const { owner_id: ownerId } = c.req.valid('json');
@@ -226,7 +224,7 @@ export function caseRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ body: text(20_000) })),
+      validate('json', commentBody(20_000)),
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
@@ -258,7 +256,7 @@ export function caseRoutes(deps: HttpDeps) {
 
 /** A case comment as the case routes and the war-room show it. */
 export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]) {
-  return { id: r.id, case_id: r.case_id, body: r.body, author_id: r.author_id, author_email: r.author_email, created_at: new Date(r.created_at).toISOString() };
+  return { id: r.id, case_id: r.case_id, text: r.body, body: r.body, author_id: r.author_id, author_email: r.author_email, created_at: new Date(r.created_at).toISOString() };
 }
 
 /** The case template `id` (`template_id` of the request body), or a 422 naming that field. */

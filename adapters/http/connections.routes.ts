@@ -19,7 +19,8 @@ import { requireJson, validate } from './validation.ts';
 const kinds = ['detector', 'pipeline', 'chat_a', 'ticket_a', 'ticket_b', 'pager_a', 'pager_b', 'chat_b', 'email_smtp', 'imap', 'mailbox_graph', 'mcp', 'object_storage', 'webhook', 'http', 'ssh'] as const;
 
 const name = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'must be 2-64 chars of a-z, 0-9, _ or -'));
-const baseUrl = v.nullable(v.pipe(v.string(), v.url('must be a URL')));
+/** A URL, or null; an empty string is taken as null (a form that leaves the field blank). */
+const baseUrl = v.nullable(v.pipe(v.string(), v.transform((u) => (u.trim() === '' ? null : u)), v.nullable(v.pipe(v.string(), v.url('must be a URL')))));
 const secret = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(16_384));
 
 export function connectionRoutes(deps: HttpDeps) {
@@ -35,14 +36,23 @@ export function connectionRoutes(deps: HttpDeps) {
       requireJson,
       validate(
         'json',
-        v.strictObject({
-          kind: v.picklist(kinds),
-          name,
-          base_url: v.optional(baseUrl),
-          config: v.optional(jsonRecord(v.unknown()), {}),
-          secret: v.optional(v.nullable(secret)),
-          bot_token: v.optional(v.nullable(secret)),
-        }),
+        v.pipe(
+          v.object({
+            kind: v.picklist(kinds),
+            name,
+            base_url: v.optional(v.nullable(v.string())),
+            config: v.optional(jsonRecord(v.unknown()), {}),
+            secret: v.optional(v.nullable(secret)),
+            bot_token: v.optional(v.nullable(secret)),
+          }),
+          // SPEC.md: an ssh connection's base_url is unused (host and port are config), so whatever is sent is dropped.
+          v.transform((b) => (b.kind === 'ssh' ? { ...b, base_url: null } : b)),
+          v.forward(
+            v.check((b) => b.base_url === undefined || v.is(baseUrl, b.base_url), 'must be a URL'),
+            ['base_url'],
+          ),
+          v.transform((b) => ({ ...b, base_url: b.base_url === undefined ? undefined : v.parse(baseUrl, b.base_url) })),
+        ),
       ),
       async (c) => {
         const created = await deps.connections.create(c.req.valid('json'));
@@ -59,7 +69,7 @@ export function connectionRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(jsonRecord(v.unknown())), secret: v.optional(v.nullable(secret)), bot_token: v.optional(v.nullable(secret)) })),
+      validate('json', v.object({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(jsonRecord(v.unknown())), secret: v.optional(v.nullable(secret)), bot_token: v.optional(v.nullable(secret)) })),
       async (c) => {
         const body = c.req.valid('json');
         const updated = await deps.connections.update(c.req.valid('param').id, body);
@@ -84,7 +94,7 @@ export function connectionRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ secret })),
+      validate('json', v.object({ secret })),
       async (c) => {
         const rotated = await deps.connections.rotate(c.req.valid('param').id, c.req.valid('json').secret);
         await recordAudit(deps, c.get('principal'), { action: 'connection.rotate', target: { type: 'connection', id: rotated.id }, detail: { kind: rotated.kind, name: rotated.name } });

@@ -28,7 +28,7 @@ const refId = v.union(
   'must be an id (string) or an index (non-negative integer)',
 );
 
-const pinBody = v.strictObject({
+const pinBody = v.object({
   kind: v.picklist(evidenceKinds, `must be one of ${evidenceKinds.join(', ')}`),
   ref_id: v.optional(refId),
   url: v.optional(v.pipe(v.string(), v.trim())),

@@ -60,7 +60,7 @@ export function notificationRoutes(deps: HttpDeps) {
       describeRoute({ summary: 'Mark my notifications read (the ids given, or all unread)', tags: ['notifications'] }),
       markRead,
       requireJson,
-      validate('json', v.strictObject({ ids: v.optional(v.pipe(v.array(uuid), v.maxLength(500))) })),
+      validate('json', v.object({ ids: v.optional(v.pipe(v.array(uuid), v.maxLength(500))) })),
       async (c) => {
         const { ids } = c.req.valid('json');
         const updated = await markNotificationsRead(deps.db, personOf(c.get('principal')), ids ?? null, new Date());

@@ -40,7 +40,7 @@ export function observableRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ type: v.picklist(observableTypes, `must be one of ${observableTypes.join(', ')}`), value: v.pipe(v.string(), v.maxLength(2048)) })),
+      validate('json', v.object({ type: v.picklist(observableTypes, `must be one of ${observableTypes.join(', ')}`), value: v.pipe(v.string(), v.maxLength(2048)) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');

@@ -22,7 +22,7 @@ import type { HttpDeps } from './deps.ts';
 import { requireJson, validate } from './validation.ts';
 
 const MAX_YAML_CHARS = 512 * 1024;
-const yamlBody = v.strictObject({ yaml_text: v.pipe(v.string(), v.maxLength(MAX_YAML_CHARS)) });
+const yamlBody = v.object({ yaml_text: v.pipe(v.string(), v.maxLength(MAX_YAML_CHARS)) });
 const slugParam = v.object({ slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must match ^[a-z0-9-]{3,64}$')) });
 
 export function runbookRoutes(deps: HttpDeps) {

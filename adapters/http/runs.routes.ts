@@ -47,7 +47,7 @@ export const runView = (r: RunRow) => ({
 });
 
 const STEP_ID = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a step id'));
-const decisionBody = v.strictObject({ step_id: STEP_ID, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000, 'must be at most 4000 characters'))), null) });
+const decisionBody = v.object({ step_id: STEP_ID, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000, 'must be at most 4000 characters'))), null) });
 
 type GateRow = Awaited<ReturnType<typeof runGates>>[number];
 const gateView = (g: GateRow) => ({
@@ -196,7 +196,7 @@ export function runRoutes(deps: HttpDeps) {
       requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid, slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must be a runbook slug')) })),
       requireJson,
-      validate('json', v.strictObject({ dry_run: v.optional(v.boolean(), false), inputs: v.optional(jsonRecord(v.unknown()), {}) })),
+      validate('json', v.object({ dry_run: v.optional(v.boolean(), false), inputs: v.optional(jsonRecord(v.unknown()), {}) })),
       async (c) => {
         const { id, slug } = c.req.valid('param');
         const body = c.req.valid('json');

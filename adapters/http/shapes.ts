@@ -24,6 +24,24 @@ export const jsonRecord = <V extends v.GenericSchema, K extends v.GenericSchema<
     v.record((key ?? v.string()) as K, value),
   );
 
+/** Trimmed text of 1..`max` characters. */
+export const nonEmptyText = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
+
+/**
+ * A comment body of 1..`max` characters as `{body}`. SPEC.md names the field `text`
+ * ("Task comment", "POST .../comments"); `body` is this service's older name, accepted
+ * too. Sending both is refused at `text`.
+ */
+export const commentBody = (max: number) =>
+  v.pipe(
+    v.object({ text: v.optional(nonEmptyText(max)), body: v.optional(nonEmptyText(max)) }),
+    v.forward(
+      v.check((b) => (b.text === undefined) !== (b.body === undefined), 'send the comment as text (or body), once'),
+      ['text'],
+    ),
+    v.transform((b) => ({ body: (b.text ?? b.body) as string })),
+  );
+
 /** The `:id` path parameter of the case, run and other routes: a UUID. */
 export const idParam = v.object({ id: uuid });
 

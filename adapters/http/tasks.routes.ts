@@ -17,13 +17,11 @@ import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { iso, uuid } from './shapes.ts';
+import { iso, uuid, nonEmptyText, commentBody } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** Task comment text limit (SPEC.md "Limits": task comment length). */
 export const TASK_COMMENT_MAX = 4000;
-
-const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max));
 const description = v.nullable(v.pipe(v.string(), v.maxLength(20_000)));
 const status = v.picklist(taskStatuses, `must be one of ${taskStatuses.join(', ')}`);
 /** RFC 3339 time, stored normalized to UTC so equal instants compare equal. */
@@ -61,6 +59,7 @@ const commentView = (r: CommentRow) => ({
   id: r.id,
   task_id: r.task_id,
   case_id: r.case_id,
+  text: r.body,
   body: r.body,
   author_id: r.author_id,
   author_email: r.author_email,
@@ -98,10 +97,10 @@ export function taskRoutes(deps: HttpDeps) {
       requireJson,
       validate(
         'json',
-        v.strictObject({
-          title: text(500),
+        v.object({
+          title: nonEmptyText(500),
           description: v.optional(description),
-          phase: v.optional(v.nullable(text(200))),
+          phase: v.optional(v.nullable(nonEmptyText(200))),
           status: v.optional(status, 'open'),
           assignee_id: v.optional(v.nullable(uuid)),
           due_at: v.optional(dueAt),
@@ -131,8 +130,8 @@ export function taskRoutes(deps: HttpDeps) {
       validate(
         'json',
         v.pipe(
-          v.strictObject({
-            title: v.optional(text(500)),
+          v.object({
+            title: v.optional(nonEmptyText(500)),
             description: v.optional(description),
             status: v.optional(status),
             assignee_id: v.optional(v.nullable(uuid)),
@@ -181,7 +180,7 @@ export function taskRoutes(deps: HttpDeps) {
       manage,
       validate('param', taskParam),
       requireJson,
-      validate('json', v.strictObject({ body: text(TASK_COMMENT_MAX) })),
+      validate('json', commentBody(TASK_COMMENT_MAX)),
       async (c) => {
         const { id, task_id: taskId } = c.req.valid('param');
         const principal = c.get('principal');

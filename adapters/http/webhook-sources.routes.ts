@@ -55,7 +55,7 @@ export function webhookSourceRoutes(deps: HttpDeps) {
       requireJson,
       validate(
         'json',
-        v.strictObject({
+        v.object({
           type: v.picklist(webhookSourceTypes, `must be one of ${webhookSourceTypes.join(', ')}`),
           slug,
           name,
@@ -92,7 +92,7 @@ export function webhookSourceRoutes(deps: HttpDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.strictObject({ name: v.optional(name), team: v.optional(team), field_map: v.optional(fieldMap), default_severity: v.optional(severity), enabled: v.optional(v.boolean()), signing_secret: v.optional(secret) })),
+      validate('json', v.object({ name: v.optional(name), team: v.optional(team), field_map: v.optional(fieldMap), default_severity: v.optional(severity), enabled: v.optional(v.boolean()), signing_secret: v.optional(secret) })),
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');

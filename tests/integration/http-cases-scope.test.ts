@@ -394,10 +394,10 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
       expect(withDuplicates.body.attack_techniques).toEqual(fifty);
     });
 
-    it('refuses unknown fields, an empty body, and bad values with 422', async () => {
+    it('refuses a body with no known field, and bad values with 422', async () => {
       const before = await timeline(id);
       expectValidation(await put({}));
-      expectValidation(await put({ title: 'x', colour: 'red' }));
+      expectValidation(await put({ colour: 'red' }));
       expectValidation(await put({ status: 'closed' }));
       expectValidation(await put({ team: 'team-b' }));
       expectValidation(await put({ title: '' }), ['body', 'title']);

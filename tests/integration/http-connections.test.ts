@@ -36,9 +36,10 @@ describe.each(e2eEngines)('connection routes on $name', ({ server }) => {
     const answers = [created.text, rotated.text, changed.text, (await callAs(svc, root, 'GET', '/connections')).text];
     for (const text of answers) for (const secret of [OLD, NEW]) expect(text).not.toContain(secret);
 
+    // `kind` cannot change: like every key a body does not declare, it is ignored.
     const bad = await callAs(svc, root, 'PUT', `/connections/${id}`, { secret: '', kind: 'http' });
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(expect.arrayContaining([['body', 'secret'], ['body', 'kind']]));
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'secret']]);
     expect((await callAs(svc, root, 'POST', `/connections/${id}/rotate`, {})).body.detail[0].loc).toEqual(['body', 'secret']);
     expect((await callAs(svc, ana, 'POST', `/connections/${id}/rotate`, { secret: NEW })).status).toBe(403);
 
