@@ -12,8 +12,10 @@
  * with `page_ack` (adapters/commands/page-acks.ts). `ticket_a` / `ticket_b` events (Jira
  * webhooks, a ServiceNow business rule) bring a ticket's status and comments onto the cases
  * linked to it (adapters/commands/ticket-mirror.ts), answering 202 with `ticket` and, when
- * a status could not be applied, `ticket_status_sync`. The `mailbox` type comes with its
- * integration (501 `source_type_not_implemented`). Alerts answer 202 with what
+ * a status could not be applied, `ticket_status_sync`. A `mailbox` source takes one
+ * normalized email or an array of 1..500 (adapters/webhook-sources/mailbox-email.ts), each
+ * an alert (domain/webhook-sources/mailbox.ts). A stored source of a type this build does
+ * not take in answers 501 `source_type_not_implemented`. Alerts answer 202 with what
  * happened to each.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -25,6 +27,8 @@ import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import { webhookSourceActor } from '../commands/audit.ts';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
+import { mapMailboxAlert, type MailboxEmail } from '../../domain/webhook-sources/mailbox.ts';
+import { mailboxBody } from '../webhook-sources/mailbox-email.ts';
 import { withObservables, type IntakeResult } from '../commands/intake.ts';
 import type { ResolvedWebhookSource } from '../webhook-sources/store.ts';
 import { pagerASignatureValid } from '../webhook-sources/pager-signature.ts';
@@ -83,8 +87,12 @@ function pagerBAck(raw: unknown): PagerEvent {
   return { pager: 'pager_b', key: alert.alias ?? null, acknowledging: action === 'Acknowledge', agent: alert.username ?? null, agentEmail: alert.username ?? null };
 }
 
-/** Source types whose intake is built. */
-const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b', 'ticket_a', 'ticket_b']);
+/**
+ * Source types whose intake is built. Sources are created with a known type, but a row
+ * written by another version may hold one this build does not know: it must not fall
+ * through to the generic mapping.
+ */
+const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b', 'ticket_a', 'ticket_b', 'mailbox']);
 
 export function webhookRoutes(deps: HttpDeps) {
   const severities = new Set(deps.caseConfig.severities);
@@ -102,6 +110,10 @@ export function webhookRoutes(deps: HttpDeps) {
     }
     return withObservables(mapped.alert);
   };
+
+  /** Digest of the normalized email, not of the body sent: keys a gateway adds or orders differently do not defeat de-duplication. */
+  const fromMailbox = (email: MailboxEmail, source: ResolvedWebhookSource): IncomingAlert =>
+    withObservables(mapMailboxAlert(email, { slug: source.slug, team: source.team, defaultSeverity: source.default_severity }, createHash('sha256').update(canonicalize(email) ?? '').digest('hex')));
 
   /** Takes the alerts in and answers 202 once the projections show them. */
   const ingest = async (c: Context, alerts: IncomingAlert[], batch: boolean) => {
@@ -185,6 +197,10 @@ export function webhookRoutes(deps: HttpDeps) {
         if (source.type === 'detector') {
           const body = parseBody(detectorIntakeSchema, raw);
           return ingest(c, detectorAlerts(body, source.team), Array.isArray(body));
+        }
+        if (source.type === 'mailbox') {
+          const body = parseBody(mailboxBody, raw);
+          return ingest(c, (Array.isArray(body) ? body : [body]).map((email) => fromMailbox(email, source)), Array.isArray(body));
         }
         const body = parseBody(genericBody, raw);
         const alerts = Array.isArray(body) ? body.map((p, i) => fromGeneric(p, i, source)) : [fromGeneric(body, null, source)];

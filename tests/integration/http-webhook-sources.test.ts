@@ -171,8 +171,9 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
     expect(listed.text).not.toContain(signing);
     // A pager_a source authenticates by signature: its token alone is refused.
     expect((await post('pager', {}, pager.token)).status).toBe(401);
+    // A mailbox source takes emails (http-webhook-mailbox.test.ts): one without a sender is refused.
     const mailbox = await create({ type: 'mailbox', slug: 'mail', name: 'Mail' });
-    expect((await post('mail', {}, mailbox.token)).status).toBe(501);
+    expect((await post('mail', {}, mailbox.token)).status).toBe(422);
     expect((await callAs(svc, ana, 'GET', '/webhook-sources')).status).toBe(403);
     expect((await callAs(svc, root, 'DELETE', `/webhook-sources/${pager.id}`)).status).toBe(204);
     expect((await callAs(svc, root, 'DELETE', `/webhook-sources/${pager.id}`)).body.code).toBe('webhook_source_not_found');
