@@ -104,7 +104,7 @@ export function connectionRoutes(deps: HttpDeps) {
     .post(
       '/connections/:id/test',
       describeRoute({
-        summary: 'Probe the connection without side effects: ok, the checked facts, or the error (host and status, never a secret); 501 for kinds without a probe',
+        summary: 'Probe the connection without side effects: ok, the checked facts, or the error (host and status, never a secret)',
         tags: ['connections'],
       }),
       manage,
