@@ -10,7 +10,7 @@ import { AUDIT_RECORDED } from './events.ts';
 export type ChainName = 'action_log' | 'audit_log';
 
 /** The events whose data carries an action-log row in `data.log`. */
-const actionLogEvents = new Set(['step.finished', 'gate.decided', 'runbook.approval_expired']);
+const actionLogEvents = new Set(['step.finished', 'gate.decided', 'runbook.approval_expired', 'runbook.loop_cap_exceeded']);
 
 /**
  * The chain and row an event contributes, or null when it feeds no chain. The row is
@@ -18,7 +18,8 @@ const actionLogEvents = new Set(['step.finished', 'gate.decided', 'runbook.appro
  * jsonb stores and verification reads back.
  */
 export function chainRowOf(event: { type: string; data: Record<string, unknown> }): { chain: ChainName; row: Record<string, unknown> } | null {
-  if (actionLogEvents.has(event.type)) return { chain: 'action_log', row: jsonRoundTrip(event.data.log as ActionLogRow) };
+  // A loop-cap event written before it carried a row (issue 19) feeds no chain.
+  if (actionLogEvents.has(event.type) && event.data.log !== undefined) return { chain: 'action_log', row: jsonRoundTrip(event.data.log as ActionLogRow) };
   if (event.type === AUDIT_RECORDED) return { chain: 'audit_log', row: jsonRoundTrip(event.data) };
   return null;
 }

@@ -51,9 +51,11 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
     }
     case 'exceed_loop_cap': {
       const { stepId, target, visits, cap, now } = command;
-      const error = `goto ${target} from step ${stepId} exceeds the visit cap of ${cap}`;
+      // The spec's event name leads the text, so the run detail and its log row say why it failed.
+      const error = `runbook.loop_cap_exceeded: goto ${target} from step ${stepId} exceeds the visit cap of ${cap}`;
+      const log: ActionLogRow = { run_id: state.id, step_id: stepId, action: null, attempt: 0, status: 'error', input: { target, visits, cap }, output: null, error, started_at: now, finished_at: now };
       return [
-        { type: 'runbook.loop_cap_exceeded', data: { run_id: state.id, step_id: stepId, target, visits, cap, at: now } },
+        { type: 'runbook.loop_cap_exceeded', data: { run_id: state.id, step_id: stepId, target, visits, cap, log, at: now } },
         { type: 'run.finished', data: { run_id: state.id, status: 'failed', error, at: now } },
       ];
     }
@@ -67,7 +69,7 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
     case 'expire_gate': {
       const gate = state.gate;
       if (state.status !== 'waiting_approval' || gate === null || gate.stepId !== command.stepId) return [];
-      const error = `approval of step ${gate.stepId} expired at ${gate.deadline}`;
+      const error = `runbook.approval_expired: approval of step ${gate.stepId} expired at ${gate.deadline}`;
       const log = gateLog(state.id, gate.stepId, 'expired', { deadline: gate.deadline }, error, command.now);
       return [
         { type: 'runbook.approval_expired', data: { run_id: state.id, step_id: gate.stepId, deadline: gate.deadline, log, at: command.now } },

@@ -18,7 +18,7 @@ import type { Projection } from '../projector.ts';
 
 const runTypes = new Set<string>([
   'run.queued', 'run.started', 'step.started', 'step.finished', 'step.goto',
-  'gate.opened', 'gate.decided', 'runbook.approval_expired', 'run.finished',
+  'gate.opened', 'gate.decided', 'runbook.approval_expired', 'runbook.loop_cap_exceeded', 'run.finished',
 ]);
 
 /** The worker job kind that drives one run to its end. */
@@ -141,6 +141,9 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
     }
     case 'runbook.approval_expired':
       await settleGate(trx, event.data.run_id, event.data.step_id, { status: 'expired', decided_by: null, decided_at: event.data.at, note: null });
+      await appendToChain(trx, recorded);
+      return;
+    case 'runbook.loop_cap_exceeded':
       await appendToChain(trx, recorded);
       return;
     case 'run.finished':

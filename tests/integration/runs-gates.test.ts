@@ -53,7 +53,7 @@ const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const apu = testPerson('apu@example.com', [{ team: 'blue', role: 'approver' }]);
 const red = testPerson('red@example.com', [{ team: 'red', role: 'approver' }]);
 
-type Run = { id: string; status: string; error: string | null; gates: { step_id: string; status: string; reason: string; roles: string[] }[]; action_log: { step_id: string; status: string; input: any }[]; chain: { valid: boolean } };
+type Run = { id: string; status: string; error: string | null; gates: { step_id: string; status: string; reason: string; roles: string[] }[]; action_log: { step_id: string; status: string; input: any; error?: string | null }[]; chain: { valid: boolean } };
 
 describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
   let svc: InProcessService;
@@ -140,6 +140,8 @@ describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
     const expired = await until(run.id, 'expired');
     expect(expired.gates).toMatchObject([{ status: 'expired' }]);
     expect(expired.action_log.map((r) => r.status)).toEqual(['ok', 'expired']);
+    expect(expired.error).toMatch(/^runbook\.approval_expired: /);
+    expect(expired.action_log.at(-1)?.error).toMatch(/^runbook\.approval_expired: /);
     const late = await callAs(svc, apu, 'POST', `/runs/${run.id}/approve`, { step_id: 'gated', note: null });
     expect(late.status).toBe(409);
     expect(late.body.code).toBe('approval_expired');

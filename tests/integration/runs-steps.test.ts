@@ -227,7 +227,11 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
   it('fails the run with runbook.loop_cap_exceeded once a goto target was re-entered SVC_MAX_STEP_VISITS times', async () => {
     const run = await runToEnd('loop-cap');
     expect(run.status).toBe('failed');
-    expect(run.error).toContain('visit cap of 2');
+    expect(run.error).toMatch(/^runbook\.loop_cap_exceeded: .*visit cap of 2/);
+    // The cause is in the run's action log too, chained like every row.
+    const log = await callAs(svc, ana, 'GET', `/runs/${run.id}/log`);
+    expect(log.body.items.at(-1)).toMatchObject({ status: 'error', error: run.error });
+    expect((await callAs(svc, ana, 'GET', '/runs/chain/verify')).body.valid).toBe(true);
     expect(paths('/cap-fetch')).toHaveLength(3);
     expect(paths('/cap-check')).toHaveLength(3);
     expect(paths('/cap-report')).toHaveLength(0);
