@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
-import type { CaseCommands as ActionCaseCommands } from '../adapters/actions/action.ts';
 import { builtinActions, createActionRegistry } from '../adapters/actions/registry.ts';
 import { createTokenSource } from '../adapters/actions/oauth2-token.ts';
 import { createExchangeClient } from '../adapters/exchange/client.ts';
@@ -74,7 +73,7 @@ import { trackInFlight, type InFlight } from './in-flight.ts';
 import { createRetentionSweeper, startRetentionLoop } from './worker/retention-sweep.ts';
 import { createRetentionCommands } from '../adapters/commands/retention.ts';
 import { createPageAcks } from '../adapters/commands/page-acks.ts';
-import { createTicketLinks } from '../adapters/commands/ticket-links.ts';
+import { createRunCaseEffects } from '../adapters/commands/run-case-effects.ts';
 import { ticketsProjection } from '../projections/tickets/tickets.projection.ts';
 import { ticketOutboxProjection } from '../projections/tickets/outbox.projection.ts';
 import { retentionProjection } from '../projections/retention/retention.projection.ts';
@@ -285,39 +284,6 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   }
 
   if (config.role !== 'api') {
-    const ticketLinks = createTicketLinks({ store, now });
-    const caseCommands = (caseId: string, runbookId: string): ActionCaseCommands => ({
-      update: async (changes) => {
-        const actor = { userId: null, email: `runbook:${runbookId}` };
-        const changed: string[] = [];
-        const { comment, status, tags_add: tagsAdd, ...fields } = changes;
-        if (fields.severity !== undefined && !config.severities.includes(fields.severity)) {
-          throw new Error(`severity must be one of ${config.severities.join(', ')}`);
-        }
-        const current = await findCase(db, caseId);
-        const tags = tagsAdd ? [...new Set([...(current?.tags ?? []), ...tagsAdd])] : undefined;
-        const updated = await cases.update(caseId, { ...fields, ...(tags && { tags }) }, actor);
-        if (updated.position !== null) changed.push(...Object.keys(fields), ...(tags ? ['tags'] : []));
-        if (status !== undefined) {
-          if (!config.statuses.includes(status)) throw new Error(`status must be one of ${config.statuses.join(', ')}`);
-          if ((await cases.changeStatus(caseId, status, null, actor)).position !== null) changed.push('status');
-        }
-        if (comment !== undefined) {
-          await cases.comment(caseId, comment, actor, current ?? { team: null, private: false, owner_id: null, created_by_id: null });
-          changed.push('comment');
-        }
-        return { case_id: caseId, changed };
-      },
-      linkPage: async (page) => {
-        await cases.linkPage(caseId, page, { userId: null, email: `runbook:${runbookId}` });
-      },
-      linkTicket: async (link) => {
-        await ticketLinks.link(
-          { link_id: link.linkId, case_id: caseId, provider: link.provider, connection: link.connection, remote_id: link.remoteId, remote_key: link.remoteKey, url: link.url, run_id: link.runId, step_id: link.stepId },
-          `runbook:${runbookId}`,
-        );
-      },
-    });
     scheduleTicker = startScheduleTicker({
       db,
       store,
@@ -376,7 +342,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           const row = await findCase(db, caseId);
           return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;
         },
-        caseCommands,
+        caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
       },
     });
   }

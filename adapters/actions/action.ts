@@ -4,6 +4,11 @@
  * The worker validates `with` (already rendered) against `input`, resolves the
  * step's connection, then calls `execute` (live) or `preview` (dry run). Failures
  * are thrown as ActionFailure so the engine can tell retryable from final ones.
+ *
+ * An action whose effect is (or includes) events in our own store has them in
+ * `record`, not in `execute`: the worker appends them in the same `appendMany` as the
+ * step's end, so a crash can never leave the effect without the end (which would run
+ * the step again) or the end without the effect (docs/architecture.md "Run path").
  */
 import type { GenericSchema } from 'valibot';
 
@@ -23,9 +28,20 @@ export type ResolvedConnection = {
   bot_token: string | null;
 };
 
-/** Case operations an internal action may perform, bound to the run's case and actor. */
-export type CaseCommands = {
-  update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<Record<string, unknown>>;
+/**
+ * Changes to the run's case an action's `record` may ask for, bound to the case and the
+ * runbook as actor. Each call decides against the case as read for this try plus what
+ * the step already staged; a call that throws stages nothing. Nothing is written until
+ * the worker appends the step's end with them.
+ */
+export type CaseEffects = {
+  /**
+   * `case.updated` (tags_add merged into the case's tags), `case.status_changed`,
+   * `case.comment_added`, each only when it changes something; resolves
+   * `{case_id, changed}` naming the fields that changed (`tags`, `status`, `comment`
+   * among them). Throws for a severity or status outside configuration.
+   */
+  update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<{ case_id: string; changed: string[] }>;
   /** Links a ticket the step opened to the case (`ticket.linked`, domain/tickets/links.ts). */
   linkTicket: (link: {
     linkId: string;
@@ -49,7 +65,8 @@ export type ActionContext = {
   connection: ResolvedConnection | null;
   /** Aborts when the step's `timeout_s` elapses or the run is cancelled. */
   signal: AbortSignal;
-  cases: CaseCommands | null;
+  /** The run's case effects in `record`; null in `execute` and `preview`, and for a run without a case. */
+  cases: CaseEffects | null;
   now: () => Date;
 };
 
@@ -66,6 +83,16 @@ export type ActionDefinition<Input = any, Output = unknown> = {
   /** The output's shape; GET /actions publishes it as JSON Schema. */
   output: GenericSchema;
   execute: (input: Input, context: ActionContext) => Promise<Output>;
+  /**
+   * The action's effect on our own event store, when it has one: stages events through
+   * `context.cases` and resolves the step's output from `executed` (what `execute`
+   * resolved). Called after a successful `execute` of a live run, and again, with the
+   * same `executed` and fresh case state, when appending the staged events lost a
+   * version race: it decides and stages, and does nothing else that a second call
+   * would repeat. A throw fails the step and drops what the call staged. (A method, so
+   * its parameters are checked bivariantly and a typed action fits `ActionDefinition`.)
+   */
+  record?(input: Input, executed: Output, context: ActionContext): Promise<Output>;
   /** What `execute` would do, with no side effect and no secret in the answer. */
   preview: (input: Input, context: ActionContext) => Promise<Record<string, unknown>>;
 };

@@ -2,6 +2,10 @@
  * `case.update` (internal, risk write): changes the run's bound case: title,
  * description, severity, added tags, status, and an optional comment. A run with
  * no bound case fails the step (non-retryable `no_bound_case`).
+ *
+ * Its whole effect is case events, so it happens in `record`: the worker appends them
+ * with the step's end, and a step replayed after a crash finds either both (and never
+ * runs again) or neither (and writes them once). Output `{case_id, changed}`.
  */
 import * as v from 'valibot';
 import { ActionFailure, type ActionDefinition } from './action.ts';
@@ -15,6 +19,8 @@ const input = v.strictObject({
   comment: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(20_000))),
 });
 
+const noBoundCase = () => new ActionFailure('no_bound_case', 'case.update needs a run bound to a case', false);
+
 export type CaseUpdateInput = v.InferOutput<typeof input>;
 
 export const caseUpdate: ActionDefinition<CaseUpdateInput, Record<string, unknown>> = {
@@ -23,8 +29,13 @@ export const caseUpdate: ActionDefinition<CaseUpdateInput, Record<string, unknow
   risk: 'write',
   input,
   output: v.object({ case_id: v.string(), changed: v.array(v.string()) }),
-  execute: async (changes, context) => {
-    if (!context.cases || context.caseId === null) throw new ActionFailure('no_bound_case', 'case.update needs a run bound to a case', false);
+  // Nothing happens outside our store: `execute` only refuses a run without a case.
+  execute: async (_changes, context) => {
+    if (context.caseId === null) throw noBoundCase();
+    return { case_id: context.caseId, changed: [] };
+  },
+  record: async (changes, _executed, context) => {
+    if (context.caseId === null || !context.cases) throw noBoundCase();
     return context.cases.update(changes);
   },
   preview: async (changes, context) => ({ case_id: context.caseId, changes }),

@@ -10,8 +10,9 @@
  *
  * In a run bound to a case the key (`dedup_key` / `alias`) defaults to `svc-case-<case_id>`
  * and an explicit key is kept; after the pager accepted the page it is linked to the case
- * (`case.page_linked`), so the pager's acknowledgement webhook finds the case. The pagers
- * de-duplicate by key, so a retried step pages once.
+ * (`case.page_linked`, in `record`: appended with the step's end), so the pager's
+ * acknowledgement webhook finds the case. The pagers de-duplicate by key, so a retried
+ * step pages once and links once.
  */
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
@@ -139,12 +140,12 @@ function pagerAction<Input extends PagerAInput | PagerBInput>(
       if (response.status < 200 || response.status > 299) throw statusFailure(name, request.url, response.status, vendorMessage(text));
       const key = request.key ?? readKey(text);
       if (key === null && pager === 'pager_a') throw new ActionFailure('response_invalid', `${name}: ${request.url.host} accepted the page but named no dedup_key`, false);
-      let linked: string | null = null;
-      if (key !== null && context.caseId !== null && context.cases) {
-        await context.cases.linkPage({ pager, key, connection: request.connection, runId: context.runId, stepId: context.stepId });
-        linked = context.caseId;
-      }
-      return { key, linked_case_id: linked, status: response.status };
+      return { key, linked_case_id: null, status: response.status };
+    },
+    async record(_step, sent, context) {
+      if (sent.key === null || context.caseId === null || !context.cases || !context.connection) return sent;
+      await context.cases.linkPage({ pager, key: sent.key, connection: context.connection.name, runId: context.runId, stepId: context.stepId });
+      return { ...sent, linked_case_id: context.caseId };
     },
     async preview(step, context) {
       const request = build(name, step, context);

@@ -1,8 +1,8 @@
 /**
  * `notify.ticket_a` and `notify.ticket_b` (SPEC.md "Action registry entry", "Ticket link";
  * docs/configuration.md "Tickets"): open a ticket in one of the two ticketing products
- * through its public REST API and link it to the run's case (`ticket.linked`), so
- * `GET /cases/<id>/tickets` lists it.
+ * through its public REST API and link it to the run's case (`ticket.linked`, in
+ * `record`: appended with the step's end), so `GET /cases/<id>/tickets` lists it.
  *
  * - ticket_a follows Jira Cloud's REST API v3: `POST <base_url>/rest/api/3/issue` with
  *   `fields {project: {key}, summary, issuetype: {name}, description (ADF), labels?,
@@ -132,12 +132,14 @@ function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provid
       }
       const ticket = request.read(body);
       if (!ticket) throw new ActionFailure('response_invalid', `${name}: ${request.url.host} created something but named no ticket id and key`, false);
-      let linkId: string | null = null;
-      if (context.caseId !== null && context.cases) {
-        linkId = randomUUID();
-        await context.cases.linkTicket({ linkId, provider, connection: context.connection.name, remoteId: ticket.remoteId, remoteKey: ticket.remoteKey, url: ticket.url, runId: context.runId, stepId: context.stepId });
-      }
-      return { ticket_id: ticket.remoteKey, remote_id: ticket.remoteId, url: ticket.url, link_id: linkId, linked_case_id: linkId === null ? null : context.caseId };
+      return { ticket_id: ticket.remoteKey, remote_id: ticket.remoteId, url: ticket.url, link_id: null, linked_case_id: null };
+    },
+    async record(_step, created, context) {
+      if (context.caseId === null || !context.cases || !context.connection) return created;
+      // A new id per try: a link staged in a try that lost its append was never written.
+      const linkId = randomUUID();
+      await context.cases.linkTicket({ linkId, provider, connection: context.connection.name, remoteId: created.remote_id, remoteKey: created.ticket_id, url: created.url, runId: context.runId, stepId: context.stepId });
+      return { ...created, link_id: linkId, linked_case_id: context.caseId };
     },
     async preview(step, context) {
       const request = build(step, context);

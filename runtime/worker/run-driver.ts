@@ -7,11 +7,15 @@
  * Crash safety: a step is recorded `step.started` before its action runs and
  * `step.finished` after; on restart a finished step is never executed again, and a
  * started-but-unfinished one runs again as the next attempt (its webhook id differs
- * per attempt, so receivers can tell a redelivery).
+ * per attempt, so receivers can tell a redelivery). An action's effect on our own
+ * store (case events, ticket links) is appended in one `appendMany` with its step's
+ * `step.finished`, so a restart finds both or neither: it takes effect exactly once.
  */
-import type { CaseCommands } from '../../adapters/actions/action.ts';
+import type { CaseEffects } from '../../adapters/actions/action.ts';
+import { conflictBackoff, MAX_CONFLICT_RETRIES } from '../../adapters/commands/aggregate.ts';
+import { createUnitOfWork, type UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
 import { asJsonb } from '../../adapters/event-store/jsonb.ts';
-import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
+import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import { nextMove } from '../../domain/runbooks/run-workflow.ts';
 import { decideRun, type RunCommand } from '../../domain/runs/decide.ts';
@@ -19,15 +23,15 @@ import { evolveRun, finishedStatuses, initialRunState, type RunState } from '../
 import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { executeStep, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
+import { executeStep, settleRun, type ActionRun, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
 
 export type RunDriverDeps = StepExecutorDeps & {
   store: EventStore;
   templates: TemplateEngine;
   /** Case fields for the template context (`case`), read fresh at each step. */
   caseContext: (caseId: string) => Promise<Record<string, unknown> | null>;
-  /** Case commands bound to a case, acting as the runbook. */
-  caseCommands: (caseId: string, runbookId: string) => CaseCommands;
+  /** What a step may change on its run's case, staged in `unit` and acting as the runbook (adapters/commands/run-case-effects.ts). */
+  caseEffects: (unit: UnitOfWork, caseId: string, runbookId: string) => CaseEffects;
   /** Still holding the run's lease? Checked before each move. */
   stillOwned: () => boolean;
   /** SVC_MAX_STEP_VISITS: re-entries a goto target allows before the run fails. */
@@ -38,6 +42,8 @@ export type RunDriverDeps = StepExecutorDeps & {
 
 type Existing = Extract<RunState, { exists: true }>;
 type FinishStep = Extract<RunCommand, { type: 'finish_step' }>;
+/** The attempt whose action ran while its end is unwritten; `settle` stages its store effects into `unit` and gives its end (once per append try). */
+type InFlight = { stepId: string; attempt: number; settle: (unit: UnitOfWork) => Promise<FinishStep> };
 
 const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
 
@@ -53,7 +59,9 @@ const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'syst
  * 10-step run takes 11 appends (`run.started` with the first start, each finish with
  * the next start, the last finish with `run.finished`). Nothing outside the run
  * stream happens between deciding an event and appending it but reads, so a crash in
- * between loses only decisions that are taken again on restart.
+ * between loses only decisions that are taken again on restart. A step with store
+ * effects costs one more append: its end is appended at once, with its effects
+ * (`finishAttempt`).
  */
 export async function driveRun(deps: RunDriverDeps, runId: string): Promise<boolean> {
   const streamId = streams.run(runId);
@@ -61,8 +69,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
   let state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
   let version = history.length;
   let unwritten: RunEvent[] = [];
-  /** The outcome of an action that ran, while it is still unwritten. */
-  let executed: FinishStep | null = null;
+  let inFlight: InFlight | null = null;
 
   const now = () => deps.now().toISOString();
   const record = (command: RunCommand) => {
@@ -70,12 +77,49 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
     state = events.reduce(evolveRun, state);
     unwritten.push(...events);
   };
-  const flush = async () => {
+  /** Appends the unwritten run events, with `effects` in the same transaction when given. */
+  const flush = async (effects: StreamWrite[] = []) => {
     if (unwritten.length === 0) return;
-    await deps.store.append(streamId, unwritten.map((e) => ({ ...e, metadata: systemActor })), version);
+    const events = unwritten.map((e) => ({ ...e, metadata: systemActor }));
+    if (effects.length === 0) await deps.store.append(streamId, events, version);
+    else await deps.store.appendMany([{ streamId, events, expectedVersion: version }, ...effects]);
     version += unwritten.length;
     unwritten = [];
-    executed = null;
+    inFlight = null;
+  };
+  /**
+   * Settles the attempt in a fresh unit and records its end. An end without store effects
+   * waits for the next append like any decision; one with effects is appended at once,
+   * in one appendMany with them, each stream at the version it was read at. A conflict
+   * on an effect's stream means another command moved it first and nothing was written:
+   * the attempt is settled again on the moved stream, so nothing applies twice. After
+   * MAX_CONFLICT_RETRIES the step ends `error` with no effect. A conflict on the run
+   * stream reaches the caller: the run moved on.
+   */
+  const finishAttempt = async (current: InFlight) => {
+    for (let retry = 0; ; retry++) {
+      const unit = createUnitOfWork(deps.store);
+      const finish = await current.settle(unit);
+      const effects = unit.writes();
+      const kept = { state, unwritten: [...unwritten] };
+      record(finish);
+      if (effects.length === 0) return;
+      try {
+        await flush(effects);
+        return;
+      } catch (error) {
+        if (!(error instanceof StreamVersionConflict) || error.params.stream_id === streamId) throw error;
+        state = kept.state;
+        unwritten = kept.unwritten;
+        if (retry >= MAX_CONFLICT_RETRIES) {
+          const abandoned = withoutEffect(finish, `effect_conflict: ${error.message}`, now());
+          record(abandoned);
+          inFlight = { ...current, settle: async () => abandoned };
+          return;
+        }
+        await conflictBackoff(retry);
+      }
+    }
   };
 
   try {
@@ -137,45 +181,48 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
         }
         case 'execute_step': {
           const before = state;
+          const { step, attempt } = move;
           const startedAt = now();
-          record({ type: 'start_step', stepId: move.step.id, attempt: move.attempt, now: startedAt });
+          record({ type: 'start_step', stepId: step.id, attempt, now: startedAt });
           // The start is durable before the action runs (a crash from here on reruns the
           // step as its next attempt); the template context is only read meanwhile.
           const [, context] = await Promise.all([flush(), templateContext(deps, before)]);
-          const request = {
-            runId,
-            step: move.step,
-            attempt: move.attempt,
-            caseId: before.caseId,
-            dryRun: before.dryRun,
-            context,
-            cases: before.caseId ? deps.caseCommands(before.caseId, before.runbook.id) : null,
+          const request: StepRequest = { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context };
+          const executed = step.for_each === null ? settleOne(await executeStep(deps, request)) : await executeForEach(deps, request, step.for_each);
+          inFlight = {
+            stepId: step.id,
+            attempt,
+            settle: async (unit) => {
+              const outcome = await executed(unit, before.caseId === null ? null : deps.caseEffects(unit, before.caseId, before.runbook.id));
+              const finishedAt = now();
+              const status = before.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
+              const log = logRow(before, step.id, step.action, attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
+              return { type: 'finish_step', stepId: step.id, attempt, status: outcome.status, output: outcome.output, error: outcome.error, log, now: finishedAt };
+            },
           };
-          const outcome = move.step.for_each === null ? await executeStep(deps, request) : await executeForEach(deps, request, move.step.for_each);
-          const finishedAt = now();
-          const status = before.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
-          const log = logRow(before, move.step.id, move.step.action, move.attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
-          const finish: FinishStep = {
-            type: 'finish_step',
-            stepId: move.step.id,
-            attempt: move.attempt,
-            status: outcome.status,
-            output: outcome.output,
-            error: outcome.error,
-            log,
-            now: finishedAt,
-          };
-          record(finish);
-          executed = finish;
+          await finishAttempt(inFlight);
           break;
         }
       }
     }
   } catch (error) {
     if (!(error instanceof StreamVersionConflict)) throw error;
-    if (executed !== null) await recordLateFinish(deps, streamId, executed);
+    if (inFlight !== null) await recordLateFinish(deps, streamId, inFlight);
     return false;
   }
+}
+
+/** An executed step not yet settled: stages its store effects into `unit` through `cases` and resolves its outcome. */
+type Executed = (unit: UnitOfWork, cases: CaseEffects | null) => Promise<StepOutcome>;
+
+const settleOne =
+  (run: ActionRun): Executed =>
+  (unit, cases) =>
+    settleRun(run, unit, cases);
+
+/** `finish` as an `error` that applied nothing: its effects could not be appended. */
+function withoutEffect(finish: FinishStep, error: string, at: string): FinishStep {
+  return { ...finish, status: 'error', output: null, error, log: { ...finish.log, status: 'error', output: null, error, finished_at: at }, now: at };
 }
 
 /**
@@ -184,28 +231,36 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
  * `loop.count` in the context. Output `{items, count, errors}`: `items[i]` is item i's
  * action output (null when it failed), `errors` lists `{index, error}` of failed items.
  * The step is `error` when any item failed. A crash mid-loop reruns the whole step as
- * its next attempt, like any unfinished step.
+ * its next attempt, like any unfinished step. The items' store effects are settled in
+ * item order into one unit, so all of them land with the step's end.
  */
-async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<StepOutcome> {
+async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<Executed> {
+  const failed = (error: string): Executed => async () => ({ status: 'error', input: template, output: null, error });
   let list: unknown;
   try {
     list = await deps.templates.renderValue(template, request.context);
   } catch (error) {
-    return { status: 'error', input: template, output: null, error: `for_each template error: ${error instanceof Error ? error.message : String(error)}` };
+    return failed(`for_each template error: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!Array.isArray(list)) return { status: 'error', input: template, output: null, error: `for_each must yield a list, got ${list === null ? 'null' : typeof list}` };
+  if (!Array.isArray(list)) return failed(`for_each must yield a list, got ${list === null ? 'null' : typeof list}`);
   const count = list.length;
-  const inputs: unknown[] = [];
-  const items: unknown[] = [];
-  const errors: { index: number; error: string }[] = [];
+  const runs: ActionRun[] = [];
   for (const [index, item] of list.entries()) {
-    const outcome = await executeStep(deps, { ...request, context: { ...request.context, item, loop: { index, count } } });
-    inputs.push(outcome.input);
-    items.push(outcome.status === 'ok' ? outcome.output : null);
-    if (outcome.status === 'error') errors.push({ index, error: outcome.error ?? 'error' });
+    runs.push(await executeStep(deps, { ...request, context: { ...request.context, item, loop: { index, count } } }));
   }
-  const failed = errors.length === 0 ? null : `${errors.length} of ${count} items failed: ${errors.map((e) => `[${e.index}] ${e.error}`).join('; ')}`;
-  return { status: failed === null ? 'ok' : 'error', input: inputs, output: { items, count, errors }, error: failed };
+  return async (unit, cases) => {
+    const inputs: unknown[] = [];
+    const items: unknown[] = [];
+    const errors: { index: number; error: string }[] = [];
+    for (const [index, run] of runs.entries()) {
+      const outcome = await settleRun(run, unit, cases);
+      inputs.push(outcome.input);
+      items.push(outcome.status === 'ok' ? outcome.output : null);
+      if (outcome.status === 'error') errors.push({ index, error: outcome.error ?? 'error' });
+    }
+    const error = errors.length === 0 ? null : `${errors.length} of ${count} items failed: ${errors.map((e) => `[${e.index}] ${e.error}`).join('; ')}`;
+    return { status: error === null ? 'ok' : 'error', input: inputs, output: { items, count, errors }, error };
+  };
 }
 
 function logRow(
@@ -225,19 +280,28 @@ function logRow(
 
 /**
  * The run moved on while an action was in flight (cancelled, or taken over by another
- * worker). If that attempt is still the running one, its outcome is recorded so the
- * action log holds every action that ran; otherwise the run belongs to someone else.
+ * worker). If that attempt is still the running one of a run that ended, its end is
+ * appended with its store effects, so the action log holds every action that ran;
+ * otherwise the run belongs to someone else, who runs the step again, and this attempt
+ * applies nothing. Conflicts are retried as in `finishAttempt`, then the end is left.
  */
-async function recordLateFinish(deps: RunDriverDeps, streamId: string, finish: FinishStep): Promise<void> {
-  const history = await deps.store.readStream(streamId);
-  const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
-  if (!state.exists || !finishedStatuses.includes(state.status)) return;
-  const step = state.steps[finish.stepId];
-  if (step?.status !== 'running' || step.attempt !== finish.attempt) return;
-  try {
-    await deps.store.append(streamId, decideRun(finish, state).map((e) => ({ ...e, metadata: systemActor })), history.length);
-  } catch (error) {
-    if (!(error instanceof StreamVersionConflict)) throw error;
+async function recordLateFinish(deps: RunDriverDeps, streamId: string, attempt: InFlight): Promise<void> {
+  for (let retry = 0; ; retry++) {
+    const history = await deps.store.readStream(streamId);
+    const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
+    if (!state.exists || !finishedStatuses.includes(state.status)) return;
+    const step = state.steps[attempt.stepId];
+    if (step?.status !== 'running' || step.attempt !== attempt.attempt) return;
+    const unit = createUnitOfWork(deps.store);
+    const events = decideRun(await attempt.settle(unit), state).map((e) => ({ ...e, metadata: systemActor }));
+    try {
+      await deps.store.appendMany([{ streamId, events, expectedVersion: history.length }, ...unit.writes()]);
+      return;
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflict)) throw error;
+      if (retry >= MAX_CONFLICT_RETRIES) return;
+      await conflictBackoff(retry);
+    }
   }
 }
 

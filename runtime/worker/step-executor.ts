@@ -5,14 +5,25 @@
  * to the action), then calls `execute` (live) or `preview` (dry run) under the
  * step's `timeout_s`, retrying retryable failures `retries` times with exponential
  * backoff (base 2 s). Never throws: failures come back as an `error` outcome.
+ *
+ * An action's effect on our own store (`record`) is not run here: `settleRun` runs it
+ * into the step's unit of work, once per try of the run driver to append the step's
+ * end with it (docs/architecture.md "Run path", crash recovery).
  */
 import * as v from 'valibot';
-import { ActionFailure, type ActionContext, type CaseCommands, type ResolvedConnection } from '../../adapters/actions/action.ts';
+import { ActionFailure, type ActionContext, type CaseEffects, type ResolvedConnection } from '../../adapters/actions/action.ts';
 import type { ActionRegistry } from '../../adapters/actions/registry.ts';
+import type { UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import type { StepDefinition } from '../../domain/runbooks/model.ts';
 
 export type StepOutcome = { status: 'ok' | 'error'; input: unknown; output: unknown; error: string | null };
+
+/** Stages an action's effect on our store through `cases` and resolves the step's output (ActionDefinition.record). */
+export type Recorder = (cases: CaseEffects | null) => Promise<unknown>;
+
+/** One action call that ran: its outcome, and the recorder of its store effect (null when it has none, failed, or was a preview). */
+export type ActionRun = StepOutcome & { record: Recorder | null };
 
 export type StepExecutorDeps = {
   actions: ActionRegistry;
@@ -30,12 +41,16 @@ export type StepRequest = {
   caseId: string | null;
   dryRun: boolean;
   context: Record<string, unknown>;
-  cases: CaseCommands | null;
 };
 
-const fail = (input: unknown, error: string): StepOutcome => ({ status: 'error', input, output: null, error });
+const fail = (input: unknown, error: string): ActionRun => ({ status: 'error', input, output: null, error, record: null });
 
-export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Promise<StepOutcome> {
+/** How a failed action reads in the step's `error`: `<type>: <message>` for an ActionFailure. */
+const failureMessage = (error: unknown): string =>
+  error instanceof ActionFailure ? `${error.type}: ${error.message}` : `action error: ${error instanceof Error ? error.message : String(error)}`;
+
+/** Runs the step's action once (with its retries) for `req`; its store effect is left to `settleRun`. */
+export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Promise<ActionRun> {
   const { step } = req;
   let rendered: Record<string, unknown>;
   try {
@@ -73,24 +88,41 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
       caseId: req.caseId,
       connection,
       signal: controller.signal,
-      cases: req.cases,
+      cases: null,
       now: deps.now,
     };
     try {
       const work = req.dryRun ? action.preview(parsed.output, context) : action.execute(parsed.output, context);
       const output = await raceAbort(work, controller.signal);
-      return { status: 'ok', input: rendered, output, error: null };
+      const record = req.dryRun ? undefined : action.record?.bind(action);
+      return { status: 'ok', input: rendered, output, error: null, record: record ? (cases) => record(parsed.output, output, { ...context, cases }) : null };
     } catch (error) {
-      const failure = error instanceof ActionFailure ? error : null;
-      if (failure?.retryable && retry < step.retries) {
+      if (error instanceof ActionFailure && error.retryable && retry < step.retries) {
         await deps.sleep(deps.backoffBaseMs * 2 ** retry);
         continue;
       }
-      const message = failure ? `${failure.type}: ${failure.message}` : `action error: ${error instanceof Error ? error.message : String(error)}`;
-      return fail(rendered, message);
+      return fail(rendered, failureMessage(error));
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * The outcome of `run` once its store effect is staged: its recorder runs into `unit`
+ * through `cases` and gives the output. A recorder that throws makes the outcome `error`
+ * and drops what it staged, so a failed step writes no effect. Call it once per try
+ * with a fresh unit: it only decides, so a second call repeats nothing.
+ */
+export async function settleRun(run: ActionRun, unit: UnitOfWork, cases: CaseEffects | null): Promise<StepOutcome> {
+  const { record, ...outcome } = run;
+  if (record === null) return outcome;
+  const mark = unit.mark();
+  try {
+    return { ...outcome, output: await record(cases) };
+  } catch (error) {
+    unit.restore(mark);
+    return { ...outcome, status: 'error', output: null, error: failureMessage(error) };
   }
 }
 
