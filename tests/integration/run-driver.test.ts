@@ -4,29 +4,38 @@
  * runs when it shares an append with the previous step's finish, that a crash between
  * an action and its finish reruns the step as attempt 2, and that a driver that kept
  * its state in memory renders templates exactly as one that rebuilt it from the store.
+ * Internal effects (`case.update`): a driver that dies just before or just after the
+ * append of a step's effect with its end leaves a run whose replay writes each comment
+ * once, and a case moved by another command between the decision and the append is
+ * decided again without applying anything twice.
  */
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionDefinition } from '../../adapters/actions/action.ts';
+import { caseUpdate } from '../../adapters/actions/case-update.ts';
 import { createActionRegistry } from '../../adapters/actions/registry.ts';
+import { createRunCaseEffects } from '../../adapters/commands/run-case-effects.ts';
+import type { StreamWrite } from '../../adapters/event-store/port.ts';
+import { defaultPermissionMatrix } from '../../adapters/identity/permissions.ts';
 import type { OpenedDatabase } from '../../adapters/db/connect.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { createTemplateEngine } from '../../adapters/templates/liquid.ts';
 import type { StepDefinition } from '../../domain/runbooks/model.ts';
+import type { CaseOpened } from '../../domain/cases/events.ts';
 import type { RunQueued } from '../../domain/runs/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { driveRun, type RunDriverDeps } from '../../runtime/worker/run-driver.ts';
 import { engines } from '../support/engines.ts';
 
-const step = (id: string, needs: string[], text: string): StepDefinition => ({
+const step = (id: string, needs: string[], text: string, action = 'test.record', withMap: Record<string, unknown> = { text }): StepDefinition => ({
   id,
   kind: 'action',
-  action: 'test.record',
+  action,
   when: null,
   needs,
   when_branch: null,
-  with: { text },
+  with: withMap,
   timeout_s: 10,
   retries: 0,
   on_error: { kind: 'fail' },
@@ -42,6 +51,9 @@ const steps = [step('s1', [], 'first'), step('s2', ['s1'], '{{ steps.s1.output |
 /** Keys in an order jsonb does not keep, a Date, an undefined member and a non-ASCII key. */
 const outputOf = (text: string) => ({ zeta: text, a: { yy: 1, b: [{ long_key: 2, k: 3 }] }, 'é': 4, at: new Date(0), gone: undefined, '10': 5 });
 
+/** Two case.update steps: a comment, then a comment with a tag added to the case's tags. */
+const commentSteps = [step('c1', [], '', 'case.update', { comment: 'one' }), step('c2', ['c1'], '', 'case.update', { comment: 'two', tags_add: ['x'] })];
+
 type Call = { step: string; attempt: number; text: string; streamTypes: string[] };
 
 describe.each(engines)('run driver on $name', (engine) => {
@@ -52,6 +64,13 @@ describe.each(engines)('run driver on $name', (engine) => {
   /** Throws from the driver's clock once, right after an action returned: a crash before its finish is written. */
   let crashAfterAction: string | null;
   let crashNow = false;
+  /** Throws from the store's next appendMany that writes a case stream, just before or just after it commits. */
+  let crashEffectAppend: 'before' | 'after' | null = null;
+  /** Another command's write, made inside the `at`-th appendMany that writes a case stream, just before it reaches the store. */
+  let raceEffectAppend: { at: number; write: () => Promise<unknown> } | null = null;
+  let effectAppends = 0;
+  /** The store's own appendMany, around the injections (`store.append` goes through `appendMany`). */
+  let unwatchedAppendMany: PostgresEventStore['appendMany'];
 
   const recordAction: ActionDefinition<{ text: string }> = {
     name: 'test.record',
@@ -74,7 +93,7 @@ describe.each(engines)('run driver on $name', (engine) => {
   const deps = (): RunDriverDeps => ({
     store,
     templates: createTemplateEngine(),
-    actions: createActionRegistry([recordAction]),
+    actions: createActionRegistry([recordAction, caseUpdate]),
     resolveConnection: async () => null,
     now: () => {
       if (crashNow) {
@@ -86,20 +105,27 @@ describe.each(engines)('run driver on $name', (engine) => {
     sleep: async () => undefined,
     backoffBaseMs: 1,
     caseContext: async () => null,
-    caseCommands: () => ({ update: async () => ({}), linkPage: async () => undefined, linkTicket: async () => undefined }),
+    caseEffects: createRunCaseEffects({
+      db: opened.db,
+      severities: ['low', 'medium', 'high', 'critical'],
+      statuses: ['new', 'in_progress', 'closed'],
+      permissions: defaultPermissionMatrix,
+      ids: randomUUID,
+      now: () => new Date(),
+    }),
     stillOwned: () => true,
     maxStepVisits: 3,
     defaultApprovalTimeoutH: 24,
   });
 
-  const queueRun = async (): Promise<string> => {
+  const queueRun = async (runSteps = steps, caseId: string | null = null): Promise<string> => {
     const runId = randomUUID();
     const queued: RunQueued = {
       type: 'run.queued',
       data: {
         run_id: runId,
-        runbook: { id: 'driver-test', name: 'Driver test', description: '', version: 1, enabled: true, trigger: { type: 'manual' }, inputs: [], steps },
-        case_id: null,
+        runbook: { id: 'driver-test', name: 'Driver test', description: '', version: 1, enabled: true, trigger: { type: 'manual' }, inputs: [], steps: runSteps },
+        case_id: caseId,
         trigger_type: 'manual',
         trigger: {},
         inputs: {},
@@ -112,6 +138,23 @@ describe.each(engines)('run driver on $name', (engine) => {
     return runId;
   };
 
+  const openCase = async (): Promise<string> => {
+    const caseId = randomUUID();
+    const opened: CaseOpened = {
+      type: 'case.opened',
+      data: {
+        case_id: caseId, key: 'SVC-1', number: 1, title: 'Driver case', description: null, severity: 'high', tags: ['seed'], status: 'new',
+        team: null, private: false, correlation_key: null, opened_at: new Date().toISOString(), opened_by: null, opened_by_id: null,
+      },
+    };
+    await store.append(streams.case(caseId), [opened], 0);
+    return caseId;
+  };
+  const caseEvents = async (caseId: string) => (await store.readStream(streams.case(caseId))).map((e) => ({ type: e.type, data: e.data }));
+  const commentsOf = async (caseId: string) => (await caseEvents(caseId)).filter((e) => e.type === 'case.comment_added').map((e) => e.data.body);
+  const stepEnds = async (runId: string) =>
+    (await store.readStream(streams.run(runId))).filter((e) => e.type === 'step.finished').map((e) => [e.data.step_id, e.data.attempt, e.data.status]);
+
   beforeAll(async () => {
     opened = await engine.open();
     const inner = new PostgresEventStore(opened.db);
@@ -120,6 +163,19 @@ describe.each(engines)('run driver on $name', (engine) => {
     inner.append = (...args) => {
       appends += 1;
       return append(...args);
+    };
+    const appendMany = inner.appendMany.bind(inner);
+    unwatchedAppendMany = appendMany;
+    inner.appendMany = async (writes: StreamWrite[]) => {
+      if (!writes.some((w) => w.streamId.startsWith('case-'))) return appendMany(writes);
+      effectAppends += 1;
+      if (raceEffectAppend?.at === effectAppends) await raceEffectAppend.write();
+      const crash = crashEffectAppend;
+      crashEffectAppend = null;
+      if (crash === 'before') throw new Error('injected crash');
+      const result = await appendMany(writes);
+      if (crash === 'after') throw new Error('injected crash');
+      return result;
     };
   });
   afterAll(async () => {
@@ -182,5 +238,50 @@ describe.each(engines)('run driver on $name', (engine) => {
       ['s2', 2],
       ['s3', 1],
     ]);
+  });
+
+  it.each([
+    ['before', [['c1', 2, 'ok'], ['c2', 1, 'ok']]],
+    ['after', [['c1', 1, 'ok'], ['c2', 1, 'ok']]],
+  ] as const)('writes a case.update comment once when the driver dies just %s its effect and end are appended', async (moment, ends) => {
+    const caseId = await openCase();
+    const runId = await queueRun(commentSteps, caseId);
+    crashEffectAppend = moment;
+    await expect(driveRun(deps(), runId)).rejects.toThrow('injected crash');
+    // As the dead worker left them: c1 started, and its comment and end both written or both not.
+    const left = await store.readStream(streams.run(runId));
+    expect(left.map((e) => e.type)).toEqual(['run.queued', 'run.started', 'step.started', ...(moment === 'after' ? ['step.finished'] : [])]);
+    expect(await commentsOf(caseId)).toEqual(moment === 'after' ? ['one'] : []);
+
+    await expect(driveRun(deps(), runId)).resolves.toBe(true);
+    expect(await commentsOf(caseId)).toEqual(['one', 'two']);
+    expect(await stepEnds(runId)).toEqual(ends);
+  });
+
+  it('decides a case.update again when another command moved the case between its decision and its append, applying each change once', async () => {
+    const caseId = await openCase();
+    const runId = await queueRun(commentSteps, caseId);
+    effectAppends = 0;
+    // c1 appends undisturbed; c2's first append finds the case moved and fails whole, its second lands.
+    raceEffectAppend = {
+      at: 2,
+      write: () =>
+        unwatchedAppendMany([{ streamId: streams.case(caseId), events: [{ type: 'case.updated', data: { case_id: caseId, changes: { tags: ['seed', 'concurrent'] }, at: new Date().toISOString() } }], expectedVersion: 'any' }]),
+    };
+    await expect(driveRun(deps(), runId)).resolves.toBe(true);
+    raceEffectAppend = null;
+    expect(effectAppends).toBe(3);
+    expect(await commentsOf(caseId)).toEqual(['one', 'two']);
+    const tagUpdates = (await caseEvents(caseId)).filter((e) => e.type === 'case.updated').map((e) => (e.data.changes as { tags: string[] }).tags);
+    expect(tagUpdates).toEqual([
+      ['seed', 'concurrent'],
+      ['seed', 'concurrent', 'x'],
+    ]);
+    expect(await stepEnds(runId)).toEqual([
+      ['c1', 1, 'ok'],
+      ['c2', 1, 'ok'],
+    ]);
+    const c2 = (await store.readStream(streams.run(runId))).find((e) => e.type === 'step.finished' && e.data.step_id === 'c2');
+    expect(c2?.data.output).toEqual({ case_id: caseId, changed: ['tags', 'comment'] });
   });
 });
