@@ -23,7 +23,7 @@ import { connectionRoutes } from './connections.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
-import { jsonGuard, queryTextGuard } from './validation.ts';
+import { jsonGuard, urlTextGuard } from './validation.ts';
 import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
 import { metricsRoutes } from './metrics.routes.ts';
 import { diagnosticsRoutes } from './diagnostics.routes.ts';
@@ -67,7 +67,7 @@ export function createApp(deps: HttpDeps) {
 
   const authed = new Hono<AppEnv>();
   authed.use('*', authenticate({ verifier: deps.verifier, users: deps.users, basePath: deps.basePath }));
-  authed.use('*', queryTextGuard, jsonGuard('refuse', deps.maxJsonDepth));
+  authed.use('*', urlTextGuard, jsonGuard('refuse', deps.maxJsonDepth));
   authed.route('/', authMeRoutes());
   authed.route('/', caseRoutes(deps));
   authed.route('/', alertRoutes(deps));

@@ -129,10 +129,14 @@ export function jsonGuard(mode: 'refuse' | 'repair', maxDepth: number) {
 }
 
 /**
- * Refuses a query parameter (name or value) holding a NUL or an unpaired surrogate with
- * 422 `text_invalid` at `["query", name]`, before any route hands it to the database.
+ * Refuses a path or a query parameter (name or value) holding a NUL or an unpaired
+ * surrogate with 422 `text_invalid` at `["path"]` or `["query", name]`, before any route
+ * hands it to the database.
  */
-export const queryTextGuard = createMiddleware(async (c, next) => {
+export const urlTextGuard = createMiddleware(async (c, next) => {
+  if (hasBadText(decodedPath(new URL(c.req.url).pathname))) {
+    throw new ValidationFailed([{ loc: ['path'], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
+  }
   for (const [name, values] of Object.entries(c.req.queries())) {
     if ([name, ...values].some(hasBadText)) {
       throw new ValidationFailed([{ loc: ['query', name], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
@@ -140,3 +144,12 @@ export const queryTextGuard = createMiddleware(async (c, next) => {
   }
   await next();
 });
+
+/** The raw (still percent-encoded) path decoded; a malformed escape (invalid UTF-8) counts as an unpaired surrogate. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return '\ud800';
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * A route fuzzer driven by the service's own `/openapi.json` (issue 19): every operation
+ * the document lists is called with hostile variants of its path parameters, query
+ * parameters and JSON body (NUL and unpaired surrogates, upper-case and malformed ids,
+ * numbers JavaScript reads loosely, arrays and scalars where objects belong, JSON nested
+ * 10,000 deep, oversized strings, each body property replaced by a wrong type), and with
+ * a minimal valid body built from the declared schema. No answer may be a 5xx, every
+ * refusal must be in one of the spec's error shapes, nothing may reach the 500 handler,
+ * and the process must still answer at the end. Bounded: a fixed set of variants per
+ * operation, on loopback only.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { e2eEngines } from '../support/service-process.ts';
+
+const root = testPerson('fuzz-root@example.com', [{ team: null, role: 'admin' }]);
+const bootstrap = 'fuzz-bootstrap-secret';
+
+type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; enum?: unknown[]; const?: unknown; format?: string; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; minLength?: number; pattern?: string; minItems?: number };
+type Operation = { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } };
+
+const runbook = `
+id: fuzz-manual
+name: Fuzz target
+trigger:
+  type: manual
+steps:
+  - id: note
+    action: case.update
+    with:
+      comment: "fuzzed"
+`;
+
+const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+const hostileStrings = ['\u0000', 'a\ud800b', 'x'.repeat(10_000), '../../etc/passwd', '1e12', '-1', 'NaN', ' ', '%00'];
+
+/** A minimal instance of `schema`: required properties only, the first enum value, a plausible string per format. */
+function sample(schema: JsonSchema | undefined, ids: { caseId: string }, depth = 0): unknown {
+  if (!schema || depth > 6) return null;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  const option = schema.anyOf?.[0] ?? schema.oneOf?.[0];
+  if (option) return sample(option, ids, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'object':
+      return Object.fromEntries((schema.required ?? []).map((k) => [k, sample(schema.properties?.[k], ids, depth + 1)]));
+    case 'array':
+      return schema.minItems ? [sample(schema.items, ids, depth + 1)] : [];
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'string':
+      if (schema.format === 'uuid') return ids.caseId;
+      if (schema.format === 'uri' || schema.format === 'url') return 'https://example.invalid/x';
+      if (schema.format === 'date-time') return '2026-11-22T10:00:00Z';
+      if (schema.format === 'email') return 'someone@example.com';
+      return 'fuzz-value';
+    default:
+      return 'fuzz-value';
+  }
+}
+
+/** Percent-encodes `s`; an unpaired surrogate, which has no UTF-8 form, goes as the bytes a careless encoder would send (ED A0 80). */
+const encode = (s: string) => s.split(/([\ud800-\udfff])/u).map((part) => (/^[\ud800-\udfff]$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part))).join('');
+
+/** Hostile replacements of one property value. */
+const wrongValues: unknown[] = [null, 12, [], {}, ['\u0000'], { a: [1] }, 'x\u0000y', 'x'.repeat(100_000), -1e308, true];
+
+describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
+  let svc: InProcessService;
+  let doc: { paths: Record<string, Record<string, Operation>> };
+  let caseId = '';
+  const answers: { label: string; status: number; text: string }[] = [];
+
+  const send = async (method: string, path: string, body: string | undefined, label: string) => {
+    const webhook = path.startsWith('/webhooks/');
+    const token = webhook ? null : await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: method, htu: path.split('?')[0] });
+    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const res = await fetch(`${svc.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(20_000) });
+    const text = res.status === 200 && !(res.headers.get('content-type') ?? '').includes('json') ? '' : await res.text();
+    answers.push({ label: `${method} ${path.slice(0, 120)} [${label}]`, status: res.status, text });
+  };
+
+  beforeAll(async () => {
+    svc = await startInProcessService({ server }, { runbooks: { 'fuzz-manual.yml': runbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrap, SVC_ALLOW_PRIVATE_TARGETS: 'false' } });
+    doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as typeof doc;
+    const token = await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: 'POST', htu: '/cases' });
+    const created = await fetch(`${svc.url}/cases`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Fuzz target', severity: 'high' }) });
+    caseId = ((await created.json()) as { id: string }).id;
+  });
+  afterAll(async () => svc?.close());
+
+  it('answers every operation of /openapi.json without a 5xx and in the error shapes', async () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+    expect(operations.length).toBeGreaterThan(80);
+
+    for (const { path, method, op } of operations) {
+      const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+      const fill = (value: (name: string) => string) => path.replace(/\{([^}]+)\}/g, (_, name: string) => encode(value(name)));
+      const pathVariants: [string, string][] = params.length === 0
+        ? [['as is', path]]
+        : [
+            ['real case id', fill((n) => (n === 'slug' ? 'fuzz-manual' : caseId))],
+            ['upper-case id', fill((n) => (n === 'slug' ? 'FUZZ-MANUAL' : caseId.toUpperCase()))],
+            ['random id', fill(() => randomUUID())],
+            ...hostileStrings.slice(0, 4).map((s, i): [string, string] => [`hostile id ${i}`, fill(() => s)]),
+          ];
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+      const queryVariants = query.length === 0 ? [''] : ['', ...hostileStrings.map((s) => `?${query.map((q) => `${q}=${encode(s)}`).join('&')}`)];
+      const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+      const valid = bodySchema ? sample(bodySchema, { caseId }) : undefined;
+      const bodies: [string, string | undefined][] = !op.requestBody
+        ? [['no body', undefined]]
+        : [
+            ['minimal valid', JSON.stringify(valid ?? {})],
+            ['empty object', '{}'],
+            ['array', '[{}]'],
+            ['null', 'null'],
+            ['string', '"x"'],
+            ['not json', '{"a":'],
+            ['deep', deep],
+            ['nul key', '{"\\u0000":1}'],
+            ...Object.keys(bodySchema?.properties ?? {}).flatMap((key) =>
+              wrongValues.map((wrong, i): [string, string] => [`${key} wrong ${i}`, JSON.stringify({ ...(valid as object), [key]: wrong })]),
+            ),
+          ];
+
+      for (const [pathLabel, target] of pathVariants) {
+        for (const q of queryVariants) await send(method, `${target}${q}`, bodies[0]?.[1], `${pathLabel} ${q ? 'hostile query' : ''}`);
+        // Body variants go to the first path variant (a real id) and to one hostile id.
+        if (pathLabel === 'real case id' || pathLabel === 'as is' || pathLabel === 'upper-case id') {
+          for (const [bodyLabel, body] of bodies.slice(1)) await send(method, target, body, `${pathLabel} ${bodyLabel}`);
+        }
+      }
+    }
+
+    // The variants reach the handlers, not only the validators: the minimal valid bodies and real ids are taken.
+    expect(answers.filter((a) => a.status < 300).length).toBeGreaterThan(50);
+    const serverErrors = answers.filter((a) => a.status >= 500);
+    expect(serverErrors.map((a) => `${a.label}: ${a.status} ${a.text.slice(0, 200)}`)).toEqual([]);
+    const outsideShapes = answers.filter((a) => a.status >= 400 && !inErrorShape(a.status, a.text));
+    expect(outsideShapes.map((a) => `${a.label}: ${a.status} ${a.text.slice(0, 200)}`)).toEqual([]);
+    expect(svc.errors().map((e) => `${String(e.msg)} ${JSON.stringify(e.err ?? '').slice(0, 300)}`)).toEqual([]);
+    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+  }, 600_000);
+});
+
+/** `{detail, code, params}` (SPEC.md "Errors" 1), or for a 422 the framework shape `{detail: [{loc, msg, type}]}` (CONTRACTS.md section 3). */
+function inErrorShape(status: number, text: string): boolean {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  const keys = Object.keys(b).sort().join(',');
+  if (keys === 'code,detail,params') return typeof b.code === 'string' && typeof b.params === 'object' && b.params !== null;
+  if (status === 422 && keys === 'detail' && Array.isArray(b.detail)) {
+    return b.detail.every((i: Record<string, unknown>) => Array.isArray(i.loc) && typeof i.msg === 'string' && typeof i.type === 'string' && Object.keys(i).length === 3);
+  }
+  // AI refusals on triage and authoring (SPEC.md "Errors" 4): 422 `{detail: {code, message}}`.
+  if (status === 422 && keys === 'detail' && typeof b.detail === 'object' && b.detail !== null) return 'code' in b.detail && 'message' in b.detail;
+  return false;
+}
