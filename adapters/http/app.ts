@@ -8,7 +8,8 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { except } from 'hono/combine';
 import { HTTPException } from 'hono/http-exception';
-import { openAPIRouteHandler } from 'hono-openapi';
+import { generateSpecs, type GenerateSpecOptions } from 'hono-openapi';
+import { withErrorResponses } from './openapi.ts';
 import { actionRoutes } from './actions.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
 import { alertBackfillRoutes } from './alert-backfill.routes.ts';
@@ -93,24 +94,24 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', retentionRoutes(deps));
   authed.route('/', ticketRoutes(deps));
 
-  api.get(
-    '/openapi.json',
-    openAPIRouteHandler(api, {
-      documentation: {
-        openapi: '3.1.0',
-        info: { title: 'svc incident-response service', version: '0.1.0' },
-        servers: [{ url: deps.basePath || '/' }],
-        components: {
-          securitySchemes: {
-            callerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-            webhookToken: { type: 'apiKey', in: 'header', name: 'X-Svc-Token' },
-          },
+  const openApiOptions = {
+    documentation: {
+      openapi: '3.1.0',
+      info: { title: 'svc incident-response service', version: '0.1.0' },
+      servers: [{ url: deps.basePath || '/' }],
+      components: {
+        securitySchemes: {
+          callerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          webhookToken: { type: 'apiKey', in: 'header', name: 'X-Svc-Token' },
         },
-        security: [{ callerToken: [] }],
       },
-      defaultValidationErrorResponse: false,
-    }),
-  );
+      security: [{ callerToken: [] }],
+    },
+    defaultValidationErrorResponse: false,
+  } satisfies Partial<GenerateSpecOptions>;
+  // Generated once, on the first request, when every route is registered.
+  let openApi: Promise<unknown> | null = null;
+  api.get('/openapi.json', async (c) => c.json(await (openApi ??= generateSpecs(api, openApiOptions).then((doc) => withErrorResponses(doc as Parameters<typeof withErrorResponses>[0])))));
   api.route('/', authed);
 
   const root = deps.basePath ? new Hono().route(deps.basePath, api) : api;

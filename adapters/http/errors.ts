@@ -7,11 +7,14 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { InferOutput } from 'valibot';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
+import { errorBodySchema } from './openapi.ts';
 
 export type ErrorLogger = (error: unknown, context: { method: string; path: string }) => void;
 
-export function errorBody(detail: unknown, code: string, params: Record<string, unknown> = {}) {
+/** The `{detail, code, params}` body, of the shape `errorBodySchema` declares in `/openapi.json`. */
+export function errorBody(detail: string | Record<string, unknown>, code: string, params: Record<string, unknown> = {}): InferOutput<typeof errorBodySchema> {
   return { detail, code, params };
 }
 

@@ -296,6 +296,21 @@ steps:
       const idParam = (doc.paths['/cases/{id}']?.get?.parameters as { name: string; in: string }[] | undefined)?.find((p) => p.name === 'id');
       expect(idParam).toMatchObject({ in: 'path', required: true });
     });
+
+    it('declares the error answers of every operation from the error body schemas', async () => {
+      const doc = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+      expect(doc.components.schemas.ErrorBody).toMatchObject({ type: 'object', required: ['detail', 'code', 'params'] });
+      expect(doc.components.schemas.ValidationError.properties.detail.items).toMatchObject({ required: ['loc', 'msg', 'type'] });
+      const errorRef = { $ref: '#/components/schemas/ErrorBody' };
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          const json = (status: string) => op.responses?.[status]?.content?.['application/json']?.schema;
+          expect(json('4XX'), `${method} ${path}`).toEqual(errorRef);
+          expect(json('500'), `${method} ${path}`).toEqual(errorRef);
+          if ((op.parameters?.length ?? 0) > 0 || op.requestBody) expect(json('422'), `${method} ${path}`).toEqual({ $ref: '#/components/schemas/ValidationError' });
+        }
+      }
+    });
   });
 
   describe('unhandled failure', () => {
