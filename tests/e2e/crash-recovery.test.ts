@@ -4,6 +4,11 @@
  * hangs on its first delivery; the service is SIGKILLed while that step is in flight,
  * restarted on the same database, and must finish the run: step one delivered once,
  * step two delivered again as a new attempt with a new webhook id.
+ *
+ * A kill loop over internal actions (docs/architecture.md "Run path", crash recovery):
+ * batches of alerts start runs of four `case.update` comment steps, and the service is
+ * SIGKILLed at a random moment after each batch and started again. Once every run has
+ * finished, each case holds each comment exactly once and the action-log chain verifies.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +17,46 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createServerDatabase } from '../support/engines.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { createTestIdentity, e2eEngines, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+
+/**
+ * Kill loop bounds: KILLS starts of the service, each taking a batch of BATCH alerts (one
+ * case and run each) and killed within KILL_WITHIN_MS of it; a start costs 3-5 s on a
+ * persisted PGlite, so the loop stays near 30 s.
+ */
+const KILLS = 4;
+const BATCH = 10;
+const KILL_WITHIN_MS = 500;
+const NOTES = ['note 1', 'note 2', 'note 3', 'note 4'];
+
+const commentSteps = `
+id: four-comments
+name: Four comments
+version: 1
+trigger:
+  type: alert
+  conditions:
+    source: detector
+steps:
+  - id: c1
+    action: case.update
+    autonomous: true
+    with: { comment: "note 1" }
+  - id: c2
+    action: case.update
+    autonomous: true
+    needs: [c1]
+    with: { comment: "note 2", tags_add: [crash-loop] }
+  - id: c3
+    action: case.update
+    autonomous: true
+    needs: [c2]
+    with: { comment: "note 3" }
+  - id: c4
+    action: case.update
+    autonomous: true
+    needs: [c3]
+    with: { comment: "note 4" }
+`;
 
 const runbook = `
 id: two-step-notify
@@ -82,4 +127,44 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
     expect(run.chain.valid).toBe(true);
     await receiver.close();
   });
+
+  it('applies every case.update comment exactly once across SIGKILLs at random moments', async () => {
+    const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-runbooks-'));
+    writeFileSync(join(runbooksDir, 'four-comments.yml'), commentSteps);
+    const identity = await createTestIdentity();
+    const env = { ...engineEnv(identity, server ? await createServerDatabase() : null), SVC_RUNBOOKS_DIR: runbooksDir, SVC_WORKER_LEASE_MS: '1000' };
+    const headers = { authorization: `Bearer ${await identity.mint([{ team: null, role: 'admin' }])}` };
+    const get = async (path: string) => (await (await fetch(`${svc?.url}${path}`, { headers })).json()) as any;
+
+    const cases: string[] = [];
+    const runs: string[] = [];
+    const delays: number[] = [];
+    for (let kill = 0; kill < KILLS; kill++) {
+      svc = await startServiceProcess(env);
+      const alerts = Array.from({ length: BATCH }, (_, i) => ({ alert_id: `loop-${kill}-${i}`, rule: { id: `r-loop-${kill}-${i}`, title: 'Kill loop', severity: 'medium' } }));
+      const intake = await fetch(`${svc.url}/webhooks/detector`, { method: 'POST', headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
+      const { results } = (await intake.json()) as { results: { case_id: string; runs: string[] }[] };
+      cases.push(...results.map((r) => r.case_id));
+      runs.push(...results.flatMap((r) => r.runs));
+      // Runs of this batch and of earlier ones (once their dead worker's lease expired) are in flight.
+      const delay = Math.floor(Math.random() * KILL_WITHIN_MS);
+      delays.push(delay);
+      await new Promise((r) => setTimeout(r, delay));
+      await svc.kill();
+    }
+    expect(new Set(cases).size).toBe(KILLS * BATCH);
+    expect(runs).toHaveLength(KILLS * BATCH);
+
+    svc = await startServiceProcess(env);
+    const unfinished = async () => {
+      const listed = (await get('/runs?limit=200')).items as { id: string; status: string }[];
+      return runs.filter((id) => listed.find((r) => r.id === id)?.status !== 'succeeded');
+    };
+    await expect.poll(unfinished, { timeout: 30_000, interval: 250 }).toEqual([]);
+    for (const caseId of cases) {
+      const comments = ((await get(`/cases/${caseId}/comments`)).items as { body: string }[]).map((c) => c.body);
+      expect(comments.sort(), `case ${caseId} after kills at ${delays.join(', ')} ms`).toEqual(NOTES);
+    }
+    expect(await get('/runs/chain/verify')).toMatchObject({ valid: true, first_broken_index: null });
+  }, 90_000);
 });
