@@ -56,6 +56,7 @@ import { auditProjection } from '../projections/audit/audit.projection.ts';
 import { createAuditLog } from '../adapters/commands/audit.ts';
 import { createApiMetrics } from '../adapters/metrics/api-metrics.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
+import { listenError } from './listen-error.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker/worker-metrics.ts';
 import { createErrorCounts, type ErrorClass } from '../adapters/diagnostics/error-counts.ts';
 import { createDiagnostics } from './diagnostics.ts';
@@ -83,6 +84,7 @@ import { publishLiveUpdates } from '../projections/live/publisher.ts';
 import { startLiveBus, type LiveBus } from '../adapters/live/bus.ts';
 import { createLiveHub, type LiveHub } from '../adapters/live/hub.ts';
 import { attachLiveSocket } from '../adapters/http/live-socket.ts';
+import { answerClientErrors } from '../adapters/http/client-errors.ts';
 
 /** How long shutdown lets requests in flight finish before closing the database, ms. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -197,154 +199,182 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let liveSocket: { close: () => Promise<void> } | null = null;
   let inFlight: InFlight<Parameters<ReturnType<typeof createApp>['fetch']>, Response> | null = null;
   let url: string | null = null;
-  if (config.role !== 'worker') {
-    const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
-    const waitFor = (position: number | null) => (position === null ? Promise.resolve() : projector.waitFor(position));
-    const users = createUserDirectory(db, now);
-    bus = await startLiveBus({ db, embedded: opened.embedded, databaseUrl: config.databaseUrl, reconnectMs: 1000, onError: failure('live.bus_failed', 'live update bus failed') });
-    hub = createLiveHub({
-      bus,
-      roster: createPresenceRoster(config.presenceHeartbeatSeconds * 2000),
-      now,
-      expiryCheckMs: config.presenceHeartbeatSeconds * 500,
-      onError: failure('live.bus_failed', 'presence expiry failed'),
-    });
-    const app = createApp({
-      db,
-      basePath: config.basePath,
-      maxBodyBytes: config.maxBodyBytes,
-      detectorBootstrapSecret: config.detectorBootstrapSecret,
-      caseConfig,
-      ackSla: config.ackSla,
-      caseListTotalCap: config.caseListTotalCap,
-      presence: hub.presence,
-      presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
-      publicPrefix: config.publicPrefix,
-      observables: createObservableCommands({ store, ids, now }),
-      caseAlerts: createCaseAlertCommands({ store, db, now, ids, config: caseConfig }),
-      tasks: createTaskCommands({ store, db, ids, now, permissions }),
-      caseFiles: createCaseFileCommands({ store, db, ids, now }),
-      files,
-      attachmentMaxBytes: config.attachmentMaxBytes,
-      permissions,
-      verifier,
-      users,
-      cases,
-      caseTemplates,
-      caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
-      intake,
-      backfill: createBackfill({ intake, detector, severities: config.severities, pageTimeoutMs: config.peerTimeoutMs }),
-      backfillLimits: config.backfill,
-      runs,
-      runbooks,
-      runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },
-      actions,
-      connections,
-      connectionProbes,
-      webhookSources: createWebhookSourceStore(db, box, ids, now),
-      audit,
-      metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
-      waitFor,
-      retentionPolicy,
-      pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
-      ticketMirror,
-      chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),
-      chatCommand: config.chat.command,
-      outbound,
-      logError: failure('http.internal_error', 'unhandled error'),
-      diagnostics: createDiagnostics({
-        db,
-        env,
-        errors: errorCounts,
+  /** Stops everything started so far, in order; also what a failed start-up runs before it rethrows. */
+  const close = async () => {
+    await liveSocket?.close();
+    if (server) await new Promise<void>((r) => server?.close(() => r()));
+    await inFlight?.idle(SHUTDOWN_GRACE_MS);
+    clearInterval(runbookRefresh);
+    await scheduleTicker?.stop();
+    await retentionLoop?.stop();
+    await ticketLoop?.stop();
+    await worker?.stop();
+    await metricsServer?.close();
+    hub?.close();
+    await bus?.close();
+    await outbound.close();
+    await store.settle();
+    await projector.stop();
+    await livePublishing;
+    await opened.close();
+  };
+  try {
+    if (config.role !== 'worker') {
+      const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
+      const waitFor = (position: number | null) => (position === null ? Promise.resolve() : projector.waitFor(position));
+      const users = createUserDirectory(db, now);
+      bus = await startLiveBus({ db, embedded: opened.embedded, databaseUrl: config.databaseUrl, reconnectMs: 1000, onError: failure('live.bus_failed', 'live update bus failed') });
+      hub = createLiveHub({
+        bus,
+        roster: createPresenceRoster(config.presenceHeartbeatSeconds * 2000),
         now,
-        health: {
-          projector: async () => ({ position: projector.position(), head: await store.headPosition() }),
-          worker: { running: config.role !== 'api', beating: () => workerMetrics !== null && Date.now() - workerMetrics.lastBeatAt() <= config.workerLeaseMs },
-        },
-      }),
-    });
-    server = await new Promise<ServerType>((resolve) => {
-      inFlight = trackInFlight(app.fetch);
-      const s = serve({ fetch: inFlight.handler, port: config.port, hostname: config.host }, () => resolve(s));
-    });
-    liveSocket = attachLiveSocket(server as HttpServer, {
-      db,
-      basePath: config.basePath,
-      verifier,
-      users,
-      permissions,
-      hub,
-      heartbeatSeconds: config.presenceHeartbeatSeconds,
-      sessionMaxMs: config.wsSessionMaxMs,
-      logError: failure('http.internal_error', 'unhandled WebSocket error'),
-    });
-    const address = server.address() as AddressInfo;
-    url = `http://${config.host}:${address.port}${config.basePath}`;
-    log.info({ url }, 'API listening');
-  }
-
-  if (config.role !== 'api') {
-    scheduleTicker = startScheduleTicker({
-      db,
-      store,
-      runnable: runbooks.runnable,
-      now,
-      intervalMs: config.scheduleTickMs,
-      onError: failure('schedule.tick_failed', 'schedule tick failed'),
-    });
-    if (retentionCutoff(retentionPolicy, now()) !== null) {
-      const sweeper = createRetentionSweeper({
-        db,
-        policy: retentionPolicy,
-        closedStatuses: config.closedStatuses,
-        commands: createRetentionCommands({ db, store, audit, now }),
-        files,
-        waitFor: (position) => projector.waitFor(position),
-        now,
-        holdMs: config.workerLeaseMs,
+        expiryCheckMs: config.presenceHeartbeatSeconds * 500,
+        onError: failure('live.bus_failed', 'presence expiry failed'),
       });
-      retentionLoop = startRetentionLoop(sweeper, db, failure('retention.sweep_failed', 'retention sweep failed'));
-    } else log.warn({ cause: retentionPolicy.cause, enabled: retentionPolicy.enabled }, 'retention sweeping is off');
-    const ticketWork = {
-      db,
-      mirror: ticketMirror,
-      resolveConnection: connections.resolveByName,
-      outbound,
-      now,
-      batch: config.ticketPoll.batch,
-      timeoutMs: config.ticketPoll.timeoutMs,
-      onError: failure('tickets.poll_failed', 'ticket mirroring failed'),
-    };
-    const ticketOutbox = createTicketOutbox(ticketWork);
-    const ticketPoller = createTicketPoller({ ...ticketWork, closedStatuses: config.closedStatuses });
-    ticketLoop = startTicketLoop([ticketOutbox.drain, ticketPoller.tick], config.ticketPoll.tickMs, failure('tickets.poll_failed', 'ticket mirroring failed'));
-    workerMetrics = createWorkerMetrics();
-    metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
-    log.info({ url: metricsServer.url }, 'worker metrics listening');
-    worker = startWorker({
-      db,
-      metrics: workerMetrics,
-      leaseMs: config.workerLeaseMs,
-      pollIntervalMs: config.pollIntervalMs,
-      concurrency: config.workerConcurrency,
-      onError: failure('worker.step_failed', 'worker step failed'),
-      driver: {
-        store: workerMetrics.metered(store),
-        templates,
+      const app = createApp({
+        db,
+        basePath: config.basePath,
+        maxBodyBytes: config.maxBodyBytes,
+        maxJsonDepth: config.maxJsonDepth,
+        detectorBootstrapSecret: config.detectorBootstrapSecret,
+        caseConfig,
+        ackSla: config.ackSla,
+        caseListTotalCap: config.caseListTotalCap,
+        presence: hub.presence,
+        presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
+        publicPrefix: config.publicPrefix,
+        observables: createObservableCommands({ store, ids, now }),
+        caseAlerts: createCaseAlertCommands({ store, db, now, ids, config: caseConfig }),
+        tasks: createTaskCommands({ store, db, ids, now, permissions }),
+        caseFiles: createCaseFileCommands({ store, db, ids, now }),
+        files,
+        attachmentMaxBytes: config.attachmentMaxBytes,
+        permissions,
+        verifier,
+        users,
+        cases,
+        caseTemplates,
+        caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
+        intake,
+        backfill: createBackfill({ intake, detector, severities: config.severities, pageTimeoutMs: config.peerTimeoutMs }),
+        backfillLimits: config.backfill,
+        runs,
+        runbooks,
+        runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },
         actions,
-        resolveConnection: connections.resolveByName,
+        connections,
+        connectionProbes,
+        webhookSources: createWebhookSourceStore(db, box, ids, now),
+        audit,
+        metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
+        waitFor,
+        retentionPolicy,
+        pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
+        ticketMirror,
+        chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),
+        chatCommand: config.chat.command,
+        outbound,
+        logError: failure('http.internal_error', 'unhandled error'),
+        diagnostics: createDiagnostics({
+          db,
+          env,
+          errors: errorCounts,
+          now,
+          health: {
+            projector: async () => ({ position: projector.position(), head: await store.headPosition() }),
+            worker: { running: config.role !== 'api', beating: () => workerMetrics !== null && Date.now() - workerMetrics.lastBeatAt() <= config.workerLeaseMs },
+          },
+        }),
+      });
+      server = await new Promise<ServerType>((resolve, reject) => {
+        inFlight = trackInFlight(app.fetch);
+        const s = serve({ fetch: inFlight.handler, port: config.port, hostname: config.host }, () => resolve(s));
+        s.once('error', (error) => reject(listenError(error, { host: config.host, port: config.port, variable: 'PORT' })));
+        answerClientErrors(s as HttpServer);
+      });
+      liveSocket = attachLiveSocket(server as HttpServer, {
+        db,
+        basePath: config.basePath,
+        verifier,
+        users,
+        permissions,
+        hub,
+        heartbeatSeconds: config.presenceHeartbeatSeconds,
+        sessionMaxMs: config.wsSessionMaxMs,
+        logError: failure('http.internal_error', 'unhandled WebSocket error'),
+      });
+      const address = server.address() as AddressInfo;
+      url = `http://${config.host}:${address.port}${config.basePath}`;
+      log.info({ url }, 'API listening');
+    }
+
+    if (config.role !== 'api') {
+      scheduleTicker = startScheduleTicker({
+        db,
+        store,
+        runnable: runbooks.runnable,
         now,
-        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-        backoffBaseMs: config.stepBackoffBaseMs,
-        maxStepVisits: config.maxStepVisits,
-        defaultApprovalTimeoutH: config.defaultApprovalTimeoutH,
-        caseContext: async (caseId) => {
-          const row = await findCase(db, caseId);
-          return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;
+        intervalMs: config.scheduleTickMs,
+        onError: failure('schedule.tick_failed', 'schedule tick failed'),
+      });
+      if (retentionCutoff(retentionPolicy, now()) !== null) {
+        const sweeper = createRetentionSweeper({
+          db,
+          policy: retentionPolicy,
+          closedStatuses: config.closedStatuses,
+          commands: createRetentionCommands({ db, store, audit, now }),
+          files,
+          waitFor: (position) => projector.waitFor(position),
+          now,
+          holdMs: config.workerLeaseMs,
+        });
+        retentionLoop = startRetentionLoop(sweeper, db, failure('retention.sweep_failed', 'retention sweep failed'));
+      } else log.warn({ cause: retentionPolicy.cause, enabled: retentionPolicy.enabled }, 'retention sweeping is off');
+      const ticketWork = {
+        db,
+        mirror: ticketMirror,
+        resolveConnection: connections.resolveByName,
+        outbound,
+        now,
+        batch: config.ticketPoll.batch,
+        timeoutMs: config.ticketPoll.timeoutMs,
+        onError: failure('tickets.poll_failed', 'ticket mirroring failed'),
+      };
+      const ticketOutbox = createTicketOutbox(ticketWork);
+      const ticketPoller = createTicketPoller({ ...ticketWork, closedStatuses: config.closedStatuses });
+      ticketLoop = startTicketLoop([ticketOutbox.drain, ticketPoller.tick], config.ticketPoll.tickMs, failure('tickets.poll_failed', 'ticket mirroring failed'));
+      workerMetrics = createWorkerMetrics();
+      metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
+      log.info({ url: metricsServer.url }, 'worker metrics listening');
+      worker = startWorker({
+        db,
+        metrics: workerMetrics,
+        leaseMs: config.workerLeaseMs,
+        pollIntervalMs: config.pollIntervalMs,
+        concurrency: config.workerConcurrency,
+        onError: failure('worker.step_failed', 'worker step failed'),
+        driver: {
+          store: workerMetrics.metered(store),
+          templates,
+          actions,
+          resolveConnection: connections.resolveByName,
+          now,
+          sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+          backoffBaseMs: config.stepBackoffBaseMs,
+          maxStepVisits: config.maxStepVisits,
+          defaultApprovalTimeoutH: config.defaultApprovalTimeoutH,
+          caseContext: async (caseId) => {
+            const row = await findCase(db, caseId);
+            return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;
+          },
+          caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
         },
-        caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
-      },
-    });
+      });
+    }
+  } catch (error) {
+    // A port in use (say) must not leave the database open: the process would never exit.
+    await close().catch(() => undefined);
+    throw error;
   }
 
   return {
@@ -352,24 +382,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     workerMetricsUrl: () => metricsServer?.url ?? null,
     opened,
     projector,
-    close: async () => {
-      await liveSocket?.close();
-      if (server) await new Promise<void>((r) => server?.close(() => r()));
-      await inFlight?.idle(SHUTDOWN_GRACE_MS);
-      clearInterval(runbookRefresh);
-      await scheduleTicker?.stop();
-      await retentionLoop?.stop();
-      await ticketLoop?.stop();
-      await worker?.stop();
-      await metricsServer?.close();
-      hub?.close();
-      await bus?.close();
-      await outbound.close();
-      await store.settle();
-      await projector.stop();
-      await livePublishing;
-      await opened.close();
-    },
+    close,
   };
 }
 

@@ -10,6 +10,7 @@
  * none; a 2xx with any other body is Teams reporting a failed delivery.
  */
 import * as v from 'valibot';
+import { jsonRecord } from '../http/shapes.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
 import { readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
 
@@ -18,7 +19,7 @@ const NAME = 'notify.chat_b';
 const input = v.strictObject({
   text: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(28_000)),
   title: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
-  facts: v.optional(v.pipe(v.record(v.string(), v.string()), v.check((f) => Object.keys(f).length <= 20, 'must have at most 20 facts'))),
+  facts: v.optional(v.pipe(jsonRecord(v.string()), v.check((f) => Object.keys(f).length <= 20, 'must have at most 20 facts'))),
   link: v.optional(v.strictObject({ title: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), url: v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be an http(s) URL')) })),
 });
 type ChatBInput = v.InferOutput<typeof input>;

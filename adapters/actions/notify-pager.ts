@@ -15,6 +15,7 @@
  * step pages once and links once.
  */
 import * as v from 'valibot';
+import { jsonRecord } from '../http/shapes.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
 import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, vendorMessage, type OutboundFetch } from './outbound-http.ts';
 
@@ -25,7 +26,7 @@ export const genieKey = (key: string) => `GenieKey ${key}`;
 export const defaultPageKey = (caseId: string) => `svc-case-${caseId}`;
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
-const details = v.record(v.string(), v.unknown());
+const details = jsonRecord(v.unknown());
 
 /** Our severities onto the Events API's (`critical`, `error`, `warning`, `info`). */
 const pagerASeverity = { critical: 'critical', high: 'error', medium: 'warning', low: 'info' } as const;
@@ -49,7 +50,7 @@ const pagerBInput = v.strictObject({
   description: v.optional(v.pipe(v.string(), v.maxLength(15_000))),
   priority: v.optional(v.picklist(['P1', 'P2', 'P3', 'P4', 'P5']), 'P3'),
   tags: v.optional(v.pipe(v.array(text(50)), v.maxLength(20))),
-  details: v.optional(v.record(v.string(), v.string())),
+  details: v.optional(jsonRecord(v.string())),
   entity: v.optional(text(512)),
   source: v.optional(text(100), 'svc'),
   note: v.optional(v.pipe(v.string(), v.maxLength(25_000))),

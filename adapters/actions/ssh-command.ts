@@ -11,7 +11,7 @@
  * refused. The secret is the PEM private key; previews and errors never show it. Hosts
  * are admin-configured (often internal), so this edge is not behind the HTTP SSRF guard.
  */
-import { Client, utils, type ConnectConfig } from 'ssh2';
+import ssh2, { Client, type ConnectConfig } from 'ssh2';
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { MAX_RESPONSE_BYTES } from './outbound-http.ts';
@@ -128,7 +128,7 @@ export async function sshExec(action: string, context: Pick<ActionContext, 'conn
 async function withSession<T>(target: SshTarget, privateKey: string | null, signal: AbortSignal, use: (client: Client, where: string, reject: Reject) => Promise<T>): Promise<T> {
   if (!privateKey) throw new ActionFailure('connection_missing', `${target.action}: connection '${target.connectionName}' has no private key`, false);
   // ssh2's connect() throws, outside every callback, on a key it cannot read: refuse it here, naming no part of it.
-  if (utils.parseKey(privateKey) instanceof Error) {
+  if (ssh2.utils.parseKey(privateKey) instanceof Error) {
     throw new ActionFailure('connection_invalid', `${target.action}: the private key of connection '${target.connectionName}' is not an unencrypted OpenSSH, PEM or PPK key`, false);
   }
   let hostKeyRefused = false;

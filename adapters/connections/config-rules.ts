@@ -13,6 +13,7 @@
  * `imap`, `mailbox_graph` and `object_storage` (docs/configuration.md "Connections").
  */
 import * as v from 'valibot';
+import { jsonRecord } from '../http/shapes.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { issuesAt } from '../shared/issues.ts';
 import { HEADER_NAME } from '../actions/http-request.ts';
@@ -64,7 +65,7 @@ const ssh = v.pipe(
 
 /** A status map: ticket status names (as the product shows them) onto case statuses, or the reverse. */
 const statusMap = v.pipe(
-  v.record(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100)), v.pipe(v.string('must map to a status name'), v.minLength(1, 'must not be empty'), v.maxLength(100))),
+  jsonRecord(v.pipe(v.string('must map to a status name'), v.minLength(1, 'must not be empty'), v.maxLength(100)), v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100))),
   v.check((m) => Object.keys(m).length <= 100, 'must have at most 100 entries'),
 );
 

@@ -35,7 +35,9 @@ import { pagerASignatureValid } from '../webhook-sources/pager-signature.ts';
 import { parseTicketAWebhook, parseTicketBWebhook } from '../webhook-sources/ticket-events.ts';
 import type { HttpDeps } from './deps.ts';
 import { detectorIncoming, detectorIntakeSchema, type DetectorAlert } from '../commands/detector-alert.ts';
-import { parseBody, requireJson, validate } from './validation.ts';
+import { jsonGuard, parseBody, requireJson, validate, type TextRepairs } from './validation.ts';
+import type { JsonPath } from '../../domain/shared/json-text.ts';
+import { jsonRecord } from './shapes.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -51,10 +53,7 @@ export function webhookToken(header: (name: string) => string | undefined): stri
 const unauthenticated = () => new DomainError('unauthenticated', 401, 'missing or invalid webhook token');
 
 /** A JSON object, or an array of 1..500 of them: what a generic source may send. */
-const jsonObject = v.pipe(
-  v.record(v.string(), v.unknown()),
-  v.check((o) => !Array.isArray(o), 'must be a JSON object'),
-);
+const jsonObject = jsonRecord(v.unknown());
 const genericBody = v.union([v.pipe(v.array(jsonObject), v.minLength(1), v.maxLength(500)), jsonObject]);
 
 /** A pager_a v3 webhook: the event type, the agent who acted, and the incident's key. */
@@ -115,13 +114,18 @@ export function webhookRoutes(deps: HttpDeps) {
   const fromMailbox = (email: MailboxEmail, source: ResolvedWebhookSource): IncomingAlert =>
     withObservables(mapMailboxAlert(email, { slug: source.slug, team: source.team, defaultSeverity: source.default_severity }, createHash('sha256').update(canonicalize(email) ?? '').digest('hex')));
 
-  /** Takes the alerts in and answers 202 once the projections show them. */
-  const ingest = async (c: Context, alerts: IncomingAlert[], batch: boolean) => {
-    const results: IntakeResult[] = [];
+  /**
+   * Takes the alerts in and answers 202 once the projections show them. Characters the
+   * intake guard replaced are recorded on each alert (`payload.svc_text_repairs`, paths
+   * within that alert) and in its result (`text_repairs`).
+   */
+  const ingest = async (c: Context, alerts: IncomingAlert[], batch: boolean, repairs: JsonPath[] = []) => {
+    const results: (IntakeResult & { text_repairs?: JsonPath[] })[] = [];
     let position = 0;
-    for (const alert of alerts) {
-      const outcome = await deps.intake.ingest(alert);
-      results.push(outcome.result);
+    for (const [index, alert] of alerts.entries()) {
+      const own = batch ? repairs.filter((p) => p[0] === index).map((p) => p.slice(1)) : repairs;
+      const outcome = await deps.intake.ingest(own.length === 0 ? alert : { ...alert, payload: { ...alert.payload, svc_text_repairs: own } });
+      results.push(own.length === 0 ? outcome.result : { ...outcome.result, text_repairs: own });
       position = Math.max(position, outcome.position);
     }
     await deps.waitFor(position);
@@ -148,7 +152,7 @@ export function webhookRoutes(deps: HttpDeps) {
   const detectorAlerts = (body: v.InferOutput<typeof detectorIntakeSchema>, sourceTeam: string | null) =>
     Array.isArray(body) ? body.map((a, i) => toIncoming(a, i, sourceTeam)) : [toIncoming(body, null, sourceTeam)];
 
-  return new Hono<{ Variables: { webhookSource: ResolvedWebhookSource } }>()
+  return new Hono<{ Variables: { webhookSource: ResolvedWebhookSource } & TextRepairs }>()
     .post(
       '/webhooks/detector',
       describeRoute({ summary: 'Detector alert intake (one alert or an array)', tags: ['intake'] }),
@@ -161,10 +165,11 @@ export function webhookRoutes(deps: HttpDeps) {
         await next();
       },
       requireJson,
+      jsonGuard('repair', deps.maxJsonDepth),
       validate('json', detectorIntakeSchema),
       (c) => {
         const body = c.req.valid('json');
-        return ingest(c, detectorAlerts(body, null), Array.isArray(body));
+        return ingest(c, detectorAlerts(body, null), Array.isArray(body), c.get('textRepairs'));
       },
     )
     .post(
@@ -189,6 +194,7 @@ export function webhookRoutes(deps: HttpDeps) {
         await next();
       },
       requireJson,
+      jsonGuard('repair', deps.maxJsonDepth),
       async (c) => {
         const source = c.get('webhookSource');
         const raw: unknown = await c.req.json();
@@ -196,15 +202,15 @@ export function webhookRoutes(deps: HttpDeps) {
         if (source.type === 'ticket_a' || source.type === 'ticket_b') return ticketUpdate(c, source, raw);
         if (source.type === 'detector') {
           const body = parseBody(detectorIntakeSchema, raw);
-          return ingest(c, detectorAlerts(body, source.team), Array.isArray(body));
+          return ingest(c, detectorAlerts(body, source.team), Array.isArray(body), c.get('textRepairs'));
         }
         if (source.type === 'mailbox') {
           const body = parseBody(mailboxBody, raw);
-          return ingest(c, (Array.isArray(body) ? body : [body]).map((email) => fromMailbox(email, source)), Array.isArray(body));
+          return ingest(c, (Array.isArray(body) ? body : [body]).map((email) => fromMailbox(email, source)), Array.isArray(body), c.get('textRepairs'));
         }
         const body = parseBody(genericBody, raw);
         const alerts = Array.isArray(body) ? body.map((p, i) => fromGeneric(p, i, source)) : [fromGeneric(body, null, source)];
-        return ingest(c, alerts, Array.isArray(body));
+        return ingest(c, alerts, Array.isArray(body), c.get('textRepairs'));
       },
     );
 }
