@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import { startService, type Service } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import { createServerDatabase } from './engines.ts';
+import { answerChecker, type AnswerChecker } from './openapi-check.ts';
 import { createTestIdentity, engineEnv, type TestIdentity } from './service-process.ts';
 
 export type InProcessService = {
@@ -72,6 +73,25 @@ export type TestAnswer = { status: number; body: any; text: string };
 /** A person with a fresh subject. */
 export const testPerson = (email: string, grants: TestPerson['grants']): TestPerson => ({ sub: randomUUID(), email, grants });
 
+const checkers = new WeakMap<InProcessService, Promise<AnswerChecker>>();
+
+/**
+ * Holds an answer to what `/openapi.json` declares for its operation and status; throws
+ * naming the mismatch. Every answer of callAs and detectorIntake passes through it, so
+ * the whole suite checks the document against what is served.
+ */
+export async function expectDeclared(svc: InProcessService, method: string, path: string, res: Response, text: string): Promise<void> {
+  let checker = checkers.get(svc);
+  if (!checker) {
+    checker = fetch(`${svc.url}/openapi.json`).then(async (r) => answerChecker((await r.json()) as Parameters<typeof answerChecker>[0]));
+    checkers.set(svc, checker);
+  }
+  const contentType = res.headers.get('content-type');
+  const body = text !== '' && (contentType ?? '').includes('json') ? JSON.parse(text) : text;
+  const problem = (await checker).mismatch(method, path, res.status, contentType, body);
+  if (problem !== null) throw new Error(`answer does not match /openapi.json: ${problem}`);
+}
+
 /** Calls the service as `who`, with a request-bound assertion as the gateway mints it (CONTRACTS.md section 2). */
 export async function callAs(svc: InProcessService, who: TestPerson, method: string, path: string, body?: unknown): Promise<TestAnswer> {
   const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: method, htu: path.split('?')[0] });
@@ -81,6 +101,7 @@ export async function callAs(svc: InProcessService, who: TestPerson, method: str
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
+  await expectDeclared(svc, method, path, res, text);
   return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
 }
 
@@ -92,6 +113,7 @@ export async function detectorIntake(svc: InProcessService, body: unknown): Prom
     body: JSON.stringify(body),
   });
   const text = await res.text();
+  await expectDeclared(svc, 'POST', '/webhooks/detector', res, text);
   return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
 }
 
