@@ -4,8 +4,12 @@
  */
 import * as v from 'valibot';
 
-/** A database timestamp as RFC 3339 text, or null. */
-export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+/** A database timestamp as RFC 3339 text, or null; typed non-null for a non-null column, so an answer schema can say `v.string()`. */
+export function iso(d: Date | string): string;
+export function iso(d: Date | string | null): string | null;
+export function iso(d: Date | string | null): string | null {
+  return d === null ? null : new Date(d).toISOString();
+}
 
 /**
  * A UUID in its canonical lower-case form. Every id the service mints is lower case, and

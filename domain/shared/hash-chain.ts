@@ -7,6 +7,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import * as v from 'valibot';
 import { canonicalJson } from './canonical-json.ts';
 
 /** `prev_hash` of the first row of a chain: 64 hex zeros. */
@@ -15,8 +16,9 @@ export const GENESIS_HASH = '0'.repeat(64);
 /** One stored chain row: its payload and the two hashes stored beside it. */
 export type ChainedRow = { prev_hash: string; hash: string; row: Record<string, unknown> };
 
-/** Outcome of a verification: `first_broken_index` is 0-based, null when valid. */
-export type ChainVerdict = { valid: boolean; checked: number; first_broken_index: number | null };
+/** Outcome of a verification (`GET /audit/verify`, `GET /runs/chain/verify`): `first_broken_index` is 0-based, null when valid. */
+export const chainVerdictSchema = v.strictObject({ valid: v.boolean(), checked: v.number(), first_broken_index: v.nullable(v.number()) });
+export type ChainVerdict = v.InferOutput<typeof chainVerdictSchema>;
 
 /** Verifies a chain fed one row at a time, so a caller can page rows out of a database. */
 export type ChainVerifier = {
