@@ -4,13 +4,56 @@
  * acknowledgement clock or the SLA policy's resolve target is breached. `sla_policy`
  * (our addition) is the policy a case template gave the case, or null.
  */
+import * as v from 'valibot';
 import { ackSla, resolveSla, type AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
 import { iso } from './shapes.ts';
 
+const timestamp = v.string();
+
+/** The acknowledgement clock of a case (SPEC.md "Case" `ack_sla`). */
+export const ackSlaSchema = v.strictObject({
+  state: v.picklist(['none', 'pending', 'met', 'breached']),
+  due_at: v.nullable(timestamp),
+  acknowledged_at: v.nullable(timestamp),
+  acknowledged_by: v.nullable(v.string()),
+  clock_stopped_at: v.nullable(timestamp),
+  elapsed_seconds: v.number(),
+  breached: v.boolean(),
+});
+
+/** The case document every case route answers (SPEC.md "Case"). */
+export const caseSchema = v.strictObject({
+  id: v.string(),
+  key: v.string(),
+  title: v.string(),
+  description: v.nullable(v.string()),
+  severity: v.string(),
+  tags: v.array(v.string()),
+  status: v.string(),
+  owner_id: v.nullable(v.string()),
+  owner_email: v.nullable(v.string()),
+  team: v.nullable(v.string()),
+  private: v.boolean(),
+  alert_count: v.number(),
+  sla_breached: v.boolean(),
+  acknowledged_at: v.nullable(timestamp),
+  acknowledged_by: v.nullable(v.string()),
+  ack_sla: ackSlaSchema,
+  sla_policy: v.nullable(
+    v.strictObject({ template_id: v.string(), ack_minutes: v.nullable(v.number()), resolve_minutes: v.nullable(v.number()), resolve_due_at: v.nullable(timestamp), applied_at: v.nullable(timestamp) }),
+  ),
+  attack_techniques: v.array(v.string()),
+  ai_triage: v.null(),
+  created_at: v.nullable(timestamp),
+  updated_at: v.nullable(timestamp),
+});
+
+export type CaseView = v.InferOutput<typeof caseSchema>;
+
 const date = (d: Date | string | null) => (d === null ? null : new Date(d));
 
-export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy) {
+export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy): CaseView {
   const sla = ackSla(
     {
       severity: row.severity,

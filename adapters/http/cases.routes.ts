@@ -16,13 +16,49 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import { auditActorOf } from '../commands/audit.ts';
 import { requireTeamPermission } from './auth.ts';
 import { caseRouteGuards } from './case-access.ts';
-import { caseView } from './case-view.ts';
+import { caseSchema, caseView } from './case-view.ts';
+import { jsonAnswer } from './openapi.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
+
+/** A page of `GET /cases`: `total` and `total_relation` only with `include_total=true`. */
+const caseListSchema = v.strictObject({
+  items: v.array(caseSchema),
+  has_more: v.boolean(),
+  total: v.optional(v.number()),
+  total_relation: v.optional(v.picklist(['eq', 'gte'])),
+  limit: v.number(),
+  offset: v.number(),
+});
+
+/** A case comment (SPEC.md "Comment"): `text` is SPEC.md's name, `body` this API's older one. */
+export const commentSchema = v.strictObject({
+  id: v.string(),
+  case_id: v.string(),
+  text: v.string(),
+  body: v.string(),
+  author_id: v.nullable(v.string()),
+  author_email: v.nullable(v.string()),
+  created_at: v.string(),
+});
+
+/** Who a comment's `@<EMAIL>` mentions reached (SPEC.md "Comment"). */
+export const mentionsSchema = v.strictObject({
+  notified: v.array(v.string()),
+  unresolved: v.array(v.string()),
+  not_notified: v.array(v.strictObject({ email: v.string(), reason: v.string() })),
+});
+
+/** One entry of a case's timeline: its kind, payload and actor. */
+const timelineSchema = v.strictObject({
+  items: v.array(v.strictObject({ id: v.string(), kind: v.string(), payload: v.unknown(), actor: v.nullable(v.string()), at: v.string() })),
+});
+
+const caseAnswer = (description: string) => ({ 200: jsonAnswer(caseSchema, description) });
 
 /** ATT&CK technique ids (SPEC.md "Case"): `T<digits>` or `T<digits>.<digits>`, upper-cased, de-duplicated, at most 50. */
 const attackTechniques = v.pipe(
@@ -55,7 +91,7 @@ export function caseRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/cases',
-      describeRoute({ summary: 'List cases', tags: ['cases'] }),
+      describeRoute({ summary: 'List cases', tags: ['cases'], responses: { 200: jsonAnswer(caseListSchema, 'A page of case summaries') } }),
       read,
       validate(
         'query',
@@ -77,7 +113,7 @@ export function caseRoutes(deps: HttpDeps) {
     )
     .post(
       '/cases',
-      describeRoute({ summary: 'Open a case', tags: ['cases'] }),
+      describeRoute({ summary: 'Open a case', tags: ['cases'], responses: { 201: jsonAnswer(caseSchema, 'The new case') } }),
       manage,
       requireJson,
       validate(
@@ -106,7 +142,11 @@ export function caseRoutes(deps: HttpDeps) {
     )
     .get(
       '/cases/assignable-users',
-      describeRoute({ summary: 'Active users who may manage cases (in `team`, when given)', tags: ['cases'] }),
+      describeRoute({
+        summary: 'Active users who may manage cases (in `team`, when given)',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(v.strictObject({ id: v.string(), email: v.string(), name: v.nullable(v.string()) })) }), 'Assignable users') },
+      }),
       read,
       validate('query', v.object({ team: v.optional(nonEmptyText(200)) })),
       async (c) => {
@@ -117,12 +157,12 @@ export function caseRoutes(deps: HttpDeps) {
         return c.json({ items: users.filter(canManage).map((u) => ({ id: u.id, email: u.email, name: u.name })) });
       },
     )
-    .get('/cases/:id', describeRoute({ summary: 'Case detail', tags: ['cases'] }), read, validate('param', idParam), async (c) =>
+    .get('/cases/:id', describeRoute({ summary: 'Case detail', tags: ['cases'], responses: caseAnswer('The case') }), read, validate('param', idParam), async (c) =>
       c.json(await loadView(c.get('principal'), c.req.valid('param').id)),
     )
     .put(
       '/cases/:id',
-      describeRoute({ summary: 'Update case fields, the private flag and ATT&CK techniques', tags: ['cases'] }),
+      describeRoute({ summary: 'Update case fields, the private flag and ATT&CK techniques', tags: ['cases'], responses: caseAnswer('The updated case') }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -152,7 +192,7 @@ export function caseRoutes(deps: HttpDeps) {
     )
     .post(
       '/cases/:id/status',
-      describeRoute({ summary: 'Change the status of a case', tags: ['cases'] }),
+      describeRoute({ summary: 'Change the status of a case', tags: ['cases'], responses: caseAnswer('The case in its new status') }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -169,7 +209,7 @@ export function caseRoutes(deps: HttpDeps) {
     )
     .post(
       '/cases/:id/assign',
-      describeRoute({ summary: 'Assign or unassign the owner', tags: ['cases'] }),
+      describeRoute({ summary: 'Assign or unassign the owner', tags: ['cases'], responses: caseAnswer('The case with its owner') }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -192,7 +232,7 @@ export function caseRoutes(deps: HttpDeps) {
     )
     .post(
       '/cases/:id/acknowledge',
-      describeRoute({ summary: 'Acknowledge a case (idempotent: the first stamp stays)', tags: ['cases'] }),
+      describeRoute({ summary: 'Acknowledge a case (idempotent: the first stamp stays)', tags: ['cases'], responses: caseAnswer('The case with its acknowledgement') }),
       manage,
       validate('param', idParam),
       async (c) => {
@@ -204,7 +244,7 @@ export function caseRoutes(deps: HttpDeps) {
         return c.json(await loadView(principal, id));
       },
     )
-    .get('/cases/:id/timeline', describeRoute({ summary: 'Chronological timeline of a case', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
+    .get('/cases/:id/timeline', describeRoute({ summary: 'Chronological timeline of a case', tags: ['cases'], responses: { 200: jsonAnswer(timelineSchema, 'The timeline, oldest first') } }), read, validate('param', idParam), async (c) => {
       const { id } = c.req.valid('param');
       await access.visible(c.get('principal'), id);
       const rows = await caseTimeline(db, id);
@@ -212,7 +252,7 @@ export function caseRoutes(deps: HttpDeps) {
         items: rows.map((r) => ({ id: String(r.event_position), kind: r.kind, payload: r.payload, actor: r.actor_email ?? r.actor_id, at: new Date(r.at).toISOString() })),
       });
     })
-    .get('/cases/:id/comments', describeRoute({ summary: 'Comments of a case', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
+    .get('/cases/:id/comments', describeRoute({ summary: 'Comments of a case', tags: ['cases'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(commentSchema) }), 'The comments') } }), read, validate('param', idParam), async (c) => {
       const { id } = c.req.valid('param');
       await access.visible(c.get('principal'), id);
       const rows = await caseComments(db, id);
@@ -220,7 +260,7 @@ export function caseRoutes(deps: HttpDeps) {
     })
     .post(
       '/cases/:id/comments',
-      describeRoute({ summary: 'Comment on a case', tags: ['cases'] }),
+      describeRoute({ summary: 'Comment on a case', tags: ['cases'], responses: { 201: jsonAnswer(v.strictObject({ ...commentSchema.entries, mentions: mentionsSchema }), 'The comment and whom its mentions reached') } }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -239,7 +279,7 @@ export function caseRoutes(deps: HttpDeps) {
     )
     .delete(
       '/cases/:id/comments/:comment_id',
-      describeRoute({ summary: 'Soft-delete a comment (its author or an admin of the case team)', tags: ['cases'] }),
+      describeRoute({ summary: 'Soft-delete a comment (its author or an admin of the case team)', tags: ['cases'], responses: { 204: { description: 'Deleted' } } }),
       manage,
       validate('param', v.object({ id: uuid, comment_id: uuid })),
       async (c) => {
@@ -255,7 +295,7 @@ export function caseRoutes(deps: HttpDeps) {
 }
 
 /** A case comment as the case routes and the war-room show it. */
-export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]) {
+export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]): v.InferOutput<typeof commentSchema> {
   return { id: r.id, case_id: r.case_id, text: r.body, body: r.body, author_id: r.author_id, author_email: r.author_email, created_at: new Date(r.created_at).toISOString() };
 }
 
