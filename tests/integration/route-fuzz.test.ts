@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { answerChecker, type AnswerChecker } from '../support/openapi-check.ts';
 
 const root = testPerson('fuzz-root@example.com', [{ team: null, role: 'admin' }]);
 const bootstrap = 'fuzz-bootstrap-secret';
@@ -75,19 +76,32 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
   let doc: { paths: Record<string, Record<string, Operation>> };
   let caseId = '';
   const answers: { label: string; status: number; text: string }[] = [];
+  const undeclared: string[] = [];
+  let checker: AnswerChecker;
 
   const send = async (method: string, path: string, body: string | undefined, label: string) => {
     const webhook = path.startsWith('/webhooks/');
     const token = webhook ? null : await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: method, htu: path.split('?')[0] });
     const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
     const res = await fetch(`${svc.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(20_000) });
-    const text = res.status === 200 && !(res.headers.get('content-type') ?? '').includes('json') ? '' : await res.text();
+    const contentType = res.headers.get('content-type');
+    const json = (contentType ?? '').includes('json');
+    const text = res.status === 200 && !json ? '' : await res.text();
     answers.push({ label: `${method} ${path.slice(0, 120)} [${label}]`, status: res.status, text });
+    let answered: unknown = text;
+    try {
+      answered = json && text !== '' ? JSON.parse(text) : text;
+    } catch {
+      // Not JSON although it says so: the shape check below reports it.
+    }
+    const problem = res.status < 500 ? checker.mismatch(method, path, res.status, contentType, answered) : null;
+    if (problem !== null) undeclared.push(`[${label}] ${problem}`);
   };
 
   beforeAll(async () => {
     svc = await startInProcessService({ server }, { runbooks: { 'fuzz-manual.yml': runbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrap, SVC_ALLOW_PRIVATE_TARGETS: 'false' } });
     doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as typeof doc;
+    checker = answerChecker(doc as Parameters<typeof answerChecker>[0]);
     const token = await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: 'POST', htu: '/cases' });
     const created = await fetch(`${svc.url}/cases`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Fuzz target', severity: 'high' }) });
     caseId = ((await created.json()) as { id: string }).id;
@@ -144,6 +158,8 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
     expect(serverErrors.map((a) => `${a.label}: ${a.status} ${a.text.slice(0, 200)}`)).toEqual([]);
     const outsideShapes = answers.filter((a) => a.status >= 400 && !inErrorShape(a.status, a.text));
     expect(outsideShapes.map((a) => `${a.label}: ${a.status} ${a.text.slice(0, 200)}`)).toEqual([]);
+    // Every answer, refusals included, fits what its operation declares in the same document.
+    expect(undeclared.slice(0, 20)).toEqual([]);
     expect(svc.errors().map((e) => `${String(e.msg)} ${JSON.stringify(e.err ?? '').slice(0, 300)}`)).toEqual([]);
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
   }, 600_000);
