@@ -18,18 +18,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService, type TestAnswer, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { manualNoteRunbook } from '../support/runbooks.ts';
 
-const manualRunbook = `
-id: scope-note
-name: Scope note
-trigger:
-  type: manual
-steps:
-  - id: note
-    action: case.update
-    with:
-      comment: "scoped note"
-`;
+const manualRunbook = manualNoteRunbook('scope-note', 'scoped note');
 
 // Team names are free text from identity grants.
 const people = {

@@ -14,20 +14,11 @@ import { startService } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService, type TestAnswer } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { manualNoteRunbook } from '../support/runbooks.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
-const manualRunbook = `
-id: takes-inputs
-name: Takes inputs
-trigger:
-  type: manual
-steps:
-  - id: note
-    action: case.update
-    with:
-      comment: "inputs taken"
-`;
+const manualRunbook = manualNoteRunbook('takes-inputs', 'inputs taken');
 
 /** `{"a":{"a":...1...}}` nested `depth` deep, as text: JSON.stringify itself overflows on such a value. */
 const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;

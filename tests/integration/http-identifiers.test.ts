@@ -7,20 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { manualNoteRunbook } from '../support/runbooks.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
-const manualRunbook = `
-id: upper-note
-name: Note through a manual run
-trigger:
-  type: manual
-steps:
-  - id: note
-    action: case.update
-    with:
-      comment: "noted by a manual run"
-`;
+const manualRunbook = manualNoteRunbook('upper-note', 'noted by a manual run');
 
 describe.each(e2eEngines)('identifiers on $name', ({ server }) => {
   let svc: InProcessService;

@@ -7,18 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { manualNoteRunbook } from '../support/runbooks.ts';
 
-const noteRunbook = `
-id: war-room-note
-name: War-room note
-trigger:
-  type: manual
-steps:
-  - id: note
-    action: case.update
-    with:
-      comment: "from the runbook"
-`;
+const noteRunbook = manualNoteRunbook('war-room-note', 'from the runbook');
 
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const bob = testPerson('bob@example.com', [{ team: 'blue', role: 'viewer' }]);

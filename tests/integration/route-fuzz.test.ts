@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { answerChecker, type AnswerChecker } from '../support/openapi-check.ts';
+import { manualNoteRunbook } from '../support/runbooks.ts';
 
 const root = testPerson('fuzz-root@example.com', [{ team: null, role: 'admin' }]);
 const bootstrap = 'fuzz-bootstrap-secret';
@@ -21,17 +22,7 @@ const bootstrap = 'fuzz-bootstrap-secret';
 type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; enum?: unknown[]; const?: unknown; format?: string; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; minLength?: number; pattern?: string; minItems?: number };
 type Operation = { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } };
 
-const runbook = `
-id: fuzz-manual
-name: Fuzz target
-trigger:
-  type: manual
-steps:
-  - id: note
-    action: case.update
-    with:
-      comment: "fuzzed"
-`;
+const runbook = manualNoteRunbook('fuzz-manual', 'fuzzed');
 
 const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
 const hostileStrings = ['\u0000', 'a\ud800b', 'x'.repeat(10_000), '../../etc/passwd', '1e12', '-1', 'NaN', ' ', '%00'];

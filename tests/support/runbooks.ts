@@ -14,3 +14,16 @@ steps:
     approval: { roles: [approver] }
     with: { tags_add: ["approved"] }
 `;
+
+/** A manual runbook `id` with one `note` step: a `case.update` that comments `comment` on the case it runs on. */
+export const manualNoteRunbook = (id: string, comment: string) => `
+id: ${id}
+name: ${id}
+trigger:
+  type: manual
+steps:
+  - id: note
+    action: case.update
+    with:
+      comment: "${comment}"
+`;
