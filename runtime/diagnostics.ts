@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Migrator, sql, type Kysely } from 'kysely';
+import type { DiagnosticsDocument, settingTypes } from '../adapters/diagnostics/document.ts';
 import type { ErrorCounts } from '../adapters/diagnostics/error-counts.ts';
 import type { Database } from '../projections/database.ts';
 import { migrationProvider } from '../projections/migrations/index.ts';
@@ -22,7 +23,7 @@ export const DIAGNOSTICS_SCHEMA = 'suite-diagnostics/v1';
 export const MODULE = 'svc';
 
 /** The declared type of a setting; `secret` marks a secret-bearing one. */
-type SettingType = 'string' | 'integer' | 'boolean' | 'list' | 'json' | 'path' | 'url' | 'secret';
+type SettingType = (typeof settingTypes)[number];
 
 /** Every setting the service reads (docs/configuration.md), and its type. */
 export const SETTINGS: Readonly<Record<string, SettingType>> = {
@@ -67,7 +68,7 @@ export type DiagnosticsDeps = { db: Kysely<Database>; env: NodeJS.ProcessEnv; er
  * Reads the versions once, then returns a builder of the document; each call queries the
  * migrations and health. A failing health probe reports `unavailable`, never throws.
  */
-export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<Record<string, unknown>> {
+export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<DiagnosticsDocument> {
   const versions = {
     module: versionOf(repoRoot),
     dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, versionOf(join(repoRoot, 'node_modules', name))])),
@@ -84,14 +85,14 @@ export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<Record<s
     const applied = all.filter((m) => m.executedAt !== undefined).map((m) => m.name);
     return { current: applied[applied.length - 1] ?? null, pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name) };
   };
-  const health = async () => {
+  const health = async (): Promise<DiagnosticsDocument['health']> => {
     const database = await sql`select 1`.execute(deps.db).then(
-      () => 'ok',
-      () => 'unavailable',
+      () => 'ok' as const,
+      () => 'unavailable' as const,
     );
     const projector = await deps.health.projector().then(
-      ({ position, head }) => (position >= head ? 'ok' : 'catching_up'),
-      () => 'unavailable',
+      ({ position, head }) => (position >= head ? ('ok' as const) : ('catching_up' as const)),
+      () => 'unavailable' as const,
     );
     const worker = !deps.health.worker.running ? 'not_running' : deps.health.worker.beating() ? 'ok' : 'stalled';
     return { database, projector, worker };

@@ -3,12 +3,24 @@
  * class, never messages, outputs or target hosts"). Process-local: each process counts
  * what it saw since it started. Only the class name, a count and two times are kept.
  */
+import * as v from 'valibot';
 
 /** The classes this build counts. */
-export type ErrorClass = 'http.internal_error' | 'projector.batch_failed' | 'worker.step_failed' | 'schedule.tick_failed' | 'runbooks.refresh_failed' | 'retention.sweep_failed' | 'tickets.poll_failed'
-  | 'live.bus_failed';
+const errorClasses = [
+  'http.internal_error',
+  'projector.batch_failed',
+  'worker.step_failed',
+  'schedule.tick_failed',
+  'runbooks.refresh_failed',
+  'retention.sweep_failed',
+  'tickets.poll_failed',
+  'live.bus_failed',
+] as const;
+export type ErrorClass = (typeof errorClasses)[number];
 
-export type ErrorCount = { type: ErrorClass; count: number; firstSeenAt: string; lastSeenAt: string };
+/** One class's count and when it was first and last seen (RFC 3339), as `GET /diagnostics` lists it under `errors`. */
+export const errorCountSchema = v.strictObject({ type: v.picklist(errorClasses), count: v.number(), firstSeenAt: v.string(), lastSeenAt: v.string() });
+export type ErrorCount = v.InferOutput<typeof errorCountSchema>;
 
 export type ErrorCounts = {
   record: (type: ErrorClass) => void;

@@ -7,6 +7,7 @@
  * `detector.comment_alert`), rules (`detector.snooze_rule`) and exceptions
  * (`detector.add_exception`).
  */
+import * as v from 'valibot';
 
 /** `contract_version` of the exchanges document (SPEC.md "Versioning"). */
 export const EXCHANGES_CONTRACT_VERSION = 1;
@@ -16,8 +17,15 @@ export const DECLARED_EXCHANGES: Readonly<Record<string, readonly string[]>> = {
   detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'],
 };
 
+/** The exchanges document of `GET /peer/v1/exchanges`: each audience this service asks the exchange for, with its scopes. */
+export const exchangesDocumentSchema = v.strictObject({
+  contract_version: v.literal(EXCHANGES_CONTRACT_VERSION),
+  product: v.string(),
+  exchanges: v.record(v.string(), v.array(v.string())),
+});
+
 /** The exchanges document: `{contract_version: 1, product, exchanges}` with every audience's scopes sorted. */
-export function exchangesDocument(product: string, declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES) {
+export function exchangesDocument(product: string, declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES): v.InferOutput<typeof exchangesDocumentSchema> {
   const exchanges = Object.fromEntries(
     Object.keys(declared)
       .sort()

@@ -24,13 +24,31 @@ import type { ChatIdentityLinks } from '../chat/identity-links.ts';
 export const PEER_STATUS_SCOPE = 'svc:peer:status:read';
 export const ACCOUNT_WRITE_SCOPE = 'svc:peer:account:write';
 
-export type AccountAction = 'link' | 'unlink';
-export type AccountField = { id: string; label: string; value: string; actions: AccountAction[] };
-export type AccountSection = { product: string; title: string; description: string; fields: AccountField[] };
+const accountAction = v.picklist(['link', 'unlink']);
+
+/** The account section `GET /peer/v1/account-section` answers: one field per linkable identity, each offering the actions it allows now. */
+export const accountSectionSchema = v.strictObject({
+  product: v.string(),
+  title: v.string(),
+  description: v.string(),
+  fields: v.array(v.strictObject({ id: v.string(), label: v.string(), value: v.string(), actions: v.array(accountAction) })),
+});
+export type AccountSection = v.InferOutput<typeof accountSectionSchema>;
+
+/** What `POST /peer/v1/account-section` answers: the section after the action; `link` adds the one-time command in `notice`. */
+export const accountActionResultSchema = v.union([
+  v.strictObject({ product: v.string(), section: accountSectionSchema }),
+  v.strictObject({
+    product: v.string(),
+    section: accountSectionSchema,
+    notice: v.strictObject({ code: v.string(), expires_at: v.string(), message: v.string() }),
+  }),
+]);
+type AccountActionResult = v.InferOutput<typeof accountActionResultSchema>;
 
 export const peerBadRequest = (detail: string, params: Record<string, unknown> = {}) => new DomainError('peer_bad_request', 400, detail, params);
 
-const actionBody = v.strictObject({ action: v.picklist(['link', 'unlink']) });
+const actionBody = v.strictObject({ action: accountAction });
 
 /** The account section over the user rows and chat links; `command` is the slash command people type. */
 export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentityLinks; product: string; command: string }) {
@@ -68,7 +86,7 @@ export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentity
       if (!offered.includes(action)) throw peerBadRequest(`the section does not offer '${action}' now`, { offered });
       if (action === 'unlink') {
         await deps.links.unlinkUser(user.id, 'chat_a');
-        return { user, result: { product: deps.product, section: await document(user.id) } };
+        return { user, result: { product: deps.product, section: await document(user.id) } satisfies AccountActionResult };
       }
       const { code, expiresAt, ttlSeconds } = await deps.links.issueCode(user.id);
       const minutes = Math.max(1, Math.round(ttlSeconds / 60));
@@ -78,7 +96,7 @@ export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentity
           product: deps.product,
           section: await document(user.id),
           notice: { code: `${deps.command} link ${code}`, expires_at: expiresAt.toISOString(), message: `Type this command in chat within ${minutes} minutes. It works once.` },
-        },
+        } satisfies AccountActionResult,
       };
     },
   };

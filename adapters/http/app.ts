@@ -8,8 +8,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { except } from 'hono/combine';
 import { HTTPException } from 'hono/http-exception';
-import { generateSpecs, type GenerateSpecOptions } from 'hono-openapi';
-import { withErrorResponses } from './openapi.ts';
+import { describeRoute, generateSpecs, type GenerateSpecOptions } from 'hono-openapi';
+import * as v from 'valibot';
+import { jsonAnswer, withErrorResponses } from './openapi.ts';
 import { actionRoutes } from './actions.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
 import { alertBackfillRoutes } from './alert-backfill.routes.ts';
@@ -60,7 +61,11 @@ export function createApp(deps: HttpDeps) {
       }),
     ),
   );
-  api.get('/healthz', (c) => c.json({ status: 'ok' }));
+  api.get(
+    '/healthz',
+    describeRoute({ summary: 'Liveness: the API process answers', tags: ['health'], security: [], responses: { 200: jsonAnswer(v.strictObject({ status: v.literal('ok') }), 'Alive') } }),
+    (c) => c.json({ status: 'ok' }),
+  );
   api.route('/', metricsExpositionRoute(deps));
   // Before webhookRoutes: its `/webhooks/:slug` would take this path for a source slug.
   api.route('/', chatInteractionRoutes(deps));

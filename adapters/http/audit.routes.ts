@@ -8,12 +8,14 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { queryInt } from './shapes.ts';
-import { auditActions } from '../../domain/audit/events.ts';
+import { auditActions, auditEntrySchema, type AuditEntry } from '../../domain/audit/events.ts';
+import { chainVerdictSchema } from '../../domain/shared/hash-chain.ts';
 import { listAudit } from '../../projections/audit/audit.queries.ts';
 import { verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { validate } from './validation.ts';
 
 /** Largest `limit` of `GET /audit`, and its default. */
@@ -28,13 +30,23 @@ const auditQuery = v.object({
   target_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
 });
 
+/** A page of `GET /audit`: each entry with its chain `index` and both hashes; `next_after` the `after` of the next page, null on the last. */
+export const auditPageSchema = v.strictObject({
+  items: v.array(v.strictObject({ index: v.number(), ...auditEntrySchema.entries, prev_hash: v.string(), hash: v.string() })),
+  next_after: v.nullable(v.number()),
+});
+
 /** `GET /audit` and `GET /audit/verify`; 403 `forbidden` without a realm admin grant, 422 on a bad query. */
 export function auditRoutes(deps: HttpDeps) {
   const admin = requirePermission('admin', 'svc:admin:read', deps.permissions, null);
   return new Hono<AppEnv>()
     .get(
       '/audit',
-      describeRoute({ summary: 'The hash-chained audit log, oldest first; page with `after` = the last `index` seen', tags: ['audit'] }),
+      describeRoute({
+        summary: 'The hash-chained audit log, oldest first; page with `after` = the last `index` seen',
+        tags: ['audit'],
+        responses: { 200: jsonAnswer(auditPageSchema, 'A page of audit entries') },
+      }),
       admin,
       validate('query', auditQuery),
       async (c) => {
@@ -42,12 +54,16 @@ export function auditRoutes(deps: HttpDeps) {
         const rows = await listAudit(deps.db, { after: q.after, limit: q.limit, action: q.action, targetType: q.target_type, targetId: q.target_id });
         const last = rows[rows.length - 1];
         return c.json({
-          items: rows.map((r) => ({ index: Number(r.chain_index), ...r.row, prev_hash: r.prev_hash, hash: r.hash })),
+          // The projector chains each audit.recorded event's entry as the row (domain/audit/chain-rows.ts).
+          items: rows.map((r) => ({ index: Number(r.chain_index), ...(r.row as AuditEntry), prev_hash: r.prev_hash, hash: r.hash })),
           next_after: rows.length === q.limit && last ? Number(last.chain_index) : null,
-        });
+        } satisfies v.InferOutput<typeof auditPageSchema>);
       },
     )
-    .get('/audit/verify', describeRoute({ summary: 'Recompute the whole audit-log hash chain', tags: ['audit'] }), admin, async (c) =>
-      c.json(await verifyChainTable(deps.db, 'audit_log')),
+    .get(
+      '/audit/verify',
+      describeRoute({ summary: 'Recompute the whole audit-log hash chain', tags: ['audit'], responses: { 200: jsonAnswer(chainVerdictSchema, 'The verdict') } }),
+      admin,
+      async (c) => c.json(await verifyChainTable(deps.db, 'audit_log')),
     );
 }

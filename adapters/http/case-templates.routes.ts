@@ -18,10 +18,28 @@ import { actorOf, templateOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { idParam } from './shapes.ts';
-import { taskView } from './tasks.routes.ts';
+import { jsonAnswer } from './openapi.ts';
+import { taskSchema, taskView } from './tasks.routes.ts';
 import { requireJson, validate } from './validation.ts';
 
-const templateView = (t: CaseTemplate) => ({
+/** A case template as `GET /case-templates` lists it: its tasks grouped by phase, in template order. */
+export const caseTemplateSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  description: v.nullable(v.string()),
+  phases: v.array(v.strictObject({ name: v.string(), tasks: v.array(v.strictObject({ title: v.string(), description: v.nullable(v.string()) })) })),
+  sla: v.nullable(v.strictObject({ ack_minutes: v.nullable(v.number()), resolve_minutes: v.nullable(v.number()) })),
+});
+
+/** What applying a template did: tasks added (as the task routes show them), tasks skipped as present, and the SLA policy's fate. */
+export const templateApplicationSchema = v.strictObject({
+  added: v.array(taskSchema),
+  skipped: v.array(v.strictObject({ phase: v.string(), title: v.string() })),
+  sla_applied: v.boolean(),
+  sla_skipped_reason: v.nullable(v.picklist(['case_has_sla_policy', 'template_has_no_sla'])),
+});
+
+const templateView = (t: CaseTemplate): v.InferOutput<typeof caseTemplateSchema> => ({
   id: t.id,
   name: t.name,
   description: t.description,
@@ -33,12 +51,23 @@ export function caseTemplateRoutes(deps: HttpDeps) {
   const { access, read, manage } = caseRouteGuards(deps.db, deps.permissions);
 
   return new Hono<AppEnv>()
-    .get('/case-templates', describeRoute({ summary: 'Case templates of this install (our addition)', tags: ['cases'] }), read, (c) =>
-      c.json({ items: deps.caseTemplates.list().map(templateView) }),
+    .get(
+      '/case-templates',
+      describeRoute({
+        summary: 'Case templates of this install (our addition)',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(caseTemplateSchema) }), 'The case templates') },
+      }),
+      read,
+      (c) => c.json({ items: deps.caseTemplates.list().map(templateView) }),
     )
     .post(
       '/cases/:id/apply-template',
-      describeRoute({ summary: 'Apply a case template: add the tasks the case lacks, and its SLA policy if the case has none', tags: ['cases'] }),
+      describeRoute({
+        summary: 'Apply a case template: add the tasks the case lacks, and its SLA policy if the case has none',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(templateApplicationSchema, 'What the template added and skipped') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -55,7 +84,7 @@ export function caseTemplateRoutes(deps: HttpDeps) {
           const row = byId.get(taskId);
           return row ? [taskView(row)] : [];
         });
-        return c.json({ added, skipped: r.skipped, sla_applied: r.slaApplied, sla_skipped_reason: r.slaSkippedReason });
+        return c.json({ added, skipped: r.skipped, sla_applied: r.slaApplied, sla_skipped_reason: r.slaSkippedReason } satisfies v.InferOutput<typeof templateApplicationSchema>);
       },
     );
 }

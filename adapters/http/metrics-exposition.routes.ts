@@ -16,7 +16,11 @@ export function metricsExpositionRoute(deps: Pick<HttpDeps, 'metrics'>) {
   const { api, token } = deps.metrics;
   return new Hono<AppEnv>().get(
     '/metrics',
-    describeRoute({ summary: 'Prometheus text exposition of the API process (bearer METRICS_TOKEN when set)', tags: ['metrics'] }),
+    describeRoute({
+      summary: 'Prometheus text exposition of the API process (bearer METRICS_TOKEN when set)',
+      tags: ['metrics'],
+      responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    }),
     async (c) => {
       if (!metricsAuthorized(c.req.header('authorization'), token)) {
         c.header('www-authenticate', 'Bearer');

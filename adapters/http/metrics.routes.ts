@@ -8,8 +8,8 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { queryInt } from './shapes.ts';
-import { socMetrics, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
-import { metricsGate, metricsOverview } from '../../projections/metrics/metrics.queries.ts';
+import { socMetrics, socMetricsSchema, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
+import { metricsGate, metricsGateSchema, metricsOverview, metricsOverviewSchema } from '../../projections/metrics/metrics.queries.ts';
 import { socAiSpend, socCaseGroups, socGateGroups, socTopRules } from '../../projections/metrics/soc.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { hasPermission } from '../identity/permissions.ts';
@@ -18,6 +18,7 @@ import { scopeCovers } from '../identity/scopes.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { validate } from './validation.ts';
 
 /** Longest window a metrics query accepts, days. */
@@ -46,7 +47,11 @@ export function metricsRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/metrics/overview',
-      describeRoute({ summary: 'Open cases by severity, MTTA and MTTR in seconds, SLA at risk (within my case scope)', tags: ['metrics'] }),
+      describeRoute({
+        summary: 'Open cases by severity, MTTA and MTTR in seconds, SLA at risk (within my case scope)',
+        tags: ['metrics'],
+        responses: { 200: jsonAnswer(metricsOverviewSchema, 'The overview') },
+      }),
       read,
       validate('query', windowQuery),
       async (c) =>
@@ -66,6 +71,7 @@ export function metricsRoutes(deps: HttpDeps) {
       describeRoute({
         summary: 'Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, top rules, automation rate, approval turnaround, AI triage agreement and AI spend',
         tags: ['metrics'],
+        responses: { 200: jsonAnswer(socMetricsSchema, 'The weekly SOC metrics') },
       }),
       read,
       validate('query', socQuery),
@@ -100,7 +106,11 @@ export function metricsRoutes(deps: HttpDeps) {
     )
     .get(
       '/metrics/gate',
-      describeRoute({ summary: 'Approval gates approved and denied, and dry runs, in the window (within my case scope)', tags: ['metrics'] }),
+      describeRoute({
+        summary: 'Approval gates approved and denied, and dry runs, in the window (within my case scope)',
+        tags: ['metrics'],
+        responses: { 200: jsonAnswer(metricsGateSchema, 'Gate decisions and dry runs') },
+      }),
       read,
       validate('query', windowQuery),
       async (c) => c.json(await metricsGate(deps.db, caseScopeOf(c.get('principal'), deps.permissions), c.req.valid('query').days ?? windowDays, new Date())),

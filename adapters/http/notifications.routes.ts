@@ -13,8 +13,21 @@ import type { Principal } from '../identity/principal.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { iso, paging, queryFlag, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
+
+/** An in-app notification (SPEC.md "Notification (in-app)"); `href`, under the public prefix, only when it is about something to open. */
+export const notificationSchema = v.strictObject({
+  id: v.string(),
+  kind: v.string(),
+  severity: v.string(),
+  title: v.string(),
+  context: v.record(v.string(), v.unknown()),
+  at: v.string(),
+  read: v.boolean(),
+  href: v.optional(v.string()),
+});
 
 const personOf = (p: Principal): string => {
   if (p.userId === null) throw new DomainError('forbidden', 403, 'notifications belong to a person; this token acts for none');
@@ -29,7 +42,11 @@ export function notificationRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/notifications',
-      describeRoute({ summary: 'My in-app notifications, newest first', tags: ['notifications'] }),
+      describeRoute({
+        summary: 'My in-app notifications, newest first',
+        tags: ['notifications'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(notificationSchema) }), 'My notifications, newest first') },
+      }),
       read,
       validate(
         'query',
@@ -42,7 +59,7 @@ export function notificationRoutes(deps: HttpDeps) {
         const q = c.req.valid('query');
         const rows = await listNotifications(deps.db, personOf(c.get('principal')), { unreadOnly: q.unread_only, limit: q.limit });
         return c.json({
-          items: rows.map((r) => ({
+          items: rows.map((r): v.InferOutput<typeof notificationSchema> => ({
             id: r.id,
             kind: r.kind,
             severity: r.severity,
@@ -57,7 +74,11 @@ export function notificationRoutes(deps: HttpDeps) {
     )
     .post(
       '/notifications/read',
-      describeRoute({ summary: 'Mark my notifications read (the ids given, or all unread)', tags: ['notifications'] }),
+      describeRoute({
+        summary: 'Mark my notifications read (the ids given, or all unread)',
+        tags: ['notifications'],
+        responses: { 200: jsonAnswer(v.strictObject({ updated: v.number() }), 'How many notifications turned read') },
+      }),
       markRead,
       requireJson,
       validate('json', v.object({ ids: v.optional(v.pipe(v.array(uuid), v.maxLength(500))) })),

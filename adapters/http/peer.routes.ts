@@ -12,13 +12,14 @@
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { DomainError } from '../../domain/shared/errors.ts';
-import { exchangesDocument } from '../exchange/declared.ts';
-import { accountSection, ACCOUNT_WRITE_SCOPE, PEER_STATUS_SCOPE, peerBadRequest } from './account-section.ts';
+import { exchangesDocument, exchangesDocumentSchema } from '../exchange/declared.ts';
+import { accountActionResultSchema, accountSection, accountSectionSchema, ACCOUNT_WRITE_SCOPE, PEER_STATUS_SCOPE, peerBadRequest } from './account-section.ts';
 import { checkPeerService, requirePeerService } from './auth.ts';
 import { recordAuditBy } from './audited.ts';
 import { personActor } from '../commands/audit.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 
 /** The product name peer documents carry. */
 export const PRODUCT = 'svc';
@@ -38,7 +39,11 @@ export function peerRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/peer/v1/exchanges',
-      describeRoute({ summary: 'Audiences and scopes this service requests from the workload exchange', tags: ['peer'] }),
+      describeRoute({
+        summary: 'Audiences and scopes this service requests from the workload exchange',
+        tags: ['peer'],
+        responses: { 200: jsonAnswer(exchangesDocumentSchema, 'Each audience with its sorted scopes') },
+      }),
       requirePeerService(PEER_STATUS_SCOPE),
       (c) => {
         c.header('cache-control', 'no-store');
@@ -47,7 +52,7 @@ export function peerRoutes(deps: HttpDeps) {
     )
     .get(
       '/peer/v1/account-section',
-      describeRoute({ summary: "A user's account section: the chat identity link", tags: ['peer'] }),
+      describeRoute({ summary: "A user's account section: the chat identity link", tags: ['peer'], responses: { 200: jsonAnswer(accountSectionSchema, 'The section') } }),
       requirePeerService(PEER_STATUS_SCOPE),
       async (c) => {
         const users = c.req.queries('user') ?? [];
@@ -59,7 +64,11 @@ export function peerRoutes(deps: HttpDeps) {
     )
     .post(
       '/peer/v1/account-section',
-      describeRoute({ summary: 'Link or unlink the signed-in person’s chat identity; link answers a one-time command', tags: ['peer'] }),
+      describeRoute({
+        summary: 'Link or unlink the signed-in person’s chat identity; link answers a one-time command',
+        tags: ['peer'],
+        responses: { 200: jsonAnswer(accountActionResultSchema, 'The section after the action, with the one-time command after link') },
+      }),
       async (c) => {
         const actor = accountWriter(c);
         let body: unknown;

@@ -15,6 +15,7 @@ import { normalizeObservable, observableTypes, type ObservableType } from '../ob
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { uuid } from './shapes.ts';
 import { validate } from './validation.ts';
 
@@ -51,6 +52,20 @@ export function observableKeys(value: string, field: string | undefined): Observ
   });
 }
 
+/** `suite-related-cases/v1` (SPEC.md "Cross-product resolvers"): the open cases holding the observable, and how many observable rows matched. */
+export const relatedCasesSchema = v.strictObject({
+  contract_version: v.literal(1),
+  open_cases: v.array(v.strictObject({ key: v.string(), severity: v.string(), status: v.string(), url: v.string() })),
+  observable_hits: v.number(),
+});
+
+/** The alerts and cases of one suite-wide correlation id, navigation metadata only. */
+export const suiteContextSchema = v.strictObject({
+  suite_correlation_id: v.string(),
+  alerts: v.array(v.strictObject({ id: v.string(), title: v.string(), severity: v.string(), status: v.string(), source: v.string(), url: v.string() })),
+  cases: v.array(v.strictObject({ id: v.string(), key: v.string(), title: v.string(), severity: v.string(), status: v.string(), url: v.string() })),
+});
+
 /** The one body every invisible or absent suite context gets, so the two cannot be told apart. */
 const suiteContextNotFound = () => notFound('suite_context_not_found', 'suite context not found');
 
@@ -62,7 +77,11 @@ export function resolverRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/related-cases',
-      describeRoute({ summary: 'Open cases holding an observable (suite-related-cases/v1); 204 when none', tags: ['resolvers'] }),
+      describeRoute({
+        summary: 'Open cases holding an observable (suite-related-cases/v1); 204 when none',
+        tags: ['resolvers'],
+        responses: { 200: jsonAnswer(relatedCasesSchema, 'Open cases holding the observable'), 204: { description: 'No open case I may see holds it' } },
+      }),
       read,
       validate(
         'query',
@@ -86,12 +105,16 @@ export function resolverRoutes(deps: HttpDeps) {
           contract_version: 1,
           open_cases: found.cases.map((r) => ({ key: r.key, severity: r.severity, status: r.status, url: href(`/cases/${r.id}`) })),
           observable_hits: found.hits,
-        });
+        } satisfies v.InferOutput<typeof relatedCasesSchema>);
       },
     )
     .get(
       '/suite-context/:id',
-      describeRoute({ summary: 'Alerts and cases of a suite-wide correlation id (navigation only)', tags: ['resolvers'] }),
+      describeRoute({
+        summary: 'Alerts and cases of a suite-wide correlation id (navigation only)',
+        tags: ['resolvers'],
+        responses: { 200: jsonAnswer(suiteContextSchema, 'The alerts and cases I may see') },
+      }),
       read,
       validate('param', v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) })),
       async (c) => {
@@ -101,9 +124,9 @@ export function resolverRoutes(deps: HttpDeps) {
         c.header('cache-control', 'no-store');
         return c.json({
           suite_correlation_id: id,
-          alerts: found.alerts.map((a) => ({ ...a, url: href(`/alerts/${a.id}`) })),
-          cases: found.cases.map((r) => ({ ...r, url: href(`/cases/${r.id}`) })),
-        });
+          alerts: found.alerts.map((a) => ({ id: a.id, title: a.title, severity: a.severity, status: a.status, source: a.source, url: href(`/alerts/${a.id}`) })),
+          cases: found.cases.map((r) => ({ id: r.id, key: r.key, title: r.title, severity: r.severity, status: r.status, url: href(`/cases/${r.id}`) })),
+        } satisfies v.InferOutput<typeof suiteContextSchema>);
       },
     );
 }

@@ -14,9 +14,10 @@ import { caseTasks, findCaseTask, taskComments } from '../../projections/tasks/t
 import type { Kysely } from 'kysely';
 import { hasPermission } from '../identity/permissions.ts';
 import { caseRouteGuards } from './case-access.ts';
-import { actorOf } from './cases.routes.ts';
+import { actorOf, mentionsSchema } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { iso, uuid, nonEmptyText, commentBody } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -39,7 +40,39 @@ const taskParam = v.object({ id: uuid, task_id: uuid });
 type TaskRow = NonNullable<Awaited<ReturnType<typeof findCaseTask>>>;
 type CommentRow = Awaited<ReturnType<typeof taskComments>>[number];
 
-export const taskView = (r: TaskRow) => ({
+/** A task of a case (SPEC.md "Cases": tasks), as every task route answers it. */
+export const taskSchema = v.strictObject({
+  id: v.string(),
+  case_id: v.string(),
+  title: v.string(),
+  description: v.nullable(v.string()),
+  phase: v.nullable(v.string()),
+  position: v.number(),
+  status: v.string(),
+  assignee_id: v.nullable(v.string()),
+  assignee_email: v.nullable(v.string()),
+  due_at: v.nullable(v.string()),
+  created_by: v.nullable(v.string()),
+  created_at: v.string(),
+  updated_at: v.string(),
+});
+
+/** A task comment: `text` is SPEC.md's name, `body` this API's older one, both the same text. */
+export const taskCommentSchema = v.strictObject({
+  id: v.string(),
+  task_id: v.string(),
+  case_id: v.string(),
+  text: v.string(),
+  body: v.string(),
+  author_id: v.nullable(v.string()),
+  author_email: v.nullable(v.string()),
+  created_at: v.string(),
+});
+
+/** A new task comment with whom its mentions reached. */
+const newTaskCommentSchema = v.strictObject({ ...taskCommentSchema.entries, mentions: mentionsSchema });
+
+export const taskView = (r: TaskRow): v.InferOutput<typeof taskSchema> => ({
   id: r.id,
   case_id: r.case_id,
   title: r.title,
@@ -55,7 +88,7 @@ export const taskView = (r: TaskRow) => ({
   updated_at: iso(r.updated_at),
 });
 
-const commentView = (r: CommentRow) => ({
+const commentView = (r: CommentRow): v.InferOutput<typeof taskCommentSchema> => ({
   id: r.id,
   task_id: r.task_id,
   case_id: r.case_id,
@@ -84,14 +117,20 @@ export function taskRoutes(deps: HttpDeps) {
   };
 
   return new Hono<AppEnv>()
-    .get('/cases/:id/tasks', describeRoute({ summary: 'Tasks of a case, by position', tags: ['tasks'] }), read, validate('param', caseParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      return c.json({ items: (await caseTasks(db, id)).map(taskView) });
-    })
+    .get(
+      '/cases/:id/tasks',
+      describeRoute({ summary: 'Tasks of a case, by position', tags: ['tasks'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(taskSchema) }), 'The tasks, by position') } }),
+      read,
+      validate('param', caseParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        return c.json({ items: (await caseTasks(db, id)).map(taskView) });
+      },
+    )
     .post(
       '/cases/:id/tasks',
-      describeRoute({ summary: 'Add a task after the highest position; an assignee is notified', tags: ['tasks'] }),
+      describeRoute({ summary: 'Add a task after the highest position; an assignee is notified', tags: ['tasks'], responses: { 201: jsonAnswer(taskSchema, 'The new task') } }),
       manage,
       validate('param', caseParam),
       requireJson,
@@ -123,7 +162,11 @@ export function taskRoutes(deps: HttpDeps) {
     )
     .patch(
       '/cases/:id/tasks/:task_id',
-      describeRoute({ summary: 'Change a task; explicit null clears assignee_id and due_at; assignment notifies the assignee', tags: ['tasks'] }),
+      describeRoute({
+        summary: 'Change a task; explicit null clears assignee_id and due_at; assignment notifies the assignee',
+        tags: ['tasks'],
+        responses: { 200: jsonAnswer(taskSchema, 'The task as changed') },
+      }),
       manage,
       validate('param', taskParam),
       requireJson,
@@ -164,7 +207,7 @@ export function taskRoutes(deps: HttpDeps) {
     )
     .get(
       '/cases/:id/tasks/:task_id/comments',
-      describeRoute({ summary: 'Comments of a task', tags: ['tasks'] }),
+      describeRoute({ summary: 'Comments of a task', tags: ['tasks'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(taskCommentSchema) }), 'The comments not deleted') } }),
       read,
       validate('param', taskParam),
       async (c) => {
@@ -176,7 +219,7 @@ export function taskRoutes(deps: HttpDeps) {
     )
     .post(
       '/cases/:id/tasks/:task_id/comments',
-      describeRoute({ summary: 'Comment on a task; mentions and the assignee are notified', tags: ['tasks'] }),
+      describeRoute({ summary: 'Comment on a task; mentions and the assignee are notified', tags: ['tasks'], responses: { 201: jsonAnswer(newTaskCommentSchema, 'The new comment and whom its mentions reached') } }),
       manage,
       validate('param', taskParam),
       requireJson,
@@ -190,12 +233,12 @@ export function taskRoutes(deps: HttpDeps) {
         const created = (await taskComments(db, taskId)).find((row) => row.id === r.commentId);
         if (!created) throw new Error(`task comment ${r.commentId} missing from the read model after projection`);
         const { notified, unresolved, not_notified: notNotified } = r.mentions;
-        return c.json({ ...commentView(created), mentions: { notified: notified.map((n) => n.email), unresolved, not_notified: notNotified } }, 201);
+        return c.json({ ...commentView(created), mentions: { notified: notified.map((n) => n.email), unresolved, not_notified: notNotified } } satisfies v.InferOutput<typeof newTaskCommentSchema>, 201);
       },
     )
     .delete(
       '/cases/:id/tasks/:task_id/comments/:comment_id',
-      describeRoute({ summary: 'Soft-delete a task comment (its author or an admin of the case team)', tags: ['tasks'] }),
+      describeRoute({ summary: 'Soft-delete a task comment (its author or an admin of the case team)', tags: ['tasks'], responses: { 204: { description: 'Deleted' } } }),
       manage,
       validate('param', v.object({ id: uuid, task_id: uuid, comment_id: uuid })),
       async (c) => {

@@ -8,6 +8,7 @@
  * Entries never carry a secret or free-form content of the change: names, ids and
  * the keys that changed, not their values.
  */
+import * as v from 'valibot';
 import type { Event } from '../shared/messages.ts';
 
 /**
@@ -43,30 +44,33 @@ export type AuditAction = (typeof auditActions)[number];
  * subject), the system or a webhook source. `via` is the workload a person acted
  * through (an exchange token's `sub`), else null.
  */
-export type AuditActor = {
-  id: string | null;
-  email: string | null;
-  subject: string | null;
-  kind: 'user' | 'workload' | 'system' | 'webhook';
-  via: string | null;
-};
+export const auditActorSchema = v.strictObject({
+  id: v.nullable(v.string()),
+  email: v.nullable(v.string()),
+  subject: v.nullable(v.string()),
+  kind: v.picklist(['user', 'workload', 'system', 'webhook']),
+  via: v.nullable(v.string()),
+});
+export type AuditActor = v.InferOutput<typeof auditActorSchema>;
 
 /** What the action was about: `{type: 'case' | 'connection' | 'webhook_source' | 'runbook' | ..., id}`. */
-export type AuditTarget = { type: string; id: string };
+export const auditTargetSchema = v.strictObject({ type: v.string(), id: v.string() });
+export type AuditTarget = v.InferOutput<typeof auditTargetSchema>;
 
-/** One audit entry: the chained row of `audit_log`, minus its index and hashes. */
-export type AuditEntry = {
-  id: string;
+/** One audit entry: the chained row of `audit_log`, minus its index and hashes (`GET /audit` answers each with them). */
+export const auditEntrySchema = v.strictObject({
+  id: v.string(),
   /** RFC 3339 time of the change. */
-  at: string;
-  action: AuditAction;
-  actor: AuditActor;
-  target: AuditTarget | null;
+  at: v.string(),
+  action: v.picklist(auditActions),
+  actor: auditActorSchema,
+  target: v.nullable(auditTargetSchema),
   /** The team the target belongs to (null: install-wide). */
-  team: string | null;
+  team: v.nullable(v.string()),
   /** Non-secret facts of the change, per action. */
-  detail: Record<string, unknown>;
-};
+  detail: v.record(v.string(), v.unknown()),
+});
+export type AuditEntry = v.InferOutput<typeof auditEntrySchema>;
 
 export type AuditRecorded = Event<'audit.recorded', AuditEntry>;
 export const AUDIT_RECORDED = 'audit.recorded';

@@ -7,6 +7,7 @@
  * week the window touches is listed, empty ones included. Times are whole seconds; a mean
  * over nothing and a rate over nothing are null, never 0.
  */
+import * as v from 'valibot';
 
 /** Counts and second sums of cases of one (week, severity, team) group. */
 export type CaseGroup = {
@@ -25,21 +26,55 @@ export type CaseGroup = {
 /** Approval gates decided in one week: count and summed seconds from opening to decision. */
 export type GateGroup = { week: string; decided: number; seconds: number };
 
-export type TopRule = { rule_id: string; title: string; alerts: number; cases: number };
+const topRuleSchema = v.strictObject({ rule_id: v.string(), title: v.string(), alerts: v.number(), cases: v.number() });
+export type TopRule = v.InferOutput<typeof topRuleSchema>;
 
 /** SPEC.md "AI spend (in the SOC metrics)". */
-export type AiSpend = {
-  invocations: number;
-  refusals: number;
-  refusals_by_code: Record<string, number>;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  by_feature: { feature: string; total_tokens: number; invocations: number }[];
-  by_model: { model: string; total_tokens: number; invocations: number }[];
-};
+const aiSpendSchema = v.strictObject({
+  invocations: v.number(),
+  refusals: v.number(),
+  refusals_by_code: v.record(v.string(), v.number()),
+  prompt_tokens: v.number(),
+  completion_tokens: v.number(),
+  total_tokens: v.number(),
+  by_feature: v.array(v.strictObject({ feature: v.string(), total_tokens: v.number(), invocations: v.number() })),
+  by_model: v.array(v.strictObject({ model: v.string(), total_tokens: v.number(), invocations: v.number() })),
+});
+export type AiSpend = v.InferOutput<typeof aiSpendSchema>;
 
-export type AiTriageAgreement = { total_feedback: number; agreed: number; disagreed: number; agreement_rate: number | null };
+const aiTriageAgreementSchema = v.strictObject({ total_feedback: v.number(), agreed: v.number(), disagreed: v.number(), agreement_rate: v.nullable(v.number()) });
+export type AiTriageAgreement = v.InferOutput<typeof aiTriageAgreementSchema>;
+
+/** Whole seconds; null as a mean over nothing. */
+const timeEntries = { mtta_seconds: v.nullable(v.number()), mttr_seconds: v.nullable(v.number()) };
+const flowEntries = { opened: v.number(), closed: v.number(), ...timeEntries };
+/** A rate from 0 to 1, 4 decimals; null as a rate over nothing. */
+const rateSchema = v.nullable(v.number());
+
+/** The weekly SOC metrics document of `GET /metrics/soc`: totals, by severity (every configured one) and team, and each ISO week of the window. */
+export const socMetricsSchema = v.strictObject({
+  window_days: v.number(),
+  team: v.nullable(v.string()),
+  from: v.string(),
+  to: v.string(),
+  totals: v.strictObject({ ...flowEntries, automation_rate: rateSchema, approvals_decided: v.number(), approval_turnaround_seconds: v.nullable(v.number()) }),
+  by_severity: v.record(v.string(), v.strictObject(flowEntries)),
+  by_team: v.array(v.strictObject({ team: v.nullable(v.string()), ...flowEntries })),
+  weeks: v.array(
+    v.strictObject({
+      week_start: v.string(),
+      ...flowEntries,
+      by_severity: v.record(v.string(), v.strictObject(timeEntries)),
+      by_team: v.array(v.strictObject({ team: v.nullable(v.string()), ...timeEntries })),
+      automation_rate: rateSchema,
+      approvals_decided: v.number(),
+      approval_turnaround_seconds: v.nullable(v.number()),
+    }),
+  ),
+  top_rules: v.array(topRuleSchema),
+  ai_triage_agreement: aiTriageAgreementSchema,
+  ai_spend: aiSpendSchema,
+});
 
 /** What every caller but global administrators and operator reports gets. */
 export const ZERO_AI_SPEND: AiSpend = {
@@ -97,7 +132,7 @@ export type SocInput = {
 };
 
 /** The document; group weeks outside `[from, to]` are ignored. */
-export function socMetrics(input: SocInput) {
+export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSchema> {
   const weeks = weeksBetween(input.from, input.to);
   const perWeek = new Map(weeks.map((w) => [w, { all: zero(), bySeverity: new Map<string, Sums>(), byTeam: new Map<string, { team: string | null; sums: Sums }>() }]));
   const total = zero();

@@ -8,6 +8,7 @@
  * override broke. Without an override the window is `default_days`. Nothing is swept
  * while the policy is disabled or its window unavailable.
  */
+import * as v from 'valibot';
 
 /** The policy document version (SPEC.md "Versioning": retention policy carries `contract_version`). */
 export const RETENTION_CONTRACT_VERSION = 1;
@@ -31,25 +32,26 @@ export type RetentionSettings = {
 };
 
 /** Why the window is unavailable; null while it is a number of days. */
-export type RetentionCause = 'override_below_min' | 'override_above_max' | null;
+export type RetentionCause = v.InferOutput<typeof retentionPolicySchema>['cause'];
 
-/** The policy object of `GET /retention` (SPEC.md field names). */
-export type RetentionPolicy = {
-  enabled: boolean;
-  class: string;
-  contract_version: number;
-  realm: string;
-  resource: string;
-  retention_days: number | null;
-  default_days: number;
-  min_days: number;
-  max_days: number;
-  provenance: 'default' | 'override';
-  override_days: number | null;
-  cause: RetentionCause;
-  sweep_interval_hours: number;
-  batch_limit: number;
-};
+/** The policy object of `GET /retention` (SPEC.md "Retention policy" field names). */
+export const retentionPolicySchema = v.strictObject({
+  enabled: v.boolean(),
+  class: v.string(),
+  contract_version: v.literal(RETENTION_CONTRACT_VERSION),
+  realm: v.string(),
+  resource: v.string(),
+  retention_days: v.nullable(v.number()),
+  default_days: v.number(),
+  min_days: v.number(),
+  max_days: v.number(),
+  provenance: v.picklist(['default', 'override']),
+  override_days: v.nullable(v.number()),
+  cause: v.nullable(v.picklist(['override_below_min', 'override_above_max'])),
+  sweep_interval_hours: v.number(),
+  batch_limit: v.number(),
+});
+export type RetentionPolicy = v.InferOutput<typeof retentionPolicySchema>;
 
 /** Resolves the effective window from `settings`; pure, never throws. */
 export function resolveRetentionPolicy(settings: RetentionSettings): RetentionPolicy {

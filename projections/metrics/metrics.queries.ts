@@ -8,6 +8,7 @@
  * cases resolved or closed in the window. Means over no case are null.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import * as v from 'valibot';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
@@ -32,12 +33,25 @@ function ackTargetSeconds(policy: AckSlaPolicy): RawBuilder<number | null> {
 
 const seconds = (n: unknown): number | null => (n === null || n === undefined ? null : Math.round(Number(n)));
 
+/** The answer of `GET /metrics/overview`: open cases by every configured severity, MTTA and MTTR in seconds (null over no case), SLA at risk and breached. */
+export const metricsOverviewSchema = v.strictObject({
+  window_days: v.number(),
+  open_cases: v.strictObject({ total: v.number(), by_severity: v.record(v.string(), v.number()) }),
+  mtta_seconds: v.nullable(v.number()),
+  mttr_seconds: v.nullable(v.number()),
+  sla_at_risk: v.number(),
+  sla_breached: v.number(),
+});
+
+/** The answer of `GET /metrics/gate`: approval gates approved and denied, and dry runs queued, in the window. */
+export const metricsGateSchema = v.strictObject({ approved_executions: v.number(), denied: v.number(), dry_runs: v.number(), window_days: v.number() });
+
 /**
  * `{window_days, open_cases: {total, by_severity}, mtta_seconds, mttr_seconds, sla_at_risk, sla_breached}`.
  * `sla_at_risk` counts open, unacknowledged cases whose acknowledgement falls due within
  * `atRiskMinutes`; `sla_breached` those already past it.
  */
-export async function metricsOverview(db: Kysely<Database>, scope: CaseScope, s: OverviewSettings) {
+export async function metricsOverview(db: Kysely<Database>, scope: CaseScope, s: OverviewSettings): Promise<v.InferOutput<typeof metricsOverviewSchema>> {
   const since = new Date(s.now.getTime() - s.windowDays * 86_400_000);
   const closed = s.closedStatuses.length === 0 ? ['\u0000'] : [...s.closedStatuses];
   const open = await db
@@ -76,7 +90,7 @@ export async function metricsOverview(db: Kysely<Database>, scope: CaseScope, s:
  * step then executes) and denied in the window, and dry runs queued in it, over runs the
  * caller may see.
  */
-export async function metricsGate(db: Kysely<Database>, scope: CaseScope, windowDays: number, now: Date) {
+export async function metricsGate(db: Kysely<Database>, scope: CaseScope, windowDays: number, now: Date): Promise<v.InferOutput<typeof metricsGateSchema>> {
   const since = new Date(now.getTime() - windowDays * 86_400_000);
   const [gates] = await db
     .selectFrom('run_gates')
