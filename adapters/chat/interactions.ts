@@ -23,7 +23,9 @@ import type { Principal } from '../identity/principal.ts';
 import type { ChatIdentity, ChatIdentityLinks, LinkedUser } from './identity-links.ts';
 
 /** The message the chat product shows: ephemeral (only the sender sees it) unless it replaces the pressed message. */
-export type ChatReply = { response_type: 'ephemeral'; text: string; replace_original?: boolean };
+export const chatReplySchema = v.strictObject({ response_type: v.literal('ephemeral'), text: v.string(), replace_original: v.optional(v.boolean()) });
+
+export type ChatReply = v.InferOutput<typeof chatReplySchema>;
 
 export type ChatInteractionDeps = {
   links: ChatIdentityLinks;

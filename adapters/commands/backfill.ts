@@ -26,24 +26,34 @@ const MAX_REPORTED_REJECTIONS = 20;
 
 export type BackfillRequest = { connection: ResolvedConnection; since: string; limit: number };
 
-/** One skipped item: where it was in the list and why. */
-export type RejectedItem = { page: number; index: number; alert_id: string | null; detail: ValidationIssue[] };
+/** One skipped item: where it was in the list and why, as validation issues. */
+const rejectedItemSchema = v.strictObject({
+  page: v.number(),
+  index: v.number(),
+  alert_id: v.nullable(v.string()),
+  detail: v.array(v.strictObject({ loc: v.array(v.union([v.string(), v.number()])), msg: v.string(), type: v.string() })),
+});
 
-export type BackfillReport = {
-  detector_connection_id: string;
-  since: string;
-  pages: number;
-  fetched: number;
-  created: number;
-  duplicates: number;
-  rejected_count: number;
-  rejected: RejectedItem[];
+export type RejectedItem = v.InferOutput<typeof rejectedItemSchema>;
+
+/** The report of a backfill: what was read, taken in, skipped as known or rejected, and the cases and runs it led to. */
+export const backfillReportSchema = v.strictObject({
+  detector_connection_id: v.string(),
+  since: v.string(),
+  pages: v.number(),
+  fetched: v.number(),
+  created: v.number(),
+  duplicates: v.number(),
+  rejected_count: v.number(),
+  rejected: v.array(rejectedItemSchema),
   /** New alerts' case ids, each once, in the order they were first used. */
-  cases: string[];
-  runs: number;
+  cases: v.array(v.string()),
+  runs: v.number(),
   /** False when `limit` stopped the paging while the detector had more. */
-  complete: boolean;
-};
+  complete: v.boolean(),
+});
+
+export type BackfillReport = v.InferOutput<typeof backfillReportSchema>;
 
 /** What has landed when a backfill stops on a failure; the route reports it with the failure. */
 export class BackfillFailed extends Error {

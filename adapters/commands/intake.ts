@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import * as v from 'valibot';
 import type { AlertEvent, CorrelationCaseBound } from '../../domain/alerts/events.ts';
 import { flattenDocument } from '../../domain/alerts/flatten.ts';
 import { alertReceived, correlationKeyOf, decideCorrelation, type IncomingAlert } from '../../domain/alerts/intake.ts';
@@ -31,14 +32,17 @@ import { nextCaseNumber } from './cases.ts';
 import { createIntakeCache, type KnownAlert, type KnownBinding, type KnownCase } from './intake-cache.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
 
-export type IntakeResult = {
-  alert_id: string;
-  case_id: string;
-  case_key: string;
-  deduplicated: boolean;
-  correlated: boolean;
-  runs: string[];
-};
+/** What intake did with one alert: its case, whether it repeated a known alert or joined an open case, and the runs it queued. */
+export const intakeResultSchema = v.strictObject({
+  alert_id: v.string(),
+  case_id: v.string(),
+  case_key: v.string(),
+  deduplicated: v.boolean(),
+  correlated: v.boolean(),
+  runs: v.array(v.string()),
+});
+
+export type IntakeResult = v.InferOutput<typeof intakeResultSchema>;
 
 /** An intake result and the last event position it wrote (for read-your-writes). */
 export type IntakeOutcome = { result: IntakeResult; position: number };

@@ -6,7 +6,8 @@
  */
 import { webhookSourceActor } from './audit.ts';
 import { sql, type Kysely } from 'kysely';
-import type { Pager } from '../../domain/cases/events.ts';
+import * as v from 'valibot';
+import { pagers, type Pager } from '../../domain/cases/events.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { findCase } from '../../projections/cases/cases.queries.ts';
 import { findPage } from '../../projections/cases/pages.queries.ts';
@@ -14,15 +15,17 @@ import type { Database } from '../../projections/database.ts';
 import type { CaseCommands } from './cases.ts';
 
 /** The `page_ack` member of a pager webhook's 202. */
-export type PageAck = {
-  pager: Pager;
-  key: string | null;
-  acknowledged: boolean;
+export const pageAckSchema = v.strictObject({
+  pager: v.picklist(pagers),
+  key: v.nullable(v.string()),
+  acknowledged: v.boolean(),
   /** Why: `acknowledged`, or why nothing changed. */
-  reason: 'acknowledged' | 'unknown_key' | 'already_acknowledged' | 'case_closed' | 'not_an_acknowledgement';
-  case_id: string | null;
-  case_key: string | null;
-};
+  reason: v.picklist(['acknowledged', 'unknown_key', 'already_acknowledged', 'case_closed', 'not_an_acknowledgement']),
+  case_id: v.nullable(v.string()),
+  case_key: v.nullable(v.string()),
+});
+
+export type PageAck = v.InferOutput<typeof pageAckSchema>;
 
 /** An acknowledgement as a pager reported it: the page key, who acknowledged (name or email), and the source it came through. */
 export type PageAckRequest = { pager: Pager; key: string; agent: string | null; agentEmail: string | null; sourceSlug: string };

@@ -11,6 +11,7 @@
  * so the next delivery or poll applies it again.
  */
 import type { Kysely } from 'kysely';
+import * as v from 'valibot';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { fold } from '../../domain/shared/messages.ts';
@@ -22,11 +23,29 @@ import type { AuditLog } from './audit.ts';
 import type { CaseConfig } from './case-config.ts';
 import type { CaseCommands } from './cases.ts';
 
+/** What one update did to the ticket's links: how many, and the comments and status changes taken in. */
+export const ticketUpdateSchema = v.strictObject({
+  provider: v.string(),
+  remote_id: v.string(),
+  links: v.number(),
+  comments_ingested: v.number(),
+  status_changes: v.number(),
+});
+
+/** A status change that was not applied, and why. */
+const statusSyncSchema = v.strictObject({
+  link_id: v.string(),
+  case_id: v.string(),
+  remote_status: v.string(),
+  local_status: v.nullable(v.string()),
+  applied: v.literal(false),
+  reason: v.picklist(['applied', 'already_in_status', 'unmapped_status', 'unknown_local_status', 'case_closed'] satisfies StatusSyncReason[]),
+});
+
 /** What one update did; `ticket_status_sync` lists the refused status changes (SPEC.md "Errors": reported in the 202). */
-export type TicketUpdateResult = {
-  ticket: { provider: string; remote_id: string; links: number; comments_ingested: number; status_changes: number };
-  ticket_status_sync: { link_id: string; case_id: string; remote_status: string; local_status: string | null; applied: false; reason: StatusSyncReason }[];
-};
+export const ticketUpdateResultSchema = v.strictObject({ ticket: ticketUpdateSchema, ticket_status_sync: v.array(statusSyncSchema) });
+
+export type TicketUpdateResult = v.InferOutput<typeof ticketUpdateResultSchema>;
 
 export type TicketMirrorDeps = {
   store: EventStore;

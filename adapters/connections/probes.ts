@@ -19,6 +19,7 @@
  * Every HTTP probe goes through the guarded edge; failures carry the ActionFailure's
  * type and message, which name host and status, never a secret.
  */
+import * as v from 'valibot';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { httpAuth } from '../actions/http-request.ts';
 import { probeSmtp } from '../actions/notify-email.ts';
@@ -37,14 +38,16 @@ import { probeDetector, probePipeline } from './suite-probes.ts';
 import { probeChatA, probeChatB, probePagerA, probePagerB, probeTicketA, probeTicketB } from './vendor-probes.ts';
 
 /** What a probe reports: `ok`, the kind-specific facts it checked, and on failure the error's type and message. */
-export type ProbeResult = {
-  ok: boolean;
-  kind: string;
-  probe: string;
-  latency_ms: number;
-  details: Record<string, unknown>;
-  error: { type: string; message: string } | null;
-};
+export const probeResultSchema = v.strictObject({
+  ok: v.boolean(),
+  kind: v.string(),
+  probe: v.string(),
+  latency_ms: v.pipe(v.number(), v.integer()),
+  details: v.record(v.string(), v.unknown()),
+  error: v.nullable(v.strictObject({ type: v.string(), message: v.string() })),
+});
+
+export type ProbeResult = v.InferOutput<typeof probeResultSchema>;
 
 /** The guarded edge, the oauth2 token source, the workload exchange and detector client (for `detector`), the probe deadline in ms, and the clock in epoch ms. */
 export type ProbeDeps = { outbound: OutboundFetch; tokens: TokenSource; exchange: ExchangeClient; detector: DetectorClient; timeoutMs: number; now?: () => number };

@@ -6,27 +6,30 @@
  * second write-only value, `bot_token`, sealed the same way (`bot_token_configured`).
  */
 import type { Kysely, Selectable } from 'kysely';
+import * as v from 'valibot';
 import { conflict, notFound, unprocessable } from '../../domain/shared/errors.ts';
 import type { ConnectionsTable, Database } from '../../projections/database.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
 import { checkConnectionConfig } from './config-rules.ts';
 import type { SecretBox } from './secret-box.ts';
 
-/** A connection as the API shows it; timestamps are RFC 3339 strings. */
-export type ConnectionView = {
-  id: string;
-  kind: string;
-  name: string;
-  base_url: string | null;
-  config: Record<string, unknown>;
-  secret_configured: boolean;
+/** A connection as the API shows it, secrets never included; timestamps are RFC 3339 strings. */
+export const connectionSchema = v.strictObject({
+  id: v.string(),
+  kind: v.string(),
+  name: v.string(),
+  base_url: v.nullable(v.string()),
+  config: v.record(v.string(), v.unknown()),
+  secret_configured: v.boolean(),
   /** chat_a connections only: whether a bot token is stored. */
-  bot_token_configured?: boolean;
+  bot_token_configured: v.optional(v.boolean()),
   /** End of the overlap in which the secret before the last rotation still works; null outside one. */
-  rotation_overlap_until: string | null;
-  created_at: string;
-  updated_at: string;
-};
+  rotation_overlap_until: v.nullable(v.string()),
+  created_at: v.string(),
+  updated_at: v.string(),
+});
+
+export type ConnectionView = v.InferOutput<typeof connectionSchema>;
 
 /** PUT /connections/<id>: fields absent stay; `secret: null` clears it; a new secret replaces it at once (rotate overlaps). */
 export type ConnectionChanges = { name?: string; base_url?: string | null; config?: Record<string, unknown>; secret?: string | null; bot_token?: string | null };

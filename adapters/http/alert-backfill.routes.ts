@@ -13,10 +13,11 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
-import { BackfillFailed } from '../commands/backfill.ts';
+import { BackfillFailed, backfillReportSchema } from '../commands/backfill.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -33,7 +34,16 @@ export function alertBackfillRoutes(deps: HttpDeps) {
   });
   return new Hono<AppEnv>().post(
     '/alerts/backfill',
-    describeRoute({ summary: "Backfill alerts from the detector's external alerts list (de-duplicated against intake)", tags: ['alerts'] }),
+    describeRoute({
+      summary: "Backfill alerts from the detector's external alerts list (de-duplicated against intake)",
+      tags: ['alerts'],
+      responses: {
+        200: jsonAnswer(backfillReportSchema, 'The report of the backfill'),
+        // A failing detector (502) or a missing exchange (503): statuses the shared error answers (4XX, 500) do not cover.
+        502: jsonAnswer(errorBodySchema, "The detector failed part-way: the failure's code, and in params what had landed before it"),
+        503: jsonAnswer(errorBodySchema, 'exchange_not_configured: no token exchange to read the detector with'),
+      },
+    }),
     requirePermission('manage_connections', 'svc:alerts:write', deps.permissions),
     requireJson,
     validate('json', body),

@@ -23,6 +23,7 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { idParam, iso, paging, uuid, nonEmptyText } from './shapes.ts';
+import { jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
 
 export function alertRoutes(deps: HttpDeps) {
@@ -80,17 +81,17 @@ export function alertRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/alerts',
-      describeRoute({ summary: 'Alert inbox', tags: ['alerts'] }),
+      describeRoute({ summary: 'Alert inbox', tags: ['alerts'], responses: { 200: jsonAnswer(alertListSchema, 'The alerts the caller may see, newest first') } }),
       read,
       validate('query', v.object({ status: v.optional(v.picklist(['new', 'linked', 'dismissed'])), severity: v.optional(v.string()), source: v.optional(v.string()), ...paging })),
       async (c) => {
         const rows = await listAlerts(db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
-        return c.json({ items: rows.map(alertView) });
+        return c.json({ items: rows.map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
       },
     )
     .post(
       '/alerts',
-      describeRoute({ summary: 'Enter an alert by hand (into the inbox, no case)', tags: ['alerts'] }),
+      describeRoute({ summary: 'Enter an alert by hand (into the inbox, no case)', tags: ['alerts'], responses: { 201: jsonAnswer(alertSchema, 'The alert, in no case') } }),
       manage,
       requireJson,
       validate('json', manualAlert),
@@ -121,7 +122,7 @@ export function alertRoutes(deps: HttpDeps) {
     )
     .post(
       '/alerts/:id/escalate',
-      describeRoute({ summary: 'Open a new case holding the alert', tags: ['alerts'] }),
+      describeRoute({ summary: 'Open a new case holding the alert', tags: ['alerts'], responses: { 201: jsonAnswer(escalatedSchema, 'The alert and the id of the case opened for it') } }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -133,12 +134,12 @@ export function alertRoutes(deps: HttpDeps) {
         await actOn(principal, id);
         const r = await deps.caseAlerts.escalate(id, { title: body.title ?? null, severity: body.severity ?? null, private: body.private }, actorOf(principal));
         await deps.waitFor(r.position);
-        return c.json({ alert: await reread(principal, id), case_id: r.caseId }, 201);
+        return c.json({ alert: await reread(principal, id), case_id: r.caseId } satisfies v.InferOutput<typeof escalatedSchema>, 201);
       },
     )
     .post(
       '/alerts/:id/link',
-      describeRoute({ summary: 'Put the alert into a case (moving it out of another)', tags: ['alerts'] }),
+      describeRoute({ summary: 'Put the alert into a case (moving it out of another)', tags: ['alerts'], responses: { 200: jsonAnswer(alertSchema, 'The alert, now in the case') } }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -155,7 +156,7 @@ export function alertRoutes(deps: HttpDeps) {
     )
     .post(
       '/alerts/:id/dismiss',
-      describeRoute({ summary: 'Dismiss an alert that is in no case', tags: ['alerts'] }),
+      describeRoute({ summary: 'Dismiss an alert that is in no case', tags: ['alerts'], responses: { 200: jsonAnswer(alertSchema, 'The dismissed alert') } }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -170,8 +171,34 @@ export function alertRoutes(deps: HttpDeps) {
     );
 }
 
+/** An alert as the API shows it (SPEC.md "Alert"); timestamps are RFC 3339 strings. */
+export const alertSchema = v.strictObject({
+  id: v.string(),
+  source: v.string(),
+  external_id: v.string(),
+  rule_id: v.nullable(v.string()),
+  title: v.string(),
+  severity: v.string(),
+  status: v.string(),
+  case_id: v.nullable(v.string()),
+  detected_at: v.nullable(v.string()),
+  url: v.nullable(v.string()),
+  correlation_key: v.nullable(v.string()),
+  suite_correlation_id: v.nullable(v.string()),
+  team: v.nullable(v.string()),
+  repeat_count: v.number(),
+  received_at: v.string(),
+  last_seen_at: v.string(),
+});
+
+/** A list of alerts, as GET /alerts and the case's alerts answer it. */
+export const alertListSchema = v.strictObject({ items: v.array(alertSchema) });
+
+/** The 201 of escalating an alert: the alert, now in the new case, and that case's id. */
+const escalatedSchema = v.strictObject({ alert: alertSchema, case_id: v.string() });
+
 /** The alert document of the API (SPEC.md "Alert"). */
-export function alertView(r: Awaited<ReturnType<typeof listAlerts>>[number]) {
+export function alertView(r: Awaited<ReturnType<typeof listAlerts>>[number]): v.InferOutput<typeof alertSchema> {
   return {
     id: r.id,
     source: r.source,
@@ -187,7 +214,7 @@ export function alertView(r: Awaited<ReturnType<typeof listAlerts>>[number]) {
     suite_correlation_id: r.suite_correlation_id,
     team: r.team,
     repeat_count: r.repeat_count,
-    received_at: iso(r.received_at),
-    last_seen_at: iso(r.last_seen_at),
+    received_at: new Date(r.received_at).toISOString(),
+    last_seen_at: new Date(r.last_seen_at).toISOString(),
   };
 }

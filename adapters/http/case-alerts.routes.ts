@@ -9,11 +9,12 @@ import * as v from 'valibot';
 import { notFound } from '../../domain/shared/errors.ts';
 import { caseAlerts, listAlerts } from '../../projections/alerts/alerts.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
-import { alertView } from './alerts.routes.ts';
+import { alertListSchema, alertView } from './alerts.routes.ts';
 import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -22,14 +23,24 @@ export function caseAlertRoutes(deps: HttpDeps) {
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
-    .get('/cases/:id/alerts', describeRoute({ summary: 'Alerts a case holds', tags: ['cases'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      return c.json({ items: (await caseAlerts(db, id)).map(alertView) });
-    })
+    .get(
+      '/cases/:id/alerts',
+      describeRoute({ summary: 'Alerts a case holds', tags: ['cases'], responses: { 200: jsonAnswer(alertListSchema, 'The alerts of the case, newest first') } }),
+      read,
+      validate('param', v.object({ id: uuid })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        return c.json({ items: (await caseAlerts(db, id)).map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
+      },
+    )
     .post(
       '/cases/:id/alerts',
-      describeRoute({ summary: 'Link an alert to the case (moving it from another case)', tags: ['cases'] }),
+      describeRoute({
+        summary: 'Link an alert to the case (moving it from another case)',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(alertListSchema, 'The alerts of the case with the linked one, newest first') },
+      }),
       manage,
       validate('param', v.object({ id: uuid })),
       requireJson,
@@ -43,12 +54,12 @@ export function caseAlertRoutes(deps: HttpDeps) {
         if (visible.length === 0) throw notFound('alert_not_found', 'alert not found', { alert_id: alertId });
         const position = await deps.caseAlerts.link(id, alertId, actorOf(principal));
         await deps.waitFor(position);
-        return c.json({ items: (await caseAlerts(db, id)).map(alertView) });
+        return c.json({ items: (await caseAlerts(db, id)).map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
       },
     )
     .delete(
       '/cases/:id/alerts/:alert_id',
-      describeRoute({ summary: 'Unlink an alert from the case', tags: ['cases'] }),
+      describeRoute({ summary: 'Unlink an alert from the case', tags: ['cases'], responses: { 204: { description: 'Unlinked' } } }),
       manage,
       validate('param', v.object({ id: uuid, alert_id: uuid })),
       async (c) => {

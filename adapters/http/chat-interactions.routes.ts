@@ -18,14 +18,24 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { checkChatASignature } from '../chat/chat-a-signature.ts';
-import { createChatInteractions, type ChatResponder } from '../chat/interactions.ts';
+import { chatReplySchema, createChatInteractions, type ChatResponder } from '../chat/interactions.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
 import { CHAT_A_RESPONSE_ORIGIN } from '../connections/config-rules.ts';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { decideGateAs } from './gate-decision.ts';
+import { jsonAnswer } from './openapi.ts';
 import { recordAuditBy } from './audited.ts';
 import { personActor } from '../commands/audit.ts';
+
+/**
+ * Both answers are 200: a slash command's reply as JSON, and an interaction's empty body,
+ * which @hono/node-server labels `text/plain; charset=UTF-8`, so it is declared as that media type.
+ */
+const slashReplyOrEmpty = (() => {
+  const reply = jsonAnswer(chatReplySchema, "A slash command's ephemeral reply (JSON); an interaction's empty body (text/plain), its outcome posted to its response_url");
+  return { ...reply, content: { ...reply.content, 'text/plain': { schema: { type: 'string' as const, maxLength: 0 } } } };
+})();
 
 /** How long the follow-up post to a `response_url` may take, milliseconds. */
 const RESPONSE_TIMEOUT_MS = 10_000;
@@ -72,7 +82,12 @@ export function chatInteractionRoutes(deps: HttpDeps) {
 
   return new Hono().post(
     '/webhooks/chat-interactions',
-    describeRoute({ summary: 'chat_a slash commands (identity link) and approval button callbacks, signed with the signing secret', tags: ['intake'], security: [] }),
+    describeRoute({
+      summary: 'chat_a slash commands (identity link) and approval button callbacks, signed with the signing secret',
+      tags: ['intake'],
+      security: [],
+      responses: { 200: slashReplyOrEmpty },
+    }),
     async (c) => {
       const raw = new Uint8Array(await c.req.arrayBuffer());
       const header = (vendor: string, neutral: string) => c.req.header(vendor) ?? c.req.header(neutral);

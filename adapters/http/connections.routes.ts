@@ -9,10 +9,13 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { connectionSchema } from '../connections/store.ts';
+import { probeResultSchema } from '../connections/probes.ts';
 import { requirePermission } from './auth.ts';
 import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { idParam, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -23,15 +26,21 @@ const name = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'must be 2
 const baseUrl = v.nullable(v.pipe(v.string(), v.transform((u) => (u.trim() === '' ? null : u)), v.nullable(v.pipe(v.string(), v.url('must be a URL')))));
 const secret = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(16_384));
 
+/** The answer of GET /connections. */
+const connectionListSchema = v.strictObject({ items: v.array(connectionSchema) });
+
 export function connectionRoutes(deps: HttpDeps) {
   const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
   return new Hono<AppEnv>()
-    .get('/connections', describeRoute({ summary: 'List connections (secrets never returned)', tags: ['connections'] }), manage, async (c) =>
-      c.json({ items: await deps.connections.list() }),
+    .get(
+      '/connections',
+      describeRoute({ summary: 'List connections (secrets never returned)', tags: ['connections'], responses: { 200: jsonAnswer(connectionListSchema, 'Every connection, by name') } }),
+      manage,
+      async (c) => c.json({ items: await deps.connections.list() } satisfies v.InferOutput<typeof connectionListSchema>),
     )
     .post(
       '/connections',
-      describeRoute({ summary: 'Create a connection', tags: ['connections'] }),
+      describeRoute({ summary: 'Create a connection', tags: ['connections'], responses: { 201: jsonAnswer(connectionSchema, 'The connection, secrets never included') } }),
       manage,
       requireJson,
       validate(
@@ -60,12 +69,20 @@ export function connectionRoutes(deps: HttpDeps) {
         return c.json(created, 201);
       },
     )
-    .get('/connections/:id', describeRoute({ summary: 'One connection (secret never returned)', tags: ['connections'] }), manage, validate('param', idParam), async (c) =>
-      c.json(await deps.connections.get(c.req.valid('param').id)),
+    .get(
+      '/connections/:id',
+      describeRoute({ summary: 'One connection (secret never returned)', tags: ['connections'], responses: { 200: jsonAnswer(connectionSchema, 'The connection, secrets never included') } }),
+      manage,
+      validate('param', idParam),
+      async (c) => c.json(await deps.connections.get(c.req.valid('param').id)),
     )
     .put(
       '/connections/:id',
-      describeRoute({ summary: 'Change a connection; a new secret replaces the old at once (rotate keeps an overlap)', tags: ['connections'] }),
+      describeRoute({
+        summary: 'Change a connection; a new secret replaces the old at once (rotate keeps an overlap)',
+        tags: ['connections'],
+        responses: { 200: jsonAnswer(connectionSchema, 'The changed connection, secrets never included') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -81,16 +98,26 @@ export function connectionRoutes(deps: HttpDeps) {
         return c.json(updated);
       },
     )
-    .delete('/connections/:id', describeRoute({ summary: 'Delete a connection', tags: ['connections'] }), manage, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      const removed = await deps.connections.get(id);
-      await deps.connections.remove(id);
-      await recordAudit(deps, c.get('principal'), { action: 'connection.delete', target: { type: 'connection', id }, detail: { kind: removed.kind, name: removed.name } });
-      return c.body(null, 204);
-    })
+    .delete(
+      '/connections/:id',
+      describeRoute({ summary: 'Delete a connection', tags: ['connections'], responses: { 204: { description: 'Deleted' } } }),
+      manage,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const removed = await deps.connections.get(id);
+        await deps.connections.remove(id);
+        await recordAudit(deps, c.get('principal'), { action: 'connection.delete', target: { type: 'connection', id }, detail: { kind: removed.kind, name: removed.name } });
+        return c.body(null, 204);
+      },
+    )
     .post(
       '/connections/:id/rotate',
-      describeRoute({ summary: 'Rotate the secret; the old one keeps working until rotation_overlap_until', tags: ['connections'] }),
+      describeRoute({
+        summary: 'Rotate the secret; the old one keeps working until rotation_overlap_until',
+        tags: ['connections'],
+        responses: { 200: jsonAnswer(connectionSchema, 'The connection with its overlap deadline, secrets never included') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -106,6 +133,10 @@ export function connectionRoutes(deps: HttpDeps) {
       describeRoute({
         summary: 'Probe the connection without side effects: ok, the checked facts, or the error (host and status, never a secret)',
         tags: ['connections'],
+        responses: {
+          200: jsonAnswer(probeResultSchema, 'The probe report; a failing peer is ok: false, not an error status'),
+          501: jsonAnswer(errorBodySchema, 'probe_not_implemented: a stored kind this build has no probe for'),
+        },
       }),
       manage,
       validate('param', idParam),

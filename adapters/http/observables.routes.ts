@@ -18,25 +18,70 @@ import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, iso, uuid } from './shapes.ts';
+import { jsonAnswer } from './openapi.ts';
+import { idParam, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
+/** An observable of a case, hand-added (`manual`) or from an alert linked to it (`alert`). */
+const caseObservableSchema = v.strictObject({
+  id: v.string(),
+  case_id: v.string(),
+  type: v.string(),
+  value: v.string(),
+  normalized: v.string(),
+  source: v.picklist(['manual', 'alert']),
+  added_by: v.nullable(v.string()),
+  created_at: v.string(),
+});
+
+/** The answer of GET /cases/<id>/observables. */
+const caseObservableListSchema = v.strictObject({ items: v.array(caseObservableSchema) });
+
+/** The answer of adding an observable: it, whether it was already there, and the other visible cases holding it. */
+const addedObservableSchema = v.strictObject({
+  ...caseObservableSchema.entries,
+  deduplicated: v.boolean(),
+  cross_case_hits: v.array(v.strictObject({ case_id: v.string(), case_key: v.string(), title: v.string(), status: v.string(), observable_id: v.string() })),
+});
+
 type Row = Awaited<ReturnType<typeof listObservables>>[number];
-const view = (r: Row) => ({ id: r.id, case_id: r.case_id, type: r.type, value: r.value, normalized: r.normalized, source: r.source, added_by: r.added_by, created_at: iso(r.created_at) });
+const view = (r: Row): v.InferOutput<typeof caseObservableSchema> => ({
+  id: r.id,
+  case_id: r.case_id,
+  type: r.type,
+  value: r.value,
+  normalized: r.normalized,
+  source: r.source,
+  added_by: r.added_by,
+  created_at: new Date(r.created_at).toISOString(),
+});
 
 export function observableRoutes(deps: HttpDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
-    .get('/cases/:id/observables', describeRoute({ summary: 'Observables of a case', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      return c.json({ items: (await listObservables(db, id)).map(view) });
-    })
+    .get(
+      '/cases/:id/observables',
+      describeRoute({ summary: 'Observables of a case', tags: ['cases'], responses: { 200: jsonAnswer(caseObservableListSchema, 'The observables of the case and of its alerts, oldest first') } }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        return c.json({ items: (await listObservables(db, id)).map(view) } satisfies v.InferOutput<typeof caseObservableListSchema>);
+      },
+    )
     .post(
       '/cases/:id/observables',
-      describeRoute({ summary: 'Add an observable (de-duplicated on its normalized value)', tags: ['cases'] }),
+      describeRoute({
+        summary: 'Add an observable (de-duplicated on its normalized value)',
+        tags: ['cases'],
+        responses: {
+          200: jsonAnswer(addedObservableSchema, 'The case already held it: the observable, deduplicated: true'),
+          201: jsonAnswer(addedObservableSchema, 'Added: the observable, deduplicated: false'),
+        },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -53,12 +98,13 @@ export function observableRoutes(deps: HttpDeps) {
         const row = await findObservable(db, id, r.observableId);
         if (!row) throw new Error(`observable ${r.observableId} missing from the read model after projection`);
         const hits = await crossCaseHits(db, id, row.type, row.normalized, caseScopeOf(principal, deps.permissions));
-        return c.json({ ...view(row), deduplicated: r.deduplicated, cross_case_hits: hits }, r.deduplicated ? 200 : 201);
+        const added: v.InferOutput<typeof addedObservableSchema> = { ...view(row), deduplicated: r.deduplicated, cross_case_hits: hits };
+        return c.json(added, r.deduplicated ? 200 : 201);
       },
     )
     .delete(
       '/cases/:id/observables/:observable_id',
-      describeRoute({ summary: 'Remove an observable from a case', tags: ['cases'] }),
+      describeRoute({ summary: 'Remove an observable from a case', tags: ['cases'], responses: { 204: { description: 'Removed' } } }),
       manage,
       validate('param', v.object({ id: uuid, observable_id: uuid })),
       async (c) => {

@@ -9,11 +9,12 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { fieldMapKeys } from '../../domain/webhook-sources/generic.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
-import { WEBHOOK_SLUG, webhookSourceTypes } from '../webhook-sources/store.ts';
+import { WEBHOOK_SLUG, webhookSourceSchema, webhookSourceTypes, webhookSourceWithTokenSchema } from '../webhook-sources/store.ts';
 import { requirePermission } from './auth.ts';
 import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { idParam } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -31,6 +32,9 @@ const name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v
 const team = v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)));
 const secret = v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'), v.maxLength(1024));
 
+/** The answer of GET /webhook-sources. */
+const webhookSourceListSchema = v.strictObject({ items: v.array(webhookSourceSchema) });
+
 export function webhookSourceRoutes(deps: HttpDeps) {
   const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
   const severity = v.picklist(deps.caseConfig.severities, `must be one of ${deps.caseConfig.severities.join(', ')}`);
@@ -45,12 +49,19 @@ export function webhookSourceRoutes(deps: HttpDeps) {
   };
 
   return new Hono<AppEnv>()
-    .get('/webhook-sources', describeRoute({ summary: 'List webhook sources (tokens never shown)', tags: ['webhook-sources'] }), manage, async (c) =>
-      c.json({ items: await deps.webhookSources.list() }),
+    .get(
+      '/webhook-sources',
+      describeRoute({ summary: 'List webhook sources (tokens never shown)', tags: ['webhook-sources'], responses: { 200: jsonAnswer(webhookSourceListSchema, 'Every source, by slug') } }),
+      manage,
+      async (c) => c.json({ items: await deps.webhookSources.list() } satisfies v.InferOutput<typeof webhookSourceListSchema>),
     )
     .post(
       '/webhook-sources',
-      describeRoute({ summary: 'Create a webhook source; its token is in this answer only', tags: ['webhook-sources'] }),
+      describeRoute({
+        summary: 'Create a webhook source; its token is in this answer only',
+        tags: ['webhook-sources'],
+        responses: { 201: jsonAnswer(webhookSourceWithTokenSchema, 'The source and its token, shown this once') },
+      }),
       manage,
       requireJson,
       validate(
@@ -88,7 +99,7 @@ export function webhookSourceRoutes(deps: HttpDeps) {
     )
     .patch(
       '/webhook-sources/:id',
-      describeRoute({ summary: 'Change a webhook source', tags: ['webhook-sources'] }),
+      describeRoute({ summary: 'Change a webhook source', tags: ['webhook-sources'], responses: { 200: jsonAnswer(webhookSourceSchema, 'The changed source, without its token') } }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -111,21 +122,31 @@ export function webhookSourceRoutes(deps: HttpDeps) {
         return c.json(updated);
       },
     )
-    .delete('/webhook-sources/:id', describeRoute({ summary: 'Delete a webhook source', tags: ['webhook-sources'] }), manage, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      const removed = await deps.webhookSources.get(id);
-      await deps.webhookSources.remove(id);
-      await recordAudit(deps, c.get('principal'), {
-        action: 'webhook_source.delete',
-        target: { type: 'webhook_source', id },
-        team: removed.team,
-        detail: { slug: removed.slug, type: removed.type },
-      });
-      return c.body(null, 204);
-    })
+    .delete(
+      '/webhook-sources/:id',
+      describeRoute({ summary: 'Delete a webhook source', tags: ['webhook-sources'], responses: { 204: { description: 'Deleted' } } }),
+      manage,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const removed = await deps.webhookSources.get(id);
+        await deps.webhookSources.remove(id);
+        await recordAudit(deps, c.get('principal'), {
+          action: 'webhook_source.delete',
+          target: { type: 'webhook_source', id },
+          team: removed.team,
+          detail: { slug: removed.slug, type: removed.type },
+        });
+        return c.body(null, 204);
+      },
+    )
     .post(
       '/webhook-sources/:id/rotate',
-      describeRoute({ summary: 'Replace the token of a webhook source; the old one stops working at once', tags: ['webhook-sources'] }),
+      describeRoute({
+        summary: 'Replace the token of a webhook source; the old one stops working at once',
+        tags: ['webhook-sources'],
+        responses: { 200: jsonAnswer(webhookSourceWithTokenSchema, 'The source and its new token, shown this once') },
+      }),
       manage,
       validate('param', idParam),
       async (c) => {

@@ -29,7 +29,9 @@ import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { mapMailboxAlert, type MailboxEmail } from '../../domain/webhook-sources/mailbox.ts';
 import { mailboxBody } from '../webhook-sources/mailbox-email.ts';
-import { withObservables, type IntakeResult } from '../commands/intake.ts';
+import { intakeResultSchema, withObservables } from '../commands/intake.ts';
+import { pageAckSchema } from '../commands/page-acks.ts';
+import { ticketUpdateResultSchema, ticketUpdateSchema } from '../commands/ticket-mirror.ts';
 import type { ResolvedWebhookSource } from '../webhook-sources/store.ts';
 import { pagerASignatureValid } from '../webhook-sources/pager-signature.ts';
 import { parseTicketAWebhook, parseTicketBWebhook } from '../webhook-sources/ticket-events.ts';
@@ -37,6 +39,7 @@ import type { HttpDeps } from './deps.ts';
 import { detectorIncoming, detectorIntakeSchema, type DetectorAlert } from '../commands/detector-alert.ts';
 import { jsonGuard, parseBody, requireJson, validate, type TextRepairs } from './validation.ts';
 import type { JsonPath } from '../../domain/shared/json-text.ts';
+import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { jsonRecord } from './shapes.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -93,6 +96,20 @@ function pagerBAck(raw: unknown): PagerEvent {
  */
 const builtTypes = new Set(['generic', 'detector', 'pager_a', 'pager_b', 'ticket_a', 'ticket_b', 'mailbox']);
 
+/** One alert's intake result, with the paths (within that alert) of the characters the intake guard replaced, if any. */
+const intakeAnswerSchema = v.strictObject({ ...intakeResultSchema.entries, text_repairs: v.optional(v.array(v.array(v.union([v.string(), v.number()])))) });
+
+/** The 202 of alert intake: one alert's result, or `{results}` in order for an array. */
+const alertIntakeAnswer = v.union([intakeAnswerSchema, v.strictObject({ results: v.array(intakeAnswerSchema) })]);
+
+/** The 202 of a registered source: alert intake, a pager's `page_ack`, or a ticket's update with the refused status changes when there are any. */
+const sourceIntakeAnswer = v.union([
+  ...alertIntakeAnswer.options,
+  v.strictObject({ page_ack: pageAckSchema }),
+  v.strictObject({ ticket: ticketUpdateSchema }),
+  ticketUpdateResultSchema,
+]);
+
 export function webhookRoutes(deps: HttpDeps) {
   const severities = new Set(deps.caseConfig.severities);
   const toIncoming = (a: DetectorAlert, index: number | null, sourceTeam: string | null) => {
@@ -120,7 +137,7 @@ export function webhookRoutes(deps: HttpDeps) {
    * within that alert) and in its result (`text_repairs`).
    */
   const ingest = async (c: Context, alerts: IncomingAlert[], batch: boolean, repairs: JsonPath[] = []) => {
-    const results: (IntakeResult & { text_repairs?: JsonPath[] })[] = [];
+    const results: v.InferOutput<typeof intakeAnswerSchema>[] = [];
     let position = 0;
     for (const [index, alert] of alerts.entries()) {
       const own = batch ? repairs.filter((p) => p[0] === index).map((p) => p.slice(1)) : repairs;
@@ -155,7 +172,7 @@ export function webhookRoutes(deps: HttpDeps) {
   return new Hono<{ Variables: { webhookSource: ResolvedWebhookSource } & TextRepairs }>()
     .post(
       '/webhooks/detector',
-      describeRoute({ summary: 'Detector alert intake (one alert or an array)', tags: ['intake'] }),
+      describeRoute({ summary: 'Detector alert intake (one alert or an array)', tags: ['intake'], responses: { 202: jsonAnswer(alertIntakeAnswer, 'Taken in: the result of the alert, or of each') } }),
       async (c, next) => {
         const secret = deps.detectorBootstrapSecret;
         const token = webhookToken((n) => c.req.header(n));
@@ -174,7 +191,14 @@ export function webhookRoutes(deps: HttpDeps) {
     )
     .post(
       '/webhooks/:slug',
-      describeRoute({ summary: 'Intake of a registered webhook source', tags: ['intake'] }),
+      describeRoute({
+        summary: 'Intake of a registered webhook source',
+        tags: ['intake'],
+        responses: {
+          202: jsonAnswer(sourceIntakeAnswer, 'Taken in: alert results, a page acknowledgement, or a ticket update, by source type'),
+          501: jsonAnswer(errorBodySchema, 'source_type_not_implemented: a stored source of a type this build does not take in'),
+        },
+      }),
       async (c, next) => {
         const source = await deps.webhookSources.bySlug(c.req.param('slug'));
         if (!source) throw unauthenticated();

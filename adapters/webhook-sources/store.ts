@@ -7,7 +7,8 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { FieldMap } from '../../domain/webhook-sources/generic.ts';
+import * as v from 'valibot';
+import { fieldMapKeys, type FieldMap } from '../../domain/webhook-sources/generic.ts';
 import { conflict, notFound } from '../../domain/shared/errors.ts';
 import type { Database, WebhookSourcesTable } from '../../projections/database.ts';
 import type { SecretBox } from '../connections/secret-box.ts';
@@ -18,22 +19,30 @@ export type WebhookSourceType = (typeof webhookSourceTypes)[number];
 /** The shape of a source slug: 2-63 characters of a-z, 0-9 and `-`, starting with a letter or digit. */
 export const WEBHOOK_SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
+/** The paths of a generic source's `field_map`, each optional. */
+const fieldMapSchema = v.strictObject(Object.fromEntries(fieldMapKeys.map((k) => [k, v.optional(v.string())])) as Record<(typeof fieldMapKeys)[number], v.OptionalSchema<v.StringSchema<undefined>, undefined>>);
+
 /** A source as the API shows it: never its token or signing secret. */
-export type WebhookSourceView = {
-  id: string;
-  slug: string;
-  type: string;
-  name: string;
-  team: string | null;
-  field_map: FieldMap;
-  default_severity: string;
-  enabled: boolean;
-  signing_secret_configured: boolean;
+export const webhookSourceSchema = v.strictObject({
+  id: v.string(),
+  slug: v.string(),
+  type: v.string(),
+  name: v.string(),
+  team: v.nullable(v.string()),
+  field_map: fieldMapSchema,
+  default_severity: v.string(),
+  enabled: v.boolean(),
+  signing_secret_configured: v.boolean(),
   /** The intake path under the service's base path. */
-  endpoint: string;
-  created_at: string;
-  updated_at: string;
-};
+  endpoint: v.string(),
+  created_at: v.string(),
+  updated_at: v.string(),
+});
+
+export type WebhookSourceView = v.InferOutput<typeof webhookSourceSchema>;
+
+/** A source with its token, which only create and rotate answer, once. */
+export const webhookSourceWithTokenSchema = v.strictObject({ ...webhookSourceSchema.entries, token: v.string() });
 
 export type NewWebhookSource = {
   slug: string;
@@ -89,7 +98,7 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
     list: async (): Promise<WebhookSourceView[]> => (await db.selectFrom('webhook_sources').selectAll().orderBy('slug').execute()).map(view),
     get: async (id: string): Promise<WebhookSourceView> => view(await find(id)),
     /** Errors: 409 `webhook_source_slug_taken`. Answers the view and the token, shown this once. */
-    create: async (input: NewWebhookSource): Promise<WebhookSourceView & { token: string }> => {
+    create: async (input: NewWebhookSource): Promise<v.InferOutput<typeof webhookSourceWithTokenSchema>> => {
       const id = ids();
       const token = newToken();
       const at = now();
@@ -142,7 +151,7 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
       if (Number(r.numDeletedRows) === 0) throw notFound('webhook_source_not_found', 'webhook source not found', { source_id: id });
     },
     /** A new token replaces the old one at once. Errors: 404 `webhook_source_not_found`. */
-    rotate: async (id: string): Promise<WebhookSourceView & { token: string }> => {
+    rotate: async (id: string): Promise<v.InferOutput<typeof webhookSourceWithTokenSchema>> => {
       await find(id);
       const token = newToken();
       const row = await db.updateTable('webhook_sources').set({ token_ciphertext: sealToken(id, token), updated_at: now() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
