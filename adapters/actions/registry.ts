@@ -6,7 +6,7 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import type { ActionDefinition, Risk } from './action.ts';
+import type { ActionDefinition } from './action.ts';
 import { builtinCatalog } from './builtin-catalog.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
@@ -29,15 +29,16 @@ import type { DetectorClient } from '../detector/client.ts';
 /** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
 const PRODUCT_PREFIXES = ['detector', 'pipeline'] as const;
 
-/** One GET /actions item; the schemas are JSON Schema (draft-07). */
-export type ActionRegistryEntry = {
-  name: string;
-  input_schema: Record<string, unknown>;
-  output_schema: Record<string, unknown>;
-  connection_kind: string;
-  implemented: boolean;
-  risk: Risk;
-};
+/** One GET /actions item (SPEC.md "Action registry entry"); the schemas are JSON Schema (draft-07). */
+export const actionRegistryEntrySchema = v.strictObject({
+  name: v.string(),
+  input_schema: v.record(v.string(), v.unknown()),
+  output_schema: v.record(v.string(), v.unknown()),
+  connection_kind: v.string(),
+  implemented: v.boolean(),
+  risk: v.picklist(['read', 'write', 'notify', 'arbitrary']),
+});
+export type ActionRegistryEntry = v.InferOutput<typeof actionRegistryEntrySchema>;
 
 /** A problem of a step's `with`, `path` below `with`. */
 export type InputProblem = { path: string[]; msg: string };

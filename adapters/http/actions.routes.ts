@@ -5,11 +5,19 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { actionRegistryEntrySchema } from '../actions/registry.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 
 export function actionRoutes(deps: HttpDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
-  return new Hono<AppEnv>().get('/actions', describeRoute({ summary: 'The action registry', tags: ['actions'] }), read, (c) => c.json(deps.actions.entries()));
+  return new Hono<AppEnv>().get(
+    '/actions',
+    describeRoute({ summary: 'The action registry', tags: ['actions'], responses: { 200: jsonAnswer(v.array(actionRegistryEntrySchema), 'Every action, sorted by name') } }),
+    read,
+    (c) => c.json(deps.actions.entries()),
+  );
 }

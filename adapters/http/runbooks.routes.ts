@@ -15,10 +15,12 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { Principal } from '../identity/principal.ts';
 import { fetchGitSource } from '../runbooks/git-source.ts';
+import { runbookDetailSchema, runbookErrorSchema, runbookSavedSchema, runbookSummarySchema, syncReportSchema } from '../runbooks/runbook-answers.ts';
 import { requirePermission } from './auth.ts';
 import { recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
 
 const MAX_YAML_CHARS = 512 * 1024;
@@ -35,39 +37,71 @@ export function runbookRoutes(deps: HttpDeps) {
     return runbook;
   };
   return new Hono<AppEnv>()
-    .get('/runbooks', describeRoute({ summary: 'List runbooks', tags: ['runbooks'] }), read, async (c) => c.json({ items: await deps.runbooks.summaries() }))
+    .get(
+      '/runbooks',
+      describeRoute({ summary: 'List runbooks', tags: ['runbooks'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(runbookSummarySchema) }), 'Visible runbooks, by slug') } }),
+      read,
+      async (c) => c.json({ items: await deps.runbooks.summaries() }),
+    )
     .post(
       '/runbooks/validate',
-      describeRoute({ summary: 'Validate runbook YAML', tags: ['runbooks'] }),
+      describeRoute({
+        summary: 'Validate runbook YAML',
+        tags: ['runbooks'],
+        responses: { 200: jsonAnswer(v.strictObject({ errors: v.array(runbookErrorSchema) }), 'Every problem of the YAML; none when it is valid') },
+      }),
       read,
       requireJson,
       validate('json', yamlBody),
       (c) => c.json({ errors: deps.runbooks.validate(c.req.valid('json').yaml_text) }),
     )
-    .post('/runbooks/sync', describeRoute({ summary: 'Pull the runbook Git source, or reload the local runbooks directory', tags: ['runbooks'] }), manage, async (c) => {
-      const sync = async () => {
-        if (!deps.runbookGit) return { source: 'directory', report: await deps.runbooks.syncDirectory() };
-        const checkout = await fetchGitSource(deps.runbookGit.source, deps.runbookGit.proxy);
-        try {
-          return { source: 'git', report: await deps.runbooks.syncDirectory({ dir: checkout.dir, label: 'git' }) };
-        } finally {
-          checkout.cleanup();
-        }
-      };
-      const { source, report } = await sync();
-      await recordAudit(deps, c.get('principal'), {
-        action: 'runbook.sync',
-        target: null,
-        detail: { source, created: report.created, updated: report.updated, refused: report.errors.length },
-      });
-      return c.json(report);
-    })
-    .get('/runbooks/:slug', describeRoute({ summary: 'Runbook detail with versions', tags: ['runbooks'] }), read, validate('param', slugParam), async (c) =>
-      c.json(await deps.runbooks.detail(c.req.valid('param').slug)),
+    .post(
+      '/runbooks/sync',
+      describeRoute({
+        summary: 'Pull the runbook Git source, or reload the local runbooks directory',
+        tags: ['runbooks'],
+        responses: {
+          200: jsonAnswer(syncReportSchema, 'What the sync created, updated, skipped and refused'),
+          502: jsonAnswer(errorBodySchema, 'The Git source could not be fetched (`runbook_source_unavailable`, `runbook_source_proxy_refused`); nothing changed'),
+        },
+      }),
+      manage,
+      async (c) => {
+        const sync = async () => {
+          if (!deps.runbookGit) return { source: 'directory', report: await deps.runbooks.syncDirectory() };
+          const checkout = await fetchGitSource(deps.runbookGit.source, deps.runbookGit.proxy);
+          try {
+            return { source: 'git', report: await deps.runbooks.syncDirectory({ dir: checkout.dir, label: 'git' }) };
+          } finally {
+            checkout.cleanup();
+          }
+        };
+        const { source, report } = await sync();
+        await recordAudit(deps, c.get('principal'), {
+          action: 'runbook.sync',
+          target: null,
+          detail: { source, created: report.created, updated: report.updated, refused: report.errors.length },
+        });
+        return c.json(report);
+      },
+    )
+    .get(
+      '/runbooks/:slug',
+      describeRoute({ summary: 'Runbook detail with versions', tags: ['runbooks'], responses: { 200: jsonAnswer(runbookDetailSchema, 'The runbook with its YAML and versions') } }),
+      read,
+      validate('param', slugParam),
+      async (c) => c.json(await deps.runbooks.detail(c.req.valid('param').slug)),
     )
     .post(
       '/runbooks/:slug',
-      describeRoute({ summary: 'Create or update a runbook', tags: ['runbooks'] }),
+      describeRoute({
+        summary: 'Create or update a runbook',
+        tags: ['runbooks'],
+        responses: {
+          200: jsonAnswer(runbookSavedSchema, 'An existing runbook, updated or unchanged'),
+          201: jsonAnswer(runbookSavedSchema, 'A new runbook, created'),
+        },
+      }),
       manage,
       validate('param', slugParam),
       requireJson,
@@ -85,10 +119,18 @@ export function runbookRoutes(deps: HttpDeps) {
         return c.json(saved, saved.created ? 201 : 200);
       },
     )
-    .post('/runbooks/:slug/enable', describeRoute({ summary: 'Enable a runbook', tags: ['runbooks'] }), manage, validate('param', slugParam), async (c) =>
-      c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, true)),
+    .post(
+      '/runbooks/:slug/enable',
+      describeRoute({ summary: 'Enable a runbook', tags: ['runbooks'], responses: { 200: jsonAnswer(runbookDetailSchema, 'The runbook, enabled') } }),
+      manage,
+      validate('param', slugParam),
+      async (c) => c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, true)),
     )
-    .post('/runbooks/:slug/disable', describeRoute({ summary: 'Disable a runbook', tags: ['runbooks'] }), manage, validate('param', slugParam), async (c) =>
-      c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, false)),
+    .post(
+      '/runbooks/:slug/disable',
+      describeRoute({ summary: 'Disable a runbook', tags: ['runbooks'], responses: { 200: jsonAnswer(runbookDetailSchema, 'The runbook, disabled') } }),
+      manage,
+      validate('param', slugParam),
+      async (c) => c.json(await setEnabled(c.get('principal'), c.req.valid('param').slug, false)),
     );
 }

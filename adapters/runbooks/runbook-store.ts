@@ -27,37 +27,12 @@ import { nextFireAt } from '../../domain/runbooks/schedule.ts';
 import { conflict, DomainError, notFound, unprocessable, ValidationFailed } from '../../domain/shared/errors.ts';
 import type { Database } from '../../projections/database.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
+import type { RunbookDetail, RunbookSaved, RunbookSummary, SyncReport } from './runbook-answers.ts';
+
+export type { SyncReport };
 
 /** Paths under /runbooks/ that are endpoints, never runbook slugs. */
 const RESERVED_SLUGS = new Set(['validate', 'sync']);
-
-/** GET /runbooks item. */
-export type RunbookSummary = {
-  id: string;
-  name: string;
-  description: string;
-  version: number;
-  enabled: boolean;
-  trigger: RunbookDefinition['trigger'];
-  source: string;
-  updated_at: string;
-  next_fire_at: string | null;
-};
-
-/** GET /runbooks/<slug>: the definition, its YAML and the version history (newest first). */
-export type RunbookDetail = RunbookDefinition &
-  Omit<RunbookSummary, keyof RunbookDefinition> & {
-    yaml_text: string;
-    versions: { version: number; saved_at: string; saved_by: string | null }[];
-  };
-
-/** POST /runbooks/sync answer: slugs created and updated, files skipped, files refused. */
-export type SyncReport = {
-  created: string[];
-  updated: string[];
-  skipped: { file: string; id: string; reason: 'unchanged' | 'product_not_installed'; detail: string }[];
-  errors: { file: string; errors: RunbookError[] }[];
-};
 
 type Outcome = 'created' | 'updated' | 'unchanged';
 
@@ -190,7 +165,7 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
      * `['body', 'yaml_text', ...loc]`, also when its id is not `slug`), then applies the
      * version rule (422 `runbook_version_decrease` / `runbook_version_not_bumped`).
      */
-    save: async (slug: string, yamlText: string, savedBy: string): Promise<{ created: boolean; changed: boolean; runbook: RunbookDetail }> => {
+    save: async (slug: string, yamlText: string, savedBy: string): Promise<RunbookSaved> => {
       const parsed = parseRunbook(yamlText, strict);
       const errors = parsed.ok ? [] : parsed.errors;
       if (parsed.ok && parsed.runbook.id !== slug) errors.push({ loc: ['id'], msg: `must equal the slug in the path ('${slug}')` });

@@ -76,9 +76,8 @@ describe.each(e2eEngines)('runbook management on $name', ({ server }) => {
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'yaml_text', 'id'], msg: "must equal the slug in the path ('other-slug')" })]);
     expect((await save('Bad_Slug', doc('broken-one', 1))).body.detail[0].loc).toEqual(['path', 'slug']);
-    expect((await callAs(svc, admin, 'POST', '/runbooks/broken-one', { yaml: 'x' })).body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(
-      expect.arrayContaining([['body', 'yaml_text'], ['body', 'yaml']]),
-    );
+    // An undeclared key is ignored (as on every route); the missing yaml_text is what is refused.
+    expect((await callAs(svc, admin, 'POST', '/runbooks/broken-one', { yaml: 'x' })).body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'yaml_text']]);
     for (const slug of ['broken-one', 'other-slug']) expect((await callAs(svc, admin, 'GET', `/runbooks/${slug}`)).status).toBe(404);
   });
 
