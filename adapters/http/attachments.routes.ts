@@ -24,6 +24,7 @@ import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { attachmentTooLarge, isMultipartFormData, receiveSingleFile } from './multipart.ts';
 import { idParam, iso, uuid } from './shapes.ts';
 import { validate } from './validation.ts';
@@ -41,7 +42,19 @@ const uploadPath = /\/cases\/[^/]+\/attachments$/;
 /** The one request the global body limit skips: an upload, capped by SVC_ATTACHMENT_MAX_BYTES instead. */
 export const isAttachmentUpload = (c: Context) => c.req.method === 'POST' && uploadPath.test(c.req.path);
 
-const view = (r: AttachmentRow) => ({
+/** A case attachment (SPEC.md "Cases"): its metadata, `size` in bytes, `sha256` lower-case hex. */
+const attachmentSchema = v.strictObject({
+  id: v.string(),
+  case_id: v.string(),
+  filename: v.string(),
+  content_type: v.string(),
+  size: v.number(),
+  sha256: v.string(),
+  uploaded_by: v.nullable(v.string()),
+  uploaded_at: v.string(),
+});
+
+const view = (r: AttachmentRow): v.InferOutput<typeof attachmentSchema> => ({
   id: r.id,
   case_id: r.case_id,
   filename: r.filename,
@@ -66,17 +79,28 @@ export function attachmentRoutes(deps: HttpDeps) {
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
-    .get('/cases/:id/attachments', describeRoute({ summary: 'Attachments of a case, newest first', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      return c.json({ items: (await listAttachments(db, id)).map(view) });
-    })
+    .get(
+      '/cases/:id/attachments',
+      describeRoute({
+        summary: 'Attachments of a case, newest first',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(attachmentSchema) }), 'The attachments, newest first') },
+      }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        return c.json({ items: (await listAttachments(db, id)).map(view) });
+      },
+    )
     .post(
       '/cases/:id/attachments',
       describeRoute({
         summary: 'Upload one file as multipart `file`; the server computes sha256 and size (413 `attachment_too_large` above the cap)',
         tags: ['cases'],
         requestBody: fileBody,
+        responses: { 201: jsonAnswer(attachmentSchema, 'The stored attachment') },
       }),
       manage,
       validate('param', idParam),
@@ -101,7 +125,11 @@ export function attachmentRoutes(deps: HttpDeps) {
     )
     .get(
       '/cases/:id/attachments/:attachment_id/download',
-      describeRoute({ summary: 'The bytes of an attachment, always as application/octet-stream', tags: ['cases'] }),
+      describeRoute({
+        summary: 'The bytes of an attachment, always as application/octet-stream',
+        tags: ['cases'],
+        responses: { 200: { description: 'The stored bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
+      }),
       read,
       validate('param', v.object({ id: uuid, attachment_id: uuid })),
       async (c) => {

@@ -16,6 +16,7 @@ import { caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
 import { idParam } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -35,19 +36,55 @@ const pinBody = v.object({
   note: v.pipe(v.string('is required'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(EVIDENCE_NOTE_MAX, `must be at most ${EVIDENCE_NOTE_MAX} characters`)),
 });
 
+/** An evidence pin (SPEC.md "Case sub-resources") with `ref`, the summary of what it references (null for a link or a missing item). */
+export const evidencePinSchema = v.strictObject({
+  id: v.string(),
+  case_id: v.string(),
+  kind: v.string(),
+  ref_id: v.nullable(v.string()),
+  url: v.nullable(v.string()),
+  note: v.string(),
+  pinned_by: v.nullable(v.string()),
+  pinned_at: v.string(),
+  ref: v.nullable(
+    v.union([
+      v.strictObject({ kind: v.string(), at: v.string(), actor: v.nullable(v.string()) }),
+      v.strictObject({ type: v.string(), value: v.string(), removed: v.boolean() }),
+      v.strictObject({ filename: v.string(), content_type: v.string(), size: v.number(), sha256: v.string() }),
+      v.strictObject({ run_id: v.string(), step_id: v.string(), action: v.nullable(v.string()), status: v.nullable(v.string()), finished_at: v.nullable(v.string()) }),
+    ]),
+  ),
+});
+export type EvidencePin = v.InferOutput<typeof evidencePinSchema>;
+
 export function evidenceRoutes(deps: HttpDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 
   return new Hono<AppEnv>()
-    .get('/cases/:id/evidence', describeRoute({ summary: 'Evidence pins of a case, newest first', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      return c.json({ items: await listEvidence(db, id) });
-    })
+    .get(
+      '/cases/:id/evidence',
+      describeRoute({
+        summary: 'Evidence pins of a case, newest first',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(evidencePinSchema) }), 'The pins, newest first (at most 200)') },
+      }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        const items: EvidencePin[] = await listEvidence(db, id);
+        return c.json({ items });
+      },
+    )
     .post(
       '/cases/:id/evidence',
-      describeRoute({ summary: 'Pin a timeline item, observable, attachment, action-log row or link, with a required note', tags: ['cases'] }),
+      describeRoute({
+        summary: 'Pin a timeline item, observable, attachment, action-log row or link, with a required note',
+        tags: ['cases'],
+        responses: { 201: jsonAnswer(evidencePinSchema, 'The new pin') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -62,7 +99,7 @@ export function evidenceRoutes(deps: HttpDeps) {
         const url = body.url === undefined ? null : evidenceUrl(body.url);
         const r = await deps.caseFiles.pin(id, { kind: body.kind, refId: body.ref_id ?? null, url, note: body.note }, actorOf(principal));
         await deps.waitFor(r.position);
-        const pin = await findEvidence(db, id, r.pinId);
+        const pin: EvidencePin | undefined = await findEvidence(db, id, r.pinId);
         if (!pin) throw new Error(`evidence pin ${r.pinId} missing from the read model after projection`);
         return c.json(pin, 201);
       },

@@ -10,7 +10,15 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { EvidenceKind } from '../../domain/cases/evidence.ts';
+import type { ActionLogRow } from '../../domain/runs/events.ts';
 import type { CaseEvidenceTable, Database } from '../database.ts';
+
+/** The summary of a pinned item, by the pin's kind (see the list above). */
+export type EvidenceRef =
+  | { kind: string; at: string; actor: string | null }
+  | { type: string; value: string; removed: boolean }
+  | { filename: string; content_type: string; size: number; sha256: string }
+  | { run_id: string; step_id: string; action: string | null; status: string | null; finished_at: string | null };
 
 /** A pin as the API answers it; times are RFC 3339. */
 export type EvidenceItem = {
@@ -23,14 +31,13 @@ export type EvidenceItem = {
   pinned_by: string | null;
   pinned_at: string;
   /** Summary of the referenced item; null for a link, or when the item is not found. */
-  ref: Record<string, unknown> | null;
+  ref: EvidenceRef | null;
 };
 
-type Summaries = Map<string, Record<string, unknown>>;
+type Summaries = Map<string, EvidenceRef>;
 
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const indexShape = /^\d{1,15}$/;
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** The pins of a case, newest first, at most `limit`, each with its `ref` summary. */
 export async function listEvidence(db: Kysely<Database>, caseId: string, limit = 200): Promise<EvidenceItem[]> {
@@ -68,7 +75,7 @@ async function withSummaries(db: Kysely<Database>, caseId: string, pins: Selecta
  */
 export async function evidenceRefExists(db: Kysely<Database>, caseId: string, kind: EvidenceKind, refId: string): Promise<boolean> {
   const summary = (await summarize(db, caseId, kind, [refId])).get(refId);
-  return summary !== undefined && !(kind === 'observable' && summary.removed === true);
+  return summary !== undefined && !(kind === 'observable' && 'removed' in summary && summary.removed);
 }
 
 /** Summaries of the `kind` items `ids` of case `caseId`, by id; ids of another shape or case are absent. */
@@ -84,7 +91,7 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
         .where('case_id', '=', caseId)
         .where('event_position', 'in', indexes)
         .execute();
-      return new Map(rows.map((r) => [String(r.event_position), { kind: r.kind, at: iso(r.at), actor: r.actor_email ?? r.actor_id }]));
+      return new Map(rows.map((r) => [String(r.event_position), { kind: r.kind, at: new Date(r.at).toISOString(), actor: r.actor_email ?? r.actor_id }]));
     }
     case 'observable': {
       if (uuids.length === 0) return new Map();
@@ -94,8 +101,8 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
         db.selectFrom('case_observables_present').select(['id', 'type', 'value']).where('case_id', '=', caseId).where('source', '=', 'alert').where('id', 'in', uuids).execute(),
       ]);
       return new Map([
-        ...present.map((r): [string, Record<string, unknown>] => [r.id, { type: r.type, value: r.value, removed: false }]),
-        ...added.map((r): [string, Record<string, unknown>] => [r.id, { type: r.type, value: r.value, removed: r.removed_at !== null }]),
+        ...present.map((r): [string, EvidenceRef] => [r.id, { type: r.type, value: r.value, removed: false }]),
+        ...added.map((r): [string, EvidenceRef] => [r.id, { type: r.type, value: r.value, removed: r.removed_at !== null }]),
       ]);
     }
     case 'attachment': {
@@ -118,10 +125,11 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
         .where('action_log.chain_index', 'in', indexes)
         .execute();
       return new Map(
-        rows.map((r) => [
-          String(r.chain_index),
-          { run_id: r.run_id, step_id: r.step_id, action: r.row.action ?? null, status: r.row.status ?? null, finished_at: r.row.finished_at ?? null },
-        ]),
+        rows.map((r): [string, EvidenceRef] => {
+          // A row is recorded in this shape (domain/audit/chain-rows.ts); a member a rewritten row lacks reads as null.
+          const row = r.row as Partial<ActionLogRow>;
+          return [String(r.chain_index), { run_id: r.run_id, step_id: r.step_id, action: row.action ?? null, status: row.status ?? null, finished_at: row.finished_at ?? null }];
+        }),
       );
     }
     case 'link':

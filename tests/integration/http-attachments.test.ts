@@ -9,7 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
+import { callAs, expectDeclared, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -48,12 +48,13 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
     }
   };
 
-  /** Sends `body` to the upload route as `who`, with a request-bound token. */
+  /** Sends `body` to the upload route as `who`, with a request-bound token; the answer is held to /openapi.json as callAs holds its own. */
   const upload = async (who: TestPerson, target: string, body: NonNullable<RequestInit['body']>, headers: Record<string, string> = {}) => {
     const path = `/cases/${target}/attachments`;
     const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: 'POST', htu: path });
     const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body, duplex: 'half' } as RequestInit);
     const text = await res.text();
+    await expectDeclared(svc, 'POST', path, res, text);
     return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
   };
   const uploadForm = (who: TestPerson, target: string, bytes: Uint8Array, filename: string, type = 'application/octet-stream') => {
@@ -69,7 +70,9 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
     const path = `/cases/${target}/attachments/${attachmentId}/download`;
     const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: 'GET', htu: path });
     const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    await expectDeclared(svc, 'GET', path, res, Buffer.from(bytes).toString('utf8'));
+    return { status: res.status, headers: res.headers, bytes };
   };
   const errorOf = (d: { status: number; bytes: Uint8Array }) => JSON.parse(Buffer.from(d.bytes).toString('utf8'));
 
