@@ -13,11 +13,11 @@
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { chainHash } from '../../domain/shared/hash-chain.ts';
+import { chainHash, chainVerdictSchema } from '../../domain/shared/hash-chain.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { decideGateAs, runTeam, visibleRun } from './gate-decision.ts';
 import { hasPermission } from '../identity/permissions.ts';
-import { findRun, listRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
+import { listRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
 import { verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -25,46 +25,30 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseAccess } from './case-access.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HttpDeps } from './deps.ts';
-import { iso, paging, uuid, jsonRecord } from './shapes.ts';
+import { paging, uuid, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
-
-
-type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
-/** A run as the run routes and the war-room show it. */
-export const runView = (r: RunRow) => ({
-  id: r.id,
-  runbook_id: r.runbook_id,
-  runbook_version: r.runbook_version,
-  case_id: r.case_id,
-  status: r.status,
-  trigger_type: r.trigger_type,
-  dry_run: r.dry_run,
-  requested_by: r.requested_by,
-  error: r.error,
-  queued_at: iso(r.queued_at),
-  started_at: iso(r.started_at),
-  finished_at: iso(r.finished_at),
-});
+import { jsonAnswer } from './openapi.ts';
+import {
+  actionLogEntrySchema,
+  approvalSchema,
+  approvalView,
+  chainBadgeSchema,
+  gateView,
+  logView,
+  runDetailSchema,
+  runSchema,
+  runView,
+  runWithGatesSchema,
+  stepView,
+} from './run-view.ts';
 
 const STEP_ID = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a step id'));
 const decisionBody = v.object({ step_id: STEP_ID, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000, 'must be at most 4000 characters'))), null) });
 
-type GateRow = Awaited<ReturnType<typeof runGates>>[number];
-const gateView = (g: GateRow) => ({
-  step_id: g.step_id,
-  reason: g.reason,
-  roles: g.roles,
-  message: g.message,
-  status: g.status,
-  opened_at: iso(g.opened_at),
-  expires_at: iso(g.deadline),
-  decided_by: g.decided_by,
-  decided_at: iso(g.decided_at),
-  note: g.note,
-});
+/** A list of runs, newest first. */
+const runList = v.strictObject({ items: v.array(runSchema) });
 
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
-const logView = (r: LogRow) => ({ index: Number(r.chain_index), ...r.row, prev_hash: r.prev_hash, hash: r.hash });
 
 export function runRoutes(deps: HttpDeps) {
   const { db } = deps;
@@ -72,7 +56,7 @@ export function runRoutes(deps: HttpDeps) {
   const cases = caseAccess(db, deps.permissions);
 
   /** The run's rows each hash correctly and link to the row before them in the global chain. */
-  const chainBadge = async (rows: LogRow[]) => {
+  const chainBadge = async (rows: LogRow[]): Promise<v.InferOutput<typeof chainBadgeSchema>> => {
     for (const r of rows) {
       if (chainHash(r.prev_hash, r.row) !== r.hash) return { valid: false, rows: rows.length, first_broken_index: Number(r.chain_index) };
       const index = Number(r.chain_index);
@@ -91,16 +75,20 @@ export function runRoutes(deps: HttpDeps) {
     const runId = c.req.valid('param').id;
     const body = c.req.valid('json');
     await decideGateAs(deps, principal, { runId, stepId: body.step_id, decision, note: body.note });
-    return c.json({ ...runView(await loadRun(principal, runId)), gates: (await runGates(db, runId)).map(gateView) });
+    const answer: v.InferOutput<typeof runWithGatesSchema> = { ...runView(await loadRun(principal, runId)), gates: (await runGates(db, runId)).map(gateView) };
+    return c.json(answer);
   };
 
   return new Hono<AppEnv>()
-    .get('/runs/chain/verify', describeRoute({ summary: 'Verify the whole action-log hash chain', tags: ['runs'] }), read, async (c) =>
-      c.json(await verifyChainTable(db, 'action_log')),
+    .get(
+      '/runs/chain/verify',
+      describeRoute({ summary: 'Verify the whole action-log hash chain', tags: ['runs'], responses: { 200: jsonAnswer(chainVerdictSchema, 'The verdict over the whole chain') } }),
+      read,
+      async (c) => c.json(await verifyChainTable(db, 'action_log')),
     )
     .get(
       '/runs',
-      describeRoute({ summary: 'List runs', tags: ['runs'] }),
+      describeRoute({ summary: 'List runs', tags: ['runs'], responses: { 200: jsonAnswer(runList, 'Visible runs, newest first') } }),
       read,
       validate('query', v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), ...paging })),
       async (c) => {
@@ -110,20 +98,31 @@ export function runRoutes(deps: HttpDeps) {
         return c.json({ items: rows.map(runView) });
       },
     )
-    .get('/runs/:id', describeRoute({ summary: 'Run detail: steps, action log, chain badge', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
-      const run = await loadRun(c.get('principal'), c.req.valid('param').id);
-      const [steps, log] = await Promise.all([runSteps(db, run.id), runActionLog(db, run.id)]);
-      return c.json({
-        ...runView(run),
-        gates: (await runGates(db, run.id)).map(gateView),
-        steps: steps.map((s) => ({ id: s.step_id, status: s.status, attempt: s.attempt, output: s.output, error: s.error, started_at: iso(s.started_at), finished_at: iso(s.finished_at) })),
-        action_log: log.map(logView),
-        chain: await chainBadge(log),
-      });
-    })
+    .get(
+      '/runs/:id',
+      describeRoute({
+        summary: 'Run detail: steps, action log, chain badge',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(runDetailSchema, 'The run with its gates, steps, action log and chain badge') },
+      }),
+      read,
+      validate('param', v.object({ id: uuid })),
+      async (c) => {
+        const run = await loadRun(c.get('principal'), c.req.valid('param').id);
+        const [steps, log] = await Promise.all([runSteps(db, run.id), runActionLog(db, run.id)]);
+        const answer: v.InferOutput<typeof runDetailSchema> = {
+          ...runView(run),
+          gates: (await runGates(db, run.id)).map(gateView),
+          steps: steps.map(stepView),
+          action_log: log.map(logView),
+          chain: await chainBadge(log),
+        };
+        return c.json(answer);
+      },
+    )
     .post(
       '/runs/:id/approve',
-      describeRoute({ summary: 'Approve the open gate of a run', tags: ['runs'] }),
+      describeRoute({ summary: 'Approve the open gate of a run', tags: ['runs'], responses: { 200: jsonAnswer(runWithGatesSchema, 'The run with its gates after the approval') } }),
       requirePermission('approve_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid })),
       requireJson,
@@ -132,7 +131,11 @@ export function runRoutes(deps: HttpDeps) {
     )
     .post(
       '/runs/:id/deny',
-      describeRoute({ summary: 'Deny the open gate of a run (the run ends denied)', tags: ['runs'] }),
+      describeRoute({
+        summary: 'Deny the open gate of a run (the run ends denied)',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(runWithGatesSchema, 'The run with its gates after the denial') },
+      }),
       requirePermission('approve_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid })),
       requireJson,
@@ -141,7 +144,7 @@ export function runRoutes(deps: HttpDeps) {
     )
     .post(
       '/runs/:id/cancel',
-      describeRoute({ summary: 'Cancel a run that has not finished', tags: ['runs'] }),
+      describeRoute({ summary: 'Cancel a run that has not finished', tags: ['runs'], responses: { 200: jsonAnswer(runSchema, 'The run after the cancellation') } }),
       requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid })),
       async (c) => {
@@ -157,42 +160,44 @@ export function runRoutes(deps: HttpDeps) {
     )
     .get(
       '/approvals',
-      describeRoute({ summary: 'Approver queue: pending gates of visible runs', tags: ['runs'] }),
+      describeRoute({
+        summary: 'Approver queue: pending gates of visible runs',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(approvalSchema) }), 'Pending gates, soonest deadline first') },
+      }),
       read,
       validate('query', v.object({ status: v.optional(v.picklist(['pending'], 'must be pending'), 'pending'), limit: paging.limit })),
       async (c) => {
         const scope = caseScopeOf(c.get('principal'), deps.permissions);
         const rows = await pendingApprovals(db, scope, c.req.valid('query').limit);
-        return c.json({
-          items: rows.map((g) => ({
-            run_id: g.run_id,
-            step_id: g.step_id,
-            runbook_id: g.runbook_id,
-            case_id: g.case_id,
-            trigger_type: g.trigger_type,
-            requested_by: g.requested_by,
-            reason: g.reason,
-            roles: g.roles,
-            message: g.message,
-            opened_at: iso(g.opened_at),
-            expires_at: iso(g.deadline),
-          })),
-        });
+        return c.json({ items: rows.map(approvalView) });
       },
     )
-    .get('/runs/:id/log', describeRoute({ summary: 'Action log of a run', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
-      const run = await loadRun(c.get('principal'), c.req.valid('param').id);
-      return c.json({ items: (await runActionLog(db, run.id)).map(logView) });
-    })
-    .get('/cases/:id/runs', describeRoute({ summary: 'Runs of a case', tags: ['runs'] }), read, validate('param', v.object({ id: uuid })), async (c) => {
-      const { id } = c.req.valid('param');
-      const principal = c.get('principal');
-      await cases.visible(principal, id);
-      return c.json({ items: (await listRuns(db, { caseId: id, limit: 200, offset: 0 }, caseScopeOf(principal, deps.permissions))).map(runView) });
-    })
+    .get(
+      '/runs/:id/log',
+      describeRoute({ summary: 'Action log of a run', tags: ['runs'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(actionLogEntrySchema) }), "The run's action-log rows in chain order") } }),
+      read,
+      validate('param', v.object({ id: uuid })),
+      async (c) => {
+        const run = await loadRun(c.get('principal'), c.req.valid('param').id);
+        return c.json({ items: (await runActionLog(db, run.id)).map(logView) });
+      },
+    )
+    .get(
+      '/cases/:id/runs',
+      describeRoute({ summary: 'Runs of a case', tags: ['runs'], responses: { 200: jsonAnswer(runList, "The case's visible runs, newest first (at most 200)") } }),
+      read,
+      validate('param', v.object({ id: uuid })),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const principal = c.get('principal');
+        await cases.visible(principal, id);
+        return c.json({ items: (await listRuns(db, { caseId: id, limit: 200, offset: 0 }, caseScopeOf(principal, deps.permissions))).map(runView) });
+      },
+    )
     .post(
       '/cases/:id/runbooks/:slug/run',
-      describeRoute({ summary: 'Queue a manual run of a runbook on a case', tags: ['runs'] }),
+      describeRoute({ summary: 'Queue a manual run of a runbook on a case', tags: ['runs'], responses: { 202: jsonAnswer(runSchema, 'The queued run') } }),
       requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid, slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must be a runbook slug')) })),
       requireJson,

@@ -8,6 +8,7 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
 import { recentComments } from '../../projections/cases/cases.queries.ts';
 import { listEvidence } from '../../projections/evidence/evidence.queries.ts';
 import { listRuns } from '../../projections/runs/runs.queries.ts';
@@ -15,10 +16,12 @@ import { openTaskCount } from '../../projections/tasks/tasks.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { caseRouteGuards } from './case-access.ts';
-import { commentView } from './cases.routes.ts';
+import { commentSchema, commentView } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { runView } from './runs.routes.ts';
+import { evidencePinSchema } from './evidence.routes.ts';
+import { jsonAnswer } from './openapi.ts';
+import { runSchema, runView } from './run-view.ts';
 import { idParam } from './shapes.ts';
 import { validate } from './validation.ts';
 
@@ -28,6 +31,27 @@ const recentItems = 20;
 /** Only people are present on a case; a workload without an acting user is not. */
 const viewerOf = (p: Principal) => (p.userId === null ? null : { user_id: p.userId, email: p.email, name: p.name });
 
+/** Someone viewing a case: who, since when, and their latest heartbeat. */
+const viewerSchema = v.strictObject({ user_id: v.string(), email: v.nullable(v.string()), name: v.nullable(v.string()), joined_at: v.string(), last_seen_at: v.string() });
+
+/** The war-room of a case (SPEC.md "Cases"): the case at a glance, its recent activity and who is viewing it. */
+const warRoomSchema = v.strictObject({
+  case_id: v.string(),
+  key: v.string(),
+  title: v.string(),
+  status: v.string(),
+  severity: v.string(),
+  recent_comments: v.array(commentSchema),
+  pinned_evidence: v.array(evidencePinSchema),
+  runs: v.array(runSchema),
+  open_task_count: v.number(),
+  presence: v.array(viewerSchema),
+  presence_heartbeat_interval_s: v.number(),
+});
+
+/** The presence roster of a case and how often a viewer should send a heartbeat. */
+const presenceSchema = v.strictObject({ items: v.array(viewerSchema), heartbeat_interval_s: v.number() });
+
 export function warRoomRoutes(deps: HttpDeps) {
   const { db } = deps;
   const { access, read } = caseRouteGuards(db, deps.permissions);
@@ -35,7 +59,11 @@ export function warRoomRoutes(deps: HttpDeps) {
   return new Hono<AppEnv>()
     .get(
       '/cases/:id/war-room',
-      describeRoute({ summary: 'War-room of a case; counts as the caller’s presence heartbeat', tags: ['cases'] }),
+      describeRoute({
+        summary: 'War-room of a case; counts as the caller’s presence heartbeat',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(warRoomSchema, 'The war-room, with the latest 20 comments, pins and runs') },
+      }),
       read,
       validate('param', idParam),
       async (c) => {
@@ -50,7 +78,7 @@ export function warRoomRoutes(deps: HttpDeps) {
           listRuns(db, { caseId: id, limit: recentItems, offset: 0 }, caseScopeOf(principal, deps.permissions)),
           openTaskCount(db, id),
         ]);
-        return c.json({
+        const answer: v.InferOutput<typeof warRoomSchema> = {
           case_id: theCase.id,
           key: theCase.key,
           title: theCase.title,
@@ -62,12 +90,20 @@ export function warRoomRoutes(deps: HttpDeps) {
           open_task_count: openTasks,
           presence: deps.presence.viewers(id),
           presence_heartbeat_interval_s: deps.presenceHeartbeatSeconds,
-        });
+        };
+        return c.json(answer);
       },
     )
-    .get('/cases/:id/presence', describeRoute({ summary: 'Who is viewing a case (read-only)', tags: ['cases'] }), read, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      return c.json({ items: deps.presence.viewers(id), heartbeat_interval_s: deps.presenceHeartbeatSeconds });
-    });
+    .get(
+      '/cases/:id/presence',
+      describeRoute({ summary: 'Who is viewing a case (read-only)', tags: ['cases'], responses: { 200: jsonAnswer(presenceSchema, 'The viewers, by join time') } }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        const answer: v.InferOutput<typeof presenceSchema> = { items: deps.presence.viewers(id), heartbeat_interval_s: deps.presenceHeartbeatSeconds };
+        return c.json(answer);
+      },
+    );
 }
