@@ -308,6 +308,13 @@ steps:
           expect(json('4XX'), `${method} ${path}`).toEqual(errorRef);
           expect(json('500'), `${method} ${path}`).toEqual(errorRef);
           if ((op.parameters?.length ?? 0) > 0 || op.requestBody) expect(json('422'), `${method} ${path}`).toEqual({ oneOf: [{ $ref: '#/components/schemas/ValidationError' }, errorRef] });
+          // And what it answers on success: a schema for a body, or a bodyless 204.
+          const success = Object.entries(op.responses ?? {}).filter(([status]) => /^2\d\d$/.test(status));
+          expect(success.length, `${method} ${path} declares no success answer`).toBeGreaterThan(0);
+          for (const [status, answer] of success) {
+            const media = Object.values((answer as { content?: Record<string, { schema?: unknown }> }).content ?? {});
+            if (status !== '204') expect(media.length > 0 && media.every((m) => m.schema !== undefined), `${method} ${path} ${status}`).toBe(true);
+          }
         }
       }
     });

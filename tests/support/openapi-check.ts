@@ -41,7 +41,7 @@ export function answerChecker(doc: Document): AnswerChecker {
       if (template === undefined) return status === 404 ? null : `${method} ${bare}: no such operation in /openapi.json`;
       const op = doc.paths[template]?.[method.toLowerCase()] as Operation;
       const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => op.responses?.[k]);
-      if (key === undefined) return status < 300 ? null : `${method} ${template}: status ${status} is not declared`;
+      if (key === undefined) return `${method} ${template}: status ${status} is not declared`;
       const content = op.responses?.[key]?.content;
       if (!content) return body === null || body === undefined || body === '' ? null : `${method} ${template} ${status}: declares no body`;
       const media = (contentType ?? '').split(';')[0]?.trim() ?? '';
