@@ -14,7 +14,7 @@ import { caseTasks, findCaseTask, taskComments } from '../../projections/tasks/t
 import type { Kysely } from 'kysely';
 import { hasPermission } from '../identity/permissions.ts';
 import { caseRouteGuards } from './case-access.ts';
-import { actorOf, mentionsSchema } from './cases.routes.ts';
+import { actorOf, commentSchema, mentionsSchema } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
@@ -58,16 +58,7 @@ export const taskSchema = v.strictObject({
 });
 
 /** A task comment: `text` is SPEC.md's name, `body` this API's older one, both the same text. */
-export const taskCommentSchema = v.strictObject({
-  id: v.string(),
-  task_id: v.string(),
-  case_id: v.string(),
-  text: v.string(),
-  body: v.string(),
-  author_id: v.nullable(v.string()),
-  author_email: v.nullable(v.string()),
-  created_at: v.string(),
-});
+export const taskCommentSchema = v.strictObject({ ...commentSchema.entries, task_id: v.string() });
 
 /** A new task comment with whom its mentions reached. */
 const newTaskCommentSchema = v.strictObject({ ...taskCommentSchema.entries, mentions: mentionsSchema });

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
+import { startInProcessService, type InProcessService, nativeAlert } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const maxBodyBytes = 2048;
@@ -37,13 +37,7 @@ steps:
       comment: "third note"
 `;
 
-const alert = (alertId: string, extra: Record<string, unknown> = {}) => ({
-  alert_id: alertId,
-  rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high' },
-  detected_at: '2026-11-22T10:00:00Z',
-  matched_log: { source: { ip: '203.0.113.9' } },
-  ...extra,
-});
+const alert = nativeAlert;
 
 type Answer = { status: number; body: any; text: string };
 

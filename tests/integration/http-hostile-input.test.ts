@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService, type TestAnswer } from '../support/in-process-service.ts';
+import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService, type TestAnswer, nativeAlert } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { manualNoteRunbook } from '../support/runbooks.ts';
 
@@ -23,13 +23,7 @@ const manualRunbook = manualNoteRunbook('takes-inputs', 'inputs taken');
 /** `{"a":{"a":...1...}}` nested `depth` deep, as text: JSON.stringify itself overflows on such a value. */
 const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
-const alert = (alertId: string, extra: Record<string, unknown> = {}) => ({
-  alert_id: alertId,
-  rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high' },
-  detected_at: '2026-11-22T10:00:00Z',
-  matched_log: { source: { ip: '203.0.113.9' } },
-  ...extra,
-});
+const alert = nativeAlert;
 
 function expectValidation(res: TestAnswer, loc: (string | number)[], type: string): void {
   expect(res.status, res.text).toBe(422);

@@ -105,6 +105,15 @@ export async function callAs(svc: InProcessService, who: TestPerson, method: str
   return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
 }
 
+/** A native detector alert (CONTRACTS.md section 5) of the SSH brute-force rule, with `extra` fields on top. */
+export const nativeAlert = (alertId: string, extra: Record<string, unknown> = {}) => ({
+  alert_id: alertId,
+  rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high' },
+  detected_at: '2026-11-22T10:00:00Z',
+  matched_log: { source: { ip: '203.0.113.9' } },
+  ...extra,
+});
+
 /** POSTs `body` (one native alert or an array) to `/webhooks/detector` with the service's bootstrap secret. */
 export async function detectorIntake(svc: InProcessService, body: unknown): Promise<TestAnswer> {
   const res = await fetch(`${svc.url}/webhooks/detector`, {
