@@ -42,7 +42,8 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
   return (unit: UnitOfWork, caseId: string, runbookId: string): CaseEffects => {
     const streamId = streams.case(caseId);
     const actor: Actor = { userId: null, email: `runbook:${runbookId}` };
-    const metadata = actorMetadata(actor, 'user');
+    // The runbook acts, not a person: its events say so (issue 20).
+    const metadata = actorMetadata(actor, 'system');
     return {
       update: async (changes) => {
         const { comment, status, tags_add: tagsAdd, ...fields } = changes;

@@ -1,0 +1,54 @@
+/**
+ * Runbook steps that change a case are commands on the Case aggregate, decided against
+ * its stream (issue 20): several runs adding tags to one case at the same time all keep
+ * their tags (none is computed from a read model that has not caught up), and the events
+ * name the runbook as a system actor, not a person.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { e2eEngines } from '../support/service-process.ts';
+
+const ana = testPerson('ana@example.com', [{ team: null, role: 'analyst' }]);
+const tags = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
+
+const tagRunbook = (tag: string) => `
+id: tag-${tag}
+name: tag-${tag}
+trigger:
+  type: manual
+steps:
+  - id: tag
+    action: case.update
+    with:
+      tags_add: ["${tag}"]
+      comment: "tagged ${tag}"
+`;
+
+describe.each(e2eEngines)('concurrent case.update on $name', ({ server }) => {
+  let svc: InProcessService;
+  beforeAll(async () => {
+    svc = await startInProcessService({ server }, { runbooks: Object.fromEntries(tags.map((t) => [`tag-${t}.yml`, tagRunbook(t)])), extraEnv: { SVC_WORKER_CONCURRENCY: '4' } });
+  });
+  afterAll(async () => svc?.close());
+
+  it('keeps every tag of runs that edit one case at the same time, with the runbook as a system actor', async () => {
+    const created = await callAs(svc, ana, 'POST', '/cases', { title: 'Tag race', severity: 'high', tags: ['initial'] });
+    const caseId = created.body.id as string;
+    const queued = await Promise.all(tags.map((t) => callAs(svc, ana, 'POST', `/cases/${caseId}/runbooks/tag-${t}/run`, {})));
+    for (const q of queued) expect(q.status, q.text).toBe(202);
+    await expect
+      .poll(async () => (await Promise.all(queued.map(async (q) => (await callAs(svc, ana, 'GET', `/runs/${q.body.id}`)).body.status))).every((s) => s === 'succeeded'), { timeout: 30_000 })
+      .toBe(true);
+
+    const theCase = await callAs(svc, ana, 'GET', `/cases/${caseId}`);
+    expect([...theCase.body.tags].sort()).toEqual(['initial', ...tags].sort());
+    const comments = (await callAs(svc, ana, 'GET', `/cases/${caseId}/comments`)).body.items.map((c: { text: string }) => c.text);
+    expect(comments.sort()).toEqual(tags.map((t) => `tagged ${t}`).sort());
+
+    const { rows } = await sql<{ type: string; actor: { kind: string; email: string } }>`
+      select type, metadata->'actor' as actor from events where stream_id = ${`case-${caseId}`} and type in ('case.updated', 'case.comment_added')`.execute(svc.service.opened.db);
+    expect(rows).toHaveLength(tags.length * 2);
+    for (const row of rows) expect(row.actor).toMatchObject({ kind: 'system', email: expect.stringMatching(/^runbook:tag-/) });
+  });
+});
