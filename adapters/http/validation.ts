@@ -117,7 +117,7 @@ export function jsonGuard(mode: 'refuse' | 'repair', maxDepth: number) {
     }
     if (problem?.kind === 'bad_text') {
       if (mode === 'refuse') {
-        throw new ValidationFailed([{ loc: ['body', ...problem.path], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
+        throw new ValidationFailed([textInvalid(['body', ...problem.path])]);
       }
       const { value, repaired } = repairJsonText(body);
       // Hono keeps the pending body text in this cache (typed as the text itself); every later json() reads it.
@@ -134,22 +134,25 @@ export function jsonGuard(mode: 'refuse' | 'repair', maxDepth: number) {
  * hands it to the database.
  */
 export const urlTextGuard = createMiddleware(async (c, next) => {
-  if (hasBadText(decodedPath(new URL(c.req.url).pathname))) {
-    throw new ValidationFailed([{ loc: ['path'], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
+  if (pathHasBadText(new URL(c.req.url).pathname)) {
+    throw new ValidationFailed([textInvalid(['path'])]);
   }
   for (const [name, values] of Object.entries(c.req.queries())) {
     if ([name, ...values].some(hasBadText)) {
-      throw new ValidationFailed([{ loc: ['query', name], msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' }]);
+      throw new ValidationFailed([textInvalid(['query', name])]);
     }
   }
   await next();
 });
 
-/** The raw (still percent-encoded) path decoded; a malformed escape (invalid UTF-8) counts as an unpaired surrogate. */
-function decodedPath(path: string): string {
+/** Whether the raw (still percent-encoded) path decodes to bad text; a malformed escape (invalid UTF-8) counts as bad. */
+function pathHasBadText(path: string): boolean {
   try {
-    return decodeURIComponent(path);
+    return hasBadText(decodeURIComponent(path));
   } catch {
-    return '\ud800';
+    return true;
   }
 }
+
+/** The 422 issue of a NUL character or an unpaired surrogate at `loc`. */
+const textInvalid = (loc: (string | number)[]): ValidationIssue => ({ loc, msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' });
