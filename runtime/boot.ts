@@ -85,6 +85,7 @@ import { startLiveBus, type LiveBus } from '../adapters/live/bus.ts';
 import { createLiveHub, type LiveHub } from '../adapters/live/hub.ts';
 import { attachLiveSocket } from '../adapters/http/live-socket.ts';
 import { answerClientErrors } from '../adapters/http/client-errors.ts';
+import { systemClock, type Clock } from '../adapters/shared/clock.ts';
 
 /** How long shutdown lets requests in flight finish before closing the database, ms. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -110,13 +111,16 @@ async function identityConfig(config: Config, env: NodeJS.ProcessEnv, log: Logge
   return { issuer: devIssuer, jwks: identity.jwks };
 }
 
-export async function startService(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<Service> {
+/** What a caller may swap in: the clock (tests move a manual one). */
+export type ServiceOptions = { clock?: Clock };
+
+export async function startService(config: Config, env: NodeJS.ProcessEnv, log: Logger, options: ServiceOptions = {}): Promise<Service> {
   const identity = await identityConfig(config, env, log);
   const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
   const { db } = opened;
   await migrateToLatest(db);
   const box = createSecretBox(loadSecretKey(env, config.dataDir));
-  const now = () => new Date();
+  const now = options.clock ?? systemClock;
   const ids = () => randomUUID();
   const connections = createConnectionStore(db, box, ids, now, config.connectionRotationOverlapMs);
   const store = new PostgresEventStore(db);
@@ -233,6 +237,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       });
       const app = createApp({
         db,
+        now,
         basePath: config.basePath,
         maxBodyBytes: config.maxBodyBytes,
         maxJsonDepth: config.maxJsonDepth,
@@ -282,7 +287,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           now,
           health: {
             projector: async () => ({ position: projector.position(), head: await store.headPosition() }),
-            worker: { running: config.role !== 'api', beating: () => workerMetrics !== null && Date.now() - workerMetrics.lastBeatAt() <= config.workerLeaseMs },
+            worker: { running: config.role !== 'api', beating: () => workerMetrics !== null && now().getTime() - workerMetrics.lastBeatAt() <= config.workerLeaseMs },
           },
         }),
       });

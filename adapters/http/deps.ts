@@ -33,9 +33,12 @@ import type { UserDirectory } from '../identity/users.ts';
 import type { Presence } from '../live/hub.ts';
 import type { ChatIdentityLinks } from '../chat/identity-links.ts';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export type HttpDeps = {
   db: Kysely<Database>;
+  /** The service clock (adapters/shared/clock.ts); routes never read the system time. */
+  now: Clock;
   basePath: string;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import type { Clock } from '../../adapters/shared/clock.ts';
 import { startService, type Service } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import { createServerDatabase } from './engines.ts';
@@ -34,7 +35,7 @@ export type InProcessService = {
  */
 export async function startInProcessService(
   engine: { server: boolean },
-  options: { runbooks?: Record<string, string>; extraEnv?: Record<string, string> } = {},
+  options: { runbooks?: Record<string, string>; extraEnv?: Record<string, string>; clock?: Clock } = {},
 ): Promise<InProcessService> {
   const identity = await createTestIdentity();
   const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-it-runbooks-'));
@@ -50,7 +51,7 @@ export async function startInProcessService(
   };
   const logged: string[] = [];
   const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
-  const service = await startService(loadConfig(env), env, log);
+  const service = await startService(loadConfig(env), env, log, options.clock ? { clock: options.clock } : {});
   if (service.url === null) throw new Error('service started without an API');
   const dataDir = env.SVC_DATA_DIR;
   return {
