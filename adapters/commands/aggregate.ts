@@ -27,6 +27,22 @@ export function conflictBackoff(attempt: number): Promise<void> {
 }
 
 /**
+ * Runs `attempt` until it does not fail on a `StreamVersionConflict`, with the backoff
+ * above, at most `MAX_CONFLICT_RETRIES` times more: the one retry policy of commands,
+ * shared by those that read and write several streams in one append (alert moves).
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflict) || n >= MAX_CONFLICT_RETRIES) throw error;
+      await conflictBackoff(n);
+    }
+  }
+}
+
+/**
  * Writes to other streams that must land together with a decision (an audit entry
  * beside the event it records), given the events decided and the state before them.
  */
@@ -68,19 +84,14 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
   metadata: EventMetadata,
   also: AlsoAppend<E, S> | undefined,
 ): Promise<Decided<E, S>> {
-  for (let attempt = 0; ; attempt++) {
+  return retryOnConflict(async () => {
     const history = await store.readStream(streamId);
     const state = fold(decider, history);
     const events = decider.decide(command(state), state);
     if (events.length === 0) return { events, state, position: null };
-    try {
-      const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length };
-      const extra = also?.(events, state) ?? [];
-      const result = extra.length === 0 ? await store.append(own.streamId, own.events, own.expectedVersion) : await store.appendMany([own, ...extra]);
-      return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflict) || attempt >= MAX_CONFLICT_RETRIES) throw error;
-      await conflictBackoff(attempt);
-    }
-  }
+    const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length };
+    const extra = also?.(events, state) ?? [];
+    const result = extra.length === 0 ? await store.append(own.streamId, own.events, own.expectedVersion) : await store.appendMany([own, ...extra]);
+    return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };
+  });
 }

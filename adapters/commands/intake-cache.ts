@@ -10,9 +10,11 @@
  * append is queued, before it commits, so alerts of one key pipeline into one batch. Bounded LRU, `maxEntries` per kind.
  */
 import { LRUCache } from 'lru-cache';
+import type { AlertState } from '../../domain/alerts/state.ts';
 import type { CaseState } from '../../domain/cases/state.ts';
 
-export type KnownAlert = { alertId: string; caseId: string; caseKey: string; version: number };
+/** An alert stream that exists: a repeat of it is decided against this state. */
+export type KnownAlert = { state: Extract<AlertState, { exists: true }>; version: number };
 export type KnownBinding = { caseId: string | null; version: number };
 export type KnownCase = { state: CaseState; version: number };
 

@@ -12,9 +12,10 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import * as v from 'valibot';
-import type { AlertEvent, CorrelationCaseBound } from '../../domain/alerts/events.ts';
+import type { CorrelationCaseBound } from '../../domain/alerts/events.ts';
 import { flattenDocument } from '../../domain/alerts/flatten.ts';
-import { alertReceived, correlationKeyOf, decideCorrelation, type IncomingAlert } from '../../domain/alerts/intake.ts';
+import { alertDecider } from '../../domain/alerts/index.ts';
+import { correlationKeyOf, decideCorrelation, type IncomingAlert } from '../../domain/alerts/intake.ts';
 import { collectObservables } from '../../domain/alerts/observables.ts';
 import { caseDecider, type CaseEvent } from '../../domain/cases/index.ts';
 import type { CaseState } from '../../domain/cases/state.ts';
@@ -103,12 +104,9 @@ export function createAlertIntake(deps: IntakeDeps) {
     return { state: fold(caseDecider, history), version: history.length };
   };
   const readAlert = async (alertStream: string): Promise<KnownAlert | null> => {
-    const events = (await deps.store.readStream(alertStream)) as unknown as AlertEvent[];
-    if (events.length === 0) return null;
-    const received = events.find((e) => e.type === 'alert.received');
-    const lastMove = [...events].reverse().find((e) => e.type === 'alert.linked' || e.type === 'alert.unlinked');
-    const link = lastMove?.type === 'alert.linked' ? lastMove.data : null;
-    return { alertId: received?.data.alert_id ?? '', caseId: link?.case_id ?? '', caseKey: link?.case_key ?? '', version: events.length };
+    const events = await deps.store.readStream(alertStream);
+    const state = fold(alertDecider, events);
+    return state.exists ? { state, version: events.length } : null;
   };
   const readBinding = async (correlationStream: string): Promise<KnownBinding> => {
     const bindings = await deps.store.readStream(correlationStream);
@@ -116,12 +114,15 @@ export function createAlertIntake(deps: IntakeDeps) {
     return { caseId: last?.case_id ?? null, version: bindings.length };
   };
 
+  /** Decided against the known state as it is, cached or read: a repeat reads nothing more. */
   const repeat = (alertStream: string, known: KnownAlert, at: string): Pending => {
-    cache.alerts.set(alertStream, { ...known, version: known.version + 1 });
+    const repeated = alertDecider.decide({ type: 'repeat', now: at }, known.state);
+    cache.alerts.set(alertStream, { state: known.state, version: known.version + repeated.length });
+    const { id, caseId, caseKey } = known.state;
     return {
-      commit: deps.store.append(alertStream, [{ type: 'alert.repeated', data: { alert_id: known.alertId, at }, metadata }], known.version),
+      commit: deps.store.append(alertStream, repeated.map((e) => ({ ...e, metadata })), known.version),
       streamIds: [alertStream],
-      result: { alert_id: known.alertId, case_id: known.caseId, case_key: known.caseKey, deduplicated: true, correlated: false, runs: [] },
+      result: { alert_id: id, case_id: caseId ?? '', case_key: caseKey ?? '', deduplicated: true, correlated: false, runs: [] },
     };
   };
 
@@ -188,10 +189,12 @@ export function createAlertIntake(deps: IntakeDeps) {
     const caseState = caseEvents.reduce(caseDecider.evolve, priorState);
     const caseKey = caseState.exists ? caseState.key : '';
 
-    const received: AlertEvent[] = [
-      alertReceived(alert, alertId, at),
-      { type: 'alert.linked', data: { alert_id: alertId, case_id: caseId, case_key: caseKey, correlated: decision.kind === 'append', at } },
-    ];
+    // The stream is new (the cache or the read found none): decided on the initial state, no read.
+    const received = alertDecider.decide(
+      { type: 'receive', alertId, alert, link: { caseId, caseKey, correlated: decision.kind === 'append' }, now: at },
+      alertDecider.initialState(),
+    );
+    const alertState = received.reduce(alertDecider.evolve, alertDecider.initialState());
     writes.push({ streamId: alertStream, events: received.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
 
     const trigger = alertTrigger(alert, alertId, caseId);
@@ -209,7 +212,7 @@ export function createAlertIntake(deps: IntakeDeps) {
       const write = writes.find((w) => w.streamId === streamId);
       return write && typeof write.expectedVersion === 'number' ? write.expectedVersion + write.events.length : 0;
     };
-    cache.alerts.set(alertStream, { alertId, caseId, caseKey, version: expected(alertStream) });
+    if (alertState.exists) cache.alerts.set(alertStream, { state: alertState, version: expected(alertStream) });
     cache.cases.set(streams.case(caseId), { state: caseState, version: expected(streams.case(caseId)) });
     if (decision.kind === 'open') cache.bindings.set(correlationStream, { caseId, version: expected(correlationStream) });
     return {

@@ -3,7 +3,6 @@
  * correlation key, and whether an alert joins an open case or opens a new one.
  */
 import type { CaseState } from '../cases/state.ts';
-import type { AlertReceived } from './events.ts';
 import type { Observable } from './observables.ts';
 
 /** A detector alert after validation, in the service's own terms. */
@@ -26,29 +25,6 @@ export type IncomingAlert = {
 /** The correlation key: `correlation_root`, else the rule id, else the title. */
 export function correlationKeyOf(alert: IncomingAlert): string {
   return alert.correlation_root ?? (alert.rule_id !== null ? `rule:${alert.rule_id}` : `title:${alert.title}`);
-}
-
-/** The `alert.received` event of `alert`, first on its alert stream. */
-export function alertReceived(alert: IncomingAlert, alertId: string, receivedAt: string): AlertReceived {
-  return {
-    type: 'alert.received',
-    data: {
-      alert_id: alertId,
-      source: alert.source,
-      external_id: alert.external_id,
-      rule_id: alert.rule_id,
-      title: alert.title,
-      severity: alert.severity,
-      detected_at: alert.detected_at,
-      url: alert.url,
-      correlation_key: correlationKeyOf(alert),
-      suite_correlation_id: alert.suite_correlation_id,
-      team: alert.team,
-      observables: alert.observables,
-      payload: alert.payload,
-      received_at: receivedAt,
-    },
-  };
 }
 
 export type CorrelationDecision = { kind: 'append'; caseId: string } | { kind: 'open' };
