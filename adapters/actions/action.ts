@@ -39,7 +39,8 @@ export type CaseEffects = {
    * `case.updated` (tags_add merged into the case's tags), `case.status_changed`,
    * `case.comment_added`, each only when it changes something; resolves
    * `{case_id, changed}` naming the fields that changed (`tags`, `status`, `comment`
-   * among them). Throws for a severity or status outside configuration.
+   * among them). Throws the Case decider's DomainError (`case_severity_invalid`,
+   * `case_status_invalid`) for a severity or status outside configuration.
    */
   update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<{ case_id: string; changed: string[] }>;
   /** Links a ticket the step opened to the case (`ticket.linked`, domain/tickets/links.ts). */

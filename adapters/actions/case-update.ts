@@ -1,13 +1,16 @@
 /**
  * `case.update` (internal, risk write): changes the run's bound case: title,
  * description, severity, added tags, status, and an optional comment. A run with
- * no bound case fails the step (non-retryable `no_bound_case`).
+ * no bound case fails the step (non-retryable `no_bound_case`), and so does a change the
+ * Case aggregate refuses, under its code (`case_severity_invalid: severity must be one of
+ * ...`).
  *
  * Its whole effect is case events, so it happens in `record`: the worker appends them
  * with the step's end, and a step replayed after a crash finds either both (and never
  * runs again) or neither (and writes them once). Output `{case_id, changed}`.
  */
 import * as v from 'valibot';
+import { DomainError } from '../../domain/shared/errors.ts';
 import { ActionFailure, type ActionDefinition } from './action.ts';
 
 const input = v.strictObject({
@@ -36,7 +39,13 @@ export const caseUpdate: ActionDefinition<CaseUpdateInput, Record<string, unknow
   },
   record: async (changes, _executed, context) => {
     if (context.caseId === null || !context.cases) throw noBoundCase();
-    return context.cases.update(changes);
+    try {
+      return await context.cases.update(changes);
+    } catch (error) {
+      // A change the case refuses fails the step for good, named by the Case rule's code in its error.
+      if (error instanceof DomainError) throw new ActionFailure(error.code, error.message, false, error);
+      throw error;
+    }
   },
   preview: async (changes, context) => ({ case_id: context.caseId, changes }),
 };

@@ -7,7 +7,7 @@
  * the moved case and never applies a change twice.
  */
 import type { Kysely } from 'kysely';
-import { caseDecider, type Actor, type CaseCommand } from '../../domain/cases/index.ts';
+import { caseDecider, type Actor, type CaseCommand, type CaseEvent } from '../../domain/cases/index.ts';
 import { mentionedEmails, noMentions } from '../../domain/cases/mentions.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { TICKET_LINKED, type TicketLinked } from '../../domain/tickets/links.ts';
@@ -47,40 +47,21 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
     return {
       update: async (changes) => {
         const { comment, status, tags_add: tagsAdd, ...fields } = changes;
-        if (fields.severity !== undefined && !deps.severities.includes(fields.severity)) {
-          throw new Error(`severity must be one of ${deps.severities.join(', ')}`);
-        }
-        if (status !== undefined && !deps.statuses.includes(status)) throw new Error(`status must be one of ${deps.statuses.join(', ')}`);
         // Read before anything is staged; only a comment that mentions someone needs the case's scope columns.
         const mentions = comment === undefined || mentionedEmails(comment).length === 0 ? noMentions() : await resolveMentions(deps.db, comment, (await findCase(deps.db, caseId)) ?? unscoped, null, deps.permissions);
-        const now = deps.now().toISOString();
-        const changed: string[] = [];
-        const mark = unit.mark();
-        try {
-          const updated = await unit.decide(
-            streamId,
-            caseDecider,
-            (state): CaseCommand => ({
-              type: 'update_case',
-              // Added to the tags of the case as this try read it: a try after a lost race merges into the moved case.
-              changes: { ...fields, ...(tagsAdd && { tags: [...new Set([...(state.exists ? state.tags : []), ...tagsAdd])] }) },
-              now,
-            }),
-            metadata,
-          );
-          for (const e of updated) if (e.type === 'case.updated') changed.push(...Object.keys(e.data.changes));
-          if (status !== undefined && (await unit.decide(streamId, caseDecider, (): CaseCommand => ({ type: 'change_status', status, note: null, now }), metadata)).length > 0) {
-            changed.push('status');
-          }
-          if (comment !== undefined) {
-            await unit.decide(streamId, caseDecider, (): CaseCommand => ({ type: 'add_comment', commentId: deps.ids(), body: comment, actor, mentions, now }), metadata);
-            changed.push('comment');
-          }
-        } catch (error) {
-          unit.restore(mark);
-          throw error;
-        }
-        return { case_id: caseId, changed };
+        const command: CaseCommand = {
+          type: 'runbook_update',
+          changes: fields,
+          tagsAdd: tagsAdd ?? [],
+          status: status ?? null,
+          comment: comment === undefined ? null : { commentId: deps.ids(), body: comment, mentions },
+          actor,
+          vocabulary: { severities: deps.severities, statuses: deps.statuses },
+          now: deps.now().toISOString(),
+        };
+        // One decision against the case stream as this try read it: refused, it stages nothing.
+        const events = await unit.decide(streamId, caseDecider, () => command, metadata);
+        return { case_id: caseId, changed: events.flatMap(changedFields) };
       },
       linkPage: async (page) => {
         const now = deps.now().toISOString();
@@ -107,4 +88,12 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
       },
     };
   };
+}
+
+/** The fields an event of a runbook update changed, as `case.update` reports them. */
+function changedFields(event: CaseEvent): string[] {
+  if (event.type === 'case.updated') return Object.keys(event.data.changes);
+  if (event.type === 'case.status_changed') return ['status'];
+  if (event.type === 'case.comment_added') return ['comment'];
+  return [];
 }

@@ -1,7 +1,7 @@
 /**
  * Case commands. Ids, the case number and the time come in with the command
  * (DESIGN habit 3); status and severity values were checked against configuration
- * by the caller.
+ * by the caller, except in `runbook_update`, which carries the configured lists.
  */
 import type { CaseChanges, PageVia, Pager } from './events.ts';
 import type { EvidenceKind } from './evidence.ts';
@@ -53,6 +53,22 @@ export type CaseCommand =
       skipped: { phase: string; title: string }[];
       sla: { ack_minutes: number | null; resolve_minutes: number | null } | null;
       closedStatuses: ReadonlySet<string>;
+      now: string;
+    }
+  /**
+   * A runbook's `case.update` step (SPEC.md "Action registry entry"): fields, tags added to
+   * the tags of the case as its stream has them (so concurrent runs all keep theirs), a
+   * status and a comment, decided together. Its values come from a runbook, not a checked
+   * request: a severity or status outside `vocabulary` is refused.
+   */
+  | {
+      type: 'runbook_update';
+      changes: { title?: string; description?: string; severity?: string };
+      tagsAdd: string[];
+      status: string | null;
+      comment: { commentId: string; body: string; mentions: CommentMentions } | null;
+      actor: Actor;
+      vocabulary: { severities: readonly string[]; statuses: readonly string[] };
       now: string;
     }
   | {

@@ -5,7 +5,9 @@
  * `case_exists` (409) for opening twice, `case_closed_unacknowledged` (422) for
  * acknowledging a closed case that never was acknowledged, `comment_not_found` (404) and
  * `forbidden` (403) for deleting a comment that is gone or not the actor's,
- * `case_closed` (409) for applying a template to a closed case.
+ * `case_closed` (409) for applying a template to a closed case, `case_severity_invalid`
+ * and `case_status_invalid` (422) for a runbook update naming a severity or status
+ * outside configuration (422 as the HTTP routes refuse them).
  */
 import { conflict, DomainError, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
@@ -43,6 +45,8 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return deleteComment(command, state);
     case 'update_case':
       return updateCase(command, state);
+    case 'runbook_update':
+      return runbookUpdate(command, state);
     case 'add_attachment':
       return addAttachment(command, state);
     case 'pin_evidence':
@@ -209,4 +213,27 @@ function updateCase(c: Cmd<'update_case'>, s: Existing): CaseEvent[] {
     }
   }
   return events;
+}
+
+/**
+ * The events of `case.updated`, `case.status_changed` and `case.comment_added` a runbook
+ * step asks for, each only on a real change (a comment always is one). Tags are merged
+ * into the stream's own, so a run that lost a race to another edit keeps both.
+ */
+function runbookUpdate(c: Cmd<'runbook_update'>, s: Existing): CaseEvent[] {
+  const { severities, statuses } = c.vocabulary;
+  const severity = c.changes.severity;
+  if (severity !== undefined && !severities.includes(severity)) {
+    throw unprocessable('case_severity_invalid', `severity must be one of ${severities.join(', ')}`, { severity });
+  }
+  if (c.status !== null && !statuses.includes(c.status)) {
+    throw unprocessable('case_status_invalid', `status must be one of ${statuses.join(', ')}`, { status: c.status });
+  }
+  const tags = c.tagsAdd.length > 0 ? { tags: [...s.tags, ...c.tagsAdd] } : {};
+  const { now, actor } = c;
+  return [
+    ...updateCase({ type: 'update_case', changes: { ...c.changes, ...tags }, now }, s),
+    ...(c.status === null ? [] : changeStatus({ type: 'change_status', status: c.status, note: null, now }, s)),
+    ...(c.comment === null ? [] : addComment({ type: 'add_comment', ...c.comment, actor, now }, s)),
+  ];
 }
