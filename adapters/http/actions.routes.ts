@@ -12,7 +12,10 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
 
-export function actionRoutes(deps: HttpDeps) {
+/** What the action catalogue reads of the service (adapters/http/deps.ts). */
+export type ActionRouteDeps = Pick<HttpDeps, 'actions' | 'permissions'>;
+
+export function actionRoutes(deps: ActionRouteDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
   return new Hono<AppEnv>().get(
     '/actions',

@@ -26,7 +26,10 @@ import { idParam, iso, paging, uuid, nonEmptyText } from './shapes.ts';
 import { jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
 
-export function alertRoutes(deps: HttpDeps) {
+/** What the alert routes read of the service (adapters/http/deps.ts). */
+export type AlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'caseConfig' | 'db' | 'permissions' | 'waitFor'>;
+
+export function alertRoutes(deps: AlertRouteDeps) {
   const { db, caseConfig: cfg } = deps;
   const read = requirePermission('read', 'svc:alerts:read', deps.permissions);
   const manage = requirePermission('manage_cases', 'svc:alerts:write', deps.permissions);

@@ -74,7 +74,10 @@ const fileBody = {
   },
 };
 
-export function attachmentRoutes(deps: HttpDeps) {
+/** What the attachment routes read of the service (adapters/http/deps.ts). */
+export type AttachmentRouteDeps = Pick<HttpDeps, 'attachmentMaxBytes' | 'caseFiles' | 'db' | 'files' | 'permissions' | 'waitFor'>;
+
+export function attachmentRoutes(deps: AttachmentRouteDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 

@@ -36,8 +36,11 @@ export const auditPageSchema = v.strictObject({
   next_after: v.nullable(v.number()),
 });
 
+/** What the audit routes read of the service (adapters/http/deps.ts). */
+export type AuditRouteDeps = Pick<HttpDeps, 'db' | 'permissions'>;
+
 /** `GET /audit` and `GET /audit/verify`; 403 `forbidden` without a realm admin grant, 422 on a bad query. */
-export function auditRoutes(deps: HttpDeps) {
+export function auditRoutes(deps: AuditRouteDeps) {
   const admin = requirePermission('admin', 'svc:admin:read', deps.permissions, null);
   return new Hono<AppEnv>()
     .get(

@@ -18,7 +18,10 @@ import { jsonAnswer } from './openapi.ts';
 import { uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
-export function caseAlertRoutes(deps: HttpDeps) {
+/** What the case alert routes read of the service (adapters/http/deps.ts). */
+export type CaseAlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'db' | 'permissions' | 'waitFor'>;
+
+export function caseAlertRoutes(deps: CaseAlertRouteDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 

@@ -47,7 +47,10 @@ const templateView = (t: CaseTemplate): v.InferOutput<typeof caseTemplateSchema>
   sla: t.sla,
 });
 
-export function caseTemplateRoutes(deps: HttpDeps) {
+/** What the case template routes read of the service (adapters/http/deps.ts). */
+export type CaseTemplateRouteDeps = Pick<HttpDeps, 'caseTemplateCommands' | 'caseTemplates' | 'db' | 'permissions' | 'waitFor'>;
+
+export function caseTemplateRoutes(deps: CaseTemplateRouteDeps) {
   const { access, read, manage } = caseRouteGuards(deps.db, deps.permissions);
 
   return new Hono<AppEnv>()

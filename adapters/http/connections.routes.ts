@@ -52,7 +52,10 @@ const newConnection = v.variant('kind', [
 /** The answer of GET /connections. */
 const connectionListSchema = v.strictObject({ items: v.array(connectionSchema) });
 
-export function connectionRoutes(deps: HttpDeps) {
+/** What the connection routes read of the service (adapters/http/deps.ts). */
+export type ConnectionRouteDeps = Pick<HttpDeps, 'audit' | 'connectionProbes' | 'connections' | 'permissions' | 'waitFor'>;
+
+export function connectionRoutes(deps: ConnectionRouteDeps) {
   const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
   return new Hono<AppEnv>()
     .get(

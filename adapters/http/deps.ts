@@ -1,5 +1,7 @@
 /**
  * What the HTTP routes need from the running service, injected by runtime/boot.ts.
+ * createApp takes all of it; each route factory takes a `Pick` of the fields it reads
+ * (`CaseRouteDeps` in cases.routes.ts, and so on).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';

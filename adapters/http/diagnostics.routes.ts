@@ -11,8 +11,11 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
 
+/** What the diagnostics route reads of the service (adapters/http/deps.ts). */
+export type DiagnosticsRouteDeps = Pick<HttpDeps, 'diagnostics' | 'permissions'>;
+
 /** `GET /diagnostics`; 403 `forbidden` without a realm admin grant. */
-export function diagnosticsRoutes(deps: HttpDeps) {
+export function diagnosticsRoutes(deps: DiagnosticsRouteDeps) {
   return new Hono<AppEnv>().get(
     '/diagnostics',
     describeRoute({

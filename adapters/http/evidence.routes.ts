@@ -57,7 +57,10 @@ export const evidencePinSchema = v.strictObject({
 });
 export type EvidencePin = v.InferOutput<typeof evidencePinSchema>;
 
-export function evidenceRoutes(deps: HttpDeps) {
+/** What the evidence routes read of the service (adapters/http/deps.ts). */
+export type EvidenceRouteDeps = Pick<HttpDeps, 'caseFiles' | 'db' | 'permissions' | 'waitFor'>;
+
+export function evidenceRoutes(deps: EvidenceRouteDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 

@@ -20,7 +20,8 @@ import type { HttpDeps } from './deps.ts';
 
 export type GateDecision = { runId: string; stepId: string; decision: 'approved' | 'denied'; note: string | null };
 
-type Deps = Pick<HttpDeps, 'db' | 'permissions' | 'runs' | 'waitFor'>;
+/** What deciding a gate reads of the service (adapters/http/deps.ts). */
+export type GateDecisionDeps = Pick<HttpDeps, 'db' | 'permissions' | 'runs' | 'waitFor'>;
 
 /** The run `id` as `principal` may see it; 404 `run_not_found` otherwise. */
 export async function visibleRun(deps: Pick<HttpDeps, 'db' | 'permissions'>, principal: Principal, id: string) {
@@ -35,7 +36,7 @@ export async function runTeam(deps: Pick<HttpDeps, 'db' | 'permissions'>, princi
 }
 
 /** Records `principal`'s decision on the gate and waits until the projections show it. */
-export async function decideGateAs(deps: Deps, principal: Principal, input: GateDecision): Promise<void> {
+export async function decideGateAs(deps: GateDecisionDeps, principal: Principal, input: GateDecision): Promise<void> {
   const run = await visibleRun(deps, principal, input.runId);
   const team = await runTeam(deps, principal, run.case_id);
   if (!hasPermission(principal, 'approve_runbooks', deps.permissions, team)) {

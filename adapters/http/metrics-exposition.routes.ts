@@ -11,8 +11,11 @@ import { metricsAuthorized } from '../metrics/bearer.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 
+/** What the exposition route reads of the service (adapters/http/deps.ts). */
+export type MetricsExpositionRouteDeps = Pick<HttpDeps, 'metrics'>;
+
 /** `GET /metrics` as Prometheus text (`text/plain; version=0.0.4`); 401 `unauthenticated` without the configured token. */
-export function metricsExpositionRoute(deps: Pick<HttpDeps, 'metrics'>) {
+export function metricsExpositionRoute(deps: MetricsExpositionRouteDeps) {
   const { api, token } = deps.metrics;
   return new Hono<AppEnv>().get(
     '/metrics',

@@ -56,7 +56,10 @@ const view = (r: Row): v.InferOutput<typeof caseObservableSchema> => ({
   created_at: new Date(r.created_at).toISOString(),
 });
 
-export function observableRoutes(deps: HttpDeps) {
+/** What the observable routes read of the service (adapters/http/deps.ts). */
+export type ObservableRouteDeps = Pick<HttpDeps, 'db' | 'observables' | 'permissions' | 'waitFor'>;
+
+export function observableRoutes(deps: ObservableRouteDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 

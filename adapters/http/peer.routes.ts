@@ -33,8 +33,11 @@ function accountWriter(c: Context<AppEnv>): string {
   return principal.actorSubject;
 }
 
+/** What the peer routes read of the service (adapters/http/deps.ts). */
+export type PeerRouteDeps = Pick<HttpDeps, 'audit' | 'chatCommand' | 'chatLinks' | 'db' | 'waitFor'>;
+
 /** The `/peer/v1` routes; mount behind `authenticate()` (each checks its own caller). */
-export function peerRoutes(deps: HttpDeps) {
+export function peerRoutes(deps: PeerRouteDeps) {
   const section = accountSection({ db: deps.db, links: deps.chatLinks, product: PRODUCT, command: deps.chatCommand });
   return new Hono<AppEnv>()
     .get(

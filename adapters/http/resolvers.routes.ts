@@ -69,7 +69,10 @@ export const suiteContextSchema = v.strictObject({
 /** The one body every invisible or absent suite context gets, so the two cannot be told apart. */
 const suiteContextNotFound = () => notFound('suite_context_not_found', 'suite context not found');
 
-export function resolverRoutes(deps: HttpDeps) {
+/** What the resolver routes read of the service (adapters/http/deps.ts). */
+export type ResolverRouteDeps = Pick<HttpDeps, 'caseConfig' | 'db' | 'permissions' | 'publicPrefix'>;
+
+export function resolverRoutes(deps: ResolverRouteDeps) {
   const { db } = deps;
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const href = (path: string) => `${deps.publicPrefix}${path}`;

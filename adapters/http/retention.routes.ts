@@ -28,8 +28,11 @@ export const retentionSchema = v.strictObject({
   last_error_at: v.nullable(v.string()),
 });
 
+/** What the retention route reads of the service (adapters/http/deps.ts). */
+export type RetentionRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'retentionPolicy'>;
+
 /** `GET /retention`; 403 `forbidden` without a realm admin grant. */
-export function retentionRoutes(deps: HttpDeps) {
+export function retentionRoutes(deps: RetentionRouteDeps) {
   return new Hono<AppEnv>().get(
     '/retention',
     describeRoute({ summary: 'Retention policy of closed cases and the sweeper state', tags: ['retention'], responses: { 200: jsonAnswer(retentionSchema, 'The policy and sweeper state') } }),

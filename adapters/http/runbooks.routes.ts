@@ -27,7 +27,10 @@ const MAX_YAML_CHARS = 512 * 1024;
 const yamlBody = v.object({ yaml_text: v.pipe(v.string(), v.maxLength(MAX_YAML_CHARS)) });
 const slugParam = v.object({ slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must match ^[a-z0-9-]{3,64}$')) });
 
-export function runbookRoutes(deps: HttpDeps) {
+/** What the runbook routes read of the service (adapters/http/deps.ts). */
+export type RunbookRouteDeps = Pick<HttpDeps, 'audit' | 'permissions' | 'runbookGit' | 'runbooks' | 'waitFor'>;
+
+export function runbookRoutes(deps: RunbookRouteDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
   // Runbooks are install-wide: a team grant cannot change what every team's alerts run.
   const manage = requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions, null);

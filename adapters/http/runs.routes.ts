@@ -50,7 +50,10 @@ const runList = v.strictObject({ items: v.array(runSchema) });
 
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
 
-export function runRoutes(deps: HttpDeps) {
+/** What the run routes read of the service (adapters/http/deps.ts). */
+export type RunRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'runs' | 'waitFor'>;
+
+export function runRoutes(deps: RunRouteDeps) {
   const { db } = deps;
   const read = requirePermission('read', 'svc:runs:read', deps.permissions);
   const cases = caseAccess(db, deps.permissions);

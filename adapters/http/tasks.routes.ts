@@ -97,7 +97,10 @@ async function activeAssignee(db: Kysely<Database>, id: string): Promise<Assigne
   return user;
 }
 
-export function taskRoutes(deps: HttpDeps) {
+/** What the task routes read of the service (adapters/http/deps.ts). */
+export type TaskRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'tasks' | 'waitFor'>;
+
+export function taskRoutes(deps: TaskRouteDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
 

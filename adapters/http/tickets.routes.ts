@@ -53,8 +53,11 @@ const linkView = (l: Selectable<CaseTicketsTable>, mirror: MirrorState = NOTHING
   created_at: iso(l.created_at),
 });
 
+/** What the ticket routes read of the service (adapters/http/deps.ts). */
+export type TicketRouteDeps = Pick<HttpDeps, 'db' | 'permissions'>;
+
 /** `GET /cases/<id>/tickets` (404 `case_not_found` for an invisible case) and `GET /tickets/<link_id>` (404 `ticket_link_not_found`). */
-export function ticketRoutes(deps: HttpDeps) {
+export function ticketRoutes(deps: TicketRouteDeps) {
   const { access, read } = caseRouteGuards(deps.db, deps.permissions);
   return new Hono<AppEnv>()
     .get(

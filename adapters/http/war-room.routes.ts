@@ -52,7 +52,10 @@ const warRoomSchema = v.strictObject({
 /** The presence roster of a case and how often a viewer should send a heartbeat. */
 const presenceSchema = v.strictObject({ items: v.array(viewerSchema), heartbeat_interval_s: v.number() });
 
-export function warRoomRoutes(deps: HttpDeps) {
+/** What the war-room routes read of the service (adapters/http/deps.ts). */
+export type WarRoomRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'presence' | 'presenceHeartbeatSeconds'>;
+
+export function warRoomRoutes(deps: WarRoomRouteDeps) {
   const { db } = deps;
   const { access, read } = caseRouteGuards(db, deps.permissions);
 

@@ -35,7 +35,10 @@ const secret = v.pipe(v.string(), v.minLength(16, 'must be at least 16 character
 /** The answer of GET /webhook-sources. */
 const webhookSourceListSchema = v.strictObject({ items: v.array(webhookSourceSchema) });
 
-export function webhookSourceRoutes(deps: HttpDeps) {
+/** What the webhook source routes read of the service (adapters/http/deps.ts). */
+export type WebhookSourceRouteDeps = Pick<HttpDeps, 'audit' | 'caseConfig' | 'permissions' | 'waitFor' | 'webhookSources'>;
+
+export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
   const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
   const severity = v.picklist(deps.caseConfig.severities, `must be one of ${deps.caseConfig.severities.join(', ')}`);
   /** Rules across fields, each naming its field: a generic source needs a title path; only pager_a takes a signing secret, and needs one. */

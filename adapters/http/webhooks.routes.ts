@@ -110,7 +110,10 @@ const sourceIntakeAnswer = v.union([
   ticketUpdateResultSchema,
 ]);
 
-export function webhookRoutes(deps: HttpDeps) {
+/** What the webhook routes read of the service (adapters/http/deps.ts). */
+export type WebhookRouteDeps = Pick<HttpDeps, 'caseConfig' | 'detectorBootstrapSecret' | 'intake' | 'maxJsonDepth' | 'pageAcks' | 'ticketMirror' | 'waitFor' | 'webhookSources'>;
+
+export function webhookRoutes(deps: WebhookRouteDeps) {
   const severities = new Set(deps.caseConfig.severities);
   const toIncoming = (a: DetectorAlert, index: number | null, sourceTeam: string | null) => {
     const mapped = detectorIncoming(a, severities, sourceTeam, ['body', ...(index === null ? [] : [index])]);
