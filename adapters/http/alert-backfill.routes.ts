@@ -24,8 +24,11 @@ import { requireJson, validate } from './validation.ts';
 /** HTTP status of a backfill failure by its code; anything else is the detector's side: 502. */
 const failureStatus: Record<string, number> = { exchange_not_configured: 503, UNDECLARED_EXCHANGE_SCOPE: 500 };
 
+/** What the backfill route reads of the service (adapters/http/deps.ts). */
+export type AlertBackfillRouteDeps = Pick<HttpDeps, 'backfill' | 'backfillLimits' | 'connections' | 'now' | 'permissions' | 'waitFor'>;
+
 /** The backfill route, with `limit` bounded and `since` defaulted by `deps.backfillLimits`. */
-export function alertBackfillRoutes(deps: HttpDeps) {
+export function alertBackfillRoutes(deps: AlertBackfillRouteDeps) {
   const { maxAlerts, lookbackHours } = deps.backfillLimits;
   const body = v.object({
     detector_connection_id: uuid,
@@ -54,7 +57,7 @@ export function alertBackfillRoutes(deps: HttpDeps) {
         const msg = connection.kind !== 'detector' ? `must name a detector connection, not ${connection.kind}` : 'names a detector connection without base_url';
         throw new ValidationFailed([{ loc: ['body', 'detector_connection_id'], msg, type: 'value_error' }]);
       }
-      const since = new Date(request.since ?? Date.now() - lookbackHours * 3_600_000).toISOString();
+      const since = new Date(request.since ?? deps.now().getTime() - lookbackHours * 3_600_000).toISOString();
       try {
         const { report, position } = await deps.backfill.run({ connection, since, limit: request.limit ?? maxAlerts });
         await deps.waitFor(position);

@@ -78,13 +78,16 @@ function defaultTeam(principal: Principal, matrix: PermissionMatrix): string | n
   return teams.length === 1 ? (teams[0] ?? null) : null;
 }
 
-export function caseRoutes(deps: HttpDeps) {
+/** What the case routes read of the service (adapters/http/deps.ts). */
+export type CaseRouteDeps = Pick<HttpDeps, 'ackSla' | 'caseConfig' | 'caseListTotalCap' | 'caseTemplateCommands' | 'caseTemplates' | 'cases' | 'db' | 'now' | 'permissions' | 'waitFor'>;
+
+export function caseRoutes(deps: CaseRouteDeps) {
   const { caseConfig: cfg, db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
   const status = v.picklist(cfg.statuses as string[], `must be one of ${cfg.statuses.join(', ')}`);
 
-  const view = (row: CaseRow) => caseView(row, new Date(), deps.ackSla);
+  const view = (row: CaseRow) => caseView(row, deps.now(), deps.ackSla);
   /** The case as the caller sees it after a command: read back once projections caught up. */
   const loadView = async (principal: Principal, id: string) => view(await access.visible(principal, id));
 

@@ -41,9 +41,9 @@ const slashReplyOrEmpty = (() => {
 const RESPONSE_TIMEOUT_MS = 10_000;
 
 /** The chat_a connection whose signing secret signed the request, or why none did. */
-async function signingConnection(deps: HttpDeps, raw: Uint8Array, timestamp: string | undefined, signature: string | undefined): Promise<ResolvedConnection> {
+async function signingConnection(deps: Pick<HttpDeps, 'connections' | 'now'>, raw: Uint8Array, timestamp: string | undefined, signature: string | undefined): Promise<ResolvedConnection> {
   let stale = false;
-  const now = new Date();
+  const now = deps.now();
   for (const connection of await deps.connections.resolveAllOfKind('chat_a')) {
     for (const secret of [connection.secret, connection.previous_secret]) {
       if (!secret) continue;
@@ -56,7 +56,10 @@ async function signingConnection(deps: HttpDeps, raw: Uint8Array, timestamp: str
   throw new DomainError('unauthenticated', 401, 'missing or invalid chat signature');
 }
 
-export function chatInteractionRoutes(deps: HttpDeps) {
+/** What the chat interaction route reads of the service (adapters/http/deps.ts). */
+export type ChatInteractionRouteDeps = Pick<HttpDeps, 'audit' | 'chatCommand' | 'chatLinks' | 'connections' | 'db' | 'logError' | 'now' | 'outbound' | 'permissions' | 'runs' | 'waitFor'>;
+
+export function chatInteractionRoutes(deps: ChatInteractionRouteDeps) {
   const interactions = createChatInteractions({
     links: deps.chatLinks,
     command: deps.chatCommand,

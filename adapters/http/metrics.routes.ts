@@ -37,11 +37,14 @@ const socQuery = v.object({ days, team: v.optional(v.pipe(v.string(), v.trim(), 
  * in a browser or through a workload token with `svc:admin:read`, as a scheduled
  * operator report does.
  */
-const seesAiSpend = (principal: Principal, deps: HttpDeps) =>
+const seesAiSpend = (principal: Principal, deps: Pick<HttpDeps, 'permissions'>) =>
   hasPermission(principal, 'admin', deps.permissions, null) && scopeCovers(principal.scopes, 'svc:admin:read');
 
+/** What the SOC metrics routes read of the service (adapters/http/deps.ts). */
+export type MetricsRouteDeps = Pick<HttpDeps, 'ackSla' | 'caseConfig' | 'db' | 'metrics' | 'now' | 'permissions'>;
+
 /** `GET /metrics/overview`, `/metrics/soc` and `/metrics/gate`; 422 when `days` is not an integer in 1..365. */
-export function metricsRoutes(deps: HttpDeps) {
+export function metricsRoutes(deps: MetricsRouteDeps) {
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const { windowDays, atRiskMinutes } = deps.metrics;
   return new Hono<AppEnv>()
@@ -62,7 +65,7 @@ export function metricsRoutes(deps: HttpDeps) {
             ackSla: deps.ackSla,
             windowDays: c.req.valid('query').days ?? windowDays,
             atRiskMinutes,
-            now: new Date(),
+            now: deps.now(),
           }),
         ),
     )
@@ -78,7 +81,7 @@ export function metricsRoutes(deps: HttpDeps) {
       async (c) => {
         const q = c.req.valid('query');
         const principal = c.get('principal');
-        const until = new Date();
+        const until = deps.now();
         const window = q.days ?? windowDays;
         const filter = { scope: caseScopeOf(principal, deps.permissions), team: q.team ?? null, since: new Date(until.getTime() - window * 86_400_000), until };
         const [cases, gates, topRules, aiSpend] = await Promise.all([
@@ -113,6 +116,6 @@ export function metricsRoutes(deps: HttpDeps) {
       }),
       read,
       validate('query', windowQuery),
-      async (c) => c.json(await metricsGate(deps.db, caseScopeOf(c.get('principal'), deps.permissions), c.req.valid('query').days ?? windowDays, new Date())),
+      async (c) => c.json(await metricsGate(deps.db, caseScopeOf(c.get('principal'), deps.permissions), c.req.valid('query').days ?? windowDays, deps.now())),
     );
 }

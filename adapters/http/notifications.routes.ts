@@ -34,7 +34,10 @@ const personOf = (p: Principal): string => {
   return p.userId;
 };
 
-export function notificationRoutes(deps: HttpDeps) {
+/** What the notification routes read of the service (adapters/http/deps.ts). */
+export type NotificationRouteDeps = Pick<HttpDeps, 'db' | 'now' | 'permissions' | 'publicPrefix'>;
+
+export function notificationRoutes(deps: NotificationRouteDeps) {
   // Notifications are about cases: exchange tokens need the cases scopes.
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const markRead = requirePermission('read', 'svc:cases:write', deps.permissions);
@@ -84,7 +87,7 @@ export function notificationRoutes(deps: HttpDeps) {
       validate('json', v.object({ ids: v.optional(v.pipe(v.array(uuid), v.maxLength(500))) })),
       async (c) => {
         const { ids } = c.req.valid('json');
-        const updated = await markNotificationsRead(deps.db, personOf(c.get('principal')), ids ?? null, new Date());
+        const updated = await markNotificationsRead(deps.db, personOf(c.get('principal')), ids ?? null, deps.now());
         return c.json({ updated });
       },
     );
