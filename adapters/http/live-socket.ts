@@ -24,8 +24,10 @@ import type { UserDirectory } from '../identity/users.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
 import { MAX_INBOUND_FRAME_BYTES, parseInbound, type InboundFrame } from '../live/frames.ts';
 import type { LiveHub } from '../live/hub.ts';
+import type { Clock } from '../shared/clock.ts';
 import { authenticateBearer, checkPermission, pathBelow } from './auth.ts';
 
+/** What the `/ws` server needs from the running service, passed by runtime/boot.ts. */
 export type LiveSocketDeps = {
   db: Kysely<Database>;
   basePath: string;
@@ -37,6 +39,8 @@ export type LiveSocketDeps = {
   /** Longest session before the server closes it (4001), ms (SVC_WS_SESSION_MAX_S). */
   sessionMaxMs: number;
   logError: (error: unknown, context: Record<string, unknown>) => void;
+  /** The service clock (adapters/shared/clock.ts): the `at` of a `pong`. */
+  now: Clock;
 };
 
 const reasons: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' };
@@ -50,7 +54,7 @@ function refuse(socket: Duplex, status: number, body: { detail: string; code: st
 }
 
 /** The authenticated caller of an upgrade request, as a route would check it, or the refusal. */
-async function authenticateUpgrade(req: IncomingMessage, deps: LiveSocketDeps): Promise<Principal> {
+async function authenticateUpgrade(req: IncomingMessage, deps: Pick<LiveSocketDeps, 'verifier' | 'users' | 'permissions'>): Promise<Principal> {
   const principal = await authenticateBearer(req.headers.authorization, { method: 'GET', path: '/ws' }, deps);
   checkPermission(principal, 'read', 'svc:cases:read', deps.permissions);
   return principal;
@@ -94,7 +98,7 @@ export function attachLiveSocket(server: Server, deps: LiveSocketDeps): { close:
     const notFound = (caseId: string) => ({ type: 'error', code: 'case_not_found', detail: 'case not found', case_id: caseId });
 
     const handle = async (frame: InboundFrame) => {
-      if (frame.type === 'ping') return send({ type: 'pong', at: new Date().toISOString() });
+      if (frame.type === 'ping') return send({ type: 'pong', at: deps.now().toISOString() });
       const caseId = frame.case_id;
       if (frame.type === 'presence.leave') {
         const scoped = joined.get(caseId);
