@@ -3,29 +3,21 @@
  * (a finished run takes no more steps; a finished step is never started again). The
  * one thing a finished run still takes is the outcome of the attempt that was in
  * flight when it was cancelled: the action ran, so the action log must say how it went.
- * Errors: `run_not_found` (404), `run_finished` and `step_already_finished` (409);
+ * Errors: queueing: `runbook_disabled` and `runbook_input_missing` (422); then
+ * `run_not_found` (404), `run_finished` and `step_already_finished` (409);
  * deciding a gate: `approval_expired` (409, the deadline passed, also once the run is
  * `expired`), `gate_not_open` (409, no open gate on that step), `approval_role_required`
  * (403, none of the caller's roles is accepted by the gate).
  */
-import { DomainError, conflict, notFound } from '../shared/errors.ts';
+import { DomainError, conflict, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
-import type { ActionLogRow, GateReason, RunEvent, RunOutcome, StepStatus } from './events.ts';
+import type { RunCommand } from './commands.ts';
+import type { ActionLogRow, RunEvent } from './events.ts';
 import { finishedStatuses, type RunState } from './state.ts';
 
-export type RunCommand =
-  | { type: 'start_run'; now: string }
-  | { type: 'start_step'; stepId: string; attempt: number; now: string }
-  | { type: 'finish_step'; stepId: string; attempt: number; status: StepStatus; output: unknown; error: string | null; log: ActionLogRow; now: string }
-  | { type: 'goto'; stepId: string; target: string; visit: number; reset: string[]; now: string }
-  | { type: 'exceed_loop_cap'; stepId: string; target: string; visits: number; cap: number; now: string }
-  | { type: 'open_gate'; stepId: string; reason: GateReason; roles: string[]; message: string | null; deadline: string; now: string }
-  | { type: 'decide_gate'; stepId: string; decision: 'approved' | 'denied'; by: string | null; roles: string[]; note: string | null; now: string }
-  | { type: 'expire_gate'; stepId: string; now: string }
-  | { type: 'cancel'; by: string | null; now: string }
-  | { type: 'finish_run'; status: RunOutcome; error: string | null; now: string };
-
+/** Decides a run command on the run's state (SPEC.md "Runs, steps and gates"). */
 export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
+  if (command.type === 'queue_run') return queueRun(command, state);
   if (!state.exists) throw notFound('run_not_found', 'run not found');
   if (command.type === 'decide_gate' && state.status === 'expired') {
     throw conflict('approval_expired', 'the approval gate expired; it can no longer be decided', { run_id: state.id });
@@ -83,6 +75,29 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
     default:
       return assertNever(command);
   }
+}
+
+/**
+ * Queues a run of an enabled runbook (SPEC.md "Runbooks and runs"). Required inputs are
+ * manual-run parameters (SPEC.md "Runbook": `inputs`), so only a manual run is refused
+ * for missing ones. A run that exists already was queued by the same trigger (a schedule's
+ * fire time has one run id): nothing more happens, so two workers firing one tick queue
+ * one run.
+ */
+function queueRun(command: Extract<RunCommand, { type: 'queue_run' }>, state: RunState): RunEvent[] {
+  if (state.exists) return [];
+  const { runbook, runId, caseId, triggerType, trigger, inputs, dryRun, requestedBy, now } = command;
+  if (!runbook.enabled) throw unprocessable('runbook_disabled', 'runbook is disabled', { slug: runbook.id });
+  if (triggerType === 'manual') {
+    const missing = runbook.inputs.filter((i) => i.required && inputs[i.name] === undefined).map((i) => i.name);
+    if (missing.length > 0) throw unprocessable('runbook_input_missing', `missing required inputs: ${missing.join(', ')}`, { missing });
+  }
+  return [
+    {
+      type: 'run.queued',
+      data: { run_id: runId, runbook, case_id: caseId, trigger_type: triggerType, trigger, inputs, dry_run: dryRun, requested_by: requestedBy, queued_at: now },
+    },
+  ];
 }
 
 function decideGate(command: Extract<RunCommand, { type: 'decide_gate' }>, state: Extract<RunState, { exists: true }>): RunEvent[] {

@@ -10,6 +10,8 @@ export type StepStatus = 'ok' | 'error' | 'skipped';
 export type RunOutcome = 'succeeded' | 'failed' | 'denied' | 'expired' | 'cancelled';
 /** Why a gate opened: the step's `approval`, or the engine's default-deny risk gate. */
 export type GateReason = 'approval' | 'risk';
+/** What starts a run: an alert matched its trigger, a person asked, or its schedule came due. */
+export type TriggerType = 'alert' | 'manual' | 'schedule';
 
 /** One action-log row as recorded; the projector chains it (hash, prev_hash, index). */
 export type ActionLogRow = {
@@ -31,7 +33,7 @@ export type RunQueued = Event<
     run_id: string;
     runbook: RunbookDefinition;
     case_id: string | null;
-    trigger_type: 'alert' | 'manual' | 'schedule';
+    trigger_type: TriggerType;
     trigger: Record<string, unknown>;
     inputs: Record<string, unknown>;
     dry_run: boolean;

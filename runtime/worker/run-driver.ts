@@ -18,10 +18,8 @@ import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import { nextMove } from '../../domain/runbooks/run-workflow.ts';
-import { decideRun, type RunCommand } from '../../domain/runs/decide.ts';
-import { evolveRun, finishedStatuses, initialRunState, type RunState } from '../../domain/runs/state.ts';
-import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
-import type { EventMetadata } from '../../domain/shared/messages.ts';
+import { finishedStatuses, runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
+import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { executeStep, settleRun, type ActionRun, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
 
@@ -66,15 +64,15 @@ const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'syst
 export async function driveRun(deps: RunDriverDeps, runId: string): Promise<boolean> {
   const streamId = streams.run(runId);
   const history = await deps.store.readStream(streamId);
-  let state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
+  let state = fold(runDecider, history);
   let version = history.length;
   let unwritten: RunEvent[] = [];
   let inFlight: InFlight | null = null;
 
   const now = () => deps.now().toISOString();
   const record = (command: RunCommand) => {
-    const events = decideRun(command, state).map((e) => asJsonb(e) as RunEvent);
-    state = events.reduce(evolveRun, state);
+    const events = runDecider.decide(command, state).map((e) => asJsonb(e) as RunEvent);
+    state = events.reduce(runDecider.evolve, state);
     unwritten.push(...events);
   };
   /** Appends the unwritten run events, with `effects` in the same transaction when given. */
@@ -288,12 +286,12 @@ function logRow(
 async function recordLateFinish(deps: RunDriverDeps, streamId: string, attempt: InFlight): Promise<void> {
   for (let retry = 0; ; retry++) {
     const history = await deps.store.readStream(streamId);
-    const state = history.reduce((s, e) => evolveRun(s, e as unknown as RunEvent), initialRunState());
+    const state = fold(runDecider, history);
     if (!state.exists || !finishedStatuses.includes(state.status)) return;
     const step = state.steps[attempt.stepId];
     if (step?.status !== 'running' || step.attempt !== attempt.attempt) return;
     const unit = createUnitOfWork(deps.store);
-    const events = decideRun(await attempt.settle(unit), state).map((e) => ({ ...e, metadata: systemActor }));
+    const events = runDecider.decide(await attempt.settle(unit), state).map((e) => ({ ...e, metadata: systemActor }));
     try {
       await deps.store.appendMany([{ streamId, events, expectedVersion: history.length }, ...unit.writes()]);
       return;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunbookDefinition, StepDefinition } from '../../../domain/runbooks/model.ts';
 import { downstreamOf, nextMove } from '../../../domain/runbooks/run-workflow.ts';
-import { decideRun, type RunCommand } from '../../../domain/runs/decide.ts';
+import type { RunCommand } from '../../../domain/runs/commands.ts';
+import { decideRun } from '../../../domain/runs/decide.ts';
 import type { RunEvent, StepStatus } from '../../../domain/runs/events.ts';
 import { evolveRun, initialRunState, type RunState } from '../../../domain/runs/state.ts';
 
