@@ -5,18 +5,20 @@
  *
  * Two workers never fire the same tick twice: the run of one fire time has a run id
  * derived from (runbook, fire time), and `run.queued` is appended at stream version 0,
- * so the event store lets exactly one append through. The winner and the loser both
+ * so the event store lets exactly one append through; the loser reads the stream again
+ * and the Run decider queues nothing on a run that exists. The winner and the loser both
  * then advance `next_fire_at` with `update ... where next_fire_at = <fire time>`, which
  * only the first of them changes. A crash between the two steps leaves the row due;
- * the next tick appends nothing (the stream exists) and advances it.
+ * the next tick appends nothing (the run exists) and advances it.
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import { nextFireAt } from '../../domain/runbooks/schedule.ts';
-import type { RunQueued } from '../../domain/runs/events.ts';
+import { runDecider, type RunCommand } from '../../domain/runs/index.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
+import { decideAndAppend } from '../../adapters/commands/aggregate.ts';
+import type { EventStore } from '../../adapters/event-store/port.ts';
 import type { Database } from '../../projections/database.ts';
 
 export type ScheduleTickerOptions = {
@@ -51,26 +53,27 @@ export function startScheduleTicker(options: ScheduleTickerOptions): ScheduleTic
     let queuedId: string | null = null;
     if (options.runnable(runbook)) {
       const runId = scheduledRunId(slug, fireAt);
-      const queued: RunQueued = {
-        type: 'run.queued',
-        data: {
-          run_id: runId,
+      const schedule = runbook.trigger.type === 'schedule' ? runbook.trigger : null;
+      const decided = await decideAndAppend(
+        store,
+        streams.run(runId),
+        runDecider,
+        (): RunCommand => ({
+          type: 'queue_run',
           runbook,
-          case_id: null,
-          trigger_type: 'schedule',
-          trigger: { type: 'schedule', fire_at: fireAt.toISOString(), cron: runbook.trigger.type === 'schedule' ? runbook.trigger.cron : null, interval_s: runbook.trigger.type === 'schedule' ? runbook.trigger.interval_s : null },
+          runId,
+          caseId: null,
+          triggerType: 'schedule',
+          trigger: { type: 'schedule', fire_at: fireAt.toISOString(), cron: schedule?.cron ?? null, interval_s: schedule?.interval_s ?? null },
           inputs: {},
-          dry_run: false,
-          requested_by: null,
-          queued_at: now.toISOString(),
-        },
-      };
-      try {
-        await store.append(streams.run(runId), [{ ...queued, metadata: { actor: { id: null, email: `schedule:${slug}`, kind: 'system' } } }], 0);
-        queuedId = runId;
-      } catch (error) {
-        if (!(error instanceof StreamVersionConflict)) throw error;
-      }
+          dryRun: false,
+          requestedBy: null,
+          now: now.toISOString(),
+        }),
+        { actor: { id: null, email: `schedule:${slug}`, kind: 'system' } },
+      );
+      // No event: the run of this fire time exists, another worker (or a crashed tick) queued it.
+      if (decided.events.length > 0) queuedId = runId;
     }
     await db
       .updateTable('runbooks')
