@@ -3,16 +3,18 @@
  * read model, with the checkpoint stored in the same transaction, so a restart
  * resumes where it stopped and never applies an event twice.
  *
- * The checkpoint row is locked (`FOR UPDATE`) for the batch, so several processes
- * on one database project each event once. `waitFor(position)` gives
- * read-your-writes: a command answers only after its events are projected.
+ * Events arrive only through the event store port, as a catch-up subscription from the
+ * stored checkpoint (projections/subscription.ts), so another store needs no other
+ * projector. The checkpoint row is locked (`FOR UPDATE`) while a batch is applied, and a
+ * batch read before another process moved the checkpoint is cut to what that process
+ * had not applied, so several processes on one database project each event once.
+ * `waitFor(position)` gives read-your-writes: a command answers only after its events
+ * are projected.
  */
 import { sql, type Kysely } from 'kysely';
-import { startCatchUpLoop } from './catch-up.ts';
 import type { RecordedEvent } from '../domain/shared/messages.ts';
 import type { Database } from './database.ts';
-import { toRecordedEvent } from './event-row.ts';
-
+import { createSubscription, type EventFeed } from './subscription.ts';
 export type Projection = {
   name: string;
   /**
@@ -44,14 +46,12 @@ export type ProjectorOptions = {
   onAdvance?: (applied: RecordedEvent[]) => void;
 };
 
-export function createProjector(db: Kysely<Database>, projections: Projection[], options: ProjectorOptions = {}): Projector {
+/** Projects the events of `feed` (the event store port) into `db` with `projections`. */
+export function createProjector(db: Kysely<Database>, feed: EventFeed, projections: Projection[], options: ProjectorOptions = {}): Projector {
   const name = options.checkpointName ?? 'main';
-  const batchSize = options.batchSize ?? 500;
-  let position = 0;
   const waiters = new Set<{ position: number; resolve: () => void }>();
-  let loop: ReturnType<typeof startCatchUpLoop> | null = null;
 
-  const release = () => {
+  const release = (position: number) => {
     for (const w of waiters) {
       if (w.position <= position) {
         waiters.delete(w);
@@ -64,7 +64,7 @@ export function createProjector(db: Kysely<Database>, projections: Projection[],
   const ensureCheckpointRow = () => {
     checkpointRow ??= db
       .insertInto('projection_checkpoints')
-      .values({ name, position: 0, updated_at: new Date() })
+      .values({ name, position: 0, updated_at: sql`now()` })
       .onConflict((oc) => oc.column('name').doNothing())
       .execute()
       .catch((error: unknown) => {
@@ -74,8 +74,8 @@ export function createProjector(db: Kysely<Database>, projections: Projection[],
     return checkpointRow;
   };
 
-  /** Projects one batch; resolves with the events it applied (none when caught up). */
-  const step = async (): Promise<RecordedEvent[]> => {
+  /** Applies the part of `batch` past the stored checkpoint; answers the checkpoint now stored. */
+  const apply = async (batch: RecordedEvent[]): Promise<number> => {
     await ensureCheckpointRow();
     const applied = await db.transaction().execute(async (trx) => {
       // Read models are derived: a batch lost in a server crash is projected again from
@@ -88,47 +88,32 @@ export function createProjector(db: Kysely<Database>, projections: Projection[],
         .forUpdate()
         .executeTakeFirstOrThrow();
       const from = Number(checkpoint.position);
-      const rows = await trx
-        .selectFrom('events')
-        .selectAll()
-        .where('global_position', '>', from)
-        .orderBy('global_position')
-        .limit(batchSize)
-        .execute();
-      const events = rows.map(toRecordedEvent);
+      const events = batch.filter((e) => e.globalPosition > from);
       const last = events[events.length - 1];
       if (!last) return { to: from, events };
       for (const projection of projections) await projection.apply(trx, events);
-      await trx
-        .updateTable('projection_checkpoints')
-        .set({ position: last.globalPosition, updated_at: new Date() })
-        .where('name', '=', name)
-        .execute();
+      await trx.updateTable('projection_checkpoints').set({ position: last.globalPosition, updated_at: sql`now()` }).where('name', '=', name).execute();
       return { to: last.globalPosition, events };
     });
-    position = Math.max(position, applied.to);
-    release();
+    release(applied.to);
     if (applied.events.length > 0) options.onAdvance?.(applied.events);
-    return applied.events;
+    return applied.to;
   };
 
+  const subscription = createSubscription(feed, {
+    fromPosition: 0,
+    handle: apply,
+    batchSize: options.batchSize ?? 500,
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+    onError: options.onError ?? (() => {}),
+  });
+
   return {
-    start: () => {
-      loop ??= startCatchUpLoop({
-        // Only a full batch means more is surely waiting; appends made meanwhile wake the loop.
-        // An empty step still moves `position` to a checkpoint another process advanced.
-        step: async () => (await step()).length === batchSize,
-        pollIntervalMs: options.pollIntervalMs ?? 250,
-        onError: options.onError ?? (() => {}),
-      });
-    },
-    stop: async () => {
-      await loop?.stop();
-      loop = null;
-    },
-    wake: () => loop?.wake(),
+    start: subscription.start,
+    stop: subscription.stop,
+    wake: subscription.wake,
     waitFor: (target, timeoutMs = 10_000) => {
-      if (target <= position) return Promise.resolve();
+      if (target <= subscription.position()) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const waiter = {
           position: target,
@@ -147,8 +132,8 @@ export function createProjector(db: Kysely<Database>, projections: Projection[],
       });
     },
     catchUp: async () => {
-      while ((await step()).length > 0);
+      while (await subscription.poll());
     },
-    position: () => position,
+    position: subscription.position,
   };
 }

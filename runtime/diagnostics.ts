@@ -17,7 +17,7 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import type { DiagnosticsDocument, settingTypes } from '../adapters/diagnostics/document.ts';
 import type { ErrorCounts } from '../adapters/diagnostics/error-counts.ts';
 import type { Database } from '../projections/database.ts';
-import { migrationProvider } from '../projections/migrations/index.ts';
+import { migrationProvider } from './schema-migrations.ts';
 
 export const DIAGNOSTICS_SCHEMA = 'suite-diagnostics/v1';
 export const MODULE = 'svc';

@@ -3,7 +3,7 @@
  * Throws with the failing migration's name when one fails.
  */
 import { Migrator, type Kysely } from 'kysely';
-import { migrationProvider } from '../projections/migrations/index.ts';
+import { migrationProvider } from './schema-migrations.ts';
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: migrationProvider });

@@ -12,7 +12,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { Database } from '../../projections/database.ts';
-import { toRecordedEvent } from '../../projections/event-row.ts';
+import { toRecordedEvent } from './event-row.ts';
 import {
   StreamVersionConflict,
   type AppendResult,

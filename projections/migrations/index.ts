@@ -1,8 +1,9 @@
 /**
- * The ordered list of schema migrations, applied by runtime/migrate.ts
+ * The read models' schema migrations (the event store keeps its own in
+ * adapters/event-store/migrations/); applied in name order by runtime/migrate.ts
  * (`svc migrate`, and at every start).
  */
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Migration } from 'kysely';
 import * as initial from './0001-initial.ts';
 import * as caseScope from './0002-case-scope-techniques.ts';
 import * as mentions from './0003-mentions-notifications.ts';
@@ -17,7 +18,6 @@ import * as caseSlaPolicy from './0013-case-sla-policy.ts';
 import * as alertObservables from './0014-alert-observables.ts';
 import * as webhookSources from './0018-webhook-sources.ts';
 import * as connectionRotation from './0019-connection-rotation.ts';
-import * as appendLock from './0020-append-lock.ts';
 import * as auditLog from './0021-audit-log.ts';
 import * as retention from './0022-retention.ts';
 import * as casePages from './0023-case-pages.ts';
@@ -40,7 +40,6 @@ const migrations: Record<string, Migration> = {
   '0014-alert-observables': alertObservables,
   '0018-webhook-sources': webhookSources,
   '0019-connection-rotation': connectionRotation,
-  '0020-append-lock': appendLock,
   '0021-audit-log': auditLog,
   '0022-retention': retention,
   '0023-case-pages': casePages,
@@ -49,6 +48,5 @@ const migrations: Record<string, Migration> = {
   '0026-ticket-outbox': ticketOutbox,
 };
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
+/** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */
+export const readModelMigrations: Readonly<Record<string, Migration>> = migrations;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPEND_LOCK_KEY, PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
-import { subscribeToAll } from '../../adapters/event-store/subscription.ts';
+import { createSubscription, subscribeToAll } from '../../projections/subscription.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
 
@@ -145,6 +145,51 @@ describe.each(engines)('event store on $name', (engine) => {
     const positions = seen.map((e) => e.globalPosition);
     expect(new Set(positions).size).toBe(240);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('resumes a subscription from its stored checkpoint: nothing twice, nothing skipped', async () => {
+    const start = await ctx.store.headPosition();
+    for (let i = 0; i < 30; i++) await ctx.store.append(`s-resume-${i % 4}`, [ev(i)], 'any');
+    const head = await ctx.store.headPosition();
+    const seen: number[] = [];
+    let checkpoint = start;
+    // The first subscriber stores its checkpoint after each batch and stops after the second.
+    const first = createSubscription(ctx.store, {
+      fromPosition: start,
+      batchSize: 4,
+      handle: async (events) => {
+        seen.push(...events.map((e) => e.globalPosition));
+        checkpoint = events.at(-1)!.globalPosition;
+      },
+    });
+    await first.poll();
+    await first.poll();
+    expect(checkpoint).toBe(first.position());
+    const second = subscribeToAll(ctx.store, { fromPosition: checkpoint, batchSize: 4, pollIntervalMs: 5, handle: async (events) => void seen.push(...events.map((e) => e.globalPosition)) });
+    await expect.poll(() => second.position(), { timeout: 10_000 }).toBe(head);
+    await second.stop();
+    const all = (await ctx.store.readAll(start, 1000)).map((e) => e.globalPosition);
+    expect(seen).toEqual(all);
+  });
+
+  it('reads on from the checkpoint a handler reports when another reader of it moved it further', async () => {
+    const start = await ctx.store.headPosition();
+    for (let i = 0; i < 10; i++) await ctx.store.append('s-jump', [ev(i)], 'any');
+    const positions = (await ctx.store.readAll(start, 100)).map((e) => e.globalPosition);
+    const batches: number[][] = [];
+    const sub = createSubscription(ctx.store, {
+      fromPosition: start,
+      batchSize: 3,
+      // The first batch finds the shared checkpoint already at the sixth event: it stores nothing.
+      handle: async (events) => {
+        batches.push(events.map((e) => e.globalPosition));
+        return batches.length === 1 ? positions[5] : undefined;
+      },
+    });
+    expect(await sub.poll()).toBe(true);
+    expect(sub.position()).toBe(positions[5]);
+    await sub.poll();
+    expect(batches[1]).toEqual(positions.slice(6, 9));
   });
 });
 

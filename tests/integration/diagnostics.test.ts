@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationProvider } from '../../projections/migrations/index.ts';
+import { migrationProvider } from '../../runtime/schema-migrations.ts';
 import { SETTINGS } from '../../runtime/diagnostics.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';

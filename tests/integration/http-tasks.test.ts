@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toRecordedEvent } from '../../projections/event-row.ts';
+import { toRecordedEvent } from '../../adapters/event-store/event-row.ts';
 import { taskNotificationsProjection } from '../../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../../projections/tasks/tasks.projection.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';

@@ -27,7 +27,7 @@ import { engines, type TestEngine } from '../support/engines.ts';
 type Opened = Awaited<ReturnType<TestEngine['open']>>;
 
 const projections = [casesProjection, alertsProjection, runsProjection];
-const project = (db: Kysely<Database>, batchSize: number) => createProjector(db, projections, { batchSize });
+const project = (db: Kysely<Database>, batchSize: number) => createProjector(db, new PostgresEventStore(db), projections, { batchSize });
 
 // ---------------------------------------------------------------------------------
 // The history: ids, clock and actors
@@ -565,11 +565,24 @@ describe.each(engines)('batched projections on $name', (engine) => {
     expect(await dumpReadModels(target.db)).toEqual(oneByOne);
   });
 
+  it('applies each event once when two projectors, each with its own subscription, share one checkpoint', async () => {
+    const target = await fresh();
+    await copyEvents(source!.db, target.db, 0, head);
+    const applied: number[] = [];
+    const counting: Projection = { name: 'count', apply: async (_trx, events) => void applied.push(...events.map((e) => e.globalPosition)) };
+    const two = [4, 7].map((batchSize) => createProjector(target.db, new PostgresEventStore(target.db), [...projections, counting], { batchSize }));
+    await Promise.all(two.map((p) => p.catchUp()));
+    await Promise.all(two.map((p) => p.catchUp()));
+    expect([...applied].sort((a, b) => a - b)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+    expect(two.map((p) => p.position())).toEqual([head, head]);
+    expect(await dumpReadModels(target.db)).toEqual(oneByOne);
+  });
+
   it('resumes after a running projector is stopped after its second batch', async () => {
     const target = await fresh();
     await copyEvents(source!.db, target.db, 0, head);
     let batches = 0;
-    const first = createProjector(target.db, projections, {
+    const first = createProjector(target.db, new PostgresEventStore(target.db), projections, {
       batchSize: 5,
       pollIntervalMs: 60_000,
       // Stopping from the commit callback ends the loop before it takes a third batch.
@@ -601,7 +614,7 @@ describe.each(engines)('batched projections on $name', (engine) => {
         if (batches === 3) throw new Error('process died');
       },
     };
-    await expect(createProjector(target.db, [...projections, crashOnThirdBatch], { batchSize: 7 }).catchUp()).rejects.toThrow('process died');
+    await expect(createProjector(target.db, new PostgresEventStore(target.db), [...projections, crashOnThirdBatch], { batchSize: 7 }).catchUp()).rejects.toThrow('process died');
     expect(await checkpointOf(target.db)).toBe(14);
     const second = project(target.db, 7);
     await second.catchUp();

@@ -1,5 +1,5 @@
 /**
- * One round trip fewer per event-store append (adapters/event-store/postgres.ts):
+ * One round trip fewer per event-store append (postgres.ts):
  * `svc_append_lock(lock_key, stream_ids)` takes the appenders' advisory lock and then
  * returns the current version of each given stream that has events.
  *

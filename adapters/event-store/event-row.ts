@@ -1,7 +1,7 @@
 /** Maps a row of the `events` table to a RecordedEvent (shared by the store and the projector). */
 import type { Selectable } from 'kysely';
-import type { RecordedEvent } from '../domain/shared/messages.ts';
-import type { EventsTable } from './database.ts';
+import type { RecordedEvent } from '../../domain/shared/messages.ts';
+import type { EventsTable } from '../../projections/database.ts';
 
 export function toRecordedEvent(row: Selectable<EventsTable>): RecordedEvent {
   return {

@@ -1,0 +1,12 @@
+/**
+ * The event store's own schema migrations: the SQL that reads the `events` table lives
+ * beside the store that owns it (issue 20). runtime/schema-migrations.ts merges them
+ * with the read models' migrations into one ordered list; the `events` table itself
+ * was created by the first migration, before this split.
+ */
+import type { Migration } from 'kysely';
+import * as appendLock from './0020-append-lock.ts';
+
+export const eventStoreMigrations: Record<string, Migration> = {
+  '0020-append-lock': appendLock,
+};
