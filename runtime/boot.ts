@@ -22,7 +22,7 @@ import { createTicketMirror } from '../adapters/commands/ticket-mirror.ts';
 import { createTicketPoller, startTicketLoop } from './worker/ticket-poll.ts';
 import { createTicketOutbox } from './worker/ticket-outbox.ts';
 import { createPresenceRoster } from '../adapters/presence/roster.ts';
-import type { CaseConfig } from '../adapters/commands/case-config.ts';
+import { caseConfigFrom } from '../adapters/commands/case-config.ts';
 import { createCaseCommands } from '../adapters/commands/cases.ts';
 import { createCaseTemplateCommands } from '../adapters/commands/case-templates.ts';
 import { loadCaseTemplates } from '../adapters/case-templates/catalog.ts';
@@ -47,7 +47,7 @@ import { createTokenVerifier } from '../adapters/identity/verifier.ts';
 import { createTemplateEngine } from '../adapters/templates/liquid.ts';
 import { alertsProjection } from '../projections/alerts/alerts.projection.ts';
 import { casesProjection } from '../projections/cases/cases.projection.ts';
-import { findCase } from '../projections/cases/cases.queries.ts';
+import { findCaseContext } from '../projections/cases/cases.queries.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
 import { notificationsProjection } from '../projections/notifications/notifications.projection.ts';
 import { observablesProjection } from '../projections/observables/observables.projection.ts';
@@ -68,7 +68,7 @@ import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
 import { loadRunbooks } from './runbook-loader.ts';
 import { loadSecretKey } from './secret-key.ts';
-import { startWorker, type Worker } from './worker/worker.ts';
+import { startWorker, wakesWorker, type Worker } from './worker/worker.ts';
 import { startScheduleTicker, type ScheduleTicker } from './worker/schedule-tick.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { createRetentionSweeper, startRetentionLoop } from './worker/retention-sweep.ts';
@@ -140,16 +140,15 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
-  const projector = createProjector(db, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, ticketOutboxProjection, retentionProjection], {
+  const projector = createProjector(db, store, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, ticketOutboxProjection, retentionProjection], {
     pollIntervalMs: config.pollIntervalMs,
     onError: failure('projector.batch_failed', 'projector batch failed'),
     onAdvance: (applied) => {
-      if (applied.some((e) => e.type === 'run.queued' || e.type === 'gate.decided')) worker?.wake();
+      if (wakesWorker(applied)) worker?.wake();
       // In order, one batch after the other; a failure loses frames, never a projection.
       livePublishing = livePublishing.then(() => publishLiveUpdates(db, applied)).catch(failure('live.bus_failed', 'live update publish failed'));
     },
   });
-  store.onAppended(() => projector.wake());
   projector.start();
 
   const templates = createTemplateEngine();
@@ -170,14 +169,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');
   const runbookRefresh = setInterval(() => runbooks.refresh().catch(failure('runbooks.refresh_failed', 'runbook refresh failed')), config.runbookRefreshMs);
 
-  const caseConfig: CaseConfig = {
-    severities: config.severities,
-    statuses: config.statuses,
-    closedStatuses: new Set(config.closedStatuses),
-    initialStatus: config.initialStatus,
-    keyPrefix: 'SVC',
-    correlationWindowMs: config.correlationWindowMs,
-  };
+  const caseConfig = caseConfigFrom(config);
   const permissions = parsePermissionMatrix(config.permissionsJson);
   const audit = createAuditLog({ store, ids, now });
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
@@ -299,6 +291,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       });
       liveSocket = attachLiveSocket(server as HttpServer, {
         db,
+        now,
         basePath: config.basePath,
         verifier,
         users,
@@ -333,7 +326,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           now,
           holdMs: config.workerLeaseMs,
         });
-        retentionLoop = startRetentionLoop(sweeper, db, failure('retention.sweep_failed', 'retention sweep failed'));
+        retentionLoop = startRetentionLoop(sweeper, db, now, failure('retention.sweep_failed', 'retention sweep failed'));
       } else log.warn({ cause: retentionPolicy.cause, enabled: retentionPolicy.enabled }, 'retention sweeping is off');
       const ticketWork = {
         db,
@@ -348,7 +341,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       const ticketOutbox = createTicketOutbox(ticketWork);
       const ticketPoller = createTicketPoller({ ...ticketWork, closedStatuses: config.closedStatuses });
       ticketLoop = startTicketLoop([ticketOutbox.drain, ticketPoller.tick], config.ticketPoll.tickMs, failure('tickets.poll_failed', 'ticket mirroring failed'));
-      workerMetrics = createWorkerMetrics();
+      workerMetrics = createWorkerMetrics(now);
       metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
       log.info({ url: metricsServer.url }, 'worker metrics listening');
       worker = startWorker({
@@ -368,10 +361,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           backoffBaseMs: config.stepBackoffBaseMs,
           maxStepVisits: config.maxStepVisits,
           defaultApprovalTimeoutH: config.defaultApprovalTimeoutH,
-          caseContext: async (caseId) => {
-            const row = await findCase(db, caseId);
-            return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;
-          },
+          caseContext: (caseId) => findCaseContext(db, caseId),
           caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
         },
       });

@@ -8,6 +8,7 @@ import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { Grant, TokenUse } from './principal.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /** The `iss` of every dev identity token. */
 export const devIssuer = 'svc-dev-identity';
@@ -82,7 +83,7 @@ export async function mintDevToken(
   claims: DevTokenClaims,
   options: { audience: string; ttlSeconds: number; now?: Date },
 ): Promise<string> {
-  const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const iat = Math.floor((options.now ?? systemClock()).getTime() / 1000);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'EdDSA', kid: identity.kid, typ: 'JWT' })
     .setIssuer(identity.issuer)

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
 import type { JtiStore } from './verifier.ts';
+import { systemClock } from '../shared/clock.ts';
 
 export type JtiStoreOptions = {
   now?: () => Date;
@@ -21,7 +22,7 @@ export type JtiStoreOptions = {
  * expired anyway, so their ids need not be kept.
  */
 export function createJtiStore(db: Kysely<Database>, options: JtiStoreOptions = {}): JtiStore {
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? systemClock;
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   let lastSweep = 0;
 

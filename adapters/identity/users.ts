@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
 import type { Principal } from './principal.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export type UserDirectory = { resolve: (principal: Principal) => Promise<Principal> };
 
@@ -30,7 +31,7 @@ const cacheTtlMs = 60_000;
 /** Grants in a canonical form for comparison (jsonb reorders object keys). */
 const grantsKey = (grants: readonly { team: string | null; role: string }[]) => JSON.stringify(grants.map((g) => [g.team, g.role]).sort());
 
-export function createUserDirectory(db: Kysely<Database>, now: () => Date = () => new Date()): UserDirectory {
+export function createUserDirectory(db: Kysely<Database>, now: Clock = systemClock): UserDirectory {
   const known = new Map<string, Known>();
 
   const remember = (subject: string, row: Omit<Known, 'checkedAt'>, at: Date): void => {

@@ -7,6 +7,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebK
 import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { roles, type Principal } from './principal.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /** Records used token ids: `claim` resolves true the first time a `jti` is seen, false on a replay. */
 export type JtiStore = { claim: (jti: string, expiresAt: Date) => Promise<boolean> };
@@ -67,7 +68,7 @@ const serviceClaims = v.object({ sub: v.literal('identity'), scope: v.string(), 
  */
 export async function createTokenVerifier(options: TokenVerifierOptions): Promise<TokenVerifier> {
   const keys = requireKid(await keySetFrom(options.jwks));
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? systemClock;
 
   const verify = async (token: string, request: BoundRequest): Promise<Principal> => {
     const currentDate = now();

@@ -63,6 +63,15 @@ export async function findCase(db: Kysely<Database>, id: string): Promise<CaseRo
   return db.selectFrom('cases').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * The `case` of a runbook's template context (SPEC.md "Template context"): id, key,
+ * severity, title and tags of the case as projected; null when it is not (yet) there.
+ */
+export async function findCaseContext(db: Kysely<Database>, id: string): Promise<Record<string, unknown> | null> {
+  const row = await db.selectFrom('cases').select(['id', 'key', 'severity', 'title', 'tags']).where('id', '=', id).executeTakeFirst();
+  return row ? { id: row.id, key: row.key, severity: row.severity, title: row.title, tags: row.tags } : null;
+}
+
 /** One case if `scope` may see it: an invisible case reads exactly like an absent one. */
 export async function findVisibleCase(db: Kysely<Database>, id: string, scope: CaseScope): Promise<CaseRow | undefined> {
   return db.selectFrom('cases').selectAll().where('id', '=', id).where(visibleCases(scope)).executeTakeFirst();

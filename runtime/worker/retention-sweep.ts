@@ -12,6 +12,7 @@ import type { RetentionCommands } from '../../adapters/commands/retention.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { retentionCutoff, type RetentionPolicy } from '../../domain/retention/policy.ts';
 import type { Database } from '../../projections/database.ts';
+import type { Clock } from '../../adapters/shared/clock.ts';
 import {
   CASES_RESOURCE,
   claimSweep,
@@ -98,7 +99,7 @@ export function createRetentionSweeper(options: RetentionSweeperOptions): { swee
  * Sweeps at once and then whenever the stored schedule says a sweep is due; `stop()`
  * waits for a sweep in progress. Not started when the policy cannot sweep.
  */
-export function startRetentionLoop(sweeper: { sweep: () => Promise<SweepOutcome | null> }, db: Kysely<Database>, onError: (error: unknown) => void) {
+export function startRetentionLoop(sweeper: { sweep: () => Promise<SweepOutcome | null> }, db: Kysely<Database>, now: Clock, onError: (error: unknown) => void) {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
@@ -113,7 +114,7 @@ export function startRetentionLoop(sweeper: { sweep: () => Promise<SweepOutcome 
     try {
       await sweeper.sweep();
       const state = await retentionState(db, CASES_RESOURCE);
-      if (state) delay = Math.min(MAX_SLEEP_MS, Math.max(0, new Date(state.next_sweep_at).getTime() - Date.now()));
+      if (state) delay = Math.min(MAX_SLEEP_MS, Math.max(0, new Date(state.next_sweep_at).getTime() - now().getTime()));
     } catch (error) {
       onError(error);
     }

@@ -17,6 +17,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventStore, NewEvent } from '../../adapters/event-store/port.ts';
 import type { ActionLogRow } from '../../domain/runs/events.ts';
+import type { Clock } from '../../adapters/shared/clock.ts';
 
 export type WorkerMetrics = {
   registry: Registry;
@@ -29,7 +30,7 @@ export type WorkerMetrics = {
 };
 
 /** A fresh registry with the series above, all at zero; the heartbeat gauge is unset until the first claim attempt. */
-export function createWorkerMetrics(): WorkerMetrics {
+export function createWorkerMetrics(now: Clock): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -59,7 +60,7 @@ export function createWorkerMetrics(): WorkerMetrics {
   return {
     registry,
     heartbeat: () => {
-      lastBeat = Date.now();
+      lastBeat = now().getTime();
       heartbeat.set(lastBeat / 1000);
     },
     lastBeatAt: () => lastBeat,

@@ -27,6 +27,11 @@ export type WorkerOptions = {
 
 export type Worker = { wake: () => void; stop: () => Promise<void> };
 
+/** Whether projected `events` give the worker something to claim: a queued run, or a gate decided (its run resumes). */
+export function wakesWorker(events: readonly { type: string }[]): boolean {
+  return events.some((e) => e.type === 'run.queued' || e.type === 'gate.decided');
+}
+
 export function startWorker(options: WorkerOptions): Worker {
   const owner = `worker-${randomUUID()}`;
   const { db } = options;
