@@ -21,7 +21,7 @@ import { caseDecider, type CaseEvent } from '../../domain/cases/index.ts';
 import type { CaseState } from '../../domain/cases/state.ts';
 import { matchingRunbooks } from '../../domain/runbooks/triggers.ts';
 import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
-import type { RunQueued } from '../../domain/runs/events.ts';
+import { runDecider } from '../../domain/runs/index.ts';
 import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
@@ -198,13 +198,14 @@ export function createAlertIntake(deps: IntakeDeps) {
     writes.push({ streamId: alertStream, events: received.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
 
     const trigger = alertTrigger(alert, alertId, caseId);
+    // A new run id has no stream yet: decided on the initial state, no read on the hot path.
     const runs = matchingRunbooks(deps.alertRunbooks(), triggerFacts(trigger)).map((runbook) => {
       const runId = deps.ids();
-      const queued: RunQueued = {
-        type: 'run.queued',
-        data: { run_id: runId, runbook, case_id: caseId, trigger_type: 'alert', trigger, inputs: {}, dry_run: false, requested_by: null, queued_at: at },
-      };
-      writes.push({ streamId: streams.run(runId), events: [{ ...queued, metadata }], expectedVersion: 0 });
+      const queued = runDecider.decide(
+        { type: 'queue_run', runbook, runId, caseId, triggerType: 'alert', trigger, inputs: {}, dryRun: false, requestedBy: null, now: at },
+        runDecider.initialState(),
+      );
+      writes.push({ streamId: streams.run(runId), events: queued.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
       return runId;
     });
 
