@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../domain/cases/index.ts';
-import { observableDecider, type ObservableCommand } from '../../domain/observables/observable.ts';
+import { observableDecider, type ObservableCommand } from '../../domain/observables/index.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';

@@ -4,7 +4,7 @@
  * observable id and timeline rows by event position.
  */
 import type { Insertable } from 'kysely';
-import { observableEventTypes, type ObservableEvent } from '../../domain/observables/observable.ts';
+import { observableEventTypes, type ObservableEvent } from '../../domain/observables/events.ts';
 import type { CaseObservablesTable, CaseTimelineTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
 import { insertTimeline, timelineRow } from '../cases/timeline.ts';
