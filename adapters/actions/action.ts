@@ -43,7 +43,7 @@ export type CaseEffects = {
    * `case_status_invalid`) for a severity or status outside configuration.
    */
   update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<{ case_id: string; changed: string[] }>;
-  /** Links a ticket the step opened to the case (`ticket.linked`, domain/tickets/links.ts). */
+  /** Links a ticket the step opened to the case (`ticket.linked`, the Ticket link aggregate in domain/tickets/). */
   linkTicket: (link: {
     linkId: string;
     provider: 'ticket_a' | 'ticket_b';

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import { caseDecider, type Actor, type CaseCommand, type CaseEvent } from '../../domain/cases/index.ts';
 import { mentionedEmails, noMentions } from '../../domain/cases/mentions.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { TICKET_LINKED, type TicketLinked } from '../../domain/tickets/links.ts';
+import { ticketLinkDecider, type TicketLinkCommand } from '../../domain/tickets/index.ts';
 import { findCase } from '../../projections/cases/cases.queries.ts';
 import type { Database } from '../../projections/database.ts';
 import type { CaseEffects } from '../actions/action.ts';
@@ -68,23 +68,10 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
         await unit.decide(streamId, caseDecider, (): CaseCommand => ({ type: 'link_page', ...page, now }), metadata);
       },
       linkTicket: async (link) => {
-        // Each link opens its own stream (domain/tickets/links.ts), staged at version 0.
-        const event: TicketLinked = {
-          type: TICKET_LINKED,
-          data: {
-            link_id: link.linkId,
-            case_id: caseId,
-            provider: link.provider,
-            connection: link.connection,
-            remote_id: link.remoteId,
-            remote_key: link.remoteKey,
-            url: link.url,
-            run_id: link.runId,
-            step_id: link.stepId,
-            at: deps.now().toISOString(),
-          },
-        };
-        unit.create(streams.ticket(link.linkId), [event], { actor: { id: null, email: actor.email, kind: 'system' } });
+        // Each link opens its own stream (domain/tickets/), new with its id: decided on the initial state and staged at version 0.
+        const command: TicketLinkCommand = { type: 'link_ticket', ...link, caseId, now: deps.now().toISOString() };
+        const linked = ticketLinkDecider.decide(command, ticketLinkDecider.initialState());
+        unit.create(streams.ticket(link.linkId), linked, { actor: { id: null, email: actor.email, kind: 'system' } });
       },
     };
   };

@@ -1,6 +1,8 @@
 /**
- * Inbound ticket mirroring (SPEC.md "Webhook intake" ticket sources, "Ticket mirroring"):
- * what a ticket's update (a webhook delivery or a poll) changes on the linked case.
+ * Ticket mirroring (SPEC.md "Webhook intake" ticket sources, "Ticket mirroring"): what a
+ * ticket's update (a webhook delivery or a poll) changes on the linked case. The link's
+ * decider (index.ts) records it; this module holds the status mapping, the comment
+ * de-duplication and the mirror marker it shares with the adapters.
  *
  * - A remote comment is taken once per link, matched on the provider's comment id, and
  *   becomes a case comment (`ticket.remote_comment_received`). A comment carrying our
@@ -13,47 +15,9 @@
  * - Outbound, a case comment posted to the ticket and a case status set on it are recorded
  *   (`ticket.comment_mirrored`, `ticket.status_mirrored`), so neither is sent twice.
  */
-import type { Event } from '../shared/messages.ts';
-import type { TicketLinked, TicketProvider } from './links.ts';
-
-/** How an update reached us. */
-export type MirrorVia = 'webhook' | 'poll';
-
-/** A remote comment taken into the case. `comment_id` is the case comment's id (ours). */
-export type TicketRemoteCommentReceived = Event<
-  'ticket.remote_comment_received',
-  {
-    link_id: string;
-    case_id: string;
-    provider: TicketProvider;
-    remote_key: string;
-    comment_id: string;
-    remote_comment_id: string;
-    author: string | null;
-    text: string;
-    remote_created_at: string | null;
-    via: MirrorVia;
-    at: string;
-  }
->;
-export const TICKET_REMOTE_COMMENT_RECEIVED = 'ticket.remote_comment_received';
-
-/** Why a remote status did or did not change the case. */
-export type StatusSyncReason = 'applied' | 'already_in_status' | 'unmapped_status' | 'unknown_local_status' | 'case_closed';
-
-/** A remote status change seen on the ticket, and what it did to the case. */
-export type TicketRemoteStatusReceived = Event<
-  'ticket.remote_status_received',
-  { link_id: string; case_id: string; remote_status: string; local_status: string | null; applied: boolean; reason: StatusSyncReason; via: MirrorVia; at: string }
->;
-export const TICKET_REMOTE_STATUS_RECEIVED = 'ticket.remote_status_received';
-
-/** A case comment posted to the ticket (outbound mirroring); `remote_comment_id` when the product names it. */
-export type TicketCommentMirrored = Event<'ticket.comment_mirrored', { link_id: string; case_id: string; comment_id: string; remote_comment_id: string | null; at: string }>;
-/** A case status set on the ticket (outbound mirroring), as the ticket's own status. */
-export type TicketStatusMirrored = Event<'ticket.status_mirrored', { link_id: string; case_id: string; local_status: string; remote_status: string; at: string }>;
-
-export type TicketLinkEvent = TicketLinked | TicketRemoteCommentReceived | TicketRemoteStatusReceived | TicketCommentMirrored | TicketStatusMirrored;
+import type { StatusSyncReason } from './events.ts';
+import type { TicketProvider } from './links.ts';
+import type { TicketLinkState } from './state.ts';
 
 /** A ticket update in the products' neutral shape (adapters/webhook-sources/ticket-events.ts, adapters/tickets/poll-client.ts). */
 export type RemoteTicketUpdate = {
@@ -63,36 +27,6 @@ export type RemoteTicketUpdate = {
   status: string | null;
   comments: { id: string; text: string; author: string | null; created_at: string | null }[];
 };
-
-export type TicketLinkState = {
-  caseId: string | null;
-  provider: TicketProvider | null;
-  remoteKey: string;
-  /** The ticket's status as last seen or set by us. */
-  remoteStatus: string | null;
-  /** Remote comment ids taken into the case. */
-  seenComments: ReadonlySet<string>;
-  /** Case comment ids posted to the ticket. */
-  mirroredComments: ReadonlySet<string>;
-};
-
-export const initialTicketLinkState = (): TicketLinkState => ({ caseId: null, provider: null, remoteKey: '', remoteStatus: null, seenComments: new Set(), mirroredComments: new Set() });
-
-export function evolveTicketLink(state: TicketLinkState, event: TicketLinkEvent): TicketLinkState {
-  switch (event.type) {
-    case 'ticket.linked':
-      return { ...state, caseId: event.data.case_id, provider: event.data.provider, remoteKey: event.data.remote_key };
-    case 'ticket.remote_comment_received':
-      return { ...state, seenComments: new Set([...state.seenComments, event.data.remote_comment_id]) };
-    case 'ticket.remote_status_received':
-      return { ...state, remoteStatus: event.data.remote_status };
-    case 'ticket.comment_mirrored':
-      return { ...state, mirroredComments: new Set([...state.mirroredComments, event.data.comment_id]) };
-    case 'ticket.status_mirrored':
-      // The ticket now shows this status: its echo coming back is not a change.
-      return { ...state, remoteStatus: event.data.remote_status };
-  }
-}
 
 const MARKER = /\[svc-mirror:[0-9a-f-]{36}\]/;
 
@@ -134,73 +68,6 @@ export function newRemoteComments(state: TicketLinkState, comments: RemoteTicket
     return true;
   });
 }
-
-/** Takes a ticket update into the link: planned status outcome, comment ids chosen by the caller. */
-export type ReceiveTicketUpdate = {
-  type: 'receive_update';
-  linkId: string;
-  update: RemoteTicketUpdate;
-  status: ReturnType<typeof planRemoteStatus>;
-  /** Our case comment id for each remote comment id. */
-  commentIds: ReadonlyMap<string, string>;
-  via: MirrorVia;
-  now: string;
-};
-
-/** Records that a case comment or status reached the ticket (outbound mirroring). */
-export type RecordMirrored =
-  | { type: 'record_comment_mirrored'; linkId: string; commentId: string; remoteCommentId: string | null; now: string }
-  | { type: 'record_status_mirrored'; linkId: string; localStatus: string; remoteStatus: string; now: string };
-
-export type TicketLinkCommand = ReceiveTicketUpdate | RecordMirrored;
-
-/**
- * The link's decider: takes an update's new comments and status outcome, and records what
- * was mirrored out; nothing already seen or sent is recorded twice.
- */
-export const ticketLinkDecider = {
-  initialState: initialTicketLinkState,
-  evolve: evolveTicketLink,
-  decide(command: TicketLinkCommand, state: TicketLinkState): TicketLinkEvent[] {
-    if (state.caseId === null || state.provider === null) return [];
-    if (command.type === 'record_comment_mirrored') {
-      if (state.mirroredComments.has(command.commentId)) return [];
-      return [{ type: 'ticket.comment_mirrored', data: { link_id: command.linkId, case_id: state.caseId, comment_id: command.commentId, remote_comment_id: command.remoteCommentId, at: command.now } }];
-    }
-    if (command.type === 'record_status_mirrored') {
-      if (state.remoteStatus === command.remoteStatus) return [];
-      return [{ type: 'ticket.status_mirrored', data: { link_id: command.linkId, case_id: state.caseId, local_status: command.localStatus, remote_status: command.remoteStatus, at: command.now } }];
-    }
-    const { caseId, provider, remoteKey } = state;
-    const comments: TicketLinkEvent[] = newRemoteComments(state, command.update.comments).map((c) => ({
-      type: 'ticket.remote_comment_received',
-      data: {
-        link_id: command.linkId,
-        case_id: caseId,
-        provider,
-        remote_key: remoteKey,
-        comment_id: command.commentIds.get(c.id) ?? c.id,
-        remote_comment_id: c.id,
-        author: c.author,
-        text: c.text,
-        remote_created_at: c.created_at,
-        via: command.via,
-        at: command.now,
-      },
-    }));
-    const status = command.status;
-    // Re-checked against the state read now: another delivery may have recorded it meanwhile.
-    if (status === null || status.remoteStatus === state.remoteStatus) return comments;
-    const applied = status.reason === 'applied' || status.reason === 'already_in_status';
-    return [
-      ...comments,
-      {
-        type: 'ticket.remote_status_received',
-        data: { link_id: command.linkId, case_id: caseId, remote_status: status.remoteStatus, local_status: status.localStatus, applied, reason: status.reason, via: command.via, at: command.now },
-      },
-    ];
-  },
-};
 
 /** A case comment as it is posted to a ticket: who wrote it, the text, and the marker that makes its echo recognisable. */
 export function mirroredCommentText(comment: { comment_id: string; body: string; author_email: string | null }): string {

@@ -7,8 +7,14 @@
  * `ticket_status`. Idempotent: keyed by link id, comment id and event position.
  */
 import type { Insertable } from 'kysely';
-import { TICKET_LINKED, type TicketLinked } from '../../domain/tickets/links.ts';
-import { TICKET_REMOTE_COMMENT_RECEIVED, TICKET_REMOTE_STATUS_RECEIVED, type TicketRemoteCommentReceived, type TicketRemoteStatusReceived } from '../../domain/tickets/mirror.ts';
+import {
+  TICKET_LINKED,
+  TICKET_REMOTE_COMMENT_RECEIVED,
+  TICKET_REMOTE_STATUS_RECEIVED,
+  type TicketLinked,
+  type TicketRemoteCommentReceived,
+  type TicketRemoteStatusReceived,
+} from '../../domain/tickets/events.ts';
 import { insertTimeline, timelineRow } from '../cases/timeline.ts';
 import type { CaseCommentsTable, CaseTicketsTable, CaseTimelineTable } from '../database.ts';
 import type { Projection } from '../projector.ts';

@@ -1,6 +1,7 @@
 /** The status mapping and comment de-duplication of inbound ticket mirroring (domain/tickets/mirror.ts). */
 import { describe, expect, it } from 'vitest';
-import { initialTicketLinkState, mirrorMarker, newRemoteComments, planRemoteStatus } from '../../../domain/tickets/mirror.ts';
+import { mirrorMarker, newRemoteComments, planRemoteStatus } from '../../../domain/tickets/mirror.ts';
+import { initialTicketLinkState } from '../../../domain/tickets/state.ts';
 
 const theCase = (status: string) => ({ status, statuses: ['new', 'in_progress', 'resolved', 'closed'], closedStatuses: ['resolved', 'closed'] });
 const map = { 'In Progress': 'in_progress', Done: 'resolved', Closed: 'closed', Weird: 'archived', Reopened: 'in_progress' };
