@@ -37,7 +37,10 @@ export function decideAlert(command: AlertCommand, state: AlertState): AlertEven
 function receive(c: Cmd<'receive'>, state: AlertState): AlertEvent[] {
   const { alert } = c;
   if (state.exists) {
-    throw conflict('alert_exists', `an alert from ${alert.source} with that external id already exists`, { source: alert.source, external_id: alert.external_id });
+    throw conflict('alert_exists', `an alert from ${alert.source} with that external id already exists`, {
+      source: alert.source,
+      external_id: alert.external_id,
+    });
   }
   const received: AlertReceived = {
     type: 'alert.received',

@@ -22,11 +22,21 @@ export function decideTicketLink(command: TicketLinkCommand, state: TicketLinkSt
   if (caseId === null || provider === null) return [];
   if (command.type === 'record_comment_mirrored') {
     if (state.mirroredComments.has(command.commentId)) return [];
-    return [{ type: 'ticket.comment_mirrored', data: { link_id: command.linkId, case_id: caseId, comment_id: command.commentId, remote_comment_id: command.remoteCommentId, at: command.now } }];
+    return [
+      {
+        type: 'ticket.comment_mirrored',
+        data: { link_id: command.linkId, case_id: caseId, comment_id: command.commentId, remote_comment_id: command.remoteCommentId, at: command.now },
+      },
+    ];
   }
   if (command.type === 'record_status_mirrored') {
     if (state.remoteStatus === command.remoteStatus) return [];
-    return [{ type: 'ticket.status_mirrored', data: { link_id: command.linkId, case_id: caseId, local_status: command.localStatus, remote_status: command.remoteStatus, at: command.now } }];
+    return [
+      {
+        type: 'ticket.status_mirrored',
+        data: { link_id: command.linkId, case_id: caseId, local_status: command.localStatus, remote_status: command.remoteStatus, at: command.now },
+      },
+    ];
   }
   return receiveUpdate(command, state, { caseId, provider });
 }
@@ -78,7 +88,16 @@ function receiveUpdate(c: ReceiveTicketUpdate, state: TicketLinkState, { caseId,
     ...comments,
     {
       type: 'ticket.remote_status_received',
-      data: { link_id: c.linkId, case_id: caseId, remote_status: status.remoteStatus, local_status: status.localStatus, applied, reason: status.reason, via: c.via, at: c.now },
+      data: {
+        link_id: c.linkId,
+        case_id: caseId,
+        remote_status: status.remoteStatus,
+        local_status: status.localStatus,
+        applied,
+        reason: status.reason,
+        via: c.via,
+        at: c.now,
+      },
     },
   ];
 }

@@ -54,13 +54,28 @@ export type StatusSyncReason = 'applied' | 'already_in_status' | 'unmapped_statu
 /** A remote status change seen on the ticket, and what it did to the case. */
 export type TicketRemoteStatusReceived = Event<
   'ticket.remote_status_received',
-  { link_id: string; case_id: string; remote_status: string; local_status: string | null; applied: boolean; reason: StatusSyncReason; via: MirrorVia; at: string }
+  {
+    link_id: string;
+    case_id: string;
+    remote_status: string;
+    local_status: string | null;
+    applied: boolean;
+    reason: StatusSyncReason;
+    via: MirrorVia;
+    at: string;
+  }
 >;
 export const TICKET_REMOTE_STATUS_RECEIVED = 'ticket.remote_status_received';
 
 /** A case comment posted to the ticket (outbound mirroring); `remote_comment_id` when the product names it. */
-export type TicketCommentMirrored = Event<'ticket.comment_mirrored', { link_id: string; case_id: string; comment_id: string; remote_comment_id: string | null; at: string }>;
+export type TicketCommentMirrored = Event<
+  'ticket.comment_mirrored',
+  { link_id: string; case_id: string; comment_id: string; remote_comment_id: string | null; at: string }
+>;
 /** A case status set on the ticket (outbound mirroring), as the ticket's own status. */
-export type TicketStatusMirrored = Event<'ticket.status_mirrored', { link_id: string; case_id: string; local_status: string; remote_status: string; at: string }>;
+export type TicketStatusMirrored = Event<
+  'ticket.status_mirrored',
+  { link_id: string; case_id: string; local_status: string; remote_status: string; at: string }
+>;
 
 export type TicketLinkEvent = TicketLinked | TicketRemoteCommentReceived | TicketRemoteStatusReceived | TicketCommentMirrored | TicketStatusMirrored;

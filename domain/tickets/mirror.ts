@@ -37,7 +37,8 @@ export const mirrorMarker = (commentId: string) => `[svc-mirror:${commentId}]`;
 export const isMirrorEcho = (text: string) => MARKER.test(text);
 
 /** `status` through a status map (inbound or outbound), or null when the map does not name it. */
-export const mappedStatus = (map: Readonly<Record<string, string>>, status: string): string | null => (Object.hasOwn(map, status) ? map[status]! : null);
+export const mappedStatus = (map: Readonly<Record<string, string>>, status: string): string | null =>
+  Object.hasOwn(map, status) ? (map[status] ?? null) : null;
 
 /** What the case looks like to the status mapping. */
 export type CaseStatusView = { status: string; statuses: readonly string[]; closedStatuses: readonly string[] };
@@ -55,7 +56,8 @@ export function planRemoteStatus(
   if (!theCase.statuses.includes(mapped)) return { remoteStatus, localStatus: mapped, reason: 'unknown_local_status' };
   if (mapped === theCase.status) return { remoteStatus, localStatus: mapped, reason: 'already_in_status' };
   // A ticket may close a case or move it between closed statuses, but never reopen it.
-  if (theCase.closedStatuses.includes(theCase.status) && !theCase.closedStatuses.includes(mapped)) return { remoteStatus, localStatus: mapped, reason: 'case_closed' };
+  if (theCase.closedStatuses.includes(theCase.status) && !theCase.closedStatuses.includes(mapped))
+    return { remoteStatus, localStatus: mapped, reason: 'case_closed' };
   return { remoteStatus, localStatus: mapped, reason: 'applied' };
 }
 

@@ -18,7 +18,14 @@ export type TicketLinkState = {
   mirroredComments: ReadonlySet<string>;
 };
 
-export const initialTicketLinkState = (): TicketLinkState => ({ caseId: null, provider: null, remoteKey: '', remoteStatus: null, seenComments: new Set(), mirroredComments: new Set() });
+export const initialTicketLinkState = (): TicketLinkState => ({
+  caseId: null,
+  provider: null,
+  remoteKey: '',
+  remoteStatus: null,
+  seenComments: new Set(),
+  mirroredComments: new Set(),
+});
 
 export function evolveTicketLink(state: TicketLinkState, event: TicketLinkEvent): TicketLinkState {
   switch (event.type) {
