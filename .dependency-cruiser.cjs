@@ -1,10 +1,38 @@
-/** The layering of DESIGN.md "Layout": checked by `make lint` so the architecture cannot rot. */
+/**
+ * The layering of DESIGN.md "Layout", for the code and for its tests: checked by
+ * `make lint` so the architecture cannot rot.
+ */
+/** The only npm packages pure domain code may use: parsing, hashing and scheduling with no I/O. */
+const domainPackages = ['valibot', 'yaml', 'croner', 'safe-stable-stringify', '@noble/hashes'];
+
 module.exports = {
   forbidden: [
-    { name: 'domain-is-pure', severity: 'error', from: { path: '^domain/' }, to: { path: '^(projections|adapters|runtime)/' } },
+    { name: 'domain-is-pure', severity: 'error', from: { path: '^domain/' }, to: { path: '^(projections|adapters|runtime|tests|bench)/' } },
     { name: 'domain-no-node-builtins', severity: 'error', from: { path: '^domain/' }, to: { dependencyTypes: ['core'] } },
-    { name: 'projections-below-adapters', severity: 'error', from: { path: '^projections/' }, to: { path: '^(adapters|runtime)/' } },
-    { name: 'adapters-below-runtime', severity: 'error', from: { path: '^adapters/' }, to: { path: '^runtime/' } },
+    {
+      name: 'domain-npm-allow-list',
+      comment: `domain/ imports no npm package but ${domainPackages.join(', ')}`,
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { dependencyTypesNot: ['local', 'core'], pathNot: `^node_modules/(${domainPackages.join('|')})/` },
+    },
+    { name: 'projections-below-adapters', severity: 'error', from: { path: '^projections/' }, to: { path: '^(adapters|runtime|tests|bench)/' } },
+    { name: 'adapters-below-runtime', severity: 'error', from: { path: '^adapters/' }, to: { path: '^(runtime|tests|bench)/' } },
+    { name: 'runtime-never-imports-tests', severity: 'error', from: { path: '^runtime/' }, to: { path: '^(tests|bench)/' } },
+    {
+      name: 'unit-tests-do-no-io',
+      comment: 'a unit test runs pure code: no database, no event store, no service, no process',
+      severity: 'error',
+      from: { path: '^tests/unit/' },
+      to: { path: '^(adapters/db/|adapters/event-store/|runtime/boot\\.ts|tests/support/(engines|in-process-service|service-process)\\.ts)' },
+    },
+    {
+      name: 'e2e-tests-drive-processes',
+      comment: 'an end-to-end test starts the real `svc` process, never the service inside the test',
+      severity: 'error',
+      from: { path: '^tests/e2e/' },
+      to: { path: '^runtime/boot\\.ts' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: { tsPreCompilationDeps: true, tsConfig: { fileName: 'tsconfig.json' }, doNotFollow: { path: 'node_modules' } },

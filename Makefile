@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: run test lint typecheck depcruise bench migrate
+.PHONY: run test lint typecheck depcruise biome format bench migrate
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
@@ -15,9 +15,16 @@ typecheck: node_modules
 	npx tsc --noEmit
 
 depcruise: node_modules
-	npx depcruise --config .dependency-cruiser.cjs domain projections adapters runtime
+	npx depcruise --config .dependency-cruiser.cjs domain projections adapters runtime tests bench
 
-lint: typecheck depcruise
+# The formatter check and the linter (biome.json); `make format` rewrites the files.
+biome: node_modules
+	npx biome ci .
+
+format: node_modules
+	npx biome check --write .
+
+lint: typecheck depcruise biome
 
 test: lint
 	npx vitest run
