@@ -76,7 +76,7 @@ async function readAndHash(db: Kysely<Database>, chain: ChainName): Promise<numb
       hashed += 1;
     }
     if (rows.length < pageSize) return hashed;
-    after = Number(rows[rows.length - 1]!.chain_index);
+    after = Number(rows[rows.length - 1]?.chain_index);
   }
 }
 

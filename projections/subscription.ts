@@ -25,9 +25,9 @@ export type SubscriptionOptions = {
   fromPosition: number;
   /**
    * Takes one batch (1..batchSize events, in order). Answers the checkpoint it now holds,
-   * or nothing for "the last event of the batch".
+   * or undefined for "the last event of the batch".
    */
-  handle: (events: RecordedEvent[]) => Promise<number | void>;
+  handle: (events: RecordedEvent[]) => Promise<number | undefined> | Promise<void>;
   batchSize?: number;
   /** How often to look for appends made by other processes, ms. */
   pollIntervalMs?: number;

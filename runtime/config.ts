@@ -168,7 +168,7 @@ function exchangeSettings(env: NodeJS.ProcessEnv): ExchangeSettings | null {
   const clientSecret = env.SVC_EXCHANGE_CLIENT_SECRET;
   if (!clientSecret) return null;
   const identity = env.SVC_IDENTITY_URL && URL.canParse(env.SVC_IDENTITY_URL) ? new URL(env.SVC_IDENTITY_URL) : null;
-  if (!identity || identity.protocol !== 'https:') throw new Error('SVC_EXCHANGE_CLIENT_SECRET needs an https SVC_IDENTITY_URL');
+  if (identity?.protocol !== 'https:') throw new Error('SVC_EXCHANGE_CLIENT_SECRET needs an https SVC_IDENTITY_URL');
   const path = env.SVC_EXCHANGE_TOKEN_PATH ?? '/oauth2/token';
   if (!path.startsWith('/')) throw new Error('SVC_EXCHANGE_TOKEN_PATH must start with /');
   return { tokenUrl: `${identity.origin}${identity.pathname.replace(/\/+$/, '')}${path}`, clientId: env.SVC_EXCHANGE_CLIENT_ID || 'svc', clientSecret };

@@ -71,6 +71,7 @@ export type ActionContext = {
   now: () => Date;
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds actions of every input type; each validates its own input before it runs.
 export type ActionDefinition<Input = any, Output = unknown> = {
   name: string;
   connectionKind: string;

@@ -99,7 +99,7 @@ async function listDecisions(action: string, context: ActionContext, filter: str
 
 const shown = (d: Decision) => ({ id: d.id, value: d.value, scope: d.scope, type: d.type, duration: d.duration, origin: d.origin, simulated: d.simulated });
 
-const preview = (action: string, args: (step: any) => string[]) => async (step: any, context: ActionContext) => {
+const preview = <Input>(action: string, args: (step: Input) => string[]) => async (step: Input, context: ActionContext) => {
   const target = sshTarget(context, action);
   return { host: target.host, port: target.port, username: target.username, command: cli(action, context), args: args(step) };
 };

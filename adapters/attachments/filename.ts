@@ -12,6 +12,7 @@ export const FALLBACK_FILENAME = 'attachment';
 
 // C0 and C1 controls, DEL, bidirectional overrides that disguise an extension, and lone
 // surrogates (which no header encoding can carry).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips.
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\p{Cs}]/gu;
 
 /**

@@ -112,6 +112,7 @@ function detailOf(body: string): string | null {
   try {
     const detail = (JSON.parse(body) as { detail?: unknown }).detail;
     if (typeof detail !== 'string' || detail.trim() === '') return null;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips.
     const oneLine = detail.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
     return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
   } catch {

@@ -116,7 +116,10 @@ export function createApp(deps: HttpDeps) {
   } satisfies Partial<GenerateSpecOptions>;
   // Generated once, on the first request, when every route is registered.
   let openApi: Promise<unknown> | null = null;
-  api.get('/openapi.json', async (c) => c.json(await (openApi ??= generateSpecs(api, openApiOptions).then((doc) => withErrorResponses(doc as Parameters<typeof withErrorResponses>[0])))));
+  api.get('/openapi.json', async (c) => {
+    openApi ??= generateSpecs(api, openApiOptions).then((doc) => withErrorResponses(doc as Parameters<typeof withErrorResponses>[0]));
+    return c.json(await openApi);
+  });
   api.route('/', authed);
 
   const root = deps.basePath ? new Hono().route(deps.basePath, api) : api;

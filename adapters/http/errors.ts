@@ -9,7 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { InferOutput } from 'valibot';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
-import { errorBodySchema } from './openapi.ts';
+import type { errorBodySchema } from './openapi.ts';
 
 export type ErrorLogger = (error: unknown, context: { method: string; path: string }) => void;
 

@@ -32,7 +32,7 @@ import {
   actionLogEntrySchema,
   approvalSchema,
   approvalView,
-  chainBadgeSchema,
+  type chainBadgeSchema,
   gateView,
   logView,
   runDetailSchema,

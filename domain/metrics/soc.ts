@@ -144,13 +144,15 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
     add(week.all, g);
     add(total, g);
     for (const [map, key] of [[week.bySeverity, g.severity], [bySeverity, g.severity]] as const) {
-      if (!map.has(key)) map.set(key, zero());
-      add(map.get(key)!, g);
+      const sums = map.get(key) ?? zero();
+      map.set(key, sums);
+      add(sums, g);
     }
     for (const map of [week.byTeam, byTeam]) {
       const key = teamKey(g.team);
-      if (!map.has(key)) map.set(key, { team: g.team, sums: zero() });
-      add(map.get(key)!.sums, g);
+      const entry = map.get(key) ?? { team: g.team, sums: zero() };
+      map.set(key, entry);
+      add(entry.sums, g);
     }
   }
   const gatesByWeek = new Map<string, GateGroup>();
@@ -179,8 +181,8 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
     },
     by_severity: Object.fromEntries(input.severities.map((s) => [s, flow(bySeverity.get(s) ?? zero())])),
     by_team: teams(byTeam),
-    weeks: weeks.map((w) => {
-      const week = perWeek.get(w)!;
+    // perWeek was built from `weeks`, so its entries come in the weeks' order.
+    weeks: [...perWeek].map(([w, week]) => {
       const gates = gatesByWeek.get(w);
       return {
         week_start: w,

@@ -94,7 +94,7 @@ export function checkTemplates(r: FieldReader, path: Loc, value: unknown, catalo
     const problem = catalog.checkTemplate(value);
     if (problem !== null) r.report(path, `invalid template: ${problem}`);
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkTemplates(r, [...path, i], item, catalog));
+    for (const [i, item] of value.entries()) checkTemplates(r, [...path, i], item, catalog);
   } else if (isMapping(value)) {
     for (const [key, item] of Object.entries(value)) checkTemplates(r, [...path, key], item, catalog);
   }

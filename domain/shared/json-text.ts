@@ -11,7 +11,9 @@
 export type JsonPath = (string | number)[];
 
 /** A NUL or a UTF-16 surrogate that is not half of a pair (in `u` mode a pair is one code point and never matches). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point.
 const BAD_TEXT = /[\u0000\ud800-\udfff]/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point.
 const BAD_TEXT_GLOBAL = /[\u0000\ud800-\udfff]/gu;
 
 /** True when `s` holds a character no stored text may hold. */
@@ -78,7 +80,7 @@ export function repairJsonText(document: unknown): { value: unknown; repaired: J
     } else if (Array.isArray(value)) {
       const copy = [...value];
       holder[key] = copy;
-      copy.forEach((_, i) => stack.push({ holder: copy as unknown as Record<number, unknown>, key: i, path: [...path, i] }));
+      for (let i = 0; i < copy.length; i++) stack.push({ holder: copy as unknown as Record<number, unknown>, key: i, path: [...path, i] });
     } else if (value !== null && typeof value === 'object') {
       const copy: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {

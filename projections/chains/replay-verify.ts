@@ -36,7 +36,7 @@ export async function replayVerifyChains(db: Kysely<Database>, readAll: ReadAll,
       const entry = chainRowOf(event);
       if (entry !== null) await checks[entry.chain].next(event.globalPosition, entry.row);
     }
-    after = events[events.length - 1]!.globalPosition;
+    after = events[events.length - 1]?.globalPosition ?? after;
   }
   return { action_log: await checks.action_log.finish(), audit_log: await checks.audit_log.finish() };
 }

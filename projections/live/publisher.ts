@@ -13,7 +13,9 @@ import { LIVE_CHANNEL, packFrames, type Audience, type UpdateFrame } from './mes
 
 /** Frames of `events` with their audiences; a thing whose row is gone (purged, say) is skipped. */
 export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[]): Promise<{ audience: Audience; frame: UpdateFrame }[]> {
-  if (events.length === 0) return [];
+  const first = events[0]?.globalPosition;
+  const last = events.at(-1)?.globalPosition;
+  if (first === undefined || last === undefined) return [];
   const refs = liveRefs(events);
   const runIds = [...new Set(refs.flatMap((r) => (r.type === 'run.updated' || r.type === 'approval.updated' ? [r.run_id] : [])))];
   const alertIds = [...new Set(refs.flatMap((r) => (r.type === 'alert.updated' ? [r.alert_id] : [])))];
@@ -39,8 +41,6 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
       if (c !== undefined) items.push({ audience: { kind: 'run', case: c }, frame: ref });
     }
   }
-  const first = events[0]!.globalPosition;
-  const last = events[events.length - 1]!.globalPosition;
   const notifications = await trx
     .selectFrom('notifications')
     .select(['id', 'user_id'])

@@ -96,7 +96,9 @@ export function startWorker(options: WorkerOptions): Worker {
     loops.push(startCatchUpLoop({ step, pollIntervalMs: options.pollIntervalMs * options.concurrency, onError: options.onError }));
   }
   return {
-    wake: () => loops.forEach((l) => l.wake()),
+    wake: () => {
+      for (const l of loops) l.wake();
+    },
     stop: async () => {
       await Promise.all(loops.map((l) => l.stop()));
     },

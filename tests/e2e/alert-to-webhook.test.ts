@@ -16,7 +16,7 @@ const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 type ElasticDoc = { value: { source: Record<string, unknown> } };
 
 /** Maps an Elastic Security alert document to the native detector shape (CONTRACTS.md section 5). */
-export function elasticToNative(doc: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
+function elasticToNative(doc: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
   const { ...matchedLog } = doc;
   return {
     alert_id: doc['kibana.alert.uuid'],

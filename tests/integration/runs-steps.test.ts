@@ -4,11 +4,11 @@
  * `when_branch` skipping, `needs`, `for_each`, `timeout_s`, `retries`, and `on_error`
  * continue / goto with the visit cap. Side effects are counted on a real receiver.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../support/receiver.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { recordedEvents } from '../support/events.ts';
 
 const hook = (path: string, extra = '') => `action: notify.webhook\n    ${extra}with: { connection: hook, path: ${path}, body: { case: "{{ case.key }}" } }`;
 
@@ -235,8 +235,7 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
     expect(paths('/cap-fetch')).toHaveLength(3);
     expect(paths('/cap-check')).toHaveLength(3);
     expect(paths('/cap-report')).toHaveLength(0);
-    const { rows } = await sql<{ data: { target: string; visits: number; cap: number } }>`
-      select data from events where type = 'runbook.loop_cap_exceeded' and stream_id like ${`%${run.id}`}`.execute(svc.service.opened.db);
+    const rows = await recordedEvents(svc.service.opened.db, (e) => e.type === 'runbook.loop_cap_exceeded' && e.streamId.endsWith(run.id));
     expect(rows.map((r) => r.data)).toMatchObject([{ target: 'fetch', visits: 2, cap: 2 }]);
   });
 
@@ -246,7 +245,11 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
     expect(queued.status, queued.text).toBe(202);
     expect(queued.body.dry_run).toBe(true);
     let run = {} as Run;
-    await expect.poll(async () => (run = (await callAs(svc, ana, 'GET', `/runs/${queued.body.id}`)).body).status, { timeout: 20_000 }).toBe('succeeded');
+    const poll = async () => {
+      run = (await callAs(svc, ana, 'GET', `/runs/${queued.body.id}`)).body;
+      return run.status;
+    };
+    await expect.poll(poll, { timeout: 20_000 }).toBe('succeeded');
     expect(receiver.received.length).toBe(before);
     expect(run.action_log.map((r) => [r.step_id, r.status])).toEqual([['each', 'dry_run'], ['after', 'dry_run']]);
     const each = stepOf(run, 'each');

@@ -34,6 +34,7 @@ export function given<C, E extends Event, S>(decider: Decider<C, E, S>, events: 
       const decide = () => decider.decide(command, state);
       const settle = (events: E[]) => ({ events, state: events.reduce(decider.evolve, state) });
       return {
+        // biome-ignore lint/suspicious/noThenProperty: an outcome is asserted, never awaited; `then` reads as given-when-then.
         then: (expected) => {
           const events = decide();
           expect(events).toEqual(expected);

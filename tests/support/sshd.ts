@@ -42,7 +42,7 @@ export async function startSshd(): Promise<TestSshd> {
   const username = userInfo().username;
   writeFileSync(
     join(dir, 'sshd_config'),
-    [
+    `${[
       `Port ${port}`,
       'ListenAddress 127.0.0.1',
       `HostKey ${join(dir, 'host')}`,
@@ -54,7 +54,7 @@ export async function startSshd(): Promise<TestSshd> {
       'PermitRootLogin prohibit-password',
       'StrictModes no',
       'UsePAM no',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

@@ -105,7 +105,10 @@ export async function startTicketAServer(email: string, token: string, projects:
     tickets.set(id, { key, status: 'To Do', comments: [] });
     json(res, 201, { id, key, self: `https://your-domain.atlassian.net/rest/api/3/issue/${id}` });
   });
-  return { ...server, tickets, failReads: (status: number | null) => void (reads.failWith = status) };
+  return { ...server, tickets, failReads: (status: number | null) => {
+      reads.failWith = status;
+    },
+  };
 }
 
 export async function startTicketBServer(username: string, password: string) {
@@ -154,5 +157,8 @@ export async function startTicketBServer(username: string, password: string) {
     tickets.set(sysId, { key: number, status: '1', comments: [] });
     json(res, 201, { result: { ...example, ...Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)])), sys_id: sysId, number } });
   });
-  return { ...server, tickets, failReads: (status: number | null) => void (reads.failWith = status) };
+  return { ...server, tickets, failReads: (status: number | null) => {
+      reads.failWith = status;
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 
 /** RFC 8785 appendix examples and the corners: key order by UTF-16 units, numbers, escapes. */
 const samples: unknown[] = [
+  // biome-ignore lint/correctness/noPrecisionLoss: RFC 8785's own sample; serializing it is the test.
   { numbers: [333333333.33333329, 1e30, 4.5, 2e-3, 0.000000000000000000000000001, -0, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER + 2] },
   { string: '\u20ac$\u000f\u000aA\'\u0042\u0022\u005c\\"/', literals: [null, true, false] },
   { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' },

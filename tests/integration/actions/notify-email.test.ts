@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ActionFailure, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
+import type { ActionFailure, ActionContext, ResolvedConnection } from '../../../adapters/actions/action.ts';
 import { notifyEmail } from '../../../adapters/actions/notify-email.ts';
 
 type Mail = { from: string | undefined; to: string[]; data: string; user: string | null };

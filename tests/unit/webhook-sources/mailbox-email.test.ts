@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBody } from '../../../adapters/http/validation.ts';
 import { mailboxBody } from '../../../adapters/webhook-sources/mailbox-email.ts';
-import { ValidationFailed } from '../../../domain/shared/errors.ts';
+import type { ValidationFailed } from '../../../domain/shared/errors.ts';
 
 const parse = (body: unknown) => parseBody(mailboxBody, body);
 const refusal = (body: unknown) => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { adfText, parseTicketAWebhook, parseTicketBWebhook } from '../../../adapters/webhook-sources/ticket-events.ts';
-import { ValidationFailed } from '../../../domain/shared/errors.ts';
+import type { ValidationFailed } from '../../../domain/shared/errors.ts';
 import { readFixtureJson } from '../../support/fixtures.ts';
 
 const comment = readFixtureJson<Record<string, any>>('vendors', 'jira', 'rest_api3_POST_issue_comment.201.json');
