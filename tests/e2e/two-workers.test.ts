@@ -16,9 +16,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../adapters/db/connect.ts';
 import { createServerDatabase } from '../support/engines.ts';
+import { eventsOfType } from '../support/events.ts';
 import { startReceiver, type Received } from '../support/receiver.ts';
 import { connectionOwner, createTestIdentity, engineEnv, startServiceProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.ts';
 
@@ -151,12 +152,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on one Pos
     await expect.poll(() => ticks().length, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(4);
     await Promise.all(workers.map((w) => w.stop()));
 
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    closers.push(() => client.end());
-    const { rows: queued } = await client.query<{ run_id: string; fire_at: string }>(
-      `select data->>'run_id' as run_id, data->'trigger'->>'fire_at' as fire_at from events where type = 'run.queued' order by global_position`,
-    );
+    const opened = await openDatabase({ databaseUrl, poolSize: 1 });
+    closers.push(opened.close);
+    const queued = (await eventsOfType(opened.db, 'run.queued')).map((e) => ({ run_id: String(e.data.run_id), fire_at: String((e.data.trigger as { fire_at: string }).fire_at) }));
     const fireTimes = queued.map((q) => q.fire_at);
     expect(new Set(fireTimes).size).toBe(queued.length);
     expect(new Set(queued.map((q) => q.run_id)).size).toBe(queued.length);

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toRecordedEvent } from '../../adapters/event-store/event-row.ts';
 import { taskNotificationsProjection } from '../../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../../projections/tasks/tasks.projection.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { recordedEvents } from '../support/events.ts';
 
 type Person = TestPerson;
 
@@ -106,7 +106,7 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
     expect(assigned.status, assigned.text).toBe(200);
     expect(assigned.body).toMatchObject({ assignee_id: id(bob), assignee_email: bob.email });
 
-    const events = await svc.service.opened.db.selectFrom('events').select(['type', 'data']).where('stream_id', '=', `task-${task.id}`).orderBy('global_position').execute();
+    const events = await recordedEvents(svc.service.opened.db, (e) => e.streamId === `task-${task.id}`);
     expect(events.map((e) => e.type)).toEqual(['task.created', 'task.assigned']);
     expect(events[1]?.data).toMatchObject({ task_id: task.id, case_id: caseId, assignee_id: id(bob), previous_assignee_id: null });
 
@@ -244,7 +244,7 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
     });
     const before = await snapshot();
     expect(before.tasks.length).toBeGreaterThan(0);
-    const events = (await db.selectFrom('events').selectAll().where('stream_id', 'like', 'task-%').orderBy('global_position').execute()).map(toRecordedEvent);
+    const events = await recordedEvents(db, (e) => e.streamId.startsWith('task-'));
     await db.transaction().execute(async (trx) => {
       for (const projection of [tasksProjection, taskNotificationsProjection]) await projection.apply(trx, events);
     });

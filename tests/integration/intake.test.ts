@@ -14,6 +14,7 @@ import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { createAuditLog } from '../../adapters/commands/audit.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
+import { eventsOfType } from '../support/events.ts';
 
 const config: CaseConfig = {
   severities: ['low', 'medium', 'high', 'critical'],
@@ -68,8 +69,8 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
     expect(repeatOnOther.result).toMatchObject({ deduplicated: true, alert_id: first.result.alert_id, case_id: first.result.case_id, case_key: first.result.case_key });
     expect(repeatAgain.result).toMatchObject({ deduplicated: true, alert_id: first.result.alert_id });
     expect(await alertsOfCase(first.result.case_id)).toHaveLength(3);
-    const receivedRows = await ctx.opened.db.selectFrom('events').select(['stream_id', 'data']).where('type', '=', 'alert.received').execute();
-    const streamId = receivedRows.find((r) => r.data.alert_id === first.result.alert_id)?.stream_id ?? '';
+    const receivedRows = await eventsOfType(ctx.opened.db, 'alert.received');
+    const streamId = receivedRows.find((r) => r.data.alert_id === first.result.alert_id)?.streamId ?? '';
     expect((await ctx.store.readStream(streamId)).map((e) => e.type)).toEqual(['alert.received', 'alert.linked', 'alert.repeated', 'alert.repeated']);
   });
 

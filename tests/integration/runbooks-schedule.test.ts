@@ -14,6 +14,7 @@ import { startScheduleTicker, type ScheduleTicker } from '../../runtime/worker/s
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { engines } from '../support/engines.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { eventsOfType } from '../support/events.ts';
 
 const scheduled = (id: string, trigger: string, extra = '', action = 'case.update', stepWith = '{ comment: tick }') => `
 id: ${id}
@@ -65,7 +66,7 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
   });
 
   const queuedRuns = async () => {
-    const rows = await first.db.selectFrom('events').select(['stream_id', 'data']).where('type', '=', 'run.queued').orderBy('global_position').execute();
+    const rows = await eventsOfType(first.db, 'run.queued');
     return rows.map((r) => r.data as unknown as { run_id: string; runbook: { id: string }; case_id: string | null; trigger_type: string; trigger: { fire_at: string } });
   };
   const nextFire = async (slug: string) => (await first.db.selectFrom('runbooks').select('next_fire_at').where('slug', '=', slug).executeTakeFirstOrThrow()).next_fire_at;

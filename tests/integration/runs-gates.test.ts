@@ -6,11 +6,11 @@
  * decisions land in the hash-chained action log, the approver queue is scoped, and a
  * write/arbitrary action in an automatic run waits for approval unless `autonomous`.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../support/receiver.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { recordedEvents } from '../support/events.ts';
 
 const gated = (id: string, approval: string) => `
 id: ${id}
@@ -146,8 +146,8 @@ describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
     expect(late.status).toBe(409);
     expect(late.body.code).toBe('approval_expired');
     expect(hits('/expiring/gated')).toBe(0);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where type = 'runbook.approval_expired' and stream_id like ${`%${run.id}`}`.execute(svc.service.opened.db);
-    expect(rows[0]?.n).toBe(1);
+    const expiries = await recordedEvents(svc.service.opened.db, (e) => e.type === 'runbook.approval_expired' && e.streamId.endsWith(run.id));
+    expect(expiries).toHaveLength(1);
     expect((await callAs(svc, apu, 'GET', '/approvals')).body.items.map((i: { run_id: string }) => i.run_id)).not.toContain(run.id);
   });
 
