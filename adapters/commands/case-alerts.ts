@@ -48,7 +48,10 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
   /** The alert's decision as a write at the version read. */
   const alertWrite = (alert: LoadedAlert, command: AlertCommand, actor: Actor): { events: AlertEvent[]; write: StreamWrite } => {
     const events = alertDecider.decide(command, alert.state);
-    return { events, write: { streamId: alert.streamId, events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: alert.version } };
+    return {
+      events,
+      write: { streamId: alert.streamId, events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: alert.version },
+    };
   };
 
   /** A case decision as a write at the version read, and the case's key. */
@@ -56,13 +59,22 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
     const history = await deps.store.readStream(streams.case(caseId));
     const state = fold(caseDecider, history);
     const events = decide(state);
-    return { write: { streamId: streams.case(caseId), events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: history.length }, key: state.exists ? state.key : '' };
+    return {
+      write: { streamId: streams.case(caseId), events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: history.length },
+      key: state.exists ? state.key : '',
+    };
   };
   /** The case side of the alert's move: each case its `alert.unlinked` names gives the alert up. */
   const leaving = (alertEvents: AlertEvent[], at: string, actor: Actor): Promise<StreamWrite[]> =>
     Promise.all(
       alertEvents.flatMap((e) =>
-        e.type === 'alert.unlinked' ? [caseWrite(e.data.case_id, (state) => caseDecider.decide({ type: 'remove_alert', alertId: e.data.alert_id, now: at }, state), actor).then((c) => c.write)] : [],
+        e.type === 'alert.unlinked'
+          ? [
+              caseWrite(e.data.case_id, (state) => caseDecider.decide({ type: 'remove_alert', alertId: e.data.alert_id, now: at }, state), actor).then(
+                (c) => c.write,
+              ),
+            ]
+          : [],
       ),
     );
 
@@ -74,7 +86,8 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
         const at = deps.now().toISOString();
         const target = await caseWrite(
           caseId,
-          (state) => caseDecider.decide({ type: 'append_alert', alertId, title: alert.row.title, severity: alert.row.severity, correlated: false, now: at }, state),
+          (state) =>
+            caseDecider.decide({ type: 'append_alert', alertId, title: alert.row.title, severity: alert.row.severity, correlated: false, now: at }, state),
           actor,
         );
         const moved = alertWrite(alert, { type: 'link', caseId, caseKey: target.key, now: at }, actor);
@@ -90,7 +103,13 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
     createManual: async (alert: IncomingAlert, actor: Actor): Promise<{ alertId: string; position: number | null }> => {
       const alertId = deps.ids();
       const now = deps.now().toISOString();
-      const r = await decideAndAppend(deps.store, alertStreamOf(alert), alertDecider, (): AlertCommand => ({ type: 'receive', alertId, alert, link: null, now }), actorMetadata(actor, 'user'));
+      const r = await decideAndAppend(
+        deps.store,
+        alertStreamOf(alert),
+        alertDecider,
+        (): AlertCommand => ({ type: 'receive', alertId, alert, link: null, now }),
+        actorMetadata(actor, 'user'),
+      );
       return { alertId, position: r.position };
     },
     /**
@@ -103,10 +122,22 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
       const position = await retryOnConflict(async () => {
         const alert = await loadAlert(alertId);
         const at = deps.now().toISOString();
-        const opening = { caseId, number, title: input.title ?? alert.row.title, description: null, severity: input.severity ?? alert.row.severity, tags: [], team: alert.row.team, private: input.private };
+        const opening = {
+          caseId,
+          number,
+          title: input.title ?? alert.row.title,
+          description: null,
+          severity: input.severity ?? alert.row.severity,
+          tags: [],
+          team: alert.row.team,
+          private: input.private,
+        };
         const opened = caseDecider.decide(openCaseCommand(deps.config, opening, actor, at), caseDecider.initialState());
         const openedState = fold(caseDecider, opened);
-        const appended = caseDecider.decide({ type: 'append_alert', alertId, title: alert.row.title, severity: alert.row.severity, correlated: false, now: at }, openedState);
+        const appended = caseDecider.decide(
+          { type: 'append_alert', alertId, title: alert.row.title, severity: alert.row.severity, correlated: false, now: at },
+          openedState,
+        );
         const metadata = actorMetadata(actor, 'user');
         const created: StreamWrite = { streamId: streams.case(caseId), events: [...opened, ...appended].map((e) => ({ ...e, metadata })), expectedVersion: 0 };
         const moved = alertWrite(alert, { type: 'link', caseId, caseKey: openedState.exists ? openedState.key : '', now: at }, actor);
@@ -119,7 +150,13 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
     dismiss: async (alertId: string, reason: string | null, actor: Actor) => {
       const { streamId } = await findAlert(alertId);
       const now = deps.now().toISOString();
-      const r = await decideAndAppend(deps.store, streamId, alertDecider, (): AlertCommand => ({ type: 'dismiss', reason, by: actor.email ?? actor.userId, now }), actorMetadata(actor, 'user'));
+      const r = await decideAndAppend(
+        deps.store,
+        streamId,
+        alertDecider,
+        (): AlertCommand => ({ type: 'dismiss', reason, by: actor.email ?? actor.userId, now }),
+        actorMetadata(actor, 'user'),
+      );
       return r.position;
     },
     /** Takes the alert out of the case; 404 `alert_not_in_case` when the case does not hold it. */

@@ -48,7 +48,10 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
       update: async (changes) => {
         const { comment, status, tags_add: tagsAdd, ...fields } = changes;
         // Read before anything is staged; only a comment that mentions someone needs the case's scope columns.
-        const mentions = comment === undefined || mentionedEmails(comment).length === 0 ? noMentions() : await resolveMentions(deps.db, comment, (await findCase(deps.db, caseId)) ?? unscoped, null, deps.permissions);
+        const mentions =
+          comment === undefined || mentionedEmails(comment).length === 0
+            ? noMentions()
+            : await resolveMentions(deps.db, comment, (await findCase(deps.db, caseId)) ?? unscoped, null, deps.permissions);
         const command: CaseCommand = {
           type: 'runbook_update',
           changes: fields,

@@ -36,7 +36,15 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return [
         {
           type: 'case.page_linked',
-          data: { case_id: state.id, pager: command.pager, key: command.key, connection: command.connection, run_id: command.runId, step_id: command.stepId, at: command.now },
+          data: {
+            case_id: state.id,
+            pager: command.pager,
+            key: command.key,
+            connection: command.connection,
+            run_id: command.runId,
+            step_id: command.stepId,
+            at: command.now,
+          },
         },
       ];
     case 'add_comment':
@@ -104,7 +112,19 @@ function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {
 
 function changeStatus(c: Cmd<'change_status'>, s: Existing): CaseEvent[] {
   if (c.status === s.status) return [];
-  return [{ type: 'case.status_changed', data: { case_id: s.id, from: s.status, to: c.status, note: c.note, ...(c.viaTicketLink !== undefined && { via_ticket_link: c.viaTicketLink }), at: c.now } }];
+  return [
+    {
+      type: 'case.status_changed',
+      data: {
+        case_id: s.id,
+        from: s.status,
+        to: c.status,
+        note: c.note,
+        ...(c.viaTicketLink !== undefined && { via_ticket_link: c.viaTicketLink }),
+        at: c.now,
+      },
+    },
+  ];
 }
 
 function assign(c: Cmd<'assign'>, s: Existing): CaseEvent[] {
@@ -172,7 +192,16 @@ function addAttachment(c: Cmd<'add_attachment'>, s: Existing): CaseEvent[] {
   return [
     {
       type: 'case.attachment_added',
-      data: { case_id: s.id, attachment_id: attachmentId, filename, content_type: contentType, size, sha256, uploaded_by: actor.email ?? actor.userId, at: now },
+      data: {
+        case_id: s.id,
+        attachment_id: attachmentId,
+        filename,
+        content_type: contentType,
+        size,
+        sha256,
+        uploaded_by: actor.email ?? actor.userId,
+        at: now,
+      },
     },
   ];
 }

@@ -44,7 +44,13 @@ type Step = { id: string; status: string; error: string | null };
 describe.each(e2eEngines)('concurrent case.update on $name', ({ server }) => {
   let svc: InProcessService;
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { ...Object.fromEntries(tags.map((t) => [`tag-${t}.yml`, tagRunbook(t)])), 'bad-severity.yml': badSeverityRunbook }, extraEnv: { SVC_WORKER_CONCURRENCY: '4' } });
+    svc = await startInProcessService(
+      { server },
+      {
+        runbooks: { ...Object.fromEntries(tags.map((t) => [`tag-${t}.yml`, tagRunbook(t)])), 'bad-severity.yml': badSeverityRunbook },
+        extraEnv: { SVC_WORKER_CONCURRENCY: '4' },
+      },
+    );
   });
   afterAll(async () => svc?.close());
 
@@ -54,7 +60,11 @@ describe.each(e2eEngines)('concurrent case.update on $name', ({ server }) => {
     const queued = await Promise.all(tags.map((t) => callAs(svc, ana, 'POST', `/cases/${caseId}/runbooks/tag-${t}/run`, {})));
     for (const q of queued) expect(q.status, q.text).toBe(202);
     await expect
-      .poll(async () => (await Promise.all(queued.map(async (q) => (await callAs(svc, ana, 'GET', `/runs/${q.body.id}`)).body.status))).every((s) => s === 'succeeded'), { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await Promise.all(queued.map(async (q) => (await callAs(svc, ana, 'GET', `/runs/${q.body.id}`)).body.status))).every((s) => s === 'succeeded'),
+        { timeout: 30_000 },
+      )
       .toBe(true);
 
     const theCase = await callAs(svc, ana, 'GET', `/cases/${caseId}`);
@@ -63,7 +73,9 @@ describe.each(e2eEngines)('concurrent case.update on $name', ({ server }) => {
     expect(comments.sort()).toEqual(tags.map((t) => `tagged ${t}`).sort());
 
     const { rows } = await sql<{ type: string; actor: { kind: string; email: string } }>`
-      select type, metadata->'actor' as actor from events where stream_id = ${`case-${caseId}`} and type in ('case.updated', 'case.comment_added')`.execute(svc.service.opened.db);
+      select type, metadata->'actor' as actor from events where stream_id = ${`case-${caseId}`} and type in ('case.updated', 'case.comment_added')`.execute(
+      svc.service.opened.db,
+    );
     expect(rows).toHaveLength(tags.length * 2);
     for (const row of rows) expect(row.actor).toMatchObject({ kind: 'system', email: expect.stringMatching(/^runbook:tag-/) });
   });
