@@ -216,7 +216,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   };
   try {
     if (config.role !== 'worker') {
-      const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db) });
+      const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db, { now }), now });
       const waitFor = (position: number | null) => (position === null ? Promise.resolve() : projector.waitFor(position));
       const users = createUserDirectory(db, now);
       bus = await startLiveBus({ db, embedded: opened.embedded, databaseUrl: config.databaseUrl, reconnectMs: 1000, onError: failure('live.bus_failed', 'live update bus failed') });

@@ -10,6 +10,7 @@ import { migrationProvider } from '../../runtime/schema-migrations.ts';
 import { SETTINGS } from '../../runtime/diagnostics.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { manualClock } from '../support/clock.ts';
 
 const CANARY_TOKEN = 'canary-metrics-3e8f1a2b7c';
 const CANARY_BOOTSTRAP = 'canary-bootstrap-9d4c6e0f1a';
@@ -19,8 +20,9 @@ const blueAdmin = testPerson('blue-admin@example.com', [{ team: 'blue', role: 'a
 
 describe.each(e2eEngines)('diagnostics on $name', ({ server }) => {
   let svc: InProcessService;
+  const clock = manualClock(new Date());
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { extraEnv: { METRICS_TOKEN: CANARY_TOKEN, SVC_DETECTOR_BOOTSTRAP_SECRET: CANARY_BOOTSTRAP } });
+    svc = await startInProcessService({ server }, { clock: clock.now, extraEnv: { METRICS_TOKEN: CANARY_TOKEN, SVC_DETECTOR_BOOTSTRAP_SECRET: CANARY_BOOTSTRAP } });
   }, 60_000);
   afterAll(async () => svc?.close());
 
@@ -50,9 +52,9 @@ describe.each(e2eEngines)('diagnostics on $name', ({ server }) => {
   it('gives the same document twice but for generatedAt', async () => {
     await expect.poll(async () => (await capture()).body.health, { timeout: 10_000 }).toEqual({ database: 'ok', projector: 'ok', worker: 'ok' });
     const first = (await capture()).body;
-    await new Promise((r) => setTimeout(r, 20));
+    clock.advance(1500);
     const second = (await capture()).body;
-    expect(second.generatedAt).not.toBe(first.generatedAt);
+    expect(Date.parse(second.generatedAt) - Date.parse(first.generatedAt)).toBe(1500);
     expect({ ...second, generatedAt: null }).toEqual({ ...first, generatedAt: null });
   });
 

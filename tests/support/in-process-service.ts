@@ -37,7 +37,7 @@ export async function startInProcessService(
   engine: { server: boolean },
   options: { runbooks?: Record<string, string>; extraEnv?: Record<string, string>; clock?: Clock } = {},
 ): Promise<InProcessService> {
-  const identity = await createTestIdentity();
+  const identity = await createTestIdentity(undefined, options.clock);
   const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-it-runbooks-'));
   for (const [file, yaml] of Object.entries(options.runbooks ?? {})) writeFileSync(join(runbooksDir, file), yaml);
   const env: Record<string, string> = {

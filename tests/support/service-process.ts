@@ -27,7 +27,8 @@ export type TestIdentity = {
   sign: (claims: Record<string, unknown>, options?: SignOptions) => Promise<string>;
 };
 
-export async function createTestIdentity(issuer = 'svc-e2e-identity'): Promise<TestIdentity & { issuer: string }> {
+/** A test identity provider; its tokens are issued at `now()` (a test's manual clock, or the system time). */
+export async function createTestIdentity(issuer = 'svc-e2e-identity', now: () => Date = () => new Date()): Promise<TestIdentity & { issuer: string }> {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
   const kid = randomUUID();
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
@@ -36,7 +37,7 @@ export async function createTestIdentity(issuer = 'svc-e2e-identity'): Promise<T
     kid,
     jwks: JSON.stringify({ keys: [jwk] }),
     sign: (claims, options = {}) => {
-      const iat = Math.floor(Date.now() / 1000);
+      const iat = Math.floor(now().getTime() / 1000);
       return new SignJWT({ iss: issuer, aud: 'svc', iat, exp: iat + 60, jti: randomUUID(), ...claims })
         .setProtectedHeader({ alg: 'EdDSA', kid: options.kid ?? kid })
         .sign(privateKey);
@@ -52,8 +53,8 @@ export async function createTestIdentity(issuer = 'svc-e2e-identity'): Promise<T
         .setAudience('svc')
         .setSubject('e2e-workload')
         .setJti(randomUUID())
-        .setIssuedAt()
-        .setExpirationTime('10m')
+        .setIssuedAt(Math.floor(now().getTime() / 1000))
+        .setExpirationTime(Math.floor(now().getTime() / 1000) + 600)
         .sign(privateKey),
   };
 }
