@@ -36,7 +36,12 @@ async function main() {
       type: 'generic',
       slug: 'bench-generic',
       name: 'Bench generic source',
-      field_map: { rule_title: 'kibana.alert.rule.name', severity: 'kibana.alert.severity', external_id: 'kibana.alert.uuid', correlation_root: 'kibana.alert.rule.uuid' },
+      field_map: {
+        rule_title: 'kibana.alert.rule.name',
+        severity: 'kibana.alert.severity',
+        external_id: 'kibana.alert.uuid',
+        correlation_root: 'kibana.alert.rule.uuid',
+      },
     }),
   });
   if (created.status !== 201) throw new Error(`creating the generic source answered ${created.status}: ${await created.text()}`);

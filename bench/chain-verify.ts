@@ -56,11 +56,23 @@ async function seed(db: Kysely<Database>, chain: ChainName): Promise<void> {
       values.push(
         chain === 'action_log'
           ? { ...common, run_id: row.run_id as string, step_id: row.step_id as string }
-          : { ...common, entry_id: row.id as string, at: row.at as string, action: 'case.acknowledge', actor_id: null, target_type: 'case', target_id: null, team: null },
+          : {
+              ...common,
+              entry_id: row.id as string,
+              at: row.at as string,
+              action: 'case.acknowledge',
+              actor_id: null,
+              target_type: 'case',
+              target_id: null,
+              team: null,
+            },
       );
       prev = hash;
     }
-    await db.insertInto(chain as 'action_log').values(values as never).execute();
+    await db
+      .insertInto(chain as 'action_log')
+      .values(values as never)
+      .execute();
   }
 }
 

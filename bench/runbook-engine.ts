@@ -112,7 +112,8 @@ async function serviceSteps(db: Kysely<Database>, api: Api, caseId: string): Pro
         select count(*)::int as steps, count(*) filter (where row->>'status' = 'dry_run')::int as dry
         from action_log where run_id in (${sql.join(ids)})`.execute(db);
       const steps = log[0]?.steps ?? 0;
-      if (steps !== runCount * stepCount || log[0]?.dry !== steps) throw new Error(`expected ${runCount * stepCount} dry_run action-log rows, found ${JSON.stringify(log[0])}`);
+      if (steps !== runCount * stepCount || log[0]?.dry !== steps)
+        throw new Error(`expected ${runCount * stepCount} dry_run action-log rows, found ${JSON.stringify(log[0])}`);
       return steps / ((row.last.getTime() - started) / 1000);
     }
     await sleep(20);
@@ -121,7 +122,9 @@ async function serviceSteps(db: Kysely<Database>, api: Api, caseId: string): Pro
 
 /** The naive FOR UPDATE SKIP LOCKED loop over the same number of runs and steps; steps per second. */
 async function baselineSteps(db: Kysely<Database>, workers: number): Promise<number> {
-  await sql`create table if not exists bench_jobs (id bigserial primary key, run integer not null, step integer not null, due_at timestamptz not null default now())`.execute(db);
+  await sql`create table if not exists bench_jobs (id bigserial primary key, run integer not null, step integer not null, due_at timestamptz not null default now())`.execute(
+    db,
+  );
   await sql`create table if not exists bench_step_log (id bigserial primary key, run integer not null, step integer not null, row jsonb not null)`.execute(db);
   await sql`truncate bench_jobs, bench_step_log`.execute(db);
   const started = performance.now();
@@ -134,7 +137,18 @@ async function baselineSteps(db: Kysely<Database>, workers: number): Promise<num
         const job = rows[0];
         if (!job) return false;
         const at = new Date().toISOString();
-        const row = { run_id: job.run, step_id: `s${job.step}`, action: 'case.update', attempt: 1, status: 'dry_run', input: {}, output: {}, error: null, started_at: at, finished_at: at };
+        const row = {
+          run_id: job.run,
+          step_id: `s${job.step}`,
+          action: 'case.update',
+          attempt: 1,
+          status: 'dry_run',
+          input: {},
+          output: {},
+          error: null,
+          started_at: at,
+          finished_at: at,
+        };
         await sql`insert into bench_step_log (run, step, row) values (${job.run}, ${job.step}, ${JSON.stringify(row)}::jsonb)`.execute(trx);
         if (job.step < stepCount) await sql`update bench_jobs set step = step + 1, due_at = now() where id = ${job.id}`.execute(trx);
         else await sql`delete from bench_jobs where id = ${job.id}`.execute(trx);

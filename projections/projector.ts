@@ -81,12 +81,7 @@ export function createProjector(db: Kysely<Database>, feed: EventFeed, projectio
       // Read models are derived: a batch lost in a server crash is projected again from
       // the checkpoint committed with it, so this commit need not wait for the WAL flush.
       await sql`set local synchronous_commit = off`.execute(trx);
-      const checkpoint = await trx
-        .selectFrom('projection_checkpoints')
-        .select('position')
-        .where('name', '=', name)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const checkpoint = await trx.selectFrom('projection_checkpoints').select('position').where('name', '=', name).forUpdate().executeTakeFirstOrThrow();
       const from = Number(checkpoint.position);
       const events = batch.filter((e) => e.globalPosition > from);
       const last = events[events.length - 1];

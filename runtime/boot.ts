@@ -130,25 +130,47 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let workerMetrics: WorkerMetrics | null = null;
   const errorCounts = createErrorCounts(now);
   /** Logs a failure and counts it by class for `GET /diagnostics`. */
-  const failure = (type: ErrorClass, message: string) => (error: unknown, context: Record<string, unknown> = {}) => {
-    errorCounts.record(type);
-    log.error({ err: error, ...context }, message);
-  };
+  const failure =
+    (type: ErrorClass, message: string) =>
+    (error: unknown, context: Record<string, unknown> = {}) => {
+      errorCounts.record(type);
+      log.error({ err: error, ...context }, message);
+    };
   let scheduleTicker: ScheduleTicker | null = null;
   let livePublishing: Promise<void> = Promise.resolve();
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
-  const projector = createProjector(db, store, [casesProjection, alertsProjection, runsProjection, auditProjection, notificationsProjection, observablesProjection, tasksProjection, taskNotificationsProjection, attachmentsProjection, evidenceProjection, pagesProjection, ticketsProjection, ticketOutboxProjection, retentionProjection], {
-    pollIntervalMs: config.pollIntervalMs,
-    onError: failure('projector.batch_failed', 'projector batch failed'),
-    onAdvance: (applied) => {
-      if (wakesWorker(applied)) worker?.wake();
-      // In order, one batch after the other; a failure loses frames, never a projection.
-      livePublishing = livePublishing.then(() => publishLiveUpdates(db, applied)).catch(failure('live.bus_failed', 'live update publish failed'));
+  const projector = createProjector(
+    db,
+    store,
+    [
+      casesProjection,
+      alertsProjection,
+      runsProjection,
+      auditProjection,
+      notificationsProjection,
+      observablesProjection,
+      tasksProjection,
+      taskNotificationsProjection,
+      attachmentsProjection,
+      evidenceProjection,
+      pagesProjection,
+      ticketsProjection,
+      ticketOutboxProjection,
+      retentionProjection,
+    ],
+    {
+      pollIntervalMs: config.pollIntervalMs,
+      onError: failure('projector.batch_failed', 'projector batch failed'),
+      onAdvance: (applied) => {
+        if (wakesWorker(applied)) worker?.wake();
+        // In order, one batch after the other; a failure loses frames, never a projection.
+        livePublishing = livePublishing.then(() => publishLiveUpdates(db, applied)).catch(failure('live.bus_failed', 'live update publish failed'));
+      },
     },
-  });
+  );
   projector.start();
 
   const templates = createTemplateEngine();
@@ -158,7 +180,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     exchangeOrigin: config.outbound.exchangeOrigin,
     ...(config.outbound.caFile === null ? {} : { extraCa: readCaFile(config.outbound.caFile) }),
   });
-  if (config.outbound.allowPrivate) log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
+  if (config.outbound.allowPrivate)
+    log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
   const tokens = createTokenSource(outbound);
   const exchange = createExchangeClient(config.exchange, tokens);
   const detector = createDetectorClient(outbound, exchange);
@@ -216,10 +239,22 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   };
   try {
     if (config.role !== 'worker') {
-      const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: config.audience, jwks: identity.jwks, jtiStore: createJtiStore(db, { now }), now });
+      const verifier = await createTokenVerifier({
+        issuer: identity.issuer,
+        audience: config.audience,
+        jwks: identity.jwks,
+        jtiStore: createJtiStore(db, { now }),
+        now,
+      });
       const waitFor = (position: number | null) => (position === null ? Promise.resolve() : projector.waitFor(position));
       const users = createUserDirectory(db, now);
-      bus = await startLiveBus({ db, embedded: opened.embedded, databaseUrl: config.databaseUrl, reconnectMs: 1000, onError: failure('live.bus_failed', 'live update bus failed') });
+      bus = await startLiveBus({
+        db,
+        embedded: opened.embedded,
+        databaseUrl: config.databaseUrl,
+        reconnectMs: 1000,
+        onError: failure('live.bus_failed', 'live update bus failed'),
+      });
       hub = createLiveHub({
         bus,
         roster: createPresenceRoster(config.presenceHeartbeatSeconds * 2000),
@@ -263,7 +298,12 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         connectionProbes,
         webhookSources: createWebhookSourceStore(db, box, ids, now),
         audit,
-        metrics: { api: createApiMetrics(() => projector.position()), token: config.metrics.token, windowDays: config.metricsWindowDays, atRiskMinutes: config.slaAtRiskMinutes },
+        metrics: {
+          api: createApiMetrics(() => projector.position()),
+          token: config.metrics.token,
+          windowDays: config.metricsWindowDays,
+          atRiskMinutes: config.slaAtRiskMinutes,
+        },
         waitFor,
         retentionPolicy,
         pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
@@ -279,7 +319,10 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           now,
           health: {
             projector: async () => ({ position: projector.position(), head: await store.headPosition() }),
-            worker: { running: config.role !== 'api', beating: () => workerMetrics !== null && now().getTime() - workerMetrics.lastBeatAt() <= config.workerLeaseMs },
+            worker: {
+              running: config.role !== 'api',
+              beating: () => workerMetrics !== null && now().getTime() - workerMetrics.lastBeatAt() <= config.workerLeaseMs,
+            },
           },
         }),
       });
@@ -340,9 +383,18 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       };
       const ticketOutbox = createTicketOutbox(ticketWork);
       const ticketPoller = createTicketPoller({ ...ticketWork, closedStatuses: config.closedStatuses });
-      ticketLoop = startTicketLoop([ticketOutbox.drain, ticketPoller.tick], config.ticketPoll.tickMs, failure('tickets.poll_failed', 'ticket mirroring failed'));
+      ticketLoop = startTicketLoop(
+        [ticketOutbox.drain, ticketPoller.tick],
+        config.ticketPoll.tickMs,
+        failure('tickets.poll_failed', 'ticket mirroring failed'),
+      );
       workerMetrics = createWorkerMetrics(now);
-      metricsServer = await startMetricsServer({ registry: workerMetrics.registry, token: config.metrics.token, host: config.metrics.workerHost, port: config.metrics.workerPort });
+      metricsServer = await startMetricsServer({
+        registry: workerMetrics.registry,
+        token: config.metrics.token,
+        host: config.metrics.workerHost,
+        port: config.metrics.workerPort,
+      });
       log.info({ url: metricsServer.url }, 'worker metrics listening');
       worker = startWorker({
         db,

@@ -94,7 +94,12 @@ export type Config = {
 export type OutboundConfig = { allowPrivate: boolean; peerHosts: string[]; exchangeOrigin: string | null; caFile: string | null };
 
 const list = (value: string | undefined, fallback: string[]) =>
-  value === undefined || value.trim() === '' ? fallback : value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  value === undefined || value.trim() === ''
+    ? fallback
+    : value
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
   const raw = env[name];
@@ -147,7 +152,10 @@ function ackSlaTargets(raw: string | undefined, severities: string[]): Record<st
 function outboundConfig(env: NodeJS.ProcessEnv): OutboundConfig {
   const flag = (env.SVC_ALLOW_PRIVATE_TARGETS ?? '').trim().toLowerCase();
   if (!['', 'true', '1', 'false', '0'].includes(flag)) throw new Error('SVC_ALLOW_PRIVATE_TARGETS must be true, 1, false or 0');
-  const peerHosts = (env.SVC_SUITE_PEER_HOSTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const peerHosts = (env.SVC_SUITE_PEER_HOSTS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!peerHosts.every(isHostEntry)) throw new Error('SVC_SUITE_PEER_HOSTS must be comma-separated host[:port] entries');
   let exchangeOrigin: string | null = null;
   if (env.SVC_IDENTITY_URL) {
@@ -281,7 +289,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
     wsSessionMaxMs: int(env, 'SVC_WS_SESSION_MAX_S', 3600, 1) * 1000,
     chat: { command: chatCommand(env.SVC_CHAT_COMMAND), linkCodeTtlSeconds: int(env, 'SVC_CHAT_LINK_CODE_TTL_S', 600, 60) },
-    ticketPoll: { tickMs: int(env, 'SVC_TICKET_POLL_TICK_MS', 15_000, 10), batch: int(env, 'SVC_TICKET_POLL_BATCH', 50, 1), timeoutMs: int(env, 'SVC_TICKET_POLL_TIMEOUT_MS', 15_000, 100) },
+    ticketPoll: {
+      tickMs: int(env, 'SVC_TICKET_POLL_TICK_MS', 15_000, 10),
+      batch: int(env, 'SVC_TICKET_POLL_BATCH', 50, 1),
+      timeoutMs: int(env, 'SVC_TICKET_POLL_TIMEOUT_MS', 15_000, 100),
+    },
     installedProducts: installedProducts(env.SVC_INSTALLED_PRODUCTS),
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),
@@ -290,7 +302,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exchange: exchangeSettings(env),
     peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 15_000, 100),
     backfill: { maxAlerts: int(env, 'SVC_BACKFILL_MAX_ALERTS', 1000, 1), lookbackHours: int(env, 'SVC_BACKFILL_LOOKBACK_H', 24, 1) },
-    metrics: { token: env.METRICS_TOKEN || null, workerPort: int(env, 'SVC_WORKER_METRICS_PORT', 9101, 0), workerHost: env.SVC_WORKER_METRICS_HOST || '127.0.0.1' },
+    metrics: {
+      token: env.METRICS_TOKEN || null,
+      workerPort: int(env, 'SVC_WORKER_METRICS_PORT', 9101, 0),
+      workerHost: env.SVC_WORKER_METRICS_HOST || '127.0.0.1',
+    },
     metricsWindowDays: int(env, 'SVC_METRICS_WINDOW_DAYS', 30, 1),
     slaAtRiskMinutes: int(env, 'SVC_SLA_AT_RISK_MINUTES', 15, 0),
     logLevel: env.LOG_LEVEL || 'info',

@@ -18,7 +18,8 @@ export async function startMetricsServer(options: { registry: Registry; token: s
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ detail, code, params: {} }));
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return refuse(res, 404, 'not_found', 'only GET /metrics is served here');
-    if (!metricsAuthorized(req.headers.authorization, options.token)) return refuse(res, 401, 'unauthenticated', 'metrics token required', { 'www-authenticate': 'Bearer' });
+    if (!metricsAuthorized(req.headers.authorization, options.token))
+      return refuse(res, 401, 'unauthenticated', 'metrics token required', { 'www-authenticate': 'Bearer' });
     options.registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(text),
       () => refuse(res, 500, 'internal_error', 'internal error'),

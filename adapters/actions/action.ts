@@ -42,7 +42,14 @@ export type CaseEffects = {
    * among them). Throws the Case decider's DomainError (`case_severity_invalid`,
    * `case_status_invalid`) for a severity or status outside configuration.
    */
-  update: (changes: { title?: string; description?: string; severity?: string; tags_add?: string[]; status?: string; comment?: string }) => Promise<{ case_id: string; changed: string[] }>;
+  update: (changes: {
+    title?: string;
+    description?: string;
+    severity?: string;
+    tags_add?: string[];
+    status?: string;
+    comment?: string;
+  }) => Promise<{ case_id: string; changed: string[] }>;
   /** Links a ticket the step opened to the case (`ticket.linked`, the Ticket link aggregate in domain/tickets/). */
   linkTicket: (link: {
     linkId: string;

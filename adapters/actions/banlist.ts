@@ -44,8 +44,23 @@ const ttl = v.pipe(
   v.check((t) => ttlSeconds(t) !== null, 'must be a positive whole number of seconds or a duration such as 90m, 1h, 7d'),
   v.check((t) => (ttlSeconds(t) ?? 0) <= MAX_BLOCK_TTL_S, `must be at most 30 days (${MAX_BLOCK_TTL_S} s)`),
 );
-const ip = v.pipe(v.string(), v.trim(), v.check((s) => ipaddr.isValid(s) && !s.includes('/'), 'must be an IPv4 or IPv6 address'));
-const range = v.pipe(v.string(), v.trim(), v.check((s) => { try { ipaddr.parseCIDR(s); return true; } catch { return false; } }, 'must be a CIDR range such as 203.0.113.0/24'));
+const ip = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check((s) => ipaddr.isValid(s) && !s.includes('/'), 'must be an IPv4 or IPv6 address'),
+);
+const range = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check((s) => {
+    try {
+      ipaddr.parseCIDR(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a CIDR range such as 203.0.113.0/24'),
+);
 const decisionId = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 const blockInput = v.pipe(
@@ -59,7 +74,15 @@ type IdInput = v.InferOutput<typeof idInput>;
 /** One decision of `cscli decisions list -o json` (alerts, each with `decisions[]`). */
 type Decision = { id: number; value: string; scope: string; type: string; duration: string; scenario: string; origin: string; simulated: boolean };
 
-const decisionView = v.object({ id: v.number(), value: v.string(), scope: v.string(), type: v.string(), duration: v.string(), origin: v.string(), simulated: v.boolean() });
+const decisionView = v.object({
+  id: v.number(),
+  value: v.string(),
+  scope: v.string(),
+  type: v.string(),
+  duration: v.string(),
+  origin: v.string(),
+  simulated: v.boolean(),
+});
 
 function cli(action: string, context: Pick<ActionContext, 'connection'>): string {
   const configured = context.connection?.config.cscli ?? 'cscli';
@@ -99,17 +122,23 @@ async function listDecisions(action: string, context: ActionContext, filter: str
 
 const shown = (d: Decision) => ({ id: d.id, value: d.value, scope: d.scope, type: d.type, duration: d.duration, origin: d.origin, simulated: d.simulated });
 
-const preview = <Input>(action: string, args: (step: Input) => string[]) => async (step: Input, context: ActionContext) => {
-  const target = sshTarget(context, action);
-  return { host: target.host, port: target.port, username: target.username, command: cli(action, context), args: args(step) };
-};
+const preview =
+  <Input>(action: string, args: (step: Input) => string[]) =>
+  async (step: Input, context: ActionContext) => {
+    const target = sshTarget(context, action);
+    return { host: target.host, port: target.port, username: target.username, command: cli(action, context), args: args(step) };
+  };
 
 const blockArgs = (step: BlockInput, reason: string) => [
-  'decisions', 'add',
+  'decisions',
+  'add',
   ...(step.ip !== undefined ? ['--ip', step.ip] : ['--range', step.range ?? '']),
-  '--duration', `${ttlSeconds(step.ttl)}s`,
-  '--type', 'ban',
-  '--reason', reason,
+  '--duration',
+  `${ttlSeconds(step.ttl)}s`,
+  '--type',
+  'ban',
+  '--reason',
+  reason,
 ];
 
 export const banlistBlock: ActionDefinition<BlockInput, Record<string, unknown>> = {
@@ -118,19 +147,42 @@ export const banlistBlock: ActionDefinition<BlockInput, Record<string, unknown>>
   risk: 'write',
   bounded: true,
   input: blockInput,
-  output: v.object({ decision_id: v.number(), value: v.string(), ttl_seconds: v.number(), marker: v.string(), enforced: v.literal(true), enforcement_performed: v.literal(true), decision: decisionView }),
+  output: v.object({
+    decision_id: v.number(),
+    value: v.string(),
+    ttl_seconds: v.number(),
+    marker: v.string(),
+    enforced: v.literal(true),
+    enforcement_performed: v.literal(true),
+    decision: decisionView,
+  }),
   async execute(step, context) {
     const marker = `svc:${randomUUID()}`;
     const reason = `${step.reason ?? `svc run ${context.runId} step ${context.stepId}`} [${marker}]`;
     await run('banlist.block', context, blockArgs(step, reason));
     const value = (step.ip ?? step.range ?? '').toLowerCase();
     const listed = await listDecisions('banlist.block', context, step.ip !== undefined ? ['--ip', step.ip] : ['--range', step.range ?? '']);
-    const ours = listed.filter((d) => d.type === 'ban' && d.simulated === false && typeof d.scenario === 'string' && d.scenario.includes(marker) && String(d.value).toLowerCase() === value);
+    const ours = listed.filter(
+      (d) =>
+        d.type === 'ban' && d.simulated === false && typeof d.scenario === 'string' && d.scenario.includes(marker) && String(d.value).toLowerCase() === value,
+    );
     const decision = ours[0];
     if (ours.length !== 1 || !decision) {
-      throw new ActionFailure('ban_not_confirmed', `${'banlist.block'}: ${ours.length === 0 ? 'no' : 'more than one'} active ban carrying marker ${marker} is listed for ${value}`, false);
+      throw new ActionFailure(
+        'ban_not_confirmed',
+        `${'banlist.block'}: ${ours.length === 0 ? 'no' : 'more than one'} active ban carrying marker ${marker} is listed for ${value}`,
+        false,
+      );
     }
-    return { decision_id: decision.id, value: decision.value, ttl_seconds: ttlSeconds(step.ttl) ?? 0, marker, enforced: true, enforcement_performed: true, decision: shown(decision) };
+    return {
+      decision_id: decision.id,
+      value: decision.value,
+      ttl_seconds: ttlSeconds(step.ttl) ?? 0,
+      marker,
+      enforced: true,
+      enforcement_performed: true,
+      decision: shown(decision),
+    };
   },
   preview: preview('banlist.block', (step: BlockInput) => blockArgs(step, `${step.reason ?? 'svc run <run> step <step>'} [svc:<marker>]`)),
 };
@@ -140,10 +192,22 @@ export const banlistStatus: ActionDefinition<IdInput, Record<string, unknown>> =
   connectionKind: 'ssh',
   risk: 'read',
   input: idInput,
-  output: v.object({ decision_id: v.number(), state: v.picklist(['active', 'not_found']), enforced: v.boolean(), enforcement_performed: v.literal(false), decision: v.nullable(decisionView) }),
+  output: v.object({
+    decision_id: v.number(),
+    state: v.picklist(['active', 'not_found']),
+    enforced: v.boolean(),
+    enforcement_performed: v.literal(false),
+    decision: v.nullable(decisionView),
+  }),
   async execute(step, context) {
     const decision = (await listDecisions('banlist.status', context)).find((d) => d.id === step.decision_id);
-    return { decision_id: step.decision_id, state: decision ? 'active' : 'not_found', enforced: decision !== undefined && decision.type === 'ban' && !decision.simulated, enforcement_performed: false, decision: decision ? shown(decision) : null };
+    return {
+      decision_id: step.decision_id,
+      state: decision ? 'active' : 'not_found',
+      enforced: decision !== undefined && decision.type === 'ban' && !decision.simulated,
+      enforcement_performed: false,
+      decision: decision ? shown(decision) : null,
+    };
   },
   preview: preview('banlist.status', () => ['decisions', 'list', '-o', 'json', '--limit', '0']),
 };
@@ -157,7 +221,8 @@ export const banlistUnblock: ActionDefinition<IdInput, Record<string, unknown>> 
   output: v.object({ decision_id: v.number(), deleted: v.boolean(), state: v.literal('not_found'), enforcement_performed: v.boolean() }),
   async execute(step, context) {
     const before = await listDecisions('banlist.unblock', context);
-    if (!before.some((d) => d.id === step.decision_id)) return { decision_id: step.decision_id, deleted: false, state: 'not_found', enforcement_performed: false };
+    if (!before.some((d) => d.id === step.decision_id))
+      return { decision_id: step.decision_id, deleted: false, state: 'not_found', enforcement_performed: false };
     await run('banlist.unblock', context, ['decisions', 'delete', '--id', String(step.decision_id)]);
     if ((await listDecisions('banlist.unblock', context)).some((d) => d.id === step.decision_id)) {
       throw new ActionFailure('unblock_not_confirmed', `${'banlist.unblock'}: decision ${step.decision_id} is still listed after its deletion`, true);

@@ -26,7 +26,11 @@ const statusOutput = v.object({ target: v.string(), enforced: v.boolean(), enfor
 /** Input and output schema per action name. */
 export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.GenericSchema }> = {
   'ai.agent': {
-    input: v.strictObject({ goal: text(4000), tools: v.optional(v.array(id)), max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))) }),
+    input: v.strictObject({
+      goal: text(4000),
+      tools: v.optional(v.array(id)),
+      max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))),
+    }),
     output: v.object({ summary: v.string(), tool_calls: v.array(v.object({ tool: v.string(), ok: v.boolean() })), stopped_for_approval: v.boolean() }),
   },
   'ai.triage': {
@@ -40,13 +44,27 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
     }),
   },
   'detector.add_exception': {
-    input: v.strictObject({ rule_id: id, field: text(200), value: v.union([v.string(), v.number()]), reason: v.optional(text(1000)), expires_at: v.optional(timestamp) }),
-    output: v.object({ outcome: v.picklist(['applied', 'pending_review', 'indeterminate']), exception_id: v.nullable(v.string()), proposal_id: v.nullable(v.string()) }),
+    input: v.strictObject({
+      rule_id: id,
+      field: text(200),
+      value: v.union([v.string(), v.number()]),
+      reason: v.optional(text(1000)),
+      expires_at: v.optional(timestamp),
+    }),
+    output: v.object({
+      outcome: v.picklist(['applied', 'pending_review', 'indeterminate']),
+      exception_id: v.nullable(v.string()),
+      proposal_id: v.nullable(v.string()),
+    }),
   },
   'detector.comment_alert': { input: v.strictObject({ alert_id: id, comment: text(20_000) }), output: v.object({ comment_id: v.string() }) },
   'detector.get_alert': { input: v.strictObject({ alert_id: id }), output: v.object({ alert: v.record(v.string(), v.unknown()) }) },
   'detector.snooze_rule': {
-    input: v.strictObject({ rule_id: id, duration_s: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_SNOOZE_S)), reason: v.optional(text(1000)) }),
+    input: v.strictObject({
+      rule_id: id,
+      duration_s: v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_SNOOZE_S)),
+      reason: v.optional(text(1000)),
+    }),
     output: v.object({ rule_id: v.string(), snoozed_until: v.string() }),
   },
   'mcp.call': {

@@ -53,7 +53,12 @@ function detectorAction<Input extends Record<string, unknown>, Output>(
     },
     async preview(input, context) {
       const { connection, request } = prepare(input, context);
-      return { method: request.method, url: detector.urlOf(name, connection, request.path).toString(), scopes: request.scopes, ...(request.body === undefined ? {} : { body: request.body }) };
+      return {
+        method: request.method,
+        url: detector.urlOf(name, connection, request.path).toString(),
+        scopes: request.scopes,
+        ...(request.body === undefined ? {} : { body: request.body }),
+      };
     },
   };
 }
@@ -96,7 +101,13 @@ export function detectorActions(detector: DetectorClient): ActionDefinition[] {
       detector,
       'detector.comment_alert',
       'notify',
-      (input, c) => ({ method: 'POST', path: `${alertsPath(c)}/${segment(input.alert_id)}/comments`, scopes: ['detector:alerts:write'], body: { comment: input.comment }, changes: true }),
+      (input, c) => ({
+        method: 'POST',
+        path: `${alertsPath(c)}/${segment(input.alert_id)}/comments`,
+        scopes: ['detector:alerts:write'],
+        body: { comment: input.comment },
+        changes: true,
+      }),
       (body, _input, bad) => {
         const commentId = stringField(body, 'comment_id');
         if (commentId === null) throw bad('a comment without comment_id');
@@ -128,7 +139,12 @@ export function detectorActions(detector: DetectorClient): ActionDefinition[] {
         method: 'POST',
         path: `${rulesPath(c)}/${segment(input.rule_id)}/exceptions`,
         scopes: ['detector:exceptions:write'],
-        body: { field: input.field, value: input.value, ...(input.reason === undefined ? {} : { reason: input.reason }), ...(input.expires_at === undefined ? {} : { expires_at: input.expires_at }) },
+        body: {
+          field: input.field,
+          value: input.value,
+          ...(input.reason === undefined ? {} : { reason: input.reason }),
+          ...(input.expires_at === undefined ? {} : { expires_at: input.expires_at }),
+        },
         changes: true,
       }),
       (body) => exceptionOutcome(body),

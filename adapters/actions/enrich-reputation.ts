@@ -67,7 +67,10 @@ const serviceA: Service = {
   name: 'enrich.reputation_a',
   keyHeader: 'x-apikey',
   lookup: (indicator, type) => {
-    const segment = type === 'url' ? Buffer.from(indicator).toString('base64url') : encodeURIComponent(type === 'hash' || type === 'domain' ? indicator.toLowerCase() : indicator);
+    const segment =
+      type === 'url'
+        ? Buffer.from(indicator).toString('base64url')
+        : encodeURIComponent(type === 'hash' || type === 'domain' ? indicator.toLowerCase() : indicator);
     return { path: `/api/v3/${{ ip: 'ip_addresses', domain: 'domains', url: 'urls', hash: 'files' }[type]}/${segment}` };
   },
   read: (body, config) => {
@@ -78,9 +81,19 @@ const serviceA: Service = {
     const total = ['harmless', 'malicious', 'suspicious', 'undetected', 'timeout'].reduce((n, k) => n + count(k), 0);
     const malicious = count('malicious');
     const verdict: Verdict =
-      malicious >= num(config.malicious_engines, 3) ? 'malicious' : malicious + count('suspicious') > 0 ? 'suspicious' : count('harmless') > 0 ? 'harmless' : 'unknown';
+      malicious >= num(config.malicious_engines, 3)
+        ? 'malicious'
+        : malicious + count('suspicious') > 0
+          ? 'suspicious'
+          : count('harmless') > 0
+            ? 'harmless'
+            : 'unknown';
     const keep = ['last_analysis_stats', 'reputation', 'as_owner', 'asn', 'country', 'last_analysis_date', 'categories'];
-    return { verdict, score: total === 0 ? null : Math.round((100 * malicious) / total), raw: Object.fromEntries(keep.filter((k) => attributes?.[k] !== undefined).map((k) => [k, attributes?.[k]])) };
+    return {
+      verdict,
+      score: total === 0 ? null : Math.round((100 * malicious) / total),
+      raw: Object.fromEntries(keep.filter((k) => attributes?.[k] !== undefined).map((k) => [k, attributes?.[k]])),
+    };
   },
 };
 
@@ -98,7 +111,13 @@ const serviceB: Service = {
     const score = data.abuseConfidenceScore;
     const reports = num(data.totalReports, 0);
     const verdict: Verdict =
-      score >= num(config.malicious_score, 75) ? 'malicious' : score >= num(config.suspicious_score, 25) ? 'suspicious' : reports === 0 ? 'unknown' : 'harmless';
+      score >= num(config.malicious_score, 75)
+        ? 'malicious'
+        : score >= num(config.suspicious_score, 25)
+          ? 'suspicious'
+          : reports === 0
+            ? 'unknown'
+            : 'harmless';
     return { verdict, score, raw: data };
   },
 };
@@ -108,7 +127,8 @@ function request(service: Service, step: ReputationInput, context: ActionContext
   const type = step.type ?? indicatorTypeOf(step.indicator) ?? 'domain';
   const { path, query } = service.lookup(step.indicator, type, connection.config);
   const header = typeof connection.config.auth_header === 'string' ? connection.config.auth_header : service.keyHeader;
-  if (!HEADER_NAME.test(header)) throw new ActionFailure('connection_invalid', `${service.name}: connection '${connection.name}' has an invalid auth_header`, false);
+  if (!HEADER_NAME.test(header))
+    throw new ActionFailure('connection_invalid', `${service.name}: connection '${connection.name}' has an invalid auth_header`, false);
   return { url: joinUrl(service.name, connection.base_url, path, query), header, key: connection.secret, type };
 }
 
@@ -122,7 +142,13 @@ function reputationAction(service: Service, fetchImpl: OutboundFetch): ActionDef
     async execute(step, context) {
       const { url, header, key, type } = request(service, step, context);
       if (!key) throw new ActionFailure('connection_missing', `${service.name}: the connection has no API key`, false);
-      const response = await sendOutbound(service.name, fetchImpl, url, { method: 'GET', headers: { [header]: key, accept: 'application/json' } }, context.signal);
+      const response = await sendOutbound(
+        service.name,
+        fetchImpl,
+        url,
+        { method: 'GET', headers: { [header]: key, accept: 'application/json' } },
+        context.signal,
+      );
       const text = await readCappedText(service.name, response, url, context.signal);
       if (response.status === 404) return { indicator: step.indicator, type, verdict: 'unknown', score: null, raw: null };
       if (!response.ok) throw statusFailure(service.name, url, response.status);
@@ -144,4 +170,7 @@ function reputationAction(service: Service, fetchImpl: OutboundFetch): ActionDef
 }
 
 /** `enrich.reputation_a` and `enrich.reputation_b` over `fetchImpl` (the guarded outbound fetch). */
-export const reputationActions = (fetchImpl: OutboundFetch): ActionDefinition[] => [reputationAction(serviceA, fetchImpl), reputationAction(serviceB, fetchImpl)];
+export const reputationActions = (fetchImpl: OutboundFetch): ActionDefinition[] => [
+  reputationAction(serviceA, fetchImpl),
+  reputationAction(serviceB, fetchImpl),
+];

@@ -51,7 +51,10 @@ const input = v.pipe(
  * an ActionFailure 'http_status', retryable for 5xx and 429; an aborted signal is
  * 'timeout' (retryable); a failed token request 'oauth2_token_error'.
  */
-export function createHttpRequest(fetchImpl: OutboundFetch, tokens: TokenSource = createTokenSource(fetchImpl)): ActionDefinition<HttpRequestInput, HttpRequestOutput> {
+export function createHttpRequest(
+  fetchImpl: OutboundFetch,
+  tokens: TokenSource = createTokenSource(fetchImpl),
+): ActionDefinition<HttpRequestInput, HttpRequestOutput> {
   return {
     name: NAME,
     connectionKind: 'http',
@@ -61,11 +64,17 @@ export function createHttpRequest(fetchImpl: OutboundFetch, tokens: TokenSource 
     async execute(step, context) {
       const request = buildRequest(step, context);
       const send = (authorization: string | null) =>
-        sendOutbound(NAME, fetchImpl, request.url, {
-          method: request.method,
-          headers: authorization === null ? request.headers : { ...request.headers, [request.auth.header]: authorization },
-          ...(request.body === undefined ? {} : { body: request.body }),
-        }, context.signal);
+        sendOutbound(
+          NAME,
+          fetchImpl,
+          request.url,
+          {
+            method: request.method,
+            headers: authorization === null ? request.headers : { ...request.headers, [request.auth.header]: authorization },
+            ...(request.body === undefined ? {} : { body: request.body }),
+          },
+          context.signal,
+        );
       let response: Response;
       if (request.auth.kind === 'oauth2') {
         const connection = request.connection;
@@ -135,7 +144,8 @@ export function httpAuth(connection: ResolvedConnection): HttpAuth {
   const prefix = typeof config.auth_prefix === 'string' ? config.auth_prefix : header.toLowerCase() === 'authorization' ? 'Bearer ' : '';
   const value = `${prefix}${secret}`;
   // Checked here because fetch's own error would quote the offending value: the secret.
-  if (!HEADER_VALUE.test(value)) throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has a secret that cannot be sent in a header`, false);
+  if (!HEADER_VALUE.test(value))
+    throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has a secret that cannot be sent in a header`, false);
   return { kind: 'header', header, value };
 }
 

@@ -44,13 +44,23 @@ export function chatAMessage(step: ChatAInput, runId: string): Record<string, un
   const base = { channel: step.channel, text: step.text, ...(step.thread_ts && { thread_ts: step.thread_ts }) };
   if (!step.approval) return base;
   const value = JSON.stringify({ run_id: runId, step_id: step.approval.step_id } satisfies GateButtonValue);
-  const button = (actionId: string, label: string, style: 'primary' | 'danger') => ({ type: 'button', action_id: actionId, text: { type: 'plain_text', text: label }, style, value });
+  const button = (actionId: string, label: string, style: 'primary' | 'danger') => ({
+    type: 'button',
+    action_id: actionId,
+    text: { type: 'plain_text', text: label },
+    style,
+    value,
+  });
   const section = step.text.length > SECTION_MAX ? `${step.text.slice(0, SECTION_MAX - 1)}…` : step.text;
   return {
     ...base,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: section } },
-      { type: 'actions', block_id: `svc_gate_${step.approval.step_id}`, elements: [button(GATE_BUTTONS.approve, 'Approve', 'primary'), button(GATE_BUTTONS.deny, 'Deny', 'danger')] },
+      {
+        type: 'actions',
+        block_id: `svc_gate_${step.approval.step_id}`,
+        elements: [button(GATE_BUTTONS.approve, 'Approve', 'primary'), button(GATE_BUTTONS.deny, 'Deny', 'danger')],
+      },
     ],
   };
 }
@@ -79,7 +89,11 @@ export function createNotifyChatA(fetchImpl: OutboundFetch): ActionDefinition<Ch
         NAME,
         fetchImpl,
         url,
-        { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(chatAMessage(step, context.runId)) },
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify(chatAMessage(step, context.runId)),
+        },
         context.signal,
       );
       const text = await readCappedText(NAME, response, url, context.signal);
@@ -94,7 +108,8 @@ export function createNotifyChatA(fetchImpl: OutboundFetch): ActionDefinition<Ch
         const error = typeof answer.error === 'string' ? answer.error.slice(0, 100) : 'unknown_error';
         throw new ActionFailure('chat_api_error', `${NAME}: ${url.host} refused the message: ${error}`, transientErrors.has(error));
       }
-      if (typeof answer.channel !== 'string' || typeof answer.ts !== 'string') throw new ActionFailure('bad_response', `${NAME}: ${url.host} answered ok without channel and ts`, false);
+      if (typeof answer.channel !== 'string' || typeof answer.ts !== 'string')
+        throw new ActionFailure('bad_response', `${NAME}: ${url.host} answered ok without channel and ts`, false);
       return { channel: answer.channel, ts: answer.ts };
     },
     async preview(step, context) {

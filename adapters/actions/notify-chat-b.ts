@@ -19,8 +19,18 @@ const NAME = 'notify.chat_b';
 const input = v.strictObject({
   text: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(28_000)),
   title: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
-  facts: v.optional(v.pipe(jsonRecord(v.string()), v.check((f) => Object.keys(f).length <= 20, 'must have at most 20 facts'))),
-  link: v.optional(v.strictObject({ title: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), url: v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be an http(s) URL')) })),
+  facts: v.optional(
+    v.pipe(
+      jsonRecord(v.string()),
+      v.check((f) => Object.keys(f).length <= 20, 'must have at most 20 facts'),
+    ),
+  ),
+  link: v.optional(
+    v.strictObject({
+      title: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+      url: v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be an http(s) URL')),
+    }),
+  ),
 });
 type ChatBInput = v.InferOutput<typeof input>;
 
@@ -55,7 +65,8 @@ export function chatBWebhookUrl(action: string, context: Pick<ActionContext, 'co
   const secret = connection.secret;
   if (!secret) throw new ActionFailure('connection_missing', `${action}: connection '${connection.name}' has no webhook URL secret`, false);
   const url = URL.canParse(secret) ? new URL(secret) : null;
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ActionFailure('connection_invalid', `${action}: the secret of connection '${connection.name}' is not a webhook URL`, false);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    throw new ActionFailure('connection_invalid', `${action}: the secret of connection '${connection.name}' is not a webhook URL`, false);
   if (url.origin !== new URL(connection.base_url).origin) {
     throw new ActionFailure('connection_invalid', `${action}: the webhook URL of connection '${connection.name}' is not on its base_url origin`, false);
   }
@@ -72,10 +83,17 @@ export function createNotifyChatB(fetchImpl: OutboundFetch): ActionDefinition<Ch
     output: v.object({ status: v.pipe(v.number(), v.integer()), delivered: v.literal(true) }),
     async execute(step, context) {
       const url = chatBWebhookUrl(NAME, context);
-      const response = await sendOutbound(NAME, fetchImpl, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(adaptiveCardMessage(step)) }, context.signal);
+      const response = await sendOutbound(
+        NAME,
+        fetchImpl,
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(adaptiveCardMessage(step)) },
+        context.signal,
+      );
       const text = (await readCappedText(NAME, response, url, context.signal)).trim();
       if (!response.ok) throw statusFailure(NAME, url, response.status);
-      if (text !== '' && text !== '1') throw new ActionFailure('delivery_failed', `${NAME}: ${url.host} did not deliver the message: ${text.slice(0, 300)}`, /429|throttl/i.test(text));
+      if (text !== '' && text !== '1')
+        throw new ActionFailure('delivery_failed', `${NAME}: ${url.host} did not deliver the message: ${text.slice(0, 300)}`, /429|throttl/i.test(text));
       return { status: response.status, delivered: true };
     },
     async preview(step, context) {

@@ -45,7 +45,15 @@ function smtpTarget(context: Pick<ActionContext, 'connection'>): SmtpTarget {
   if (tls !== 'required' && tls !== 'none') throw invalid("has config.tls other than 'required' or 'none'");
   const secure = url.protocol === 'smtps:';
   const username = typeof connection.config.username === 'string' ? connection.config.username : null;
-  return { host: url.hostname, port: Number(url.port) || (secure ? 465 : 587), secure, from, username, tlsRequired: tls === 'required', connectionName: connection.name };
+  return {
+    host: url.hostname,
+    port: Number(url.port) || (secure ? 465 : 587),
+    secure,
+    from,
+    username,
+    tlsRequired: tls === 'required',
+    connectionName: connection.name,
+  };
 }
 
 /** `<run-step-attempt digest@svc>`: stable per attempt, like the webhook id. */
@@ -90,7 +98,11 @@ export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: strin
 export async function probeSmtp(connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
   const target = smtpTarget({ connection });
   await withTransport(target, connection.secret, signal, (transport) => transport.verify());
-  return { smtp: `${target.secure ? 'smtps' : 'smtp'}://${target.host}:${target.port}`, tls: target.secure || target.tlsRequired ? 'required' : 'none', authenticated: target.username !== null };
+  return {
+    smtp: `${target.secure ? 'smtps' : 'smtp'}://${target.host}:${target.port}`,
+    tls: target.secure || target.tlsRequired ? 'required' : 'none',
+    authenticated: target.username !== null,
+  };
 }
 
 /** A transport to `target` for `use`, closed afterwards; nodemailer errors become ActionFailures naming the host and SMTP code only. */
@@ -113,8 +125,10 @@ async function withTransport<T>(target: SmtpTarget, password: string | null, sig
   } catch (error) {
     if (signal.aborted) throw new ActionFailure('timeout', `${NAME}: sending through ${target.host} aborted by the step deadline or cancellation`, true, error);
     const { code, responseCode } = error as { code?: string; responseCode?: number };
-    if (code === 'ETLS') throw new ActionFailure('tls_required', `${NAME}: ${target.host} did not upgrade to TLS with STARTTLS and config.tls is 'required'`, false, error);
-    if (typeof responseCode === 'number') throw new ActionFailure('smtp_rejected', `${NAME}: ${target.host} answered SMTP ${responseCode}`, responseCode < 500, error);
+    if (code === 'ETLS')
+      throw new ActionFailure('tls_required', `${NAME}: ${target.host} did not upgrade to TLS with STARTTLS and config.tls is 'required'`, false, error);
+    if (typeof responseCode === 'number')
+      throw new ActionFailure('smtp_rejected', `${NAME}: ${target.host} answered SMTP ${responseCode}`, responseCode < 500, error);
     throw new ActionFailure('network_error', `${NAME}: cannot reach ${target.host}`, true, error);
   } finally {
     signal.removeEventListener('abort', abort);

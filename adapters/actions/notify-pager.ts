@@ -64,12 +64,20 @@ export type PageOutput = v.InferOutput<typeof pageOutput>;
 /** The key of a page: the step's, else the case default; null without either (the pager then picks one). */
 const keyOf = (explicit: string | undefined, context: ActionContext) => explicit ?? (context.caseId === null ? null : defaultPageKey(context.caseId));
 
-type PageRequest = { url: URL; headers: Record<string, string>; body: Record<string, unknown>; shown: Record<string, unknown>; key: string | null; connection: string };
+type PageRequest = {
+  url: URL;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  shown: Record<string, unknown>;
+  key: string | null;
+  connection: string;
+};
 
 function pagerARequest(name: string, step: PagerAInput, context: ActionContext): PageRequest {
   const connection = requireConnection(name, context, 'pager_a');
   const key = keyOf(step.dedup_key, context);
-  if (key === null && step.event_action !== 'trigger') throw new ActionFailure('input_invalid', `${name}: ${step.event_action} needs a dedup_key (or a run bound to a case)`, false);
+  if (key === null && step.event_action !== 'trigger')
+    throw new ActionFailure('input_invalid', `${name}: ${step.event_action} needs a dedup_key (or a run bound to a case)`, false);
   const payload = {
     summary: step.summary,
     source: step.source,
@@ -136,11 +144,18 @@ function pagerAction<Input extends PagerAInput | PagerBInput>(
     async execute(step, context) {
       const request = build(name, step, context);
       if (!context.connection?.secret) throw new ActionFailure('connection_missing', `${name}: connection '${request.connection}' has no secret`, false);
-      const response = await sendOutbound(name, fetchImpl, request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) }, context.signal);
+      const response = await sendOutbound(
+        name,
+        fetchImpl,
+        request.url,
+        { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) },
+        context.signal,
+      );
       const text = await readCappedText(name, response, request.url, context.signal);
       if (response.status < 200 || response.status > 299) throw statusFailure(name, request.url, response.status, vendorMessage(text));
       const key = request.key ?? readKey(text);
-      if (key === null && pager === 'pager_a') throw new ActionFailure('response_invalid', `${name}: ${request.url.host} accepted the page but named no dedup_key`, false);
+      if (key === null && pager === 'pager_a')
+        throw new ActionFailure('response_invalid', `${name}: ${request.url.host} accepted the page but named no dedup_key`, false);
       return { key, linked_case_id: null, status: response.status };
     },
     async record(_step, sent, context) {

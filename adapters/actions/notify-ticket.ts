@@ -42,15 +42,27 @@ const ticketBInput = v.strictObject({
 });
 type TicketBInput = v.InferOutput<typeof ticketBInput>;
 
-const ticketOutput = v.object({ ticket_id: v.string(), remote_id: v.string(), url: v.nullable(v.string()), link_id: v.nullable(v.string()), linked_case_id: v.nullable(v.string()) });
+const ticketOutput = v.object({
+  ticket_id: v.string(),
+  remote_id: v.string(),
+  url: v.nullable(v.string()),
+  link_id: v.nullable(v.string()),
+  linked_case_id: v.nullable(v.string()),
+});
 type TicketOutput = v.InferOutput<typeof ticketOutput>;
 
-type TicketRequest = { url: URL; headers: Record<string, string>; body: Record<string, unknown>; read: (body: unknown) => { remoteId: string; remoteKey: string; url: string | null } | null };
+type TicketRequest = {
+  url: URL;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  read: (body: unknown) => { remoteId: string; remoteKey: string; url: string | null } | null;
+};
 
 /** HTTP Basic credentials as both ticketing products take them. */
 export const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 /** A non-blank string `config[key]`, trimmed, else null. */
-export const configText = (config: Record<string, unknown>, key: string): string | null => (typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null);
+export const configText = (config: Record<string, unknown>, key: string): string | null =>
+  typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null;
 
 /** Plain text as an Atlassian Document Format document, one paragraph per line (Jira descriptions and comments). */
 export const adf = (plain: string) => ({
@@ -81,7 +93,9 @@ function ticketARequest(step: TicketAInput, context: ActionContext): TicketReque
     },
     read: (body) => {
       const b = body as { id?: unknown; key?: unknown } | null;
-      return typeof b?.id === 'string' && typeof b.key === 'string' ? { remoteId: b.id, remoteKey: b.key, url: `${base}/browse/${encodeURIComponent(b.key)}` } : null;
+      return typeof b?.id === 'string' && typeof b.key === 'string'
+        ? { remoteId: b.id, remoteKey: b.key, url: `${base}/browse/${encodeURIComponent(b.key)}` }
+        : null;
     },
   };
 }
@@ -111,7 +125,13 @@ function ticketBRequest(step: TicketBInput, context: ActionContext): TicketReque
   };
 }
 
-function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provider: TicketProvider, input: v.GenericSchema<unknown, Input>, build: (step: Input, context: ActionContext) => TicketRequest, fetchImpl: OutboundFetch): ActionDefinition<Input, TicketOutput> {
+function ticketAction<Input>(
+  name: 'notify.ticket_a' | 'notify.ticket_b',
+  provider: TicketProvider,
+  input: v.GenericSchema<unknown, Input>,
+  build: (step: Input, context: ActionContext) => TicketRequest,
+  fetchImpl: OutboundFetch,
+): ActionDefinition<Input, TicketOutput> {
   return {
     name,
     connectionKind: provider,
@@ -120,8 +140,15 @@ function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provid
     output: ticketOutput,
     async execute(step, context) {
       const request = build(step, context);
-      if (!context.connection?.secret) throw new ActionFailure('connection_missing', `${name}: connection '${context.connection?.name ?? ''}' has no secret`, false);
-      const response = await sendOutbound(name, fetchImpl, request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) }, context.signal);
+      if (!context.connection?.secret)
+        throw new ActionFailure('connection_missing', `${name}: connection '${context.connection?.name ?? ''}' has no secret`, false);
+      const response = await sendOutbound(
+        name,
+        fetchImpl,
+        request.url,
+        { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) },
+        context.signal,
+      );
       const text = await readCappedText(name, response, request.url, context.signal);
       if (!response.ok) throw statusFailure(name, request.url, response.status, vendorMessage(text));
       let body: unknown = null;
@@ -138,12 +165,27 @@ function ticketAction<Input>(name: 'notify.ticket_a' | 'notify.ticket_b', provid
       if (context.caseId === null || !context.cases || !context.connection) return created;
       // A new id per try: a link staged in a try that lost its append was never written.
       const linkId = randomUUID();
-      await context.cases.linkTicket({ linkId, provider, connection: context.connection.name, remoteId: created.remote_id, remoteKey: created.ticket_id, url: created.url, runId: context.runId, stepId: context.stepId });
+      await context.cases.linkTicket({
+        linkId,
+        provider,
+        connection: context.connection.name,
+        remoteId: created.remote_id,
+        remoteKey: created.ticket_id,
+        url: created.url,
+        runId: context.runId,
+        stepId: context.stepId,
+      });
       return { ...created, link_id: linkId, linked_case_id: context.caseId };
     },
     async preview(step, context) {
       const request = build(step, context);
-      return { method: 'POST', url: request.url.toString(), headers: { ...request.headers, authorization: `Basic ${REDACTED}` }, body: request.body, links_case: context.caseId };
+      return {
+        method: 'POST',
+        url: request.url.toString(),
+        headers: { ...request.headers, authorization: `Basic ${REDACTED}` },
+        body: request.body,
+        links_case: context.caseId,
+      };
     },
   };
 }

@@ -61,15 +61,23 @@ export function createNotifyWebhook(fetchImpl: OutboundFetch): ActionDefinition<
       try {
         // While a rotation overlaps, sign with both secrets (Standard Webhooks takes a space-separated list), so a receiver still on the old one verifies.
         const previous = context.connection?.previous_secret;
-        signature = [secret, ...(previous ? [previous] : [])].map((k) => signStandardWebhook(k, request.headers['webhook-id'], request.timestamp, request.body)).join(' ');
+        signature = [secret, ...(previous ? [previous] : [])]
+          .map((k) => signStandardWebhook(k, request.headers['webhook-id'], request.timestamp, request.body))
+          .join(' ');
       } catch (error) {
         throw new ActionFailure('connection_invalid', `${NAME}: connection '${request.connectionName}': ${(error as Error).message}`, false);
       }
-      const response = await sendOutbound(NAME, fetchImpl, request.url, {
-        method: 'POST',
-        headers: { ...request.headers, 'webhook-signature': signature },
-        body: request.body,
-      }, context.signal);
+      const response = await sendOutbound(
+        NAME,
+        fetchImpl,
+        request.url,
+        {
+          method: 'POST',
+          headers: { ...request.headers, 'webhook-signature': signature },
+          body: request.body,
+        },
+        context.signal,
+      );
       // The receiver's answer is not used; read (capped) so the connection is released.
       await readCappedText(NAME, response, request.url, context.signal);
       if (response.status < 200 || response.status > 299) throw statusFailure(NAME, request.url, response.status);
@@ -87,14 +95,11 @@ export function createNotifyWebhook(fetchImpl: OutboundFetch): ActionDefinition<
   };
 }
 
-
 function buildRequest(step: NotifyWebhookInput, context: ActionContext) {
   const connection = requireConnection(NAME, context, 'webhook');
   const now = context.now();
   const timestamp = Math.floor(now.getTime() / 1000);
-  const payload = step.event_type === undefined
-    ? (step.body ?? {})
-    : { type: step.event_type, timestamp: now.toISOString(), data: step.body ?? null };
+  const payload = step.event_type === undefined ? (step.body ?? {}) : { type: step.event_type, timestamp: now.toISOString(), data: step.body ?? null };
   return {
     connectionName: connection.name,
     url: joinUrl(NAME, connection.base_url, step.path),

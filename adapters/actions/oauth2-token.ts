@@ -39,7 +39,11 @@ type Entry = { token: MintedToken; until: number };
 export function oauth2Settings(action: string, connection: ResolvedConnection): OAuth2Settings {
   const { token_url: tokenUrl, client_id: clientId, scope, audience, client_auth: clientAuth } = connection.config;
   if (typeof tokenUrl !== 'string' || typeof clientId !== 'string') {
-    throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' needs config.token_url and config.client_id for oauth2_client_credentials`, false);
+    throw new ActionFailure(
+      'connection_invalid',
+      `${action}: connection '${connection.name}' needs config.token_url and config.client_id for oauth2_client_credentials`,
+      false,
+    );
   }
   if (connection.secret === null) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' has no client secret`, false);
   const optional = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
@@ -87,7 +91,9 @@ export function createTokenSource(fetchImpl: OutboundFetch, now: () => number = 
 
 /** The secret enters the key only as a hash, so a rotated secret never reuses the old secret's token. */
 function cacheKey(connection: ResolvedConnection, settings: OAuth2Settings): string {
-  const credential = createHash('sha256').update(`${settings.tokenUrl}\n${settings.clientId}\n${connection.secret ?? ''}\n${settings.clientAuth}`).digest('base64url');
+  const credential = createHash('sha256')
+    .update(`${settings.tokenUrl}\n${settings.clientId}\n${connection.secret ?? ''}\n${settings.clientAuth}`)
+    .digest('base64url');
   return `${connection.id}:${credential}:${settings.audience ?? ''}:${settings.scope ?? ''}`;
 }
 
@@ -126,7 +132,8 @@ async function requestToken(action: string, fetchImpl: OutboundFetch, settings: 
 /** No `cause` is kept: oauth4webapi's errors carry the response, which is not ours to log. */
 function tokenFailure(action: string, host: string, status: number, code: string | null): ActionFailure {
   const retryable = retryableStatus(status);
-  if (code !== null) return new ActionFailure('oauth2_token_error', `${action}: token request to ${host} failed with status ${status}, OAuth error ${code}`, retryable);
+  if (code !== null)
+    return new ActionFailure('oauth2_token_error', `${action}: token request to ${host} failed with status ${status}, OAuth error ${code}`, retryable);
   const reason = status >= 200 && status < 300 ? 'answered without a usable bearer token' : `failed with status ${status}`;
   return new ActionFailure('oauth2_token_error', `${action}: token request to ${host} ${reason}`, retryable);
 }
@@ -134,9 +141,11 @@ function tokenFailure(action: string, host: string, status: number, code: string
 /** RFC 6749 section 5.2 `error` from the body, or from a WWW-Authenticate challenge (RFC 6750); printable ASCII only. */
 function oauthErrorCode(error: unknown): string | null {
   const code =
-    error instanceof oauth.ResponseBodyError ? error.error
-    : error instanceof oauth.WWWAuthenticateChallengeError ? error.cause.map((c) => c.parameters.error).find((e) => typeof e === 'string')
-    : undefined;
+    error instanceof oauth.ResponseBodyError
+      ? error.error
+      : error instanceof oauth.WWWAuthenticateChallengeError
+        ? error.cause.map((c) => c.parameters.error).find((e) => typeof e === 'string')
+        : undefined;
   return code === undefined ? null : printable(code);
 }
 

@@ -45,9 +45,7 @@ export function joinUrl(action: string, baseUrl: string, path?: string, query?: 
   if (path !== undefined && (/^[a-z][a-z0-9+.-]*:/i.test(path) || /^[\\/]{2}/.test(path))) {
     throw new ActionFailure('path_refused', `${action}: path must be relative to the connection base_url, not a URL`, false);
   }
-  const url = path
-    ? new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`)
-    : new URL(base);
+  const url = path ? new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`) : new URL(base);
   if (url.origin !== base.origin) {
     throw new ActionFailure('path_refused', `${action}: path must stay on the connection's host`, false);
   }
@@ -131,7 +129,11 @@ export function vendorMessage(text: string): string | null {
   const parts = [
     ...(typeof body.message === 'string' ? [body.message] : []),
     ...strings(body.errorMessages),
-    ...(Array.isArray(body.errors) ? strings(body.errors) : body.errors && typeof body.errors === 'object' ? Object.entries(body.errors).map(([k, m]) => `${k}: ${String(m)}`) : []),
+    ...(Array.isArray(body.errors)
+      ? strings(body.errors)
+      : body.errors && typeof body.errors === 'object'
+        ? Object.entries(body.errors).map(([k, m]) => `${k}: ${String(m)}`)
+        : []),
     ...(typeof body.error?.message === 'string' ? [body.error.message] : []),
   ];
   return parts.length === 0 ? null : parts.join('; ').slice(0, 300);

@@ -48,7 +48,12 @@ type AwaitInput = v.InferOutput<typeof awaitInput>;
 /** Statuses after which a request never deploys. */
 const FINAL_REFUSALS = new Set(['rejected', 'failed', 'cancelled']);
 
-const requestShape = v.object({ id: v.union([v.string(), v.number()]), status: v.string(), pipeline: v.optional(v.string()), deployed_at: v.optional(v.nullable(v.string())) });
+const requestShape = v.object({
+  id: v.union([v.string(), v.number()]),
+  status: v.string(),
+  pipeline: v.optional(v.string()),
+  deployed_at: v.optional(v.nullable(v.string())),
+});
 
 /** The deploy-requests URL (with `query`) of the step's `pipeline` connection and its API key; final failures when either is unusable. */
 export function pipelineEndpoint(name: string, context: Pick<ActionContext, 'connection'>, query?: Record<string, string>): { url: URL; key: string } {
@@ -92,18 +97,30 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
     output: v.object({ request_id: v.string(), status: v.string() }),
     async execute(step, context) {
       const { url, key } = pipelineEndpoint('pipeline.deploy_request', context);
-      const response = await sendOutbound('pipeline.deploy_request', fetchImpl, url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `svc-${context.runId}-${context.stepId}` },
-        body: JSON.stringify(deployBody(step, context)),
-      }, context.signal);
+      const response = await sendOutbound(
+        'pipeline.deploy_request',
+        fetchImpl,
+        url,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `svc-${context.runId}-${context.stepId}` },
+          body: JSON.stringify(deployBody(step, context)),
+        },
+        context.signal,
+      );
       const parsed = v.safeParse(requestShape, await answer('pipeline.deploy_request', response, url, context.signal));
-      if (!parsed.success) throw new ActionFailure('pipeline_bad_response', `pipeline.deploy_request: ${url.host} named no deploy request id and status`, false);
+      if (!parsed.success)
+        throw new ActionFailure('pipeline_bad_response', `pipeline.deploy_request: ${url.host} named no deploy request id and status`, false);
       return { request_id: String(parsed.output.id), status: parsed.output.status };
     },
     async preview(step, context) {
       const { url } = pipelineEndpoint('pipeline.deploy_request', context);
-      return { method: 'POST', url: url.toString(), headers: { authorization: `Bearer ${REDACTED}`, 'idempotency-key': `svc-${context.runId}-${context.stepId}` }, body: deployBody(step, context) };
+      return {
+        method: 'POST',
+        url: url.toString(),
+        headers: { authorization: `Bearer ${REDACTED}`, 'idempotency-key': `svc-${context.runId}-${context.stepId}` },
+        body: deployBody(step, context),
+      };
     },
   };
 
@@ -116,16 +133,32 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
     async execute(step, context) {
       const { url, key } = pipelineEndpoint('pipeline.await_confirmation', context, { pipeline: step.pipeline });
       for (let polls = 1; ; polls++) {
-        const response = await sendOutbound('pipeline.await_confirmation', fetchImpl, url, { method: 'GET', headers: { authorization: `Bearer ${key}` } }, context.signal);
+        const response = await sendOutbound(
+          'pipeline.await_confirmation',
+          fetchImpl,
+          url,
+          { method: 'GET', headers: { authorization: `Bearer ${key}` } },
+          context.signal,
+        );
         const body = await answer('pipeline.await_confirmation', response, url, context.signal);
         const items = Array.isArray(body) ? body : (body as { items?: unknown } | null)?.items;
-        if (!Array.isArray(items)) throw new ActionFailure('pipeline_bad_response', `pipeline.await_confirmation: ${url.host} answered no deploy request list`, false);
+        if (!Array.isArray(items))
+          throw new ActionFailure('pipeline_bad_response', `pipeline.await_confirmation: ${url.host} answered no deploy request list`, false);
         const found = items.map((i) => v.safeParse(requestShape, i)).find((p) => p.success && String(p.output.id) === step.request_id);
-        if (!found?.success) throw new ActionFailure('deploy_request_not_found', `pipeline.await_confirmation: deploy request ${step.request_id} is not listed for pipeline ${step.pipeline}`, false);
+        if (!found?.success)
+          throw new ActionFailure(
+            'deploy_request_not_found',
+            `pipeline.await_confirmation: deploy request ${step.request_id} is not listed for pipeline ${step.pipeline}`,
+            false,
+          );
         const request = found.output;
         if (request.status === 'deployed') return { request_id: step.request_id, status: 'deployed', deployed_at: request.deployed_at ?? null, polls };
         if (FINAL_REFUSALS.has(request.status)) {
-          throw new ActionFailure(`deploy_request_${request.status}`, `pipeline.await_confirmation: deploy request ${step.request_id} is ${request.status}`, false);
+          throw new ActionFailure(
+            `deploy_request_${request.status}`,
+            `pipeline.await_confirmation: deploy request ${step.request_id} is ${request.status}`,
+            false,
+          );
         }
         await pause(step.poll_interval_s * 1000, context.signal);
       }
@@ -141,7 +174,10 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
 /** Waits `ms`, or fails with the step's deadline or cancellation. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new ActionFailure('timeout', 'pipeline.await_confirmation: aborted by the step deadline or cancellation while waiting for the deployment', true));
+    if (signal.aborted)
+      return reject(
+        new ActionFailure('timeout', 'pipeline.await_confirmation: aborted by the step deadline or cancellation while waiting for the deployment', true),
+      );
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', stop);
       resolve();

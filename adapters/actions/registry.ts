@@ -102,10 +102,7 @@ export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = cr
  * Builds the registry from `implementations` (the runtime passes `builtinActions`)
  * and the installed products (`detector`, `pipeline`; default none).
  */
-export function createActionRegistry(
-  implementations: ActionDefinition[],
-  installedProducts: readonly string[] = [],
-): ActionRegistry {
+export function createActionRegistry(implementations: ActionDefinition[], installedProducts: readonly string[] = []): ActionRegistry {
   const byName = new Map(implementations.map((a) => [a.name, a]));
   const catalog = new Map(builtinCatalog.map((e) => [e.name, e]));
   const installed = new Set(installedProducts);

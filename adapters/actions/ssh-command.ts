@@ -48,7 +48,11 @@ export function sshTarget(context: Pick<ActionContext, 'connection'>, action = N
   if (typeof username !== 'string' || username === '') throw invalid('needs config.username');
   if (typeof knownHosts === 'string' && knownHosts.trim() !== '') {
     // known_hosts lines: [markers] hostnames keytype base64-key [comment]; the key blob is what the server presents.
-    const pinned = knownHosts.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/).find((w) => /^AAAA[A-Za-z0-9+/=]+$/.test(w)));
+    const pinned = knownHosts
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'))
+      .map((l) => l.split(/\s+/).find((w) => /^AAAA[A-Za-z0-9+/=]+$/.test(w)));
     if (pinned.length === 0 || pinned.some((k) => k === undefined)) throw invalid('has config.known_hosts lines without a key');
     return { host, port, username, pinned: pinned.map((k) => Buffer.from(k ?? '', 'base64')), connectionName: connection.name, action };
   }
@@ -65,7 +69,11 @@ export const sshCommand: ActionDefinition<SshCommandInput, SshCommandOutput> = {
   async execute(step, context) {
     const result = await sshExec(NAME, context, commandLine(step));
     if (result.exit_code === 0) return result;
-    throw new ActionFailure('command_failed', `${NAME}: ${step.command} on ${result.where} ${result.exit_code === -1 ? `ended by signal ${result.signal ?? 'unknown'}` : `exited with ${result.exit_code}`}`, false);
+    throw new ActionFailure(
+      'command_failed',
+      `${NAME}: ${step.command} on ${result.where} ${result.exit_code === -1 ? `ended by signal ${result.signal ?? 'unknown'}` : `exited with ${result.exit_code}`}`,
+      false,
+    );
   },
   async preview(step, context) {
     const target = sshTarget(context);
@@ -89,7 +97,11 @@ export const sshCommand: ActionDefinition<SshCommandInput, SshCommandOutput> = {
  */
 export async function probeSsh(connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
   const target = sshTarget({ connection });
-  return withSession(target, connection.secret, signal, async (_client, where) => ({ host: where, username: target.username, host_key: target.pinned === null ? 'accept_unknown' : 'pinned' }));
+  return withSession(target, connection.secret, signal, async (_client, where) => ({
+    host: where,
+    username: target.username,
+    host_key: target.pinned === null ? 'accept_unknown' : 'pinned',
+  }));
 }
 
 type Reject = (failure: ActionFailure) => void;
@@ -103,33 +115,46 @@ export type SshExecResult = { exit_code: number; stdout: string; stderr: string;
  * `action` ('host_key_mismatch', 'auth_failed', 'network_error', 'timeout').
  */
 export async function sshExec(action: string, context: Pick<ActionContext, 'connection' | 'signal'>, line: string): Promise<SshExecResult> {
-  return withSession(sshTarget(context, action), context.connection?.secret ?? null, context.signal, (client, where, reject) =>
-    new Promise<SshExecResult>((resolve) => {
-      client.exec(line, (error, channel) => {
-        if (error) return reject(new ActionFailure('network_error', `${action}: ${where} refused to run a command`, true));
-        const out: Buffer[] = [];
-        const err: Buffer[] = [];
-        let size = 0;
-        const keep = (into: Buffer[]) => (chunk: Buffer) => {
-          size += chunk.byteLength;
-          if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
-        };
-        channel.on('data', keep(out));
-        channel.stderr.on('data', keep(err));
-        channel.on('close', (code: number | null, signal?: string) => {
-          resolve({ exit_code: code ?? -1, stdout: cap(out), stderr: cap(err), signal: signal ?? null, where });
+  return withSession(
+    sshTarget(context, action),
+    context.connection?.secret ?? null,
+    context.signal,
+    (client, where, reject) =>
+      new Promise<SshExecResult>((resolve) => {
+        client.exec(line, (error, channel) => {
+          if (error) return reject(new ActionFailure('network_error', `${action}: ${where} refused to run a command`, true));
+          const out: Buffer[] = [];
+          const err: Buffer[] = [];
+          let size = 0;
+          const keep = (into: Buffer[]) => (chunk: Buffer) => {
+            size += chunk.byteLength;
+            if (size <= 2 * MAX_RESPONSE_BYTES) into.push(chunk);
+          };
+          channel.on('data', keep(out));
+          channel.stderr.on('data', keep(err));
+          channel.on('close', (code: number | null, signal?: string) => {
+            resolve({ exit_code: code ?? -1, stdout: cap(out), stderr: cap(err), signal: signal ?? null, where });
+          });
         });
-      });
-    }),
+      }),
   );
 }
 
 /** Opens an authenticated session to `target`, runs `use` on it and always closes it; failures of the session reject what `use` returns. */
-async function withSession<T>(target: SshTarget, privateKey: string | null, signal: AbortSignal, use: (client: Client, where: string, reject: Reject) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  target: SshTarget,
+  privateKey: string | null,
+  signal: AbortSignal,
+  use: (client: Client, where: string, reject: Reject) => Promise<T>,
+): Promise<T> {
   if (!privateKey) throw new ActionFailure('connection_missing', `${target.action}: connection '${target.connectionName}' has no private key`, false);
   // ssh2's connect() throws, outside every callback, on a key it cannot read: refuse it here, naming no part of it.
   if (ssh2.utils.parseKey(privateKey) instanceof Error) {
-    throw new ActionFailure('connection_invalid', `${target.action}: the private key of connection '${target.connectionName}' is not an unencrypted OpenSSH, PEM or PPK key`, false);
+    throw new ActionFailure(
+      'connection_invalid',
+      `${target.action}: the private key of connection '${target.connectionName}' is not an unencrypted OpenSSH, PEM or PPK key`,
+      false,
+    );
   }
   let hostKeyRefused = false;
   const config: ConnectConfig = {
@@ -150,8 +175,12 @@ async function withSession<T>(target: SshTarget, privateKey: string | null, sign
     return await new Promise<T>((resolve, reject) => {
       const where = `${target.host}:${target.port}`;
       client.on('error', (error: Error & { level?: string }) => {
-        if (hostKeyRefused) return reject(new ActionFailure('host_key_mismatch', `${target.action}: the host key of ${where} is not the one pinned in config.known_hosts`, false));
-        if (error.level === 'client-authentication') return reject(new ActionFailure('auth_failed', `${target.action}: ${where} refused the key of '${target.username}'`, false));
+        if (hostKeyRefused)
+          return reject(
+            new ActionFailure('host_key_mismatch', `${target.action}: the host key of ${where} is not the one pinned in config.known_hosts`, false),
+          );
+        if (error.level === 'client-authentication')
+          return reject(new ActionFailure('auth_failed', `${target.action}: ${where} refused the key of '${target.username}'`, false));
         if (signal.aborted) return reject(new ActionFailure('timeout', `${target.action}: ${where} aborted by the step deadline or cancellation`, true));
         reject(new ActionFailure('network_error', `${target.action}: cannot reach ${where}`, true));
       });

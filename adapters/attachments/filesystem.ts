@@ -47,7 +47,10 @@ export function createFilesystemStore(root: string): FileStore {
         // open completes: remove it only once the sink has closed.
         if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         await rm(temporary, { force: true });
-        throw await metered.then(() => error, (first: unknown) => first);
+        throw await metered.then(
+          () => error,
+          (first: unknown) => first,
+        );
       }
       const sha256 = hash.digest('hex');
       return {

@@ -20,7 +20,9 @@ export type RefusedTemplateFile = { file: string; errors: TemplateError[] };
 export function loadCaseTemplates(dir: string): { catalog: CaseTemplateCatalog; refused: RefusedTemplateFile[] } {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => /\.ya?ml$/i.test(f)).sort();
+    files = readdirSync(dir)
+      .filter((f) => /\.ya?ml$/i.test(f))
+      .sort();
   } catch {
     files = [];
   }

@@ -50,18 +50,36 @@ export function createChatIdentityLinks(db: Kysely<Database>, options: { codeTtl
     async redeem(canonicalCode: string, identity: ChatIdentity): Promise<LinkedUser | null> {
       return db.transaction().execute(async (tx) => {
         const at = options.now();
-        const spent = await tx.deleteFrom('chat_link_codes').where('code_digest', '=', digest(canonicalCode)).returning(['user_id', 'expires_at']).executeTakeFirst();
+        const spent = await tx
+          .deleteFrom('chat_link_codes')
+          .where('code_digest', '=', digest(canonicalCode))
+          .returning(['user_id', 'expires_at'])
+          .executeTakeFirst();
         if (!spent || new Date(spent.expires_at) <= at) return null;
-        const user = await tx.selectFrom('users').select(['id', 'subject', 'email', 'name', 'grants']).where('id', '=', spent.user_id).where('active', '=', true).executeTakeFirst();
+        const user = await tx
+          .selectFrom('users')
+          .select(['id', 'subject', 'email', 'name', 'grants'])
+          .where('id', '=', spent.user_id)
+          .where('active', '=', true)
+          .executeTakeFirst();
         if (!user) return null;
         await tx
           .deleteFrom('chat_identity_links')
           .where('provider', '=', identity.provider)
-          .where((eb) => eb.or([eb('user_id', '=', user.id), eb.and([eb('workspace_id', '=', identity.workspaceId), eb('chat_user_id', '=', identity.chatUserId)])]))
+          .where((eb) =>
+            eb.or([eb('user_id', '=', user.id), eb.and([eb('workspace_id', '=', identity.workspaceId), eb('chat_user_id', '=', identity.chatUserId)])]),
+          )
           .execute();
         await tx
           .insertInto('chat_identity_links')
-          .values({ provider: identity.provider, workspace_id: identity.workspaceId, chat_user_id: identity.chatUserId, user_id: user.id, chat_user_name: identity.chatUserName, linked_at: at })
+          .values({
+            provider: identity.provider,
+            workspace_id: identity.workspaceId,
+            chat_user_id: identity.chatUserId,
+            user_id: user.id,
+            chat_user_name: identity.chatUserName,
+            linked_at: at,
+          })
           .execute();
         return { ...user, grants: user.grants as Grant[] };
       });

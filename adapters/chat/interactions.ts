@@ -58,7 +58,16 @@ const ephemeral = (text: string): ChatReply => ({ response_type: 'ephemeral', te
 
 /** A linked person as the gate check sees them: their user row's identity and grants. */
 function principalOf(user: LinkedUser): Principal {
-  return { tokenUse: 'assertion', subject: user.subject, userId: user.id, email: user.email, name: user.name, grants: user.grants, scopes: null, workload: null };
+  return {
+    tokenUse: 'assertion',
+    subject: user.subject,
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    grants: user.grants,
+    scopes: null,
+    workload: null,
+  };
 }
 
 /** The text of a gate refusal the presser can act on; anything unexpected stays generic. */
@@ -89,19 +98,34 @@ export function createChatInteractions(deps: ChatInteractionDeps) {
     async slashCommand(form: Record<string, string>): Promise<ChatReply> {
       const parsed = v.safeParse(slashForm, form);
       if (!parsed.success) return help;
-      const identity: ChatIdentity = { provider: 'chat_a', workspaceId: parsed.output.team_id, chatUserId: parsed.output.user_id, chatUserName: parsed.output.user_name ?? null };
+      const identity: ChatIdentity = {
+        provider: 'chat_a',
+        workspaceId: parsed.output.team_id,
+        chatUserId: parsed.output.user_id,
+        chatUserName: parsed.output.user_name ?? null,
+      };
       const command = parseSlashCommand(parsed.output.text);
       switch (command.kind) {
         case 'link': {
           const user = await deps.links.redeem(command.code, identity);
           if (!user) return ephemeral('That link code is unknown, already used or expired. Ask for a new one in your account settings.');
-          await deps.audit('chat.identity_link', user, { provider: 'chat_a', workspace_id: identity.workspaceId, chat_user_id: identity.chatUserId, from: 'chat' });
+          await deps.audit('chat.identity_link', user, {
+            provider: 'chat_a',
+            workspace_id: identity.workspaceId,
+            chat_user_id: identity.chatUserId,
+            from: 'chat',
+          });
           return ephemeral(`This chat account is now linked to ${user.email}. Approval buttons act as that account.`);
         }
         case 'unlink': {
           const user = await deps.links.unlinkIdentity(identity);
           if (!user) return ephemeral('This chat account was not linked.');
-          await deps.audit('chat.identity_unlink', user, { provider: 'chat_a', workspace_id: identity.workspaceId, chat_user_id: identity.chatUserId, from: 'chat' });
+          await deps.audit('chat.identity_unlink', user, {
+            provider: 'chat_a',
+            workspace_id: identity.workspaceId,
+            chat_user_id: identity.chatUserId,
+            from: 'chat',
+          });
           return ephemeral('This chat account is no longer linked.');
         }
         case 'bad_code':
@@ -127,11 +151,20 @@ export function createChatInteractions(deps: ChatInteractionDeps) {
       const workspaceId = team?.id ?? user.team_id;
       const linked = workspaceId === undefined ? null : await deps.links.userOf({ provider: 'chat_a', workspaceId, chatUserId: user.id, chatUserName: null });
       if (!linked) {
-        reply(ephemeral(`Your chat account is not linked to an svc account, so it cannot decide gates. Type \`${deps.command} link <code>\` with a code from your account settings.`));
+        reply(
+          ephemeral(
+            `Your chat account is not linked to an svc account, so it cannot decide gates. Type \`${deps.command} link <code>\` with a code from your account settings.`,
+          ),
+        );
         return 'unlinked';
       }
       try {
-        await deps.decide(principalOf(linked), { runId: value.run_id, stepId: value.step_id, decision, note: `decided in chat_a as ${workspaceId}/${user.id}` });
+        await deps.decide(principalOf(linked), {
+          runId: value.run_id,
+          stepId: value.step_id,
+          decision,
+          note: `decided in chat_a as ${workspaceId}/${user.id}`,
+        });
       } catch (error) {
         reply(ephemeral(refusalText(error)));
         return 'refused';

@@ -149,7 +149,8 @@ export function createBackfill(deps: BackfillDeps): Backfill {
 }
 
 function toIncoming(item: unknown, page: number, index: number, severities: ReadonlySet<string>) {
-  const alertId = typeof item === 'object' && item !== null && typeof (item as { alert_id?: unknown }).alert_id === 'string' ? (item as { alert_id: string }).alert_id : null;
+  const alertId =
+    typeof item === 'object' && item !== null && typeof (item as { alert_id?: unknown }).alert_id === 'string' ? (item as { alert_id: string }).alert_id : null;
   const reject = (detail: ValidationIssue[]) => ({ ok: false as const, rejected: { page, index, alert_id: alertId, detail } });
   const parsed = v.safeParse(detectorAlertSchema, item);
   if (!parsed.success) {

@@ -52,7 +52,20 @@ export function createCaseTemplateCommands(deps: CaseTemplateCommandDeps) {
   const taskWrites = (caseId: string, tasks: PlannedTask[], actor: Actor, now: string): StreamWrite[] =>
     tasks.map((t) => {
       const events = taskDecider.decide(
-        { type: 'create_task', taskId: t.taskId, caseId, title: t.title, description: t.description, phase: t.phase, position: t.position, status: taskStatuses[0], assignee: null, dueAt: null, actor, now },
+        {
+          type: 'create_task',
+          taskId: t.taskId,
+          caseId,
+          title: t.title,
+          description: t.description,
+          phase: t.phase,
+          position: t.position,
+          status: taskStatuses[0],
+          assignee: null,
+          dueAt: null,
+          actor,
+          now,
+        },
         taskDecider.initialState(),
       );
       return { streamId: streams.task(t.taskId), events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: 0 };

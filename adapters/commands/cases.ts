@@ -42,7 +42,16 @@ export async function nextCaseNumber(db: Kysely<Database>): Promise<number> {
 }
 
 /** What a new case is opened with; the command adds the key prefix and initial status of `config`. */
-export type CaseOpening = { caseId: string; number: number; title: string; description: string | null; severity: string; tags: string[]; team: string | null; private: boolean };
+export type CaseOpening = {
+  caseId: string;
+  number: number;
+  title: string;
+  description: string | null;
+  severity: string;
+  tags: string[];
+  team: string | null;
+  private: boolean;
+};
 
 /** The `open_case` command for `opening` under `config`, by `actor` at `now`. */
 export function openCaseCommand(config: CaseConfig, opening: CaseOpening, actor: Actor | null, now: string): CaseCommand {
@@ -55,29 +64,30 @@ export function actorMetadata(actor: Actor | null, kind: 'user' | 'workload' | '
 
 export function createCaseCommands(deps: CaseCommandDeps) {
   const { store, config } = deps;
-  const on = async (
-    caseId: string,
-    actor: Actor | null,
-    build: (now: string) => CaseCommand,
-    also?: AlsoAppend<CaseEvent, CaseState>,
-  ): Promise<CaseResult> => {
+  const on = async (caseId: string, actor: Actor | null, build: (now: string) => CaseCommand, also?: AlsoAppend<CaseEvent, CaseState>): Promise<CaseResult> => {
     const now = deps.now().toISOString();
     const r = await decideAndAppend(store, streams.case(caseId), caseDecider, () => build(now), actorMetadata(actor, 'user'), also);
     return { caseId, position: r.position, state: r.state };
   };
   /** The `case.acknowledge` audit entry (SPEC.md "Audit entry") beside the event that stamps the case. */
-  const auditAcknowledgement = (caseId: string, by: AuditActor): AlsoAppend<CaseEvent, CaseState> => (events, before) =>
-    events
-      .flatMap((e) => (e.type === 'case.acknowledged' ? [e.data.via ?? null] : []))
-      .map((via) =>
-        deps.audit.write({
-          action: 'case.acknowledge',
-          actor: by,
-          target: { type: 'case', id: caseId },
-          team: before.exists ? before.team : null,
-          detail: { case_key: before.exists ? before.key : null, status: before.exists ? before.status : null, ...(via && { pager: via.pager, agent: via.agent }) },
-        }),
-      );
+  const auditAcknowledgement =
+    (caseId: string, by: AuditActor): AlsoAppend<CaseEvent, CaseState> =>
+    (events, before) =>
+      events
+        .flatMap((e) => (e.type === 'case.acknowledged' ? [e.data.via ?? null] : []))
+        .map((via) =>
+          deps.audit.write({
+            action: 'case.acknowledge',
+            actor: by,
+            target: { type: 'case', id: caseId },
+            team: before.exists ? before.team : null,
+            detail: {
+              case_key: before.exists ? before.key : null,
+              status: before.exists ? before.status : null,
+              ...(via && { pager: via.pager, agent: via.agent }),
+            },
+          }),
+        );
   return {
     open: async (
       input: { title: string; description: string | null; severity: string; tags: string[]; team: string | null; private: boolean },
@@ -102,7 +112,12 @@ export function createCaseCommands(deps: CaseCommandDeps) {
     linkPage: (caseId: string, page: { pager: Pager; key: string; connection: string; runId: string | null; stepId: string | null }, actor: Actor | null) =>
       on(caseId, actor, (now) => ({ type: 'link_page', ...page, now })),
     /** Adds a comment; `theCase` (its scope columns) decides who a mention may notify. */
-    comment: async (caseId: string, body: string, actor: Actor, theCase: ScopedCase): Promise<CaseResult & { commentId: string; mentions: CommentMentions }> => {
+    comment: async (
+      caseId: string,
+      body: string,
+      actor: Actor,
+      theCase: ScopedCase,
+    ): Promise<CaseResult & { commentId: string; mentions: CommentMentions }> => {
       const commentId = deps.ids();
       const mentions = await resolveMentions(deps.db, body, theCase, actor.userId, deps.permissions);
       const r = await on(caseId, actor, (now) => ({ type: 'add_comment', commentId, body, actor, mentions, now }));

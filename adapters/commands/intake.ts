@@ -64,7 +64,10 @@ export type IntakeDeps = {
 };
 
 const digest = (...parts: (string | null)[]) =>
-  createHash('sha256').update(parts.map((p) => p ?? '').join('\u0000')).digest('hex').slice(0, 40);
+  createHash('sha256')
+    .update(parts.map((p) => p ?? '').join('\u0000'))
+    .digest('hex')
+    .slice(0, 40);
 
 /** The alert stream of (source, external id): a repeat of an alert finds it. */
 export const alertStreamOf = (alert: Pick<IncomingAlert, 'source' | 'external_id'>) => streams.alert(digest(alert.source, alert.external_id));
@@ -120,7 +123,11 @@ export function createAlertIntake(deps: IntakeDeps) {
     cache.alerts.set(alertStream, { state: known.state, version: known.version + repeated.length });
     const { id, caseId, caseKey } = known.state;
     return {
-      commit: deps.store.append(alertStream, repeated.map((e) => ({ ...e, metadata })), known.version),
+      commit: deps.store.append(
+        alertStream,
+        repeated.map((e) => ({ ...e, metadata })),
+        known.version,
+      ),
       streamIds: [alertStream],
       result: { alert_id: id, case_id: caseId ?? '', case_key: caseKey ?? '', deduplicated: true, correlated: false, runs: [] },
     };
@@ -180,7 +187,10 @@ export function createAlertIntake(deps: IntakeDeps) {
         priorState,
       );
       const openedState = opened.reduce(caseDecider.evolve, priorState);
-      const appended = caseDecider.decide({ type: 'append_alert', alertId, title: alert.title, severity: alert.severity, correlated: false, now: at }, openedState);
+      const appended = caseDecider.decide(
+        { type: 'append_alert', alertId, title: alert.title, severity: alert.severity, correlated: false, now: at },
+        openedState,
+      );
       caseEvents = [...opened, ...appended];
       writes.push({ streamId: streams.case(caseId), events: caseEvents.map((e) => ({ ...e, metadata })), expectedVersion: 0 });
       const bound: CorrelationCaseBound = { type: 'correlation.case_bound', data: { correlation_key: correlationKey, case_id: caseId, at } };

@@ -22,11 +22,7 @@ export async function resolveMentions(
 ): Promise<CommentMentions> {
   const emails = mentionedEmails(text);
   if (emails.length === 0) return noMentions();
-  const rows = await db
-    .selectFrom('users')
-    .select(['id', 'email', 'active', 'grants'])
-    .where(sql<string>`lower(email)`, 'in', emails)
-    .execute();
+  const rows = await db.selectFrom('users').select(['id', 'email', 'active', 'grants']).where(sql<string>`lower(email)`, 'in', emails).execute();
   const byEmail = new Map(rows.map((r) => [r.email.toLowerCase(), r]));
   const outcome = noMentions();
   emails.forEach((email, index) => {

@@ -27,7 +27,16 @@ export function createObservableCommands(deps: ObservableCommandDeps) {
         deps.store,
         observableStreamOf(caseId, o.type, o.normalized),
         observableDecider,
-        (): ObservableCommand => ({ type: 'add', observableId: candidate, caseId, kind: o.type, value: o.value, normalized: o.normalized, by: actor.email ?? actor.userId, now }),
+        (): ObservableCommand => ({
+          type: 'add',
+          observableId: candidate,
+          caseId,
+          kind: o.type,
+          value: o.value,
+          normalized: o.normalized,
+          by: actor.email ?? actor.userId,
+          now,
+        }),
         actorMetadata(actor, 'user'),
       );
       const id = r.state.present ? r.state.observableId : candidate;

@@ -60,7 +60,10 @@ export function createPageAcks(deps: { db: Kysely<Database>; cases: Pick<CaseCom
       try {
         const done = await deps.cases.acknowledge(theCase.id, actor, by, { pager: r.pager, agent: r.agent });
         if (done.position === null) return unchanged('already_acknowledged', theCase);
-        return { pageAck: { pager: r.pager, key: r.key, acknowledged: true, reason: 'acknowledged', case_id: theCase.id, case_key: theCase.key }, position: done.position };
+        return {
+          pageAck: { pager: r.pager, key: r.key, acknowledged: true, reason: 'acknowledged', case_id: theCase.id, case_key: theCase.key },
+          position: done.position,
+        };
       } catch (error) {
         if (error instanceof DomainError && error.code === 'case_closed_unacknowledged') return unchanged('case_closed', theCase);
         throw error;

@@ -65,7 +65,14 @@ export function createRetentionCommands(deps: { db: Kysely<Database>; store: Eve
         const purged = await deps.store.purge({
           guard: { streamId: streams.case(candidate.id), expectedVersion: candidate.version },
           streamIds,
-          record: [{ streamId: streams.retention(candidate.id), events: [{ ...record, metadata: { actor: { id: null, email: null, kind: 'system' } } }], expectedVersion: 0 }, audited],
+          record: [
+            {
+              streamId: streams.retention(candidate.id),
+              events: [{ ...record, metadata: { actor: { id: null, email: null, kind: 'system' } } }],
+              expectedVersion: 0,
+            },
+            audited,
+          ],
         });
         return { position: purged.lastPosition, eventsDeleted: purged.eventsDeleted, attachmentKeys: dependents.attachmentKeys };
       } catch (error) {

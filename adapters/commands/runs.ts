@@ -35,9 +35,18 @@ export function createRunCommands(deps: RunCommandDeps) {
      * `approval_role_required`, `run_finished`).
      */
     decideGate: (input: { runId: string; stepId: string; decision: 'approved' | 'denied'; note: string | null; by: string | null; roles: string[] }) =>
-      onRun(input.runId, input.by, () => ({ type: 'decide_gate', stepId: input.stepId, decision: input.decision, by: input.by, roles: input.roles, note: input.note, now: deps.now().toISOString() })),
+      onRun(input.runId, input.by, () => ({
+        type: 'decide_gate',
+        stepId: input.stepId,
+        decision: input.decision,
+        by: input.by,
+        roles: input.roles,
+        note: input.note,
+        now: deps.now().toISOString(),
+      })),
     /** Cancels a run that has not finished; `run_finished` (409) otherwise. */
-    cancel: (input: { runId: string; by: string | null }) => onRun(input.runId, input.by, () => ({ type: 'cancel', by: input.by, now: deps.now().toISOString() })),
+    cancel: (input: { runId: string; by: string | null }) =>
+      onRun(input.runId, input.by, () => ({ type: 'cancel', by: input.by, now: deps.now().toISOString() })),
     /** Errors: `runbook_not_found` (404); `runbook_disabled` and `runbook_input_missing` (422, domain/runs/decide.ts). */
     queueManual: async (input: {
       slug: string;

@@ -57,8 +57,7 @@ export function createTaskCommands(deps: TaskCommandDeps) {
       const position = await nextTaskPosition(deps.db, caseId);
       return on(taskId, actor, (now) => ({ type: 'create_task', taskId, caseId, position, actor, now, ...input }));
     },
-    update: (caseId: string, taskId: string, patch: TaskPatch, actor: Actor) =>
-      on(taskId, actor, (now) => ({ type: 'update_task', caseId, ...patch, now })),
+    update: (caseId: string, taskId: string, patch: TaskPatch, actor: Actor) => on(taskId, actor, (now) => ({ type: 'update_task', caseId, ...patch, now })),
     /** Adds a comment; `theCase` (its scope columns) decides who a mention may notify. */
     comment: async (
       caseId: string,

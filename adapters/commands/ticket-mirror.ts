@@ -70,7 +70,11 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
 
     /** Records that a case comment or status reached the ticket (nothing when already recorded); the position written, or null. */
     recordMirrored: async (command: RecordMirrored): Promise<number | null> =>
-      (await decideAndAppend(deps.store, streams.ticket(command.linkId), ticketLinkDecider, () => command, { actor: { id: null, email: null, kind: 'system' } })).position,
+      (
+        await decideAndAppend(deps.store, streams.ticket(command.linkId), ticketLinkDecider, () => command, {
+          actor: { id: null, email: null, kind: 'system' },
+        })
+      ).position,
 
     /**
      * Applies `update` to every link of its ticket; `actor` is who delivered it (the webhook
@@ -98,7 +102,13 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
           closedStatuses: [...deps.caseConfig.closedStatuses],
         });
         if (status?.reason === 'applied' && status.localStatus !== null) {
-          const changed = await deps.cases.changeStatus(link.case_id, status.localStatus, `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`, { userId: null, email: null }, link.link_id);
+          const changed = await deps.cases.changeStatus(
+            link.case_id,
+            status.localStatus,
+            `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`,
+            { userId: null, email: null },
+            link.link_id,
+          );
           position = changed.position ?? position;
         }
         const commentIds = new Map(update.comments.map((c) => [c.id, deps.ids()]));
@@ -111,7 +121,23 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
           (events) =>
             events.flatMap((e) =>
               e.type === 'ticket.remote_status_received' && !e.data.applied
-                ? [deps.audit.write({ action: 'ticket.status_sync', actor, target: { type: 'ticket_link', id: link.link_id }, team: null, detail: { case_id: e.data.case_id, provider: update.provider, remote_key: link.remote_key, remote_status: e.data.remote_status, local_status: e.data.local_status, reason: e.data.reason, via } })]
+                ? [
+                    deps.audit.write({
+                      action: 'ticket.status_sync',
+                      actor,
+                      target: { type: 'ticket_link', id: link.link_id },
+                      team: null,
+                      detail: {
+                        case_id: e.data.case_id,
+                        provider: update.provider,
+                        remote_key: link.remote_key,
+                        remote_status: e.data.remote_status,
+                        local_status: e.data.local_status,
+                        reason: e.data.reason,
+                        via,
+                      },
+                    }),
+                  ]
                 : [],
             ),
         );
@@ -120,7 +146,15 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
           if (e.type === 'ticket.remote_comment_received') result.ticket.comments_ingested += 1;
           if (e.type !== 'ticket.remote_status_received') continue;
           if (e.data.applied) result.ticket.status_changes += 1;
-          else result.ticket_status_sync.push({ link_id: link.link_id, case_id: e.data.case_id, remote_status: e.data.remote_status, local_status: e.data.local_status, applied: false, reason: e.data.reason });
+          else
+            result.ticket_status_sync.push({
+              link_id: link.link_id,
+              case_id: e.data.case_id,
+              remote_status: e.data.remote_status,
+              local_status: e.data.local_status,
+              applied: false,
+              reason: e.data.reason,
+            });
         }
       }
       return { result, position };

@@ -58,14 +58,20 @@ const ssh = v.pipe(
     accept_unknown_host_key: v.optional(v.boolean('must be true or false')),
   }),
   v.forward(
-    v.check((c) => c.known_hosts !== undefined || c.accept_unknown_host_key === true, 'a host-key policy is required: known_hosts, or accept_unknown_host_key: true'),
+    v.check(
+      (c) => c.known_hosts !== undefined || c.accept_unknown_host_key === true,
+      'a host-key policy is required: known_hosts, or accept_unknown_host_key: true',
+    ),
     ['known_hosts'],
   ),
 );
 
 /** A status map: ticket status names (as the product shows them) onto case statuses, or the reverse. */
 const statusMap = v.pipe(
-  jsonRecord(v.pipe(v.string('must map to a status name'), v.minLength(1, 'must not be empty'), v.maxLength(100)), v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100))),
+  jsonRecord(
+    v.pipe(v.string('must map to a status name'), v.minLength(1, 'must not be empty'), v.maxLength(100)),
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100)),
+  ),
   v.check((m) => Object.keys(m).length <= 100, 'must have at most 100 entries'),
 );
 
@@ -97,7 +103,12 @@ const detector = v.looseObject({
   alerts_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DETECTOR_LIST_DEFAULTS.alertsPath),
   rules_path: v.optional(v.pipe(text, v.startsWith('/', "must start with '/'")), DETECTOR_LIST_DEFAULTS.rulesPath),
   page_size: v.optional(
-    v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`), v.maxValue(DETECTOR_LIST_DEFAULTS.maxPageSize, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`)),
+    v.pipe(
+      v.number('must be a number'),
+      v.integer('must be an integer'),
+      v.minValue(1, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`),
+      v.maxValue(DETECTOR_LIST_DEFAULTS.maxPageSize, `must be 1-${DETECTOR_LIST_DEFAULTS.maxPageSize}`),
+    ),
     DETECTOR_LIST_DEFAULTS.pageSize,
   ),
 });

@@ -22,16 +22,38 @@ import { probeRead } from './probe-http.ts';
 const ACTION = 'mailbox_graph connection test';
 
 /** mailbox_graph: a fresh app-only token, then the configured mailbox's inbox folder. */
-export async function probeMailboxGraph(outbound: OutboundFetch, tokens: TokenSource, connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function probeMailboxGraph(
+  outbound: OutboundFetch,
+  tokens: TokenSource,
+  connection: ResolvedConnection,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   const { base_url: base } = requireConnection(ACTION, { connection }, 'mailbox_graph');
   const [tenant, clientId, mailbox] = ['tenant_id', 'client_id', 'mailbox'].map((key) => configText(connection.config, key));
-  if (!tenant || !clientId || !mailbox) throw new ActionFailure('connection_invalid', `${ACTION}: connection '${connection.name}' needs config.tenant_id, config.client_id and config.mailbox`, false);
+  if (!tenant || !clientId || !mailbox)
+    throw new ActionFailure(
+      'connection_invalid',
+      `${ACTION}: connection '${connection.name}' needs config.tenant_id, config.client_id and config.mailbox`,
+      false,
+    );
   const tokenUrl = configText(connection.config, 'token_url') ?? graphTokenUrl(tenant);
   // The token source takes the grant as an oauth2 `http` connection; its own id keeps this token apart in the cache.
-  const grant: ResolvedConnection = { ...connection, id: `${connection.id}:graph`, kind: 'http', config: { token_url: tokenUrl, client_id: clientId, client_auth: 'post', scope: `${new URL(base).origin}/.default` } };
+  const grant: ResolvedConnection = {
+    ...connection,
+    id: `${connection.id}:graph`,
+    kind: 'http',
+    config: { token_url: tokenUrl, client_id: clientId, client_auth: 'post', scope: `${new URL(base).origin}/.default` },
+  };
   const minted = await tokens.token(ACTION, grant, signal, true);
   const url = joinUrl(ACTION, base, `users/${encodeURIComponent(mailbox)}/mailFolders/inbox`, { $select: 'id,totalItemCount' });
-  const { body } = await probeRead(ACTION, outbound, url, { method: 'GET', headers: { authorization: `Bearer ${minted.access_token}`, accept: 'application/json' } }, signal);
-  if (typeof (body as { id?: unknown } | null)?.id !== 'string') throw new ActionFailure('bad_response', `${ACTION}: ${url.host} answered the inbox read without a folder id`, false);
+  const { body } = await probeRead(
+    ACTION,
+    outbound,
+    url,
+    { method: 'GET', headers: { authorization: `Bearer ${minted.access_token}`, accept: 'application/json' } },
+    signal,
+  );
+  if (typeof (body as { id?: unknown } | null)?.id !== 'string')
+    throw new ActionFailure('bad_response', `${ACTION}: ${url.host} answered the inbox read without a folder id`, false);
   return { token_host: new URL(tokenUrl).host, graph_host: url.host, mailbox, inbox_readable: true };
 }

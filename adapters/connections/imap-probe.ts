@@ -30,7 +30,11 @@ function imapTarget(connection: ResolvedConnection): ImapTarget {
   const tls = connection.config.tls ?? 'implicit';
   const port = connection.config.port ?? (tls === 'implicit' ? 993 : 143);
   if (!host || !username || (tls !== 'implicit' && tls !== 'starttls' && tls !== 'none') || typeof port !== 'number') {
-    throw new ActionFailure('connection_invalid', `${ACTION}: connection '${connection.name}' needs config.host, config.username, and a valid config.tls and config.port`, false);
+    throw new ActionFailure(
+      'connection_invalid',
+      `${ACTION}: connection '${connection.name}' needs config.host, config.username, and a valid config.tls and config.port`,
+      false,
+    );
   }
   return { host, port, tls, username };
 }
@@ -71,7 +75,8 @@ function imapFailure(error: unknown, where: string, signal: AbortSignal): Action
   const e = (error ?? {}) as { authenticationFailed?: boolean; serverResponseCode?: unknown; tlsFailed?: boolean; code?: unknown };
   if (signal.aborted) return new ActionFailure('timeout', `${ACTION}: ${where} did not finish in time`, true, error);
   // RFC 5530: UNAVAILABLE is the server's own trouble (its password backend), not a wrong password.
-  if (e.authenticationFailed && e.serverResponseCode === 'UNAVAILABLE') return new ActionFailure('auth_unavailable', `${ACTION}: ${where} could not check the login now (UNAVAILABLE)`, true);
+  if (e.authenticationFailed && e.serverResponseCode === 'UNAVAILABLE')
+    return new ActionFailure('auth_unavailable', `${ACTION}: ${where} could not check the login now (UNAVAILABLE)`, true);
   if (e.authenticationFailed) return new ActionFailure('auth_failed', `${ACTION}: ${where} refused the login`, false);
   if (e.tlsFailed || (typeof e.code === 'string' && /CERT|TLS|SSL|SELF_SIGNED|ALTNAME/.test(e.code))) {
     return new ActionFailure('tls_failed', `${ACTION}: no trusted TLS with ${where}${typeof e.code === 'string' ? ` (${e.code})` : ''}`, false);

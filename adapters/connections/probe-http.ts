@@ -38,7 +38,14 @@ export async function probeRead(action: string, outbound: OutboundFetch, url: UR
  * and with `credentialSent` 401 and 403 too (`auth_failed`); any other status passes, as
  * it shows the peer is there. The body is not read.
  */
-export async function probeStatus(action: string, outbound: OutboundFetch, url: URL, init: RequestInit, signal: AbortSignal, credentialSent: boolean): Promise<{ host: string; status: number }> {
+export async function probeStatus(
+  action: string,
+  outbound: OutboundFetch,
+  url: URL,
+  init: RequestInit,
+  signal: AbortSignal,
+  credentialSent: boolean,
+): Promise<{ host: string; status: number }> {
   const response = await sendOutbound(action, outbound, url, init, signal);
   await response.body?.cancel();
   const status = response.status;

@@ -50,7 +50,14 @@ export const probeResultSchema = v.strictObject({
 export type ProbeResult = v.InferOutput<typeof probeResultSchema>;
 
 /** The guarded edge, the oauth2 token source, the workload exchange and detector client (for `detector`), the probe deadline in ms, and the clock in epoch ms. */
-export type ProbeDeps = { outbound: OutboundFetch; tokens: TokenSource; exchange: ExchangeClient; detector: DetectorClient; timeoutMs: number; now?: () => number };
+export type ProbeDeps = {
+  outbound: OutboundFetch;
+  tokens: TokenSource;
+  exchange: ExchangeClient;
+  detector: DetectorClient;
+  timeoutMs: number;
+  now?: () => number;
+};
 
 export type ConnectionProbes = ReturnType<typeof createConnectionProbes>;
 
@@ -123,7 +130,13 @@ async function mcpTools(outbound: OutboundFetch, connection: ResolvedConnection,
 }
 
 /** The connection's base URL answered: 5xx fails, and for `http` 401/403 (credential refused); anything else passes. */
-async function httpStatus(outbound: OutboundFetch, kind: 'http' | 'webhook', connection: ResolvedConnection, method: 'GET' | 'HEAD', signal: AbortSignal): Promise<Record<string, unknown>> {
+async function httpStatus(
+  outbound: OutboundFetch,
+  kind: 'http' | 'webhook',
+  connection: ResolvedConnection,
+  method: 'GET' | 'HEAD',
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   const action = `${kind} connection test`;
   if (!connection.base_url) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' has no base_url`, false);
   const url = joinUrl(action, connection.base_url);

@@ -41,17 +41,26 @@ export async function probeObjectStorage(outbound: OutboundFetch, connection: Re
   const { base_url: base } = requireConnection(ACTION, { connection }, 'object_storage');
   const bucket = configText(connection.config, 'bucket');
   const accessKeyId = configText(connection.config, 'access_key_id');
-  if (!bucket || !accessKeyId) throw new ActionFailure('connection_invalid', `${ACTION}: connection '${connection.name}' needs config.bucket and config.access_key_id`, false);
+  if (!bucket || !accessKeyId)
+    throw new ActionFailure('connection_invalid', `${ACTION}: connection '${connection.name}' needs config.bucket and config.access_key_id`, false);
   const region = configText(connection.config, 'region') ?? OBJECT_STORAGE_REGION;
   const pathStyle = connection.config.path_style !== false;
   const url = bucketUrl(base, bucket, pathStyle, LIST_ONE);
-  const signer = new AwsV4Signer({ method: 'GET', url: url.toString(), accessKeyId, secretAccessKey: probeSecret(ACTION, connection, 'secret access key'), service: 's3', region });
+  const signer = new AwsV4Signer({
+    method: 'GET',
+    url: url.toString(),
+    accessKeyId,
+    secretAccessKey: probeSecret(ACTION, connection, 'secret access key'),
+    service: 's3',
+    region,
+  });
   const { headers } = await signer.sign();
   const response = await sendOutbound(ACTION, outbound, url, { method: 'GET', headers: Object.fromEntries(headers) }, signal);
   const text = await readCappedText(ACTION, response, url, signal, 64 * 1024);
   const code = /<Code>([A-Za-z0-9.]{1,64})<\/Code>/.exec(text)?.[1] ?? null;
   if (response.status === 401 || response.status === 403) throw credentialRefused(ACTION, url, response.status, code);
   if (!response.ok) throw statusFailure(ACTION, url, response.status, code);
-  if (!/<ListBucketResult[\s>]/.test(text)) throw new ActionFailure('bad_response', `${ACTION}: ${url.host} answered HTTP ${response.status} without a ListBucketResult`, false);
+  if (!/<ListBucketResult[\s>]/.test(text))
+    throw new ActionFailure('bad_response', `${ACTION}: ${url.host} answered HTTP ${response.status} without a ListBucketResult`, false);
   return { host: url.host, bucket, region, addressing: pathStyle ? 'path' : 'virtual', listed: true };
 }

@@ -32,7 +32,13 @@ export const connectionSchema = v.strictObject({
 export type ConnectionView = v.InferOutput<typeof connectionSchema>;
 
 /** PUT /connections/<id>: fields absent stay; `secret: null` clears it; a new secret replaces it at once (rotate overlaps). */
-export type ConnectionChanges = { name?: string; base_url?: string | null; config?: Record<string, unknown>; secret?: string | null; bot_token?: string | null };
+export type ConnectionChanges = {
+  name?: string;
+  base_url?: string | null;
+  config?: Record<string, unknown>;
+  secret?: string | null;
+  bot_token?: string | null;
+};
 
 export type NewConnection = {
   kind: string;
@@ -112,7 +118,14 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
       refuseDetectorSecret(current.kind, changes.secret);
       refuseBotToken(current.kind, changes.bot_token);
       const config = changes.config === undefined ? undefined : checkConnectionConfig(current.kind, changes.config);
-      const secret = changes.secret === undefined ? {} : { secret_ciphertext: changes.secret === null ? null : box.seal(changes.secret, secretAad(id)), previous_secret_ciphertext: null, rotation_overlap_until: null };
+      const secret =
+        changes.secret === undefined
+          ? {}
+          : {
+              secret_ciphertext: changes.secret === null ? null : box.seal(changes.secret, secretAad(id)),
+              previous_secret_ciphertext: null,
+              rotation_overlap_until: null,
+            };
       try {
         const row = await db
           .updateTable('connections')

@@ -21,7 +21,13 @@ import { probeRead } from './probe-http.ts';
 const ALERTS_READ = ['detector:alerts:read'] as const;
 
 /** detector: a fresh exchange token, then the first alert since now. Failures are the exchange's and the detector client's. */
-export async function probeDetector(exchange: ExchangeClient, detector: DetectorClient, connection: ResolvedConnection, now: number, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function probeDetector(
+  exchange: ExchangeClient,
+  detector: DetectorClient,
+  connection: ResolvedConnection,
+  now: number,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   const action = 'detector connection test';
   const url = detector.urlOf(action, connection, detectorPath(connection, 'alerts_path', DETECTOR_LIST_DEFAULTS.alertsPath));
   await exchange.token(action, DETECTOR_AUDIENCE, ALERTS_READ, signal, true);

@@ -45,13 +45,25 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
 export async function probeChatA(outbound: OutboundFetch, connection: ResolvedConnection, signal: AbortSignal): Promise<Details> {
   const action = label('chat_a');
   const { url, token } = chatAEndpoint(action, { connection }, 'auth.test');
-  const { body } = await probeRead(action, outbound, url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: '' }, signal);
+  const { body } = await probeRead(
+    action,
+    outbound,
+    url,
+    { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: '' },
+    signal,
+  );
   if (field(body, 'ok') !== true) {
     const error = text(field(body, 'error'))?.slice(0, 100) ?? 'unknown_error';
     if (refusedTokenErrors.has(error)) throw new ActionFailure('auth_failed', `${action}: ${url.host} refused the bot token: ${error}`, false);
     throw new ActionFailure('chat_api_error', `${action}: ${url.host} answered auth.test with ${error}`, error === 'ratelimited');
   }
-  return { host: url.host, team_id: text(field(body, 'team_id')), user_id: text(field(body, 'user_id')), bot_id: text(field(body, 'bot_id')), signing_secret_configured: connection.secret !== null };
+  return {
+    host: url.host,
+    team_id: text(field(body, 'team_id')),
+    user_id: text(field(body, 'user_id')),
+    bot_id: text(field(body, 'bot_id')),
+    signing_secret_configured: connection.secret !== null,
+  };
 }
 
 /** chat_b: the webhook URL secret checked against `base_url`, then an unsigned HEAD of `base_url` (never the webhook URL). */
@@ -70,7 +82,13 @@ export async function probeTicketA(outbound: OutboundFetch, connection: Resolved
   const email = configText(connection.config, 'email');
   if (!email) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' needs config.email`, false);
   const url = joinUrl(action, base, 'rest/api/3/myself');
-  const { body } = await probeRead(action, outbound, url, { method: 'GET', headers: { authorization: basic(email, probeSecret(action, connection, 'API token')), accept: 'application/json' } }, signal);
+  const { body } = await probeRead(
+    action,
+    outbound,
+    url,
+    { method: 'GET', headers: { authorization: basic(email, probeSecret(action, connection, 'API token')), accept: 'application/json' } },
+    signal,
+  );
   const accountId = text(field(body, 'accountId'));
   if (accountId === null) throw new ActionFailure('bad_response', `${action}: ${url.host} answered /myself without an accountId`, false);
   return { host: url.host, account_id: accountId, active: field(body, 'active') === true };
@@ -84,8 +102,15 @@ export async function probeTicketB(outbound: OutboundFetch, connection: Resolved
   if (!username) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' needs config.username`, false);
   const table = configText(connection.config, 'table') ?? 'incident';
   const url = joinUrl(action, base, `api/now/table/${encodeURIComponent(table)}`, { sysparm_limit: 1, sysparm_fields: 'sys_id' });
-  const { body } = await probeRead(action, outbound, url, { method: 'GET', headers: { authorization: basic(username, probeSecret(action, connection, 'password')), accept: 'application/json' } }, signal);
-  if (!Array.isArray(field(body, 'result'))) throw new ActionFailure('bad_response', `${action}: ${url.host} answered the table read without a result list`, false);
+  const { body } = await probeRead(
+    action,
+    outbound,
+    url,
+    { method: 'GET', headers: { authorization: basic(username, probeSecret(action, connection, 'password')), accept: 'application/json' } },
+    signal,
+  );
+  if (!Array.isArray(field(body, 'result')))
+    throw new ActionFailure('bad_response', `${action}: ${url.host} answered the table read without a result list`, false);
   return { host: url.host, table, readable: true };
 }
 
@@ -94,7 +119,11 @@ export async function probePagerA(outbound: OutboundFetch, connection: ResolvedC
   const action = label('pager_a');
   const { base_url: base } = requireConnection(action, { connection }, 'pager_a');
   if (!ROUTING_KEY.test(probeSecret(action, connection, 'routing key'))) {
-    throw new ActionFailure('connection_invalid', `${action}: the routing key of connection '${connection.name}' is not a 32-character Events API v2 integration key`, false);
+    throw new ActionFailure(
+      'connection_invalid',
+      `${action}: the routing key of connection '${connection.name}' is not a 32-character Events API v2 integration key`,
+      false,
+    );
   }
   const { host, status } = await probeStatus(action, outbound, joinUrl(action, base), { method: 'HEAD' }, signal, false);
   return { host, status, routing_key_format: 'events_v2', delivered: false };
@@ -105,6 +134,12 @@ export async function probePagerB(outbound: OutboundFetch, connection: ResolvedC
   const action = label('pager_b');
   const { base_url: base } = requireConnection(action, { connection }, 'pager_b');
   const url = joinUrl(action, base, 'v2/account');
-  const { body } = await probeRead(action, outbound, url, { method: 'GET', headers: { authorization: genieKey(probeSecret(action, connection, 'API key')), accept: 'application/json' } }, signal);
+  const { body } = await probeRead(
+    action,
+    outbound,
+    url,
+    { method: 'GET', headers: { authorization: genieKey(probeSecret(action, connection, 'API key')), accept: 'application/json' } },
+    signal,
+  );
   return { host: url.host, account: text(field(field(body, 'data'), 'name')) };
 }

@@ -24,9 +24,7 @@ export type OpenedDatabase = {
   close: () => Promise<void>;
 };
 
-export type DatabaseLocation =
-  | { databaseUrl: string; poolSize?: number }
-  | { dataDir: string | null };
+export type DatabaseLocation = { databaseUrl: string; poolSize?: number } | { dataDir: string | null };
 
 /** Opens (and creates, for PGlite) the database at `location`. */
 export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {

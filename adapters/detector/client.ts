@@ -74,7 +74,11 @@ export function createDetectorClient(outbound: OutboundFetch, exchange: Exchange
     let response: Response;
     for (let fresh = false; ; fresh = true) {
       const token = await exchange.token(action, DETECTOR_AUDIENCE, call.scopes, signal, fresh);
-      const init = { method: call.method, headers: { ...headers, authorization: `Bearer ${token}` }, ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }) };
+      const init = {
+        method: call.method,
+        headers: { ...headers, authorization: `Bearer ${token}` },
+        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      };
       response = await sendOutbound(action, outbound, url, init, signal);
       if (response.status !== 401 || fresh) break;
       await response.body?.cancel();
@@ -95,7 +99,17 @@ export function createDetectorClient(outbound: OutboundFetch, exchange: Exchange
     urlOf: (action, connection, path) => urlOf(action, connection, path),
     async listAlerts(action, connection, query, signal) {
       const path = detectorPath(connection, 'alerts_path', DETECTOR_LIST_DEFAULTS.alertsPath);
-      const { body } = await request(action, connection, { method: 'GET', path, scopes: ['detector:alerts:read'], query: { since: query.since, limit: query.limit, ...(query.cursor === null ? {} : { cursor: query.cursor }) } }, signal);
+      const { body } = await request(
+        action,
+        connection,
+        {
+          method: 'GET',
+          path,
+          scopes: ['detector:alerts:read'],
+          query: { since: query.since, limit: query.limit, ...(query.cursor === null ? {} : { cursor: query.cursor }) },
+        },
+        signal,
+      );
       return parsePage(action, connection, body);
     },
   };

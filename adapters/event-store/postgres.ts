@@ -46,7 +46,6 @@ type Pending = {
   reject: (e: unknown) => void;
 };
 
-
 export type PostgresEventStoreOptions = {
   /** Most append requests written in one transaction. */
   maxBatch?: number;
@@ -84,23 +83,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {
-    const rows = await this.db
-      .selectFrom('events')
-      .selectAll()
-      .where('stream_id', '=', streamId)
-      .orderBy('stream_version')
-      .execute();
+    const rows = await this.db.selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute();
     return rows.map(toRecordedEvent);
   }
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]> {
-    const rows = await this.db
-      .selectFrom('events')
-      .selectAll()
-      .where('global_position', '>', afterPosition)
-      .orderBy('global_position')
-      .limit(limit)
-      .execute();
+    const rows = await this.db.selectFrom('events').selectAll().where('global_position', '>', afterPosition).orderBy('global_position').limit(limit).execute();
     return rows.map(toRecordedEvent);
   }
 
@@ -125,7 +113,13 @@ export class PostgresEventStore implements EventStore {
       const deleted = await trx.deleteFrom('events').where('stream_id', 'in', purge.streamIds).executeTakeFirst();
       const rows = purge.record.flatMap((w) => {
         const from = versions.get(w.streamId) ?? 0;
-        return w.events.map((e, i) => ({ stream_id: w.streamId, stream_version: from + i + 1, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} }));
+        return w.events.map((e, i) => ({
+          stream_id: w.streamId,
+          stream_version: from + i + 1,
+          type: e.type,
+          data: e.data as Record<string, unknown>,
+          metadata: e.metadata ?? {},
+        }));
       });
       const inserted = await insertEvents(trx, rows);
       const appended: PurgeResult = { lastPosition: 0, versions: {}, eventsDeleted: Number(deleted.numDeletedRows) };
@@ -190,10 +184,7 @@ export class PostgresEventStore implements EventStore {
           return w.expectedVersion !== 'any' && w.expectedVersion !== actual;
         });
         if (conflictFound) {
-          outcomes.set(
-            pending,
-            new StreamVersionConflict(conflictFound.streamId, conflictFound.expectedVersion, versions.get(conflictFound.streamId) ?? 0),
-          );
+          outcomes.set(pending, new StreamVersionConflict(conflictFound.streamId, conflictFound.expectedVersion, versions.get(conflictFound.streamId) ?? 0));
           continue;
         }
         const result: AppendResult = { lastPosition: 0, versions: {} };

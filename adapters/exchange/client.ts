@@ -27,7 +27,11 @@ export type ExchangeClient = {
 };
 
 /** A client for `settings` (null: the exchange is not configured) minting through `tokens`. */
-export function createExchangeClient(settings: ExchangeSettings | null, tokens: TokenSource, declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES): ExchangeClient {
+export function createExchangeClient(
+  settings: ExchangeSettings | null,
+  tokens: TokenSource,
+  declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES,
+): ExchangeClient {
   // The token source caches per connection id, credential, audience and scope, so one pseudo-connection per audience keeps audiences apart.
   const grantOf = (audience: string, scopes: readonly string[], config: ExchangeSettings): ResolvedConnection => ({
     id: `exchange:${audience}`,
@@ -36,15 +40,24 @@ export function createExchangeClient(settings: ExchangeSettings | null, tokens: 
     base_url: null,
     config: { token_url: config.tokenUrl, client_id: config.clientId, client_auth: 'basic', audience, scope: [...scopes].sort().join(' ') },
     secret: config.clientSecret,
-    previous_secret: null, bot_token: null,
+    previous_secret: null,
+    bot_token: null,
   });
   return {
     async token(action, audience, scopes, signal, fresh = false) {
       if (!isDeclared(audience, scopes, declared)) {
-        throw new ActionFailure('UNDECLARED_EXCHANGE_SCOPE', `${action}: scope '${scopes.join(' ')}' for audience '${audience}' is not declared in /peer/v1/exchanges`, false);
+        throw new ActionFailure(
+          'UNDECLARED_EXCHANGE_SCOPE',
+          `${action}: scope '${scopes.join(' ')}' for audience '${audience}' is not declared in /peer/v1/exchanges`,
+          false,
+        );
       }
       if (settings === null) {
-        throw new ActionFailure('exchange_not_configured', `${action}: the workload exchange is not configured (SVC_IDENTITY_URL and SVC_EXCHANGE_CLIENT_SECRET)`, false);
+        throw new ActionFailure(
+          'exchange_not_configured',
+          `${action}: the workload exchange is not configured (SVC_IDENTITY_URL and SVC_EXCHANGE_CLIENT_SECRET)`,
+          false,
+        );
       }
       try {
         return (await tokens.token(action, grantOf(audience, scopes, settings), signal, fresh)).access_token;

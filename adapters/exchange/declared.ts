@@ -25,7 +25,10 @@ export const exchangesDocumentSchema = v.strictObject({
 });
 
 /** The exchanges document: `{contract_version: 1, product, exchanges}` with every audience's scopes sorted. */
-export function exchangesDocument(product: string, declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES): v.InferOutput<typeof exchangesDocumentSchema> {
+export function exchangesDocument(
+  product: string,
+  declared: Readonly<Record<string, readonly string[]>> = DECLARED_EXCHANGES,
+): v.InferOutput<typeof exchangesDocumentSchema> {
   const exchanges = Object.fromEntries(
     Object.keys(declared)
       .sort()

@@ -52,7 +52,8 @@ const actionBody = v.strictObject({ action: accountAction });
 
 /** The account section over the user rows and chat links; `command` is the slash command people type. */
 export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentityLinks; product: string; command: string }) {
-  const activeUser = (subject: string) => deps.db.selectFrom('users').select(['id', 'email', 'subject']).where('subject', '=', subject).where('active', '=', true).executeTakeFirst();
+  const activeUser = (subject: string) =>
+    deps.db.selectFrom('users').select(['id', 'email', 'subject']).where('subject', '=', subject).where('active', '=', true).executeTakeFirst();
 
   const document = async (userId: string | null): Promise<AccountSection> => {
     const base = {
@@ -62,7 +63,8 @@ export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentity
     };
     if (userId === null) return { ...base, fields: [] };
     const link = await deps.links.linkOf(userId, 'chat_a');
-    const value = link === null ? 'Not linked' : `Linked as ${link.chatUserName ?? link.chatUserId} (workspace ${link.workspaceId}) since ${link.linkedAt.toISOString()}`;
+    const value =
+      link === null ? 'Not linked' : `Linked as ${link.chatUserName ?? link.chatUserId} (workspace ${link.workspaceId}) since ${link.linkedAt.toISOString()}`;
     return { ...base, fields: [{ id: 'chat_a', label: 'Chat identity', value, actions: [link === null ? 'link' : 'unlink'] }] };
   };
 
@@ -95,7 +97,11 @@ export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentity
         result: {
           product: deps.product,
           section: await document(user.id),
-          notice: { code: `${deps.command} link ${code}`, expires_at: expiresAt.toISOString(), message: `Type this command in chat within ${minutes} minutes. It works once.` },
+          notice: {
+            code: `${deps.command} link ${code}`,
+            expires_at: expiresAt.toISOString(),
+            message: `Type this command in chat within ${minutes} minutes. It works once.`,
+          },
         } satisfies AccountActionResult,
       };
     },

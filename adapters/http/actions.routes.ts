@@ -19,7 +19,11 @@ export function actionRoutes(deps: ActionRouteDeps) {
   const read = requirePermission('read', 'svc:runbooks:read', deps.permissions);
   return new Hono<AppEnv>().get(
     '/actions',
-    describeRoute({ summary: 'The action registry', tags: ['actions'], responses: { 200: jsonAnswer(v.array(actionRegistryEntrySchema), 'Every action, sorted by name') } }),
+    describeRoute({
+      summary: 'The action registry',
+      tags: ['actions'],
+      responses: { 200: jsonAnswer(v.array(actionRegistryEntrySchema), 'Every action, sorted by name') },
+    }),
     read,
     (c) => c.json(deps.actions.entries()),
   );

@@ -33,7 +33,9 @@ export function alertBackfillRoutes(deps: AlertBackfillRouteDeps) {
   const body = v.object({
     detector_connection_id: uuid,
     since: v.optional(v.pipe(v.string(), v.isoTimestamp('must be an RFC 3339 timestamp'))),
-    limit: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, `must be 1-${maxAlerts}`), v.maxValue(maxAlerts, `must be 1-${maxAlerts}`))),
+    limit: v.optional(
+      v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, `must be 1-${maxAlerts}`), v.maxValue(maxAlerts, `must be 1-${maxAlerts}`)),
+    ),
   });
   return new Hono<AppEnv>().post(
     '/alerts/backfill',

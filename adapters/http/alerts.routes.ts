@@ -63,7 +63,11 @@ export function alertRoutes(deps: AlertRouteDeps) {
       v.check((b) => b.title !== undefined || b.rule_title !== undefined, 'a title is required (title or rule_title)'),
       ['title'],
     ),
-    v.transform(({ rule_title: ruleTitle, external_url: externalUrl, ...b }) => ({ ...b, title: (b.title ?? ruleTitle) as string, url: b.url ?? externalUrl ?? null })),
+    v.transform(({ rule_title: ruleTitle, external_url: externalUrl, ...b }) => ({
+      ...b,
+      title: (b.title ?? ruleTitle) as string,
+      url: b.url ?? externalUrl ?? null,
+    })),
   );
 
   /** The alert if the caller sees it and may change it: 404 `alert_not_found`, 403 `forbidden`. */
@@ -84,9 +88,21 @@ export function alertRoutes(deps: AlertRouteDeps) {
   return new Hono<AppEnv>()
     .get(
       '/alerts',
-      describeRoute({ summary: 'Alert inbox', tags: ['alerts'], responses: { 200: jsonAnswer(alertListSchema, 'The alerts the caller may see, newest first') } }),
+      describeRoute({
+        summary: 'Alert inbox',
+        tags: ['alerts'],
+        responses: { 200: jsonAnswer(alertListSchema, 'The alerts the caller may see, newest first') },
+      }),
       read,
-      validate('query', v.object({ status: v.optional(v.picklist(['new', 'linked', 'dismissed'])), severity: v.optional(v.string()), source: v.optional(v.string()), ...paging })),
+      validate(
+        'query',
+        v.object({
+          status: v.optional(v.picklist(['new', 'linked', 'dismissed'])),
+          severity: v.optional(v.string()),
+          source: v.optional(v.string()),
+          ...paging,
+        }),
+      ),
       async (c) => {
         const rows = await listAlerts(db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
         return c.json({ items: rows.map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
@@ -94,7 +110,11 @@ export function alertRoutes(deps: AlertRouteDeps) {
     )
     .post(
       '/alerts',
-      describeRoute({ summary: 'Enter an alert by hand (into the inbox, no case)', tags: ['alerts'], responses: { 201: jsonAnswer(alertSchema, 'The alert, in no case') } }),
+      describeRoute({
+        summary: 'Enter an alert by hand (into the inbox, no case)',
+        tags: ['alerts'],
+        responses: { 201: jsonAnswer(alertSchema, 'The alert, in no case') },
+      }),
       manage,
       requireJson,
       validate('json', manualAlert),
@@ -125,7 +145,11 @@ export function alertRoutes(deps: AlertRouteDeps) {
     )
     .post(
       '/alerts/:id/escalate',
-      describeRoute({ summary: 'Open a new case holding the alert', tags: ['alerts'], responses: { 201: jsonAnswer(escalatedSchema, 'The alert and the id of the case opened for it') } }),
+      describeRoute({
+        summary: 'Open a new case holding the alert',
+        tags: ['alerts'],
+        responses: { 201: jsonAnswer(escalatedSchema, 'The alert and the id of the case opened for it') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -142,7 +166,11 @@ export function alertRoutes(deps: AlertRouteDeps) {
     )
     .post(
       '/alerts/:id/link',
-      describeRoute({ summary: 'Put the alert into a case (moving it out of another)', tags: ['alerts'], responses: { 200: jsonAnswer(alertSchema, 'The alert, now in the case') } }),
+      describeRoute({
+        summary: 'Put the alert into a case (moving it out of another)',
+        tags: ['alerts'],
+        responses: { 200: jsonAnswer(alertSchema, 'The alert, now in the case') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,

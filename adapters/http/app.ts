@@ -63,7 +63,12 @@ export function createApp(deps: HttpDeps) {
   );
   api.get(
     '/healthz',
-    describeRoute({ summary: 'Liveness: the API process answers', tags: ['health'], security: [], responses: { 200: jsonAnswer(v.strictObject({ status: v.literal('ok') }), 'Alive') } }),
+    describeRoute({
+      summary: 'Liveness: the API process answers',
+      tags: ['health'],
+      security: [],
+      responses: { 200: jsonAnswer(v.strictObject({ status: v.literal('ok') }), 'Alive') },
+    }),
     (c) => c.json({ status: 'ok' }),
   );
   api.route('/', metricsExpositionRoute(deps));

@@ -65,7 +65,11 @@ export function auditRoutes(deps: AuditRouteDeps) {
     )
     .get(
       '/audit/verify',
-      describeRoute({ summary: 'Recompute the whole audit-log hash chain', tags: ['audit'], responses: { 200: jsonAnswer(chainVerdictSchema, 'The verdict') } }),
+      describeRoute({
+        summary: 'Recompute the whole audit-log hash chain',
+        tags: ['audit'],
+        responses: { 200: jsonAnswer(chainVerdictSchema, 'The verdict') },
+      }),
       admin,
       async (c) => c.json(await verifyChainTable(deps.db, 'audit_log')),
     );

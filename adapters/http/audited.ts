@@ -26,4 +26,7 @@ export async function recordAuditBy(deps: Pick<HttpDeps, 'audit' | 'waitFor'>, a
 }
 
 /** The member names of a change body, secrets named only by the key (`secret`), sorted. */
-export const changedKeys = (body: Record<string, unknown>): string[] => Object.keys(body).filter((k) => body[k] !== undefined).sort();
+export const changedKeys = (body: Record<string, unknown>): string[] =>
+  Object.keys(body)
+    .filter((k) => body[k] !== undefined)
+    .sort();

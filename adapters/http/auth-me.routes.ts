@@ -29,7 +29,11 @@ export const meSchema = v.strictObject({
 export function authMeRoutes(): Hono<AppEnv> {
   return new Hono<AppEnv>().get(
     '/auth/me',
-    describeRoute({ summary: 'Who I am: my user id, email, name and highest role', tags: ['identity'], responses: { 200: jsonAnswer(meSchema, 'The current user') } }),
+    describeRoute({
+      summary: 'Who I am: my user id, email, name and highest role',
+      tags: ['identity'],
+      responses: { 200: jsonAnswer(meSchema, 'The current user') },
+    }),
     (c) => {
       const principal = c.get('principal');
       if (principal.userId === null) throw new DomainError('forbidden', 403, 'the token does not act for a person');

@@ -85,7 +85,9 @@ export function checkPermission(principal: Principal, permission: Permission, sc
     throw new DomainError('forbidden', 403, 'service tokens are accepted on peer routes only');
   }
   if (!hasPermission(principal, permission, matrix, team)) {
-    throw new DomainError('forbidden', 403, team === null ? `permission ${permission} required install-wide` : `permission ${permission} required`, { permission });
+    throw new DomainError('forbidden', 403, team === null ? `permission ${permission} required install-wide` : `permission ${permission} required`, {
+      permission,
+    });
   }
   if (!scopeCovers(principal.scopes, scope)) {
     throw new DomainError('forbidden', 403, `token scope does not cover ${scope}`, { scope });

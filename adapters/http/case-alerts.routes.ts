@@ -28,7 +28,11 @@ export function caseAlertRoutes(deps: CaseAlertRouteDeps) {
   return new Hono<AppEnv>()
     .get(
       '/cases/:id/alerts',
-      describeRoute({ summary: 'Alerts a case holds', tags: ['cases'], responses: { 200: jsonAnswer(alertListSchema, 'The alerts of the case, newest first') } }),
+      describeRoute({
+        summary: 'Alerts a case holds',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(alertListSchema, 'The alerts of the case, newest first') },
+      }),
       read,
       validate('param', v.object({ id: uuid })),
       async (c) => {

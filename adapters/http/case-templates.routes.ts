@@ -43,7 +43,10 @@ const templateView = (t: CaseTemplate): v.InferOutput<typeof caseTemplateSchema>
   id: t.id,
   name: t.name,
   description: t.description,
-  phases: t.phases.map((phase) => ({ name: phase, tasks: t.tasks.filter((task) => task.phase === phase).map(({ title, description }) => ({ title, description })) })),
+  phases: t.phases.map((phase) => ({
+    name: phase,
+    tasks: t.tasks.filter((task) => task.phase === phase).map(({ title, description }) => ({ title, description })),
+  })),
   sla: t.sla,
 });
 
@@ -87,7 +90,9 @@ export function caseTemplateRoutes(deps: CaseTemplateRouteDeps) {
           const row = byId.get(taskId);
           return row ? [taskView(row)] : [];
         });
-        return c.json({ added, skipped: r.skipped, sla_applied: r.slaApplied, sla_skipped_reason: r.slaSkippedReason } satisfies v.InferOutput<typeof templateApplicationSchema>);
+        return c.json({ added, skipped: r.skipped, sla_applied: r.slaApplied, sla_skipped_reason: r.slaSkippedReason } satisfies v.InferOutput<
+          typeof templateApplicationSchema
+        >);
       },
     );
 }

@@ -41,7 +41,13 @@ export const caseSchema = v.strictObject({
   acknowledged_by: v.nullable(v.string()),
   ack_sla: ackSlaSchema,
   sla_policy: v.nullable(
-    v.strictObject({ template_id: v.string(), ack_minutes: v.nullable(v.number()), resolve_minutes: v.nullable(v.number()), resolve_due_at: v.nullable(timestamp), applied_at: v.nullable(timestamp) }),
+    v.strictObject({
+      template_id: v.string(),
+      ack_minutes: v.nullable(v.number()),
+      resolve_minutes: v.nullable(v.number()),
+      resolve_due_at: v.nullable(timestamp),
+      applied_at: v.nullable(timestamp),
+    }),
   ),
   attack_techniques: v.array(v.string()),
   ai_triage: v.null(),
@@ -91,7 +97,13 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy): CaseVie
     sla_policy:
       row.sla_template_id === null
         ? null
-        : { template_id: row.sla_template_id, ack_minutes: row.sla_ack_minutes, resolve_minutes: row.sla_resolve_minutes, resolve_due_at: resolve.due_at, applied_at: iso(row.sla_applied_at) },
+        : {
+            template_id: row.sla_template_id,
+            ack_minutes: row.sla_ack_minutes,
+            resolve_minutes: row.sla_resolve_minutes,
+            resolve_due_at: resolve.due_at,
+            applied_at: iso(row.sla_applied_at),
+          },
     attack_techniques: row.attack_techniques,
     ai_triage: null,
     created_at: iso(row.created_at),

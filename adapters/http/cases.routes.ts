@@ -79,7 +79,10 @@ function defaultTeam(principal: Principal, matrix: PermissionMatrix): string | n
 }
 
 /** What the case routes read of the service (adapters/http/deps.ts). */
-export type CaseRouteDeps = Pick<HttpDeps, 'ackSla' | 'caseConfig' | 'caseListTotalCap' | 'caseTemplateCommands' | 'caseTemplates' | 'cases' | 'db' | 'now' | 'permissions' | 'waitFor'>;
+export type CaseRouteDeps = Pick<
+  HttpDeps,
+  'ackSla' | 'caseConfig' | 'caseListTotalCap' | 'caseTemplateCommands' | 'caseTemplates' | 'cases' | 'db' | 'now' | 'permissions' | 'waitFor'
+>;
 
 export function caseRoutes(deps: CaseRouteDeps) {
   const { caseConfig: cfg, db } = deps;
@@ -148,7 +151,12 @@ export function caseRoutes(deps: CaseRouteDeps) {
       describeRoute({
         summary: 'Active users who may manage cases (in `team`, when given)',
         tags: ['cases'],
-        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(v.strictObject({ id: v.string(), email: v.string(), name: v.nullable(v.string()) })) }), 'Assignable users') },
+        responses: {
+          200: jsonAnswer(
+            v.strictObject({ items: v.array(v.strictObject({ id: v.string(), email: v.string(), name: v.nullable(v.string()) })) }),
+            'Assignable users',
+          ),
+        },
       }),
       read,
       validate('query', v.object({ team: v.optional(nonEmptyText(200)) })),
@@ -160,8 +168,12 @@ export function caseRoutes(deps: CaseRouteDeps) {
         return c.json({ items: users.filter(canManage).map((u) => ({ id: u.id, email: u.email, name: u.name })) });
       },
     )
-    .get('/cases/:id', describeRoute({ summary: 'Case detail', tags: ['cases'], responses: caseAnswer('The case') }), read, validate('param', idParam), async (c) =>
-      c.json(await loadView(c.get('principal'), c.req.valid('param').id)),
+    .get(
+      '/cases/:id',
+      describeRoute({ summary: 'Case detail', tags: ['cases'], responses: caseAnswer('The case') }),
+      read,
+      validate('param', idParam),
+      async (c) => c.json(await loadView(c.get('principal'), c.req.valid('param').id)),
     )
     .put(
       '/cases/:id',
@@ -235,7 +247,11 @@ export function caseRoutes(deps: CaseRouteDeps) {
     )
     .post(
       '/cases/:id/acknowledge',
-      describeRoute({ summary: 'Acknowledge a case (idempotent: the first stamp stays)', tags: ['cases'], responses: caseAnswer('The case with its acknowledgement') }),
+      describeRoute({
+        summary: 'Acknowledge a case (idempotent: the first stamp stays)',
+        tags: ['cases'],
+        responses: caseAnswer('The case with its acknowledgement'),
+      }),
       manage,
       validate('param', idParam),
       async (c) => {
@@ -247,23 +263,53 @@ export function caseRoutes(deps: CaseRouteDeps) {
         return c.json(await loadView(principal, id));
       },
     )
-    .get('/cases/:id/timeline', describeRoute({ summary: 'Chronological timeline of a case', tags: ['cases'], responses: { 200: jsonAnswer(timelineSchema, 'The timeline, oldest first') } }), read, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      const rows = await caseTimeline(db, id);
-      return c.json({
-        items: rows.map((r) => ({ id: String(r.event_position), kind: r.kind, payload: r.payload, actor: r.actor_email ?? r.actor_id, at: new Date(r.at).toISOString() })),
-      });
-    })
-    .get('/cases/:id/comments', describeRoute({ summary: 'Comments of a case', tags: ['cases'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(commentSchema) }), 'The comments') } }), read, validate('param', idParam), async (c) => {
-      const { id } = c.req.valid('param');
-      await access.visible(c.get('principal'), id);
-      const rows = await caseComments(db, id);
-      return c.json({ items: rows.map(commentView) });
-    })
+    .get(
+      '/cases/:id/timeline',
+      describeRoute({
+        summary: 'Chronological timeline of a case',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(timelineSchema, 'The timeline, oldest first') },
+      }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        const rows = await caseTimeline(db, id);
+        return c.json({
+          items: rows.map((r) => ({
+            id: String(r.event_position),
+            kind: r.kind,
+            payload: r.payload,
+            actor: r.actor_email ?? r.actor_id,
+            at: new Date(r.at).toISOString(),
+          })),
+        });
+      },
+    )
+    .get(
+      '/cases/:id/comments',
+      describeRoute({
+        summary: 'Comments of a case',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(commentSchema) }), 'The comments') },
+      }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await access.visible(c.get('principal'), id);
+        const rows = await caseComments(db, id);
+        return c.json({ items: rows.map(commentView) });
+      },
+    )
     .post(
       '/cases/:id/comments',
-      describeRoute({ summary: 'Comment on a case', tags: ['cases'], responses: { 201: jsonAnswer(v.strictObject({ ...commentSchema.entries, mentions: mentionsSchema }), 'The comment and whom its mentions reached') } }),
+      describeRoute({
+        summary: 'Comment on a case',
+        tags: ['cases'],
+        responses: { 201: jsonAnswer(v.strictObject({ ...commentSchema.entries, mentions: mentionsSchema }), 'The comment and whom its mentions reached') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -282,7 +328,11 @@ export function caseRoutes(deps: CaseRouteDeps) {
     )
     .delete(
       '/cases/:id/comments/:comment_id',
-      describeRoute({ summary: 'Soft-delete a comment (its author or an admin of the case team)', tags: ['cases'], responses: { 204: { description: 'Deleted' } } }),
+      describeRoute({
+        summary: 'Soft-delete a comment (its author or an admin of the case team)',
+        tags: ['cases'],
+        responses: { 204: { description: 'Deleted' } },
+      }),
       manage,
       validate('param', v.object({ id: uuid, comment_id: uuid })),
       async (c) => {
@@ -299,7 +349,15 @@ export function caseRoutes(deps: CaseRouteDeps) {
 
 /** A case comment as the case routes and the war-room show it. */
 export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]): v.InferOutput<typeof commentSchema> {
-  return { id: r.id, case_id: r.case_id, text: r.body, body: r.body, author_id: r.author_id, author_email: r.author_email, created_at: new Date(r.created_at).toISOString() };
+  return {
+    id: r.id,
+    case_id: r.case_id,
+    text: r.body,
+    body: r.body,
+    author_id: r.author_id,
+    author_email: r.author_email,
+    created_at: new Date(r.created_at).toISOString(),
+  };
 }
 
 /** The case template `id` (`template_id` of the request body), or a 422 naming that field. */

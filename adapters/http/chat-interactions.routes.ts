@@ -33,7 +33,10 @@ import { personActor } from '../commands/audit.ts';
  * which @hono/node-server labels `text/plain; charset=UTF-8`, so it is declared as that media type.
  */
 const slashReplyOrEmpty = (() => {
-  const reply = jsonAnswer(chatReplySchema, "A slash command's ephemeral reply (JSON); an interaction's empty body (text/plain), its outcome posted to its response_url");
+  const reply = jsonAnswer(
+    chatReplySchema,
+    "A slash command's ephemeral reply (JSON); an interaction's empty body (text/plain), its outcome posted to its response_url",
+  );
   return { ...reply, content: { ...reply.content, 'text/plain': { schema: { type: 'string' as const, maxLength: 0 } } } };
 })();
 
@@ -41,7 +44,12 @@ const slashReplyOrEmpty = (() => {
 const RESPONSE_TIMEOUT_MS = 10_000;
 
 /** The chat_a connection whose signing secret signed the request, or why none did. */
-async function signingConnection(deps: Pick<HttpDeps, 'connections' | 'now'>, raw: Uint8Array, timestamp: string | undefined, signature: string | undefined): Promise<ResolvedConnection> {
+async function signingConnection(
+  deps: Pick<HttpDeps, 'connections' | 'now'>,
+  raw: Uint8Array,
+  timestamp: string | undefined,
+  signature: string | undefined,
+): Promise<ResolvedConnection> {
   let stale = false;
   const now = deps.now();
   for (const connection of await deps.connections.resolveAllOfKind('chat_a')) {
@@ -57,7 +65,10 @@ async function signingConnection(deps: Pick<HttpDeps, 'connections' | 'now'>, ra
 }
 
 /** What the chat interaction route reads of the service (adapters/http/deps.ts). */
-export type ChatInteractionRouteDeps = Pick<HttpDeps, 'audit' | 'chatCommand' | 'chatLinks' | 'connections' | 'db' | 'logError' | 'now' | 'outbound' | 'permissions' | 'runs' | 'waitFor'>;
+export type ChatInteractionRouteDeps = Pick<
+  HttpDeps,
+  'audit' | 'chatCommand' | 'chatLinks' | 'connections' | 'db' | 'logError' | 'now' | 'outbound' | 'permissions' | 'runs' | 'waitFor'
+>;
 
 export function chatInteractionRoutes(deps: ChatInteractionRouteDeps) {
   const interactions = createChatInteractions({
@@ -73,14 +84,25 @@ export function chatInteractionRoutes(deps: ChatInteractionRouteDeps) {
     (responseUrl, reply) => {
       const origin = typeof connection.config.response_origin === 'string' ? connection.config.response_origin : CHAT_A_RESPONSE_ORIGIN;
       if (!URL.canParse(responseUrl) || new URL(responseUrl).origin !== new URL(origin).origin) {
-        deps.logError(new Error('chat interaction response_url is outside the connection response_origin'), { route: 'chat-interactions', connection: connection.name });
+        deps.logError(new Error('chat interaction response_url is outside the connection response_origin'), {
+          route: 'chat-interactions',
+          connection: connection.name,
+        });
         return;
       }
-      const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply), redirect: 'manual' as const, signal: AbortSignal.timeout(RESPONSE_TIMEOUT_MS) };
+      const init = {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(reply),
+        redirect: 'manual' as const,
+        signal: AbortSignal.timeout(RESPONSE_TIMEOUT_MS),
+      };
       void deps
         .outbound(responseUrl, init)
         .then((response) => response.body?.cancel())
-        .catch((error: unknown) => deps.logError(new Error(`chat interaction reply failed: ${(error as Error).name}`), { route: 'chat-interactions', connection: connection.name }));
+        .catch((error: unknown) =>
+          deps.logError(new Error(`chat interaction reply failed: ${(error as Error).name}`), { route: 'chat-interactions', connection: connection.name }),
+        );
     };
 
   return new Hono().post(
@@ -94,7 +116,12 @@ export function chatInteractionRoutes(deps: ChatInteractionRouteDeps) {
     async (c) => {
       const raw = new Uint8Array(await c.req.arrayBuffer());
       const header = (vendor: string, neutral: string) => c.req.header(vendor) ?? c.req.header(neutral);
-      const connection = await signingConnection(deps, raw, header('x-slack-request-timestamp', 'x-chat-request-timestamp'), header('x-slack-signature', 'x-chat-signature'));
+      const connection = await signingConnection(
+        deps,
+        raw,
+        header('x-slack-request-timestamp', 'x-chat-request-timestamp'),
+        header('x-slack-signature', 'x-chat-signature'),
+      );
       if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '')) {
         throw new DomainError('unsupported_media_type', 415, 'chat interactions are application/x-www-form-urlencoded');
       }

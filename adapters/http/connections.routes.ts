@@ -19,11 +19,34 @@ import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { idParam, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
-const kinds = ['detector', 'pipeline', 'chat_a', 'ticket_a', 'ticket_b', 'pager_a', 'pager_b', 'chat_b', 'email_smtp', 'imap', 'mailbox_graph', 'mcp', 'object_storage', 'webhook', 'http', 'ssh'] as const;
+const kinds = [
+  'detector',
+  'pipeline',
+  'chat_a',
+  'ticket_a',
+  'ticket_b',
+  'pager_a',
+  'pager_b',
+  'chat_b',
+  'email_smtp',
+  'imap',
+  'mailbox_graph',
+  'mcp',
+  'object_storage',
+  'webhook',
+  'http',
+  'ssh',
+] as const;
 
 const name = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'must be 2-64 chars of a-z, 0-9, _ or -'));
 /** A URL, or null; an empty string is taken as null (a form that leaves the field blank). */
-const baseUrl = v.nullable(v.pipe(v.string(), v.transform((u) => (u.trim() === '' ? null : u)), v.nullable(v.pipe(v.string(), v.url('must be a URL')))));
+const baseUrl = v.nullable(
+  v.pipe(
+    v.string(),
+    v.transform((u) => (u.trim() === '' ? null : u)),
+    v.nullable(v.pipe(v.string(), v.url('must be a URL'))),
+  ),
+);
 const secret = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(16_384));
 
 /** The fields of a new connection of kind `kind`, whose `base_url` is read by `baseUrlField`. */
@@ -60,25 +83,41 @@ export function connectionRoutes(deps: ConnectionRouteDeps) {
   return new Hono<AppEnv>()
     .get(
       '/connections',
-      describeRoute({ summary: 'List connections (secrets never returned)', tags: ['connections'], responses: { 200: jsonAnswer(connectionListSchema, 'Every connection, by name') } }),
+      describeRoute({
+        summary: 'List connections (secrets never returned)',
+        tags: ['connections'],
+        responses: { 200: jsonAnswer(connectionListSchema, 'Every connection, by name') },
+      }),
       manage,
       async (c) => c.json({ items: await deps.connections.list() } satisfies v.InferOutput<typeof connectionListSchema>),
     )
     .post(
       '/connections',
-      describeRoute({ summary: 'Create a connection', tags: ['connections'], responses: { 201: jsonAnswer(connectionSchema, 'The connection, secrets never included') } }),
+      describeRoute({
+        summary: 'Create a connection',
+        tags: ['connections'],
+        responses: { 201: jsonAnswer(connectionSchema, 'The connection, secrets never included') },
+      }),
       manage,
       requireJson,
       validate('json', newConnection),
       async (c) => {
         const created = await deps.connections.create(c.req.valid('json'));
-        await recordAudit(deps, c.get('principal'), { action: 'connection.create', target: { type: 'connection', id: created.id }, detail: { kind: created.kind, name: created.name } });
+        await recordAudit(deps, c.get('principal'), {
+          action: 'connection.create',
+          target: { type: 'connection', id: created.id },
+          detail: { kind: created.kind, name: created.name },
+        });
         return c.json(created, 201);
       },
     )
     .get(
       '/connections/:id',
-      describeRoute({ summary: 'One connection (secret never returned)', tags: ['connections'], responses: { 200: jsonAnswer(connectionSchema, 'The connection, secrets never included') } }),
+      describeRoute({
+        summary: 'One connection (secret never returned)',
+        tags: ['connections'],
+        responses: { 200: jsonAnswer(connectionSchema, 'The connection, secrets never included') },
+      }),
       manage,
       validate('param', idParam),
       async (c) => c.json(await deps.connections.get(c.req.valid('param').id)),
@@ -93,7 +132,16 @@ export function connectionRoutes(deps: ConnectionRouteDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.object({ name: v.optional(name), base_url: v.optional(baseUrl), config: v.optional(jsonRecord(v.unknown())), secret: v.optional(v.nullable(secret)), bot_token: v.optional(v.nullable(secret)) })),
+      validate(
+        'json',
+        v.object({
+          name: v.optional(name),
+          base_url: v.optional(baseUrl),
+          config: v.optional(jsonRecord(v.unknown())),
+          secret: v.optional(v.nullable(secret)),
+          bot_token: v.optional(v.nullable(secret)),
+        }),
+      ),
       async (c) => {
         const body = c.req.valid('json');
         const updated = await deps.connections.update(c.req.valid('param').id, body);
@@ -114,7 +162,11 @@ export function connectionRoutes(deps: ConnectionRouteDeps) {
         const { id } = c.req.valid('param');
         const removed = await deps.connections.get(id);
         await deps.connections.remove(id);
-        await recordAudit(deps, c.get('principal'), { action: 'connection.delete', target: { type: 'connection', id }, detail: { kind: removed.kind, name: removed.name } });
+        await recordAudit(deps, c.get('principal'), {
+          action: 'connection.delete',
+          target: { type: 'connection', id },
+          detail: { kind: removed.kind, name: removed.name },
+        });
         return c.body(null, 204);
       },
     )
@@ -131,7 +183,11 @@ export function connectionRoutes(deps: ConnectionRouteDeps) {
       validate('json', v.object({ secret })),
       async (c) => {
         const rotated = await deps.connections.rotate(c.req.valid('param').id, c.req.valid('json').secret);
-        await recordAudit(deps, c.get('principal'), { action: 'connection.rotate', target: { type: 'connection', id: rotated.id }, detail: { kind: rotated.kind, name: rotated.name } });
+        await recordAudit(deps, c.get('principal'), {
+          action: 'connection.rotate',
+          target: { type: 'connection', id: rotated.id },
+          detail: { kind: rotated.kind, name: rotated.name },
+        });
         return c.json(rotated);
       },
     )

@@ -22,10 +22,7 @@ import { requireJson, validate } from './validation.ts';
 
 /** A timeline id or action-log index may come as a JSON number; refs are kept as text. */
 const refId = v.union(
-  [
-    v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)),
-    v.pipe(v.number(), v.integer(), v.minValue(0), v.transform(String)),
-  ],
+  [v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)), v.pipe(v.number(), v.integer(), v.minValue(0), v.transform(String))],
   'must be an id (string) or an index (non-negative integer)',
 );
 
@@ -33,7 +30,12 @@ const pinBody = v.object({
   kind: v.picklist(evidenceKinds, `must be one of ${evidenceKinds.join(', ')}`),
   ref_id: v.optional(refId),
   url: v.optional(v.pipe(v.string(), v.trim())),
-  note: v.pipe(v.string('is required'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(EVIDENCE_NOTE_MAX, `must be at most ${EVIDENCE_NOTE_MAX} characters`)),
+  note: v.pipe(
+    v.string('is required'),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(EVIDENCE_NOTE_MAX, `must be at most ${EVIDENCE_NOTE_MAX} characters`),
+  ),
 });
 
 /** An evidence pin (SPEC.md "Case sub-resources") with `ref`, the summary of what it references (null for a link or a missing item). */
@@ -51,7 +53,13 @@ export const evidencePinSchema = v.strictObject({
       v.strictObject({ kind: v.string(), at: v.string(), actor: v.nullable(v.string()) }),
       v.strictObject({ type: v.string(), value: v.string(), removed: v.boolean() }),
       v.strictObject({ filename: v.string(), content_type: v.string(), size: v.number(), sha256: v.string() }),
-      v.strictObject({ run_id: v.string(), step_id: v.string(), action: v.nullable(v.string()), status: v.nullable(v.string()), finished_at: v.nullable(v.string()) }),
+      v.strictObject({
+        run_id: v.string(),
+        step_id: v.string(),
+        action: v.nullable(v.string()),
+        status: v.nullable(v.string()),
+        finished_at: v.nullable(v.string()),
+      }),
     ]),
   ),
 });

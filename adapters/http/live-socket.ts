@@ -143,7 +143,8 @@ export function attachLiveSocket(server: Server, deps: LiveSocketDeps): { close:
       clearTimeout(expiry);
       remove();
       queue = queue.then(async () => {
-        for (const [caseId, scoped] of joined) if (viewer) await deps.hub.presence.leave(caseId, scoped, viewer).catch((error: unknown) => deps.logError(error, { path: '/ws' }));
+        for (const [caseId, scoped] of joined)
+          if (viewer) await deps.hub.presence.leave(caseId, scoped, viewer).catch((error: unknown) => deps.logError(error, { path: '/ws' }));
         joined.clear();
       });
     });

@@ -72,7 +72,8 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
     .get(
       '/metrics/soc',
       describeRoute({
-        summary: 'Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, top rules, automation rate, approval turnaround, AI triage agreement and AI spend',
+        summary:
+          'Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, top rules, automation rate, approval turnaround, AI triage agreement and AI spend',
         tags: ['metrics'],
         responses: { 200: jsonAnswer(socMetricsSchema, 'The weekly SOC metrics') },
       }),

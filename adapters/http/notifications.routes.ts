@@ -62,16 +62,18 @@ export function notificationRoutes(deps: NotificationRouteDeps) {
         const q = c.req.valid('query');
         const rows = await listNotifications(deps.db, personOf(c.get('principal')), { unreadOnly: q.unread_only, limit: q.limit });
         return c.json({
-          items: rows.map((r): v.InferOutput<typeof notificationSchema> => ({
-            id: r.id,
-            kind: r.kind,
-            severity: r.severity,
-            title: r.title,
-            context: r.context,
-            at: iso(r.at),
-            read: r.read_at !== null,
-            ...(r.href !== null && { href: `${prefix}${r.href}` }),
-          })),
+          items: rows.map(
+            (r): v.InferOutput<typeof notificationSchema> => ({
+              id: r.id,
+              kind: r.kind,
+              severity: r.severity,
+              title: r.title,
+              context: r.context,
+              at: iso(r.at),
+              read: r.read_at !== null,
+              ...(r.href !== null && { href: `${prefix}${r.href}` }),
+            }),
+          ),
         });
       },
     )

@@ -66,7 +66,11 @@ export function observableRoutes(deps: ObservableRouteDeps) {
   return new Hono<AppEnv>()
     .get(
       '/cases/:id/observables',
-      describeRoute({ summary: 'Observables of a case', tags: ['cases'], responses: { 200: jsonAnswer(caseObservableListSchema, 'The observables of the case and of its alerts, oldest first') } }),
+      describeRoute({
+        summary: 'Observables of a case',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(caseObservableListSchema, 'The observables of the case and of its alerts, oldest first') },
+      }),
       read,
       validate('param', idParam),
       async (c) => {
@@ -88,7 +92,10 @@ export function observableRoutes(deps: ObservableRouteDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.object({ type: v.picklist(observableTypes, `must be one of ${observableTypes.join(', ')}`), value: v.pipe(v.string(), v.maxLength(2048)) })),
+      validate(
+        'json',
+        v.object({ type: v.picklist(observableTypes, `must be one of ${observableTypes.join(', ')}`), value: v.pipe(v.string(), v.maxLength(2048)) }),
+      ),
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
@@ -117,7 +124,9 @@ export function observableRoutes(deps: ObservableRouteDeps) {
         const row = await findObservable(db, id, observableId);
         if (!row) throw notFound('observable_not_found', 'observable not found', { observable_id: observableId });
         if (row.source === 'alert') {
-          throw conflict('observable_from_alert', 'this observable comes from an alert of the case; it leaves the case when the alert is unlinked', { observable_id: observableId });
+          throw conflict('observable_from_alert', 'this observable comes from an alert of the case; it leaves the case when the alert is unlinked', {
+            observable_id: observableId,
+          });
         }
         const r = await deps.observables.remove(id, { id: observableId, type: row.type, normalized: row.normalized }, actorOf(principal));
         await deps.waitFor(r.position);

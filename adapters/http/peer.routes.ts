@@ -27,7 +27,8 @@ export const PRODUCT = 'svc';
 /** The signed-in person an account-section write was minted for; 403 for any other caller. */
 function accountWriter(c: Context<AppEnv>): string {
   const caller = c.get('principal');
-  if (caller?.tokenUse === 'service' && caller.scopes?.includes(PEER_STATUS_SCOPE)) throw new DomainError('forbidden', 403, 'the peer status scope may not write account sections');
+  if (caller?.tokenUse === 'service' && caller.scopes?.includes(PEER_STATUS_SCOPE))
+    throw new DomainError('forbidden', 403, 'the peer status scope may not write account sections');
   const principal = checkPeerService(caller, ACCOUNT_WRITE_SCOPE);
   if (principal.actorSubject === undefined) throw new DomainError('forbidden', 403, 'an account-section write must carry the signed-in person as actor_sub');
   return principal.actorSubject;
@@ -55,7 +56,11 @@ export function peerRoutes(deps: PeerRouteDeps) {
     )
     .get(
       '/peer/v1/account-section',
-      describeRoute({ summary: "A user's account section: the chat identity link", tags: ['peer'], responses: { 200: jsonAnswer(accountSectionSchema, 'The section') } }),
+      describeRoute({
+        summary: "A user's account section: the chat identity link",
+        tags: ['peer'],
+        responses: { 200: jsonAnswer(accountSectionSchema, 'The section') },
+      }),
       requirePeerService(PEER_STATUS_SCOPE),
       async (c) => {
         const users = c.req.queries('user') ?? [];
@@ -82,7 +87,11 @@ export function peerRoutes(deps: PeerRouteDeps) {
         }
         const { user, result } = await section.act(actor, body);
         if (!('notice' in result)) {
-          await recordAuditBy(deps, personActor(user, 'identity'), { action: 'chat.identity_unlink', target: { type: 'user', id: user.id }, detail: { provider: 'chat_a', from: 'account_section' } });
+          await recordAuditBy(deps, personActor(user, 'identity'), {
+            action: 'chat.identity_unlink',
+            target: { type: 'user', id: user.id },
+            detail: { provider: 'chat_a', from: 'account_section' },
+          });
         }
         c.header('cache-control', 'no-store');
         return c.json(result);

@@ -99,7 +99,11 @@ export function resolverRoutes(deps: ResolverRouteDeps) {
         const q = c.req.valid('query');
         const found = await relatedOpenCases(
           db,
-          { keys: observableKeys(q.observable_value, q.observable_field), excludeCaseId: q.exclude_case_id ?? null, closedStatuses: [...deps.caseConfig.closedStatuses] },
+          {
+            keys: observableKeys(q.observable_value, q.observable_field),
+            excludeCaseId: q.exclude_case_id ?? null,
+            closedStatuses: [...deps.caseConfig.closedStatuses],
+          },
           caseScopeOf(c.get('principal'), deps.permissions),
         );
         c.header('cache-control', 'no-store');
@@ -127,7 +131,14 @@ export function resolverRoutes(deps: ResolverRouteDeps) {
         c.header('cache-control', 'no-store');
         return c.json({
           suite_correlation_id: id,
-          alerts: found.alerts.map((a) => ({ id: a.id, title: a.title, severity: a.severity, status: a.status, source: a.source, url: href(`/alerts/${a.id}`) })),
+          alerts: found.alerts.map((a) => ({
+            id: a.id,
+            title: a.title,
+            severity: a.severity,
+            status: a.status,
+            source: a.source,
+            url: href(`/alerts/${a.id}`),
+          })),
           cases: found.cases.map((r) => ({ id: r.id, key: r.key, title: r.title, severity: r.severity, status: r.status, url: href(`/cases/${r.id}`) })),
         } satisfies v.InferOutput<typeof suiteContextSchema>);
       },

@@ -35,7 +35,11 @@ export type RetentionRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'retentio
 export function retentionRoutes(deps: RetentionRouteDeps) {
   return new Hono<AppEnv>().get(
     '/retention',
-    describeRoute({ summary: 'Retention policy of closed cases and the sweeper state', tags: ['retention'], responses: { 200: jsonAnswer(retentionSchema, 'The policy and sweeper state') } }),
+    describeRoute({
+      summary: 'Retention policy of closed cases and the sweeper state',
+      tags: ['retention'],
+      responses: { 200: jsonAnswer(retentionSchema, 'The policy and sweeper state') },
+    }),
     requirePermission('admin', 'svc:admin:read', deps.permissions, null),
     async (c) => {
       const state = await retentionState(deps.db, CASES_RESOURCE);

@@ -36,13 +36,21 @@ export function runbookRoutes(deps: RunbookRouteDeps) {
   const manage = requirePermission('manage_runbooks', 'svc:runbooks:write', deps.permissions, null);
   const setEnabled = async (principal: Principal, slug: string, enabled: boolean) => {
     const runbook = await deps.runbooks.setEnabled(slug, enabled);
-    await recordAudit(deps, principal, { action: enabled ? 'runbook.enable' : 'runbook.disable', target: { type: 'runbook', id: slug }, detail: { version: runbook.version } });
+    await recordAudit(deps, principal, {
+      action: enabled ? 'runbook.enable' : 'runbook.disable',
+      target: { type: 'runbook', id: slug },
+      detail: { version: runbook.version },
+    });
     return runbook;
   };
   return new Hono<AppEnv>()
     .get(
       '/runbooks',
-      describeRoute({ summary: 'List runbooks', tags: ['runbooks'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(runbookSummarySchema) }), 'Visible runbooks, by slug') } }),
+      describeRoute({
+        summary: 'List runbooks',
+        tags: ['runbooks'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(runbookSummarySchema) }), 'Visible runbooks, by slug') },
+      }),
       read,
       async (c) => c.json({ items: await deps.runbooks.summaries() }),
     )
@@ -65,7 +73,10 @@ export function runbookRoutes(deps: RunbookRouteDeps) {
         tags: ['runbooks'],
         responses: {
           200: jsonAnswer(syncReportSchema, 'What the sync created, updated, skipped and refused'),
-          502: jsonAnswer(errorBodySchema, 'The Git source could not be fetched (`runbook_source_unavailable`, `runbook_source_proxy_refused`); nothing changed'),
+          502: jsonAnswer(
+            errorBodySchema,
+            'The Git source could not be fetched (`runbook_source_unavailable`, `runbook_source_proxy_refused`); nothing changed',
+          ),
         },
       }),
       manage,
@@ -90,7 +101,11 @@ export function runbookRoutes(deps: RunbookRouteDeps) {
     )
     .get(
       '/runbooks/:slug',
-      describeRoute({ summary: 'Runbook detail with versions', tags: ['runbooks'], responses: { 200: jsonAnswer(runbookDetailSchema, 'The runbook with its YAML and versions') } }),
+      describeRoute({
+        summary: 'Runbook detail with versions',
+        tags: ['runbooks'],
+        responses: { 200: jsonAnswer(runbookDetailSchema, 'The runbook with its YAML and versions') },
+      }),
       read,
       validate('param', slugParam),
       async (c) => c.json(await deps.runbooks.detail(c.req.valid('param').slug)),

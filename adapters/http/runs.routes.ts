@@ -43,7 +43,10 @@ import {
 } from './run-view.ts';
 
 const STEP_ID = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a step id'));
-const decisionBody = v.object({ step_id: STEP_ID, note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000, 'must be at most 4000 characters'))), null) });
+const decisionBody = v.object({
+  step_id: STEP_ID,
+  note: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4000, 'must be at most 4000 characters'))), null),
+});
 
 /** A list of runs, newest first. */
 const runList = v.strictObject({ items: v.array(runSchema) });
@@ -64,7 +67,11 @@ export function runRoutes(deps: RunRouteDeps) {
       if (chainHash(r.prev_hash, r.row) !== r.hash) return { valid: false, rows: rows.length, first_broken_index: Number(r.chain_index) };
       const index = Number(r.chain_index);
       if (index > 0) {
-        const previous = await db.selectFrom('action_log').select('hash').where('chain_index', '=', index - 1).executeTakeFirst();
+        const previous = await db
+          .selectFrom('action_log')
+          .select('hash')
+          .where('chain_index', '=', index - 1)
+          .executeTakeFirst();
         if (previous?.hash !== r.prev_hash) return { valid: false, rows: rows.length, first_broken_index: index };
       }
     }
@@ -73,19 +80,27 @@ export function runRoutes(deps: RunRouteDeps) {
 
   const loadRun = (principal: Principal, id: string) => visibleRun(deps, principal, id);
 
-  const decide = (decision: 'approved' | 'denied') => async (c: Context<AppEnv, string, { out: { param: { id: string }; json: v.InferOutput<typeof decisionBody> } }>) => {
-    const principal = c.get('principal');
-    const runId = c.req.valid('param').id;
-    const body = c.req.valid('json');
-    await decideGateAs(deps, principal, { runId, stepId: body.step_id, decision, note: body.note });
-    const answer: v.InferOutput<typeof runWithGatesSchema> = { ...runView(await loadRun(principal, runId)), gates: (await runGates(db, runId)).map(gateView) };
-    return c.json(answer);
-  };
+  const decide =
+    (decision: 'approved' | 'denied') => async (c: Context<AppEnv, string, { out: { param: { id: string }; json: v.InferOutput<typeof decisionBody> } }>) => {
+      const principal = c.get('principal');
+      const runId = c.req.valid('param').id;
+      const body = c.req.valid('json');
+      await decideGateAs(deps, principal, { runId, stepId: body.step_id, decision, note: body.note });
+      const answer: v.InferOutput<typeof runWithGatesSchema> = {
+        ...runView(await loadRun(principal, runId)),
+        gates: (await runGates(db, runId)).map(gateView),
+      };
+      return c.json(answer);
+    };
 
   return new Hono<AppEnv>()
     .get(
       '/runs/chain/verify',
-      describeRoute({ summary: 'Verify the whole action-log hash chain', tags: ['runs'], responses: { 200: jsonAnswer(chainVerdictSchema, 'The verdict over the whole chain') } }),
+      describeRoute({
+        summary: 'Verify the whole action-log hash chain',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(chainVerdictSchema, 'The verdict over the whole chain') },
+      }),
       read,
       async (c) => c.json(await verifyChainTable(db, 'action_log')),
     )
@@ -125,7 +140,11 @@ export function runRoutes(deps: RunRouteDeps) {
     )
     .post(
       '/runs/:id/approve',
-      describeRoute({ summary: 'Approve the open gate of a run', tags: ['runs'], responses: { 200: jsonAnswer(runWithGatesSchema, 'The run with its gates after the approval') } }),
+      describeRoute({
+        summary: 'Approve the open gate of a run',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(runWithGatesSchema, 'The run with its gates after the approval') },
+      }),
       requirePermission('approve_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid })),
       requireJson,
@@ -147,7 +166,11 @@ export function runRoutes(deps: RunRouteDeps) {
     )
     .post(
       '/runs/:id/cancel',
-      describeRoute({ summary: 'Cancel a run that has not finished', tags: ['runs'], responses: { 200: jsonAnswer(runSchema, 'The run after the cancellation') } }),
+      describeRoute({
+        summary: 'Cancel a run that has not finished',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(runSchema, 'The run after the cancellation') },
+      }),
       requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid })),
       async (c) => {
@@ -178,7 +201,11 @@ export function runRoutes(deps: RunRouteDeps) {
     )
     .get(
       '/runs/:id/log',
-      describeRoute({ summary: 'Action log of a run', tags: ['runs'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(actionLogEntrySchema) }), "The run's action-log rows in chain order") } }),
+      describeRoute({
+        summary: 'Action log of a run',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(actionLogEntrySchema) }), "The run's action-log rows in chain order") },
+      }),
       read,
       validate('param', v.object({ id: uuid })),
       async (c) => {
@@ -188,7 +215,11 @@ export function runRoutes(deps: RunRouteDeps) {
     )
     .get(
       '/cases/:id/runs',
-      describeRoute({ summary: 'Runs of a case', tags: ['runs'], responses: { 200: jsonAnswer(runList, "The case's visible runs, newest first (at most 200)") } }),
+      describeRoute({
+        summary: 'Runs of a case',
+        tags: ['runs'],
+        responses: { 200: jsonAnswer(runList, "The case's visible runs, newest first (at most 200)") },
+      }),
       read,
       validate('param', v.object({ id: uuid })),
       async (c) => {

@@ -50,7 +50,13 @@ export const commentBody = (max: number) =>
 export const idParam = v.object({ id: uuid });
 
 /** A `true`/`false` query flag, `false` when absent. */
-export const queryFlag = v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true')), 'false');
+export const queryFlag = v.optional(
+  v.pipe(
+    v.picklist(['true', 'false']),
+    v.transform((s) => s === 'true'),
+  ),
+  'false',
+);
 
 /** Deepest `offset` a page may start at: past it, narrow the filters (docs/configuration.md "Errors"). */
 export const MAX_PAGE_OFFSET = 100_000;

@@ -113,7 +113,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
   return new Hono<AppEnv>()
     .get(
       '/cases/:id/tasks',
-      describeRoute({ summary: 'Tasks of a case, by position', tags: ['tasks'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(taskSchema) }), 'The tasks, by position') } }),
+      describeRoute({
+        summary: 'Tasks of a case, by position',
+        tags: ['tasks'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(taskSchema) }), 'The tasks, by position') },
+      }),
       read,
       validate('param', caseParam),
       async (c) => {
@@ -124,7 +128,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
     )
     .post(
       '/cases/:id/tasks',
-      describeRoute({ summary: 'Add a task after the highest position; an assignee is notified', tags: ['tasks'], responses: { 201: jsonAnswer(taskSchema, 'The new task') } }),
+      describeRoute({
+        summary: 'Add a task after the highest position; an assignee is notified',
+        tags: ['tasks'],
+        responses: { 201: jsonAnswer(taskSchema, 'The new task') },
+      }),
       manage,
       validate('param', caseParam),
       requireJson,
@@ -201,7 +209,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
     )
     .get(
       '/cases/:id/tasks/:task_id/comments',
-      describeRoute({ summary: 'Comments of a task', tags: ['tasks'], responses: { 200: jsonAnswer(v.strictObject({ items: v.array(taskCommentSchema) }), 'The comments not deleted') } }),
+      describeRoute({
+        summary: 'Comments of a task',
+        tags: ['tasks'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(taskCommentSchema) }), 'The comments not deleted') },
+      }),
       read,
       validate('param', taskParam),
       async (c) => {
@@ -213,7 +225,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
     )
     .post(
       '/cases/:id/tasks/:task_id/comments',
-      describeRoute({ summary: 'Comment on a task; mentions and the assignee are notified', tags: ['tasks'], responses: { 201: jsonAnswer(newTaskCommentSchema, 'The new comment and whom its mentions reached') } }),
+      describeRoute({
+        summary: 'Comment on a task; mentions and the assignee are notified',
+        tags: ['tasks'],
+        responses: { 201: jsonAnswer(newTaskCommentSchema, 'The new comment and whom its mentions reached') },
+      }),
       manage,
       validate('param', taskParam),
       requireJson,
@@ -227,12 +243,21 @@ export function taskRoutes(deps: TaskRouteDeps) {
         const created = (await taskComments(db, taskId)).find((row) => row.id === r.commentId);
         if (!created) throw new Error(`task comment ${r.commentId} missing from the read model after projection`);
         const { notified, unresolved, not_notified: notNotified } = r.mentions;
-        return c.json({ ...commentView(created), mentions: { notified: notified.map((n) => n.email), unresolved, not_notified: notNotified } } satisfies v.InferOutput<typeof newTaskCommentSchema>, 201);
+        return c.json(
+          { ...commentView(created), mentions: { notified: notified.map((n) => n.email), unresolved, not_notified: notNotified } } satisfies v.InferOutput<
+            typeof newTaskCommentSchema
+          >,
+          201,
+        );
       },
     )
     .delete(
       '/cases/:id/tasks/:task_id/comments/:comment_id',
-      describeRoute({ summary: 'Soft-delete a task comment (its author or an admin of the case team)', tags: ['tasks'], responses: { 204: { description: 'Deleted' } } }),
+      describeRoute({
+        summary: 'Soft-delete a task comment (its author or an admin of the case team)',
+        tags: ['tasks'],
+        responses: { 204: { description: 'Deleted' } },
+      }),
       manage,
       validate('param', v.object({ id: uuid, task_id: uuid, comment_id: uuid })),
       async (c) => {

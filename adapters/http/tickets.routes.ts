@@ -73,7 +73,10 @@ export function ticketRoutes(deps: TicketRouteDeps) {
         const { id } = c.req.valid('param');
         await access.visible(c.get('principal'), id);
         const links = await caseTicketLinks(deps.db, id);
-        const mirror = await mirrorStates(deps.db, links.map((l) => l.link_id));
+        const mirror = await mirrorStates(
+          deps.db,
+          links.map((l) => l.link_id),
+        );
         return c.json({ items: links.map((l) => linkView(l, mirror.get(l.link_id))) });
       },
     )

@@ -40,7 +40,13 @@ export function validate<T extends Target, S extends GenericSchema>(target: T, s
  */
 export function parseBody<S extends GenericSchema>(schema: S, data: unknown): InferOutput<S> {
   const result = safeParse(schema, data);
-  if (!result.success) throw validationFailure('json', schema, data, result.issues.map((i) => ({ message: i.message, path: i.path?.map((p) => ({ key: p.key as PropertyKey })) })));
+  if (!result.success)
+    throw validationFailure(
+      'json',
+      schema,
+      data,
+      result.issues.map((i) => ({ message: i.message, path: i.path?.map((p) => ({ key: p.key as PropertyKey })) })),
+    );
   return result.output;
 }
 
@@ -50,7 +56,10 @@ function validationFailure(target: Target, schema: GenericSchema, data: unknown,
     return new ValidationFailed([{ loc: [locRoot[target]], msg: `${locRoot[target]} must be a JSON object, not an array`, type: 'type_error' }]);
   }
   const option = unionOptionFor(schema, data);
-  const detailed = option === null ? issues : (safeParse(option, data).issues?.map((i) => ({ message: i.message, path: i.path?.map((p) => ({ key: p.key as PropertyKey })) })) ?? issues);
+  const detailed =
+    option === null
+      ? issues
+      : (safeParse(option, data).issues?.map((i) => ({ message: i.message, path: i.path?.map((p) => ({ key: p.key as PropertyKey })) })) ?? issues);
   return new ValidationFailed(toValidationIssues(target, detailed));
 }
 
@@ -155,4 +164,8 @@ function pathHasBadText(path: string): boolean {
 }
 
 /** The 422 issue of a NUL character or an unpaired surrogate at `loc`. */
-const textInvalid = (loc: (string | number)[]): ValidationIssue => ({ loc, msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'text_invalid' });
+const textInvalid = (loc: (string | number)[]): ValidationIssue => ({
+  loc,
+  msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates',
+  type: 'text_invalid',
+});

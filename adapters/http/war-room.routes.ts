@@ -32,7 +32,13 @@ const recentItems = 20;
 const viewerOf = (p: Principal) => (p.userId === null ? null : { user_id: p.userId, email: p.email, name: p.name });
 
 /** Someone viewing a case: who, since when, and their latest heartbeat. */
-const viewerSchema = v.strictObject({ user_id: v.string(), email: v.nullable(v.string()), name: v.nullable(v.string()), joined_at: v.string(), last_seen_at: v.string() });
+const viewerSchema = v.strictObject({
+  user_id: v.string(),
+  email: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  joined_at: v.string(),
+  last_seen_at: v.string(),
+});
 
 /** The war-room of a case (SPEC.md "Cases"): the case at a glance, its recent activity and who is viewing it. */
 const warRoomSchema = v.strictObject({
@@ -74,7 +80,12 @@ export function warRoomRoutes(deps: WarRoomRouteDeps) {
         const principal = c.get('principal');
         const theCase = await access.visible(principal, id);
         const viewer = viewerOf(principal);
-        if (viewer) await deps.presence.beat(id, { team: theCase.team, private: theCase.private, owner_id: theCase.owner_id, created_by_id: theCase.created_by_id }, viewer);
+        if (viewer)
+          await deps.presence.beat(
+            id,
+            { team: theCase.team, private: theCase.private, owner_id: theCase.owner_id, created_by_id: theCase.created_by_id },
+            viewer,
+          );
         const [comments, pinned, runs, openTasks] = await Promise.all([
           recentComments(db, id, recentItems),
           listEvidence(db, id, recentItems),
@@ -99,7 +110,11 @@ export function warRoomRoutes(deps: WarRoomRouteDeps) {
     )
     .get(
       '/cases/:id/presence',
-      describeRoute({ summary: 'Who is viewing a case (read-only)', tags: ['cases'], responses: { 200: jsonAnswer(presenceSchema, 'The viewers, by join time') } }),
+      describeRoute({
+        summary: 'Who is viewing a case (read-only)',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(presenceSchema, 'The viewers, by join time') },
+      }),
       read,
       validate('param', idParam),
       async (c) => {

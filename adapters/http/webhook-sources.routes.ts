@@ -27,7 +27,9 @@ const slug = v.pipe(
   v.check((s) => !RESERVED_SLUGS.has(s), 'is reserved'),
 );
 const path = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(256));
-const fieldMap = v.strictObject(Object.fromEntries(fieldMapKeys.map((k) => [k, v.optional(path)])) as Record<(typeof fieldMapKeys)[number], v.OptionalSchema<typeof path, undefined>>);
+const fieldMap = v.strictObject(
+  Object.fromEntries(fieldMapKeys.map((k) => [k, v.optional(path)])) as Record<(typeof fieldMapKeys)[number], v.OptionalSchema<typeof path, undefined>>,
+);
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200));
 const team = v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)));
 const secret = v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'), v.maxLength(1024));
@@ -44,17 +46,25 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
   /** Rules across fields, each naming its field: a generic source needs a title path; only pager_a takes a signing secret, and needs one. */
   const crossCheck = (type: string, map: Record<string, unknown> | undefined, signing: string | null | undefined, creating: boolean) => {
     const issues = [];
-    if (type === 'generic' && creating && !map?.rule_title) issues.push({ loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' });
-    if (type !== 'generic' && map !== undefined && Object.keys(map).length > 0) issues.push({ loc: ['body', 'field_map'], msg: 'only a generic source takes a field_map', type: 'value_error' });
-    if (type === 'pager_a' && creating && !signing) issues.push({ loc: ['body', 'signing_secret'], msg: 'a pager_a source needs the signing secret of its subscription', type: 'missing' });
-    if (type !== 'pager_a' && signing) issues.push({ loc: ['body', 'signing_secret'], msg: 'only a pager_a source takes a signing secret', type: 'value_error' });
+    if (type === 'generic' && creating && !map?.rule_title)
+      issues.push({ loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' });
+    if (type !== 'generic' && map !== undefined && Object.keys(map).length > 0)
+      issues.push({ loc: ['body', 'field_map'], msg: 'only a generic source takes a field_map', type: 'value_error' });
+    if (type === 'pager_a' && creating && !signing)
+      issues.push({ loc: ['body', 'signing_secret'], msg: 'a pager_a source needs the signing secret of its subscription', type: 'missing' });
+    if (type !== 'pager_a' && signing)
+      issues.push({ loc: ['body', 'signing_secret'], msg: 'only a pager_a source takes a signing secret', type: 'value_error' });
     if (issues.length > 0) throw new ValidationFailed(issues);
   };
 
   return new Hono<AppEnv>()
     .get(
       '/webhook-sources',
-      describeRoute({ summary: 'List webhook sources (tokens never shown)', tags: ['webhook-sources'], responses: { 200: jsonAnswer(webhookSourceListSchema, 'Every source, by slug') } }),
+      describeRoute({
+        summary: 'List webhook sources (tokens never shown)',
+        tags: ['webhook-sources'],
+        responses: { 200: jsonAnswer(webhookSourceListSchema, 'Every source, by slug') },
+      }),
       manage,
       async (c) => c.json({ items: await deps.webhookSources.list() } satisfies v.InferOutput<typeof webhookSourceListSchema>),
     )
@@ -102,20 +112,43 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
     )
     .patch(
       '/webhook-sources/:id',
-      describeRoute({ summary: 'Change a webhook source', tags: ['webhook-sources'], responses: { 200: jsonAnswer(webhookSourceSchema, 'The changed source, without its token') } }),
+      describeRoute({
+        summary: 'Change a webhook source',
+        tags: ['webhook-sources'],
+        responses: { 200: jsonAnswer(webhookSourceSchema, 'The changed source, without its token') },
+      }),
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.object({ name: v.optional(name), team: v.optional(team), field_map: v.optional(fieldMap), default_severity: v.optional(severity), enabled: v.optional(v.boolean()), signing_secret: v.optional(secret) })),
+      validate(
+        'json',
+        v.object({
+          name: v.optional(name),
+          team: v.optional(team),
+          field_map: v.optional(fieldMap),
+          default_severity: v.optional(severity),
+          enabled: v.optional(v.boolean()),
+          signing_secret: v.optional(secret),
+        }),
+      ),
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
         const current = await deps.webhookSources.get(id);
         crossCheck(current.type, body.field_map, body.signing_secret, false);
         if (current.type === 'generic' && body.field_map && !body.field_map.rule_title) {
-          throw new ValidationFailed([{ loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' }]);
+          throw new ValidationFailed([
+            { loc: ['body', 'field_map', 'rule_title'], msg: 'a generic source needs the path of its alert title', type: 'missing' },
+          ]);
         }
-        const updated = await deps.webhookSources.update(id, { name: body.name, team: body.team, fieldMap: body.field_map, defaultSeverity: body.default_severity, enabled: body.enabled, signingSecret: body.signing_secret });
+        const updated = await deps.webhookSources.update(id, {
+          name: body.name,
+          team: body.team,
+          fieldMap: body.field_map,
+          defaultSeverity: body.default_severity,
+          enabled: body.enabled,
+          signingSecret: body.signing_secret,
+        });
         await recordAudit(deps, c.get('principal'), {
           action: 'webhook_source.update',
           target: { type: 'webhook_source', id },

@@ -80,13 +80,25 @@ type PagerEvent = { pager: 'pager_a' | 'pager_b'; key: string | null; acknowledg
 /** A pager_a event; 422 when it is not the v3 webhook shape. */
 function pagerAAck(raw: unknown): PagerEvent {
   const { event } = parseBody(pagerAEvent, raw);
-  return { pager: 'pager_a', key: event.data.incident_key ?? null, acknowledging: event.event_type === 'incident.acknowledged', agent: event.agent?.summary ?? null, agentEmail: null };
+  return {
+    pager: 'pager_a',
+    key: event.data.incident_key ?? null,
+    acknowledging: event.event_type === 'incident.acknowledged',
+    agent: event.agent?.summary ?? null,
+    agentEmail: null,
+  };
 }
 
 /** A pager_b alert action; 422 when it is not the alert-action shape. */
 function pagerBAck(raw: unknown): PagerEvent {
   const { action, alert } = parseBody(pagerBEvent, raw);
-  return { pager: 'pager_b', key: alert.alias ?? null, acknowledging: action === 'Acknowledge', agent: alert.username ?? null, agentEmail: alert.username ?? null };
+  return {
+    pager: 'pager_b',
+    key: alert.alias ?? null,
+    acknowledging: action === 'Acknowledge',
+    agent: alert.username ?? null,
+    agentEmail: alert.username ?? null,
+  };
 }
 
 /**
@@ -111,7 +123,10 @@ const sourceIntakeAnswer = v.union([
 ]);
 
 /** What the webhook routes read of the service (adapters/http/deps.ts). */
-export type WebhookRouteDeps = Pick<HttpDeps, 'caseConfig' | 'detectorBootstrapSecret' | 'intake' | 'maxJsonDepth' | 'pageAcks' | 'ticketMirror' | 'waitFor' | 'webhookSources'>;
+export type WebhookRouteDeps = Pick<
+  HttpDeps,
+  'caseConfig' | 'detectorBootstrapSecret' | 'intake' | 'maxJsonDepth' | 'pageAcks' | 'ticketMirror' | 'waitFor' | 'webhookSources'
+>;
 
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const severities = new Set(deps.caseConfig.severities);
@@ -122,17 +137,34 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   };
 
   const fromGeneric = (payload: Record<string, unknown>, index: number | null, source: ResolvedWebhookSource): IncomingAlert => {
-    const contentId = createHash('sha256').update(canonicalize(payload) ?? '').digest('hex');
-    const mapped = mapGenericAlert(payload, { slug: source.slug, team: source.team, fieldMap: source.field_map, defaultSeverity: source.default_severity }, deps.caseConfig.severities, contentId);
+    const contentId = createHash('sha256')
+      .update(canonicalize(payload) ?? '')
+      .digest('hex');
+    const mapped = mapGenericAlert(
+      payload,
+      { slug: source.slug, team: source.team, fieldMap: source.field_map, defaultSeverity: source.default_severity },
+      deps.caseConfig.severities,
+      contentId,
+    );
     if (!mapped.ok) {
-      throw new ValidationFailed(mapped.problems.map((p) => ({ loc: ['body', ...(index === null ? [] : [index]), ...p.loc], msg: p.msg, type: 'value_error' })));
+      throw new ValidationFailed(
+        mapped.problems.map((p) => ({ loc: ['body', ...(index === null ? [] : [index]), ...p.loc], msg: p.msg, type: 'value_error' })),
+      );
     }
     return withObservables(mapped.alert);
   };
 
   /** Digest of the normalized email, not of the body sent: keys a gateway adds or orders differently do not defeat de-duplication. */
   const fromMailbox = (email: MailboxEmail, source: ResolvedWebhookSource): IncomingAlert =>
-    withObservables(mapMailboxAlert(email, { slug: source.slug, team: source.team, defaultSeverity: source.default_severity }, createHash('sha256').update(canonicalize(email) ?? '').digest('hex')));
+    withObservables(
+      mapMailboxAlert(
+        email,
+        { slug: source.slug, team: source.team, defaultSeverity: source.default_severity },
+        createHash('sha256')
+          .update(canonicalize(email) ?? '')
+          .digest('hex'),
+      ),
+    );
 
   /**
    * Takes the alerts in and answers 202 once the projections show them. Characters the
@@ -156,7 +188,13 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   const pageAck = async (c: Context, source: ResolvedWebhookSource, raw: unknown) => {
     const event = source.type === 'pager_a' ? pagerAAck(raw) : pagerBAck(raw);
     if (!event.acknowledging || event.key === null) return c.json({ page_ack: deps.pageAcks.ignored(event.pager, event.key) }, 202);
-    const done = await deps.pageAcks.acknowledge({ pager: event.pager, key: event.key, agent: event.agent, agentEmail: event.agentEmail, sourceSlug: source.slug });
+    const done = await deps.pageAcks.acknowledge({
+      pager: event.pager,
+      key: event.key,
+      agent: event.agent,
+      agentEmail: event.agentEmail,
+      sourceSlug: source.slug,
+    });
     await deps.waitFor(done.position);
     return c.json({ page_ack: done.pageAck }, 202);
   };
@@ -175,7 +213,11 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   return new Hono<{ Variables: { webhookSource: ResolvedWebhookSource } & TextRepairs }>()
     .post(
       '/webhooks/detector',
-      describeRoute({ summary: 'Detector alert intake (one alert or an array)', tags: ['intake'], responses: { 202: jsonAnswer(alertIntakeAnswer, 'Taken in: the result of the alert, or of each') } }),
+      describeRoute({
+        summary: 'Detector alert intake (one alert or an array)',
+        tags: ['intake'],
+        responses: { 202: jsonAnswer(alertIntakeAnswer, 'Taken in: the result of the alert, or of each') },
+      }),
       async (c, next) => {
         const secret = deps.detectorBootstrapSecret;
         const token = webhookToken((n) => c.req.header(n));
@@ -209,7 +251,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           // The vendor's own header name is accepted beside SPEC.md's neutral one.
           const header = c.req.header('x-pager-signature') ?? c.req.header('x-pagerduty-signature');
           const raw = new Uint8Array(await c.req.arrayBuffer());
-          if (!pagerASignatureValid(source.signingSecret ?? '', raw, header)) throw new DomainError('unauthenticated', 401, 'missing or invalid X-Pager-Signature');
+          if (!pagerASignatureValid(source.signingSecret ?? '', raw, header))
+            throw new DomainError('unauthenticated', 401, 'missing or invalid X-Pager-Signature');
         } else {
           const token = webhookToken((n) => c.req.header(n));
           if (!token || !source.tokenMatches(token)) throw unauthenticated();
@@ -233,7 +276,12 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         }
         if (source.type === 'mailbox') {
           const body = parseBody(mailboxBody, raw);
-          return ingest(c, (Array.isArray(body) ? body : [body]).map((email) => fromMailbox(email, source)), Array.isArray(body), c.get('textRepairs'));
+          return ingest(
+            c,
+            (Array.isArray(body) ? body : [body]).map((email) => fromMailbox(email, source)),
+            Array.isArray(body),
+            c.get('textRepairs'),
+          );
         }
         const body = parseBody(genericBody, raw);
         const alerts = Array.isArray(body) ? body.map((p, i) => fromGeneric(p, i, source)) : [fromGeneric(body, null, source)];

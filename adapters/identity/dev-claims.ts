@@ -48,10 +48,7 @@ export function devExchangeClaims(person: { email: string; grants: Grant[]; scop
 }
 
 /** Claims of a dev assertion for `email` bound to `method` and `path` (below SVC_BASE_PATH, no query). */
-export function devAssertionClaims(
-  person: { email: string; name: string; grants: Grant[] },
-  request: { method: string; path: string },
-): DevTokenClaims {
+export function devAssertionClaims(person: { email: string; name: string; grants: Grant[] }, request: { method: string; path: string }): DevTokenClaims {
   return {
     token_use: 'assertion',
     sub: devSubject(person.email),

@@ -6,15 +6,7 @@ import { roles, type Permission, type Principal, type Role } from './principal.t
 
 export type PermissionMatrix = Record<Role, Permission[]>;
 
-const permissionNames: readonly Permission[] = [
-  'read',
-  'manage_cases',
-  'run_runbooks',
-  'approve_runbooks',
-  'manage_runbooks',
-  'manage_connections',
-  'admin',
-];
+const permissionNames: readonly Permission[] = ['read', 'manage_cases', 'run_runbooks', 'approve_runbooks', 'manage_runbooks', 'manage_connections', 'admin'];
 
 /** The default matrix: each role holds every permission of the roles below it, plus its own. */
 export const defaultPermissionMatrix: PermissionMatrix = {
@@ -68,10 +60,7 @@ export function parsePermissionMatrix(json: string | undefined): PermissionMatri
  * (`team: null`) or a grant for exactly that team counts.
  */
 export function hasPermission(principal: Pick<Principal, 'grants'>, permission: Permission, matrix: PermissionMatrix, team?: string | null): boolean {
-  return principal.grants.some(
-    (grant) =>
-      (team === undefined || grant.team === null || grant.team === team) && matrix[grant.role].includes(permission),
-  );
+  return principal.grants.some((grant) => (team === undefined || grant.team === null || grant.team === team) && matrix[grant.role].includes(permission));
 }
 
 /** The highest role among the principal's grants (`viewer < analyst < approver < admin`), or null with no grants. */

@@ -9,14 +9,7 @@ export const roles = ['viewer', 'analyst', 'approver', 'admin'] as const;
 export type Role = (typeof roles)[number];
 export type Grant = { team: string | null; role: Role };
 
-export type Permission =
-  | 'read'
-  | 'manage_cases'
-  | 'run_runbooks'
-  | 'approve_runbooks'
-  | 'manage_runbooks'
-  | 'manage_connections'
-  | 'admin';
+export type Permission = 'read' | 'manage_cases' | 'run_runbooks' | 'approve_runbooks' | 'manage_runbooks' | 'manage_connections' | 'admin';
 
 export type TokenUse = 'assertion' | 'exchange' | 'service';
 

@@ -40,5 +40,9 @@ export function parseInbound(text: string): InboundFrame | FrameRefusal {
   if (typeof type !== 'string' || !known.includes(type)) {
     return { type: 'error', code: 'frame_refused', detail: `type must be one of ${known.join(', ')}` };
   }
-  return { type: 'error', code: 'frame_refused', detail: `${parsed.issues[0]?.path?.map((p) => String(p.key)).join('.') ?? 'frame'}: ${parsed.issues[0]?.message ?? 'invalid'}` };
+  return {
+    type: 'error',
+    code: 'frame_refused',
+    detail: `${parsed.issues[0]?.path?.map((p) => String(p.key)).join('.') ?? 'frame'}: ${parsed.issues[0]?.message ?? 'invalid'}`,
+  };
 }

@@ -55,7 +55,11 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
   const push = (scoped: ScopedCase, frame: Record<string, unknown>) => {
     for (const c of connections) if (canReach(c.scope, { kind: 'case', case: scoped })) c.send(frame);
   };
-  const members = (caseId: string) => roster.viewers(caseId, now()).map((v) => v.user_id).join('\u0000');
+  const members = (caseId: string) =>
+    roster
+      .viewers(caseId, now())
+      .map((v) => v.user_id)
+      .join('\u0000');
   const pushPresence = (caseId: string) => {
     const scoped = scopedCases.get(caseId);
     const viewers = roster.viewers(caseId, now());

@@ -36,7 +36,8 @@ export async function listRemoteTools(connection: ResolvedConnection, outbound: 
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await client.listTools(cursor === undefined ? {} : { cursor });
-      for (const tool of result.tools) tools.push({ name: tool.name, read_only_hint: typeof tool.annotations?.readOnlyHint === 'boolean' ? tool.annotations.readOnlyHint : null });
+      for (const tool of result.tools)
+        tools.push({ name: tool.name, read_only_hint: typeof tool.annotations?.readOnlyHint === 'boolean' ? tool.annotations.readOnlyHint : null });
       cursor = result.nextCursor;
       if (!cursor) break;
     }
@@ -45,7 +46,12 @@ export async function listRemoteTools(connection: ResolvedConnection, outbound: 
     const refusal = refusalIn(error);
     if (refusal) throw new ActionFailure('target_refused', `mcp: request refused: ${refusal.message}`, false);
     const status = (error as { code?: unknown }).code;
-    const why = typeof status === 'number' && status >= 400 && status < 600 ? `answered status ${status}` : signal.aborted ? 'did not answer in time' : 'did not answer as an MCP server';
+    const why =
+      typeof status === 'number' && status >= 400 && status < 600
+        ? `answered status ${status}`
+        : signal.aborted
+          ? 'did not answer in time'
+          : 'did not answer as an MCP server';
     throw new ActionFailure('mcp_error', `mcp: ${url.host} ${why}`, false);
   } finally {
     await client.close().catch(() => undefined);

@@ -23,7 +23,12 @@ export type ApiMetrics = {
 export function createApiMetrics(projectorPosition: () => number): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, matched route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests answered, by method, matched route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'svc_http_request_duration_seconds',
     help: 'HTTP request handling time, seconds',

@@ -48,7 +48,14 @@ export function classifyAddress(address: string): AddressVerdict {
   if (embedded) return verdict(embedded.range());
   const range = ipv6.range();
   // ::a.b.c.d (IPv4-compatible, deprecated by RFC 4291): ipaddr.js calls it unicast.
-  if (range === 'unicast' && ipv6.toByteArray().slice(0, 12).every((b) => b === 0)) return { allowed: false, range: 'ipv4Compatible' };
+  if (
+    range === 'unicast' &&
+    ipv6
+      .toByteArray()
+      .slice(0, 12)
+      .every((b) => b === 0)
+  )
+    return { allowed: false, range: 'ipv4Compatible' };
   return verdict(range);
 }
 

@@ -59,6 +59,7 @@ export function createPresenceRoster(expiryMs: number): PresenceRoster {
       }
       return changed;
     },
-    viewers: (caseId, now) => [...(live(caseId, now)?.values() ?? [])].sort((a, b) => a.joined_at.localeCompare(b.joined_at) || a.user_id.localeCompare(b.user_id)),
+    viewers: (caseId, now) =>
+      [...(live(caseId, now)?.values() ?? [])].sort((a, b) => a.joined_at.localeCompare(b.joined_at) || a.user_id.localeCompare(b.user_id)),
   };
 }

@@ -60,7 +60,12 @@ export function gitProxyFor(url: URL, env: ProxyEnv): string | null {
   if (proxy === null || proxy === '' || noProxyMatches(url, env.noProxy)) return null;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(proxy)?.[1]?.toLowerCase() ?? 'http';
   if (scheme !== 'http' && scheme !== 'https') {
-    throw new DomainError('runbook_source_proxy_refused', 502, `the ${scheme} proxy configured for ${url.host} is refused: a runbook Git source needs an http or https proxy`, { scheme });
+    throw new DomainError(
+      'runbook_source_proxy_refused',
+      502,
+      `the ${scheme} proxy configured for ${url.host} is refused: a runbook Git source needs an http or https proxy`,
+      { scheme },
+    );
   }
   return proxy;
 }
@@ -103,7 +108,14 @@ export async function fetchGitSource(source: GitSourceConfig, proxyEnv: ProxyEnv
     ...(proxy ? [`http.proxy=${proxy}`] : []),
   ].flatMap((c) => ['-c', c]);
   const args = [...config, 'clone', '--quiet', '--no-tags', '--single-branch', ...(source.ref ? ['--branch', source.ref] : []), '--', source.url, checkout];
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '/bin/false' };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '/bin/false',
+  };
   let timedOut = false;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -123,7 +135,12 @@ export async function fetchGitSource(source: GitSourceConfig, proxyEnv: ProxyEnv
     });
   } catch {
     cleanup();
-    throw new DomainError('runbook_source_unavailable', 502, `fetching the runbook Git source at ${url.host} ${timedOut ? `timed out after ${source.timeoutMs} ms` : 'failed'}`, { host: url.host });
+    throw new DomainError(
+      'runbook_source_unavailable',
+      502,
+      `fetching the runbook Git source at ${url.host} ${timedOut ? `timed out after ${source.timeoutMs} ms` : 'failed'}`,
+      { host: url.host },
+    );
   }
   return { dir: join(checkout, source.path), cleanup };
 }

@@ -57,7 +57,11 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
   const lenient = catalog(true);
   /** The products a runbook needs that are not installed, sorted. */
   const missingProducts = (rb: RunbookDefinition): string[] =>
-    [...new Set(rb.steps.map((s) => (s.action === null ? null : actions.productOf(s.action))).filter((p): p is string => p !== null && !actions.productInstalled(p)))].sort();
+    [
+      ...new Set(
+        rb.steps.map((s) => (s.action === null ? null : actions.productOf(s.action))).filter((p): p is string => p !== null && !actions.productInstalled(p)),
+      ),
+    ].sort();
 
   let cache = new Map<string, RunbookDefinition>();
 
@@ -110,7 +114,11 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
     const existing = await trx.selectFrom('runbooks').select(['version', 'yaml_text']).where('slug', '=', rb.id).forUpdate().executeTakeFirst();
     if (existing?.yaml_text === yamlText) return 'unchanged';
     if (existing && rb.version < existing.version) {
-      throw unprocessable('runbook_version_decrease', `version ${rb.version} is below the stored version ${existing.version}`, { id: rb.id, version: rb.version, stored_version: existing.version });
+      throw unprocessable('runbook_version_decrease', `version ${rb.version} is below the stored version ${existing.version}`, {
+        id: rb.id,
+        version: rb.version,
+        stored_version: existing.version,
+      });
     }
     if (existing && rb.version === existing.version) {
       throw unprocessable('runbook_version_not_bumped', `version ${rb.version} is already stored with other content; bump version to save a change`, {
@@ -134,7 +142,12 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
     if (existing) {
       await trx.updateTable('runbooks').set(row).where('slug', '=', rb.id).execute();
     } else {
-      const inserted = await trx.insertInto('runbooks').values({ slug: rb.id, ...row }).onConflict((oc) => oc.column('slug').doNothing()).returning('slug').executeTakeFirst();
+      const inserted = await trx
+        .insertInto('runbooks')
+        .values({ slug: rb.id, ...row })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returning('slug')
+        .executeTakeFirst();
       if (!inserted) throw conflict('runbook_save_conflict', 'the runbook was created concurrently; retry', { id: rb.id });
     }
     await trx.insertInto('runbook_versions').values({ slug: rb.id, version: rb.version, yaml_text: yamlText, saved_at: now, saved_by: source }).execute();
@@ -200,7 +213,9 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
       const report: SyncReport = { created: [], updated: [], skipped: [], errors: [] };
       let files: string[];
       try {
-        files = readdirSync(source.dir).filter((f) => /\.ya?ml$/i.test(f)).sort();
+        files = readdirSync(source.dir)
+          .filter((f) => /\.ya?ml$/i.test(f))
+          .sort();
       } catch {
         files = [];
       }

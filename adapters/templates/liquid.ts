@@ -157,9 +157,7 @@ function postfixProblem(postfix: readonly Token[]): string | null {
 /** The one output of a template that is exactly `{{ expr }}` with only whitespace around, else null. */
 function soleOutput(templates: readonly Template[]): Output | null {
   const [first, ...more] = templates.filter((t): t is Output => t instanceof Output);
-  const blankAround = templates.every(
-    (t) => t instanceof Output || (TypeGuards.isHTMLToken(t.token) && t.token.getContent().trim() === ''),
-  );
+  const blankAround = templates.every((t) => t instanceof Output || (TypeGuards.isHTMLToken(t.token) && t.token.getContent().trim() === ''));
   return first !== undefined && more.length === 0 && blankAround ? first : null;
 }
 

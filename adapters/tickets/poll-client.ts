@@ -29,7 +29,14 @@ const jiraIssue = v.object({
     comment: v.optional(
       v.nullable(
         v.object({
-          comments: v.array(v.object({ id: v.string(), body: v.optional(v.unknown()), author: v.optional(v.nullable(v.object({ displayName: v.optional(v.string()) }))), created: v.optional(v.string()) })),
+          comments: v.array(
+            v.object({
+              id: v.string(),
+              body: v.optional(v.unknown()),
+              author: v.optional(v.nullable(v.object({ displayName: v.optional(v.string()) }))),
+              created: v.optional(v.string()),
+            }),
+          ),
         }),
       ),
     ),
@@ -38,7 +45,17 @@ const jiraIssue = v.object({
 
 const snowField = v.optional(v.nullable(snowValue));
 const snowRecord = v.object({ result: v.object({ sys_id: snowField, number: snowField, state: snowField }) });
-const snowJournal = v.object({ result: v.array(v.object({ sys_id: v.string(), value: v.optional(v.nullable(v.string())), element: v.optional(v.string()), sys_created_by: v.optional(v.nullable(v.string())), sys_created_on: v.optional(v.nullable(v.string())) })) });
+const snowJournal = v.object({
+  result: v.array(
+    v.object({
+      sys_id: v.string(),
+      value: v.optional(v.nullable(v.string())),
+      element: v.optional(v.string()),
+      sys_created_by: v.optional(v.nullable(v.string())),
+      sys_created_on: v.optional(v.nullable(v.string())),
+    }),
+  ),
+});
 
 /** Reads the ticket of `link` through `connection`; `signal` bounds the whole poll. @throws TicketApiFailure */
 export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedConnection, link: RemoteLink, signal: AbortSignal): Promise<RemoteTicketUpdate> {
@@ -52,13 +69,19 @@ export async function pollTicket(fetchImpl: OutboundFetch, connection: ResolvedC
       remote_id: issue.id,
       remote_key: issue.key,
       status: issue.fields.status?.name ?? null,
-      comments: comments.map((c) => ({ id: c.id, text: capped(adfText(c.body)), author: c.author?.displayName ?? null, created_at: c.created ?? null })).filter((c) => c.text !== ''),
+      comments: comments
+        .map((c) => ({ id: c.id, text: capped(adfText(c.body)), author: c.author?.displayName ?? null, created_at: c.created ?? null }))
+        .filter((c) => c.text !== ''),
     };
   }
   const record = await get(`api/now/table/task/${encodeURIComponent(link.remote_id)}`, { sysparm_fields: 'sys_id,number,state' }, snowRecord);
   const journal = await get(
     'api/now/table/sys_journal_field',
-    { sysparm_query: `element_id=${link.remote_id}^element=comments^ORDERBYDESCsys_created_on`, sysparm_limit: String(MAX_COMMENTS), sysparm_fields: 'sys_id,value,element,sys_created_by,sys_created_on' },
+    {
+      sysparm_query: `element_id=${link.remote_id}^element=comments^ORDERBYDESCsys_created_on`,
+      sysparm_limit: String(MAX_COMMENTS),
+      sysparm_fields: 'sys_id,value,element,sys_created_by,sys_created_on',
+    },
     snowJournal,
   );
   return {

@@ -41,7 +41,10 @@ export function ticketApi(fetchImpl: OutboundFetch, connection: ResolvedConnecti
   return (async (method, path, options) => {
     try {
       const url = joinUrl('ticket mirroring', base, path, options.query);
-      const init = options.body === undefined ? { method, headers } : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(options.body) };
+      const init =
+        options.body === undefined
+          ? { method, headers }
+          : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(options.body) };
       const response = await sendOutbound('ticket mirroring', fetchImpl, url, init, signal);
       const text = await readCappedText('ticket mirroring', response, url, signal);
       if (!response.ok) throw new TicketApiFailure(`http_status:${response.status}`, !retryableStatus(response.status));

@@ -11,7 +11,15 @@
  * attachment content: only metadata is kept.
  */
 import * as v from 'valibot';
-import { readAddress, readAddressList, readHeaders, readMailDate, readMessageId, type MailAddress, type Read } from '../../domain/webhook-sources/mail-fields.ts';
+import {
+  readAddress,
+  readAddressList,
+  readHeaders,
+  readMailDate,
+  readMessageId,
+  type MailAddress,
+  type Read,
+} from '../../domain/webhook-sources/mail-fields.ts';
 import type { MailboxEmail } from '../../domain/webhook-sources/mailbox.ts';
 
 /** Most attachments described per email. */
@@ -33,7 +41,12 @@ function readAs<I, T>(read: (value: I) => Read<T>) {
 const text = v.nullish(v.string());
 const messageId = v.nullish(v.pipe(v.string(), readAs(readMessageId)));
 const date = v.nullish(v.pipe(v.string(), readAs(readMailDate)));
-const address = v.optional(v.pipe(v.unknown(), readAs((value: unknown): Read<MailAddress | null> => (value === null ? { ok: true, value: null } : readAddress(value)))));
+const address = v.optional(
+  v.pipe(
+    v.unknown(),
+    readAs((value: unknown): Read<MailAddress | null> => (value === null ? { ok: true, value: null } : readAddress(value))),
+  ),
+);
 const addresses = v.optional(v.pipe(v.unknown(), readAs(readAddressList)));
 
 const attachment = v.object({
@@ -63,7 +76,13 @@ const wireEmail = v.object({
   text,
   html: text,
   // A string is the text; read as `{text}` first so a wrong type inside the object is located.
-  body: v.nullish(v.pipe(v.unknown(), v.transform((b) => (typeof b === 'string' ? { text: b } : b)), v.object({ text, html: text }, 'must be a string or {text, html}'))),
+  body: v.nullish(
+    v.pipe(
+      v.unknown(),
+      v.transform((b) => (typeof b === 'string' ? { text: b } : b)),
+      v.object({ text, html: text }, 'must be a string or {text, html}'),
+    ),
+  ),
   date,
   sent_at: date,
   received_at: date,

@@ -20,7 +20,12 @@ export type WebhookSourceType = (typeof webhookSourceTypes)[number];
 export const WEBHOOK_SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 /** The paths of a generic source's `field_map`, each optional. */
-const fieldMapSchema = v.strictObject(Object.fromEntries(fieldMapKeys.map((k) => [k, v.optional(v.string())])) as Record<(typeof fieldMapKeys)[number], v.OptionalSchema<v.StringSchema<undefined>, undefined>>);
+const fieldMapSchema = v.strictObject(
+  Object.fromEntries(fieldMapKeys.map((k) => [k, v.optional(v.string())])) as Record<
+    (typeof fieldMapKeys)[number],
+    v.OptionalSchema<v.StringSchema<undefined>, undefined>
+  >,
+);
 
 /** A source as the API shows it: never its token or signing secret. */
 export const webhookSourceSchema = v.strictObject({
@@ -54,7 +59,14 @@ export type NewWebhookSource = {
   signingSecret: string | null;
 };
 
-export type WebhookSourcePatch = { name?: string; team?: string | null; fieldMap?: FieldMap; defaultSeverity?: string; enabled?: boolean; signingSecret?: string };
+export type WebhookSourcePatch = {
+  name?: string;
+  team?: string | null;
+  fieldMap?: FieldMap;
+  defaultSeverity?: string;
+  enabled?: boolean;
+  signingSecret?: string;
+};
 
 /** An enabled source found by slug, with what authenticating its requests needs. */
 export type ResolvedWebhookSource = WebhookSourceView & { tokenMatches: (token: string) => boolean; signingSecret: string | null };
@@ -154,7 +166,12 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
     rotate: async (id: string): Promise<v.InferOutput<typeof webhookSourceWithTokenSchema>> => {
       await find(id);
       const token = newToken();
-      const row = await db.updateTable('webhook_sources').set({ token_ciphertext: sealToken(id, token), updated_at: now() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      const row = await db
+        .updateTable('webhook_sources')
+        .set({ token_ciphertext: sealToken(id, token), updated_at: now() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return { ...view(row), token };
     },
     /** The enabled source of `slug`, or null. */

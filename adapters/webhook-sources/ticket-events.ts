@@ -121,6 +121,9 @@ export function parseTicketBWebhook(body: unknown): RemoteTicketUpdate {
     remote_id: sysId,
     remote_key: snowText(record.number, true),
     status: snowText(record.state),
-    comments: comment !== '' && commentId ? [{ id: commentId, text: capped(comment), author: snowText(record.sys_updated_by, true), created_at: snowText(record.sys_updated_on) }] : [],
+    comments:
+      comment !== '' && commentId
+        ? [{ id: commentId, text: capped(comment), author: snowText(record.sys_updated_by, true), created_at: snowText(record.sys_updated_on) }]
+        : [],
   };
 }

@@ -23,11 +23,7 @@ export function formatLinkCode(random: Uint8Array): string {
 
 /** The canonical form of a typed code (ten characters, no dash), or null when it cannot be one. */
 export function normalizeLinkCode(typed: string): string | null {
-  const canonical = typed
-    .toUpperCase()
-    .replace(/[\s-]/g, '')
-    .replace(/O/g, '0')
-    .replace(/[IL]/g, '1');
+  const canonical = typed.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
   if (canonical.length !== LINK_CODE_LENGTH) return null;
   return [...canonical].every((c) => ALPHABET.includes(c)) ? canonical : null;
 }

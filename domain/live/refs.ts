@@ -32,7 +32,8 @@ function refsOf(e: Recorded): LiveRef[] {
   const category = streamCategory(e.streamId);
   const caseId = text(e.data.case_id);
   // A ticket link's events (a comment or status taken from the ticket, a mirror sent) change what the case shows.
-  if ((category === 'case' || category === 'task' || category === 'observable' || category === 'ticket') && caseId) return [{ type: 'case.updated', case_id: caseId, event: e.type }];
+  if ((category === 'case' || category === 'task' || category === 'observable' || category === 'ticket') && caseId)
+    return [{ type: 'case.updated', case_id: caseId, event: e.type }];
   const alertId = text(e.data.alert_id);
   if (category === 'alert' && alertId) return [{ type: 'alert.updated', alert_id: alertId, event: e.type }];
   const runId = text(e.data.run_id);
@@ -40,13 +41,20 @@ function refsOf(e: Recorded): LiveRef[] {
   const refs: LiveRef[] = [{ type: 'run.updated', run_id: runId, event: e.type, status: runStatusOf(e) }];
   const stepId = text(e.data.step_id);
   if (stepId && e.type === 'gate.opened') refs.push({ type: 'approval.updated', run_id: runId, step_id: stepId, status: 'pending' });
-  if (stepId && e.type === 'gate.decided') refs.push({ type: 'approval.updated', run_id: runId, step_id: stepId, status: e.data.decision === 'approved' ? 'approved' : 'denied' });
+  if (stepId && e.type === 'gate.decided')
+    refs.push({ type: 'approval.updated', run_id: runId, step_id: stepId, status: e.data.decision === 'approved' ? 'approved' : 'denied' });
   if (stepId && e.type === 'runbook.approval_expired') refs.push({ type: 'approval.updated', run_id: runId, step_id: stepId, status: 'expired' });
   return refs;
 }
 
 const keyOf = (r: LiveRef) =>
-  r.type === 'case.updated' ? `c:${r.case_id}` : r.type === 'alert.updated' ? `a:${r.alert_id}` : r.type === 'run.updated' ? `r:${r.run_id}` : `g:${r.run_id}:${r.step_id}`;
+  r.type === 'case.updated'
+    ? `c:${r.case_id}`
+    : r.type === 'alert.updated'
+      ? `a:${r.alert_id}`
+      : r.type === 'run.updated'
+        ? `r:${r.run_id}`
+        : `g:${r.run_id}:${r.step_id}`;
 
 /**
  * One reference per changed case, alert, run and gate of `events`, in order of last

@@ -42,7 +42,12 @@ const aiSpendSchema = v.strictObject({
 });
 export type AiSpend = v.InferOutput<typeof aiSpendSchema>;
 
-const aiTriageAgreementSchema = v.strictObject({ total_feedback: v.number(), agreed: v.number(), disagreed: v.number(), agreement_rate: v.nullable(v.number()) });
+const aiTriageAgreementSchema = v.strictObject({
+  total_feedback: v.number(),
+  agreed: v.number(),
+  disagreed: v.number(),
+  agreement_rate: v.nullable(v.number()),
+});
 export type AiTriageAgreement = v.InferOutput<typeof aiTriageAgreementSchema>;
 
 /** Whole seconds; null as a mean over nothing. */
@@ -78,7 +83,14 @@ export const socMetricsSchema = v.strictObject({
 
 /** What every caller but global administrators and operator reports gets. */
 export const ZERO_AI_SPEND: AiSpend = {
-  invocations: 0, refusals: 0, refusals_by_code: {}, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, by_feature: [], by_model: [],
+  invocations: 0,
+  refusals: 0,
+  refusals_by_code: {},
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  by_feature: [],
+  by_model: [],
 };
 
 type Sums = { opened: number; automated: number; acknowledged: number; ackSeconds: number; resolved: number; resolveSeconds: number };
@@ -134,7 +146,9 @@ export type SocInput = {
 /** The document; group weeks outside `[from, to]` are ignored. */
 export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSchema> {
   const weeks = weeksBetween(input.from, input.to);
-  const perWeek = new Map(weeks.map((w) => [w, { all: zero(), bySeverity: new Map<string, Sums>(), byTeam: new Map<string, { team: string | null; sums: Sums }>() }]));
+  const perWeek = new Map(
+    weeks.map((w) => [w, { all: zero(), bySeverity: new Map<string, Sums>(), byTeam: new Map<string, { team: string | null; sums: Sums }>() }]),
+  );
   const total = zero();
   const bySeverity = new Map<string, Sums>(input.severities.map((s) => [s, zero()]));
   const byTeam = new Map<string, { team: string | null; sums: Sums }>();
@@ -143,7 +157,10 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
     if (!week) continue;
     add(week.all, g);
     add(total, g);
-    for (const [map, key] of [[week.bySeverity, g.severity], [bySeverity, g.severity]] as const) {
+    for (const [map, key] of [
+      [week.bySeverity, g.severity],
+      [bySeverity, g.severity],
+    ] as const) {
       const sums = map.get(key) ?? zero();
       map.set(key, sums);
       add(sums, g);
@@ -166,8 +183,7 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
   }
   const teams = (map: Map<string, { team: string | null; sums: Sums }>) =>
     [...map.values()].sort((a, b) => (a.team ?? '').localeCompare(b.team ?? '')).map((t) => ({ team: t.team, ...flow(t.sums) }));
-  const severities = (map: Map<string, Sums>) =>
-    Object.fromEntries(input.severities.map((s) => [s, times(map.get(s) ?? zero())]));
+  const severities = (map: Map<string, Sums>) => Object.fromEntries(input.severities.map((s) => [s, times(map.get(s) ?? zero())]));
   return {
     window_days: input.windowDays,
     team: input.team,

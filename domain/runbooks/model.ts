@@ -10,10 +10,7 @@ export type Scalar = string | number | boolean;
 export type AlertTrigger = { type: 'alert'; conditions: Record<string, Scalar | Scalar[]> };
 
 /** How a run starts; a schedule has exactly one of `cron` and `interval_s` (seconds). */
-export type Trigger =
-  | AlertTrigger
-  | { type: 'manual' }
-  | { type: 'schedule'; cron: string | null; interval_s: number | null };
+export type Trigger = AlertTrigger | { type: 'manual' } | { type: 'schedule'; cron: string | null; interval_s: number | null };
 
 /** A parameter of a manual run. */
 export type RunbookInput = {

@@ -6,19 +6,23 @@ import type { RunbookCatalog } from './catalog.ts';
 import { describeCycle, findCycle } from './dag.ts';
 import { isMapping, type FieldReader } from './field-reader.ts';
 import type { StepDefinition } from './model.ts';
-import {
-  checkTemplates,
-  readApproval,
-  readNeeds,
-  readOnError,
-  readUi,
-  readWhenBranch,
-  type DeclaredSteps,
-} from './step-fields.ts';
+import { checkTemplates, readApproval, readNeeds, readOnError, readUi, readWhenBranch, type DeclaredSteps } from './step-fields.ts';
 
 const STEP_FIELDS = [
-  'id', 'action', 'type', 'when', 'needs', 'when_branch', 'with', 'timeout_s',
-  'retries', 'on_error', 'approval', 'autonomous', 'for_each', 'ui',
+  'id',
+  'action',
+  'type',
+  'when',
+  'needs',
+  'when_branch',
+  'with',
+  'timeout_s',
+  'retries',
+  'on_error',
+  'approval',
+  'autonomous',
+  'for_each',
+  'ui',
 ];
 const STEP_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const DEFAULT_TIMEOUT_S = 120;
@@ -89,8 +93,20 @@ function readStep(r: FieldReader, catalog: RunbookCatalog, declared: DeclaredSte
   const ui = readUi(r);
   if (id === null) return null;
   return {
-    id, kind, action, when, needs, when_branch: whenBranch, with: withMap?.fields ?? {},
-    timeout_s: timeout, retries, on_error: onError, approval, autonomous, for_each: forEach, ui,
+    id,
+    kind,
+    action,
+    when,
+    needs,
+    when_branch: whenBranch,
+    with: withMap?.fields ?? {},
+    timeout_s: timeout,
+    retries,
+    on_error: onError,
+    approval,
+    autonomous,
+    for_each: forEach,
+    ui,
   };
 }
 

@@ -21,10 +21,7 @@ const SLUG = /^[a-z0-9-]{3,64}$/;
  * `{loc, msg}` with `loc` the path into the document; a YAML syntax error is the single
  * error `{loc: [], msg}` with the line in `msg`. Never throws.
  */
-export function parseRunbook(
-  yamlText: string,
-  catalog: RunbookCatalog,
-): { ok: true; runbook: RunbookDefinition } | { ok: false; errors: RunbookError[] } {
+export function parseRunbook(yamlText: string, catalog: RunbookCatalog): { ok: true; runbook: RunbookDefinition } | { ok: false; errors: RunbookError[] } {
   const loaded = loadYaml(yamlText);
   if (!loaded.ok) return { ok: false, errors: [{ loc: [], msg: loaded.msg }] };
   if (!isMapping(loaded.value)) return { ok: false, errors: [{ loc: [], msg: 'a runbook must be a YAML mapping' }] };

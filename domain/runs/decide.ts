@@ -45,7 +45,18 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       const { stepId, target, visits, cap, now } = command;
       // The spec's event name leads the text, so the run detail and its log row say why it failed.
       const error = `runbook.loop_cap_exceeded: goto ${target} from step ${stepId} exceeds the visit cap of ${cap}`;
-      const log: ActionLogRow = { run_id: state.id, step_id: stepId, action: null, attempt: 0, status: 'error', input: { target, visits, cap }, output: null, error, started_at: now, finished_at: now };
+      const log: ActionLogRow = {
+        run_id: state.id,
+        step_id: stepId,
+        action: null,
+        attempt: 0,
+        status: 'error',
+        input: { target, visits, cap },
+        output: null,
+        error,
+        started_at: now,
+        finished_at: now,
+      };
       return [
         { type: 'runbook.loop_cap_exceeded', data: { run_id: state.id, step_id: stepId, target, visits, cap, log, at: now } },
         { type: 'run.finished', data: { run_id: state.id, status: 'failed', error, at: now } },

@@ -55,7 +55,10 @@ export type RunFinished = Event<'run.finished', { run_id: string; status: RunOut
  */
 export type StepGoto = Event<'step.goto', { run_id: string; step_id: string; target: string; visit: number; reset: string[]; at: string }>;
 /** A goto would re-enter `target` more than `cap` times; a failing `run.finished` follows. */
-export type LoopCapExceeded = Event<'runbook.loop_cap_exceeded', { run_id: string; step_id: string; target: string; visits: number; cap: number; log?: ActionLogRow; at: string }>;
+export type LoopCapExceeded = Event<
+  'runbook.loop_cap_exceeded',
+  { run_id: string; step_id: string; target: string; visits: number; cap: number; log?: ActionLogRow; at: string }
+>;
 
 /** The run waits for a human decision on `step_id` until `deadline` (ISO time). */
 export type GateOpened = Event<

@@ -68,7 +68,9 @@ export function repairJsonText(document: unknown): { value: unknown; repaired: J
   const fix = (s: string) => s.replace(BAD_TEXT_GLOBAL, '\ufffd');
   const rootBox: { value: unknown } = { value: document };
   // Each entry rebuilds one container in place of its parent's slot.
-  const stack: { holder: Record<string | number, unknown>; key: string | number; path: JsonPath }[] = [{ holder: rootBox as Record<string, unknown>, key: 'value', path: [] }];
+  const stack: { holder: Record<string | number, unknown>; key: string | number; path: JsonPath }[] = [
+    { holder: rootBox as Record<string, unknown>, key: 'value', path: [] },
+  ];
   while (stack.length > 0) {
     const { holder, key, path } = stack.pop() as (typeof stack)[number];
     const value = holder[key];

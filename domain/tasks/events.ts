@@ -53,10 +53,7 @@ export type TaskCommentAdded = Event<
     at: string;
   }
 >;
-export type TaskCommentDeleted = Event<
-  'task.comment_deleted',
-  { task_id: string; case_id: string; comment_id: string; deleted_by: string | null; at: string }
->;
+export type TaskCommentDeleted = Event<'task.comment_deleted', { task_id: string; case_id: string; comment_id: string; deleted_by: string | null; at: string }>;
 
 export type TaskEvent = TaskCreated | TaskUpdated | TaskAssigned | TaskCommentAdded | TaskCommentDeleted;
 

@@ -40,12 +40,17 @@ export function mapGenericAlert(
   const title = read('rule_title');
   if (title === null) {
     const path = source.fieldMap.rule_title;
-    return { ok: false, problems: [{ loc: path ? [path] : [], msg: path ? `field_map.rule_title points here and finds no text` : 'the source has no field_map.rule_title' }] };
+    return {
+      ok: false,
+      problems: [{ loc: path ? [path] : [], msg: path ? `field_map.rule_title points here and finds no text` : 'the source has no field_map.rule_title' }],
+    };
   }
   const tooLong = (['external_id', 'correlation_root'] as const).flatMap((key) => {
     const value = read(key);
     const max = key === 'external_id' ? 256 : 512;
-    return value !== null && value.length > max ? [{ loc: [source.fieldMap[key] ?? key], msg: `field_map.${key} points here and finds more than ${max} characters` }] : [];
+    return value !== null && value.length > max
+      ? [{ loc: [source.fieldMap[key] ?? key], msg: `field_map.${key} points here and finds more than ${max} characters` }]
+      : [];
   });
   if (tooLong.length > 0) return { ok: false, problems: tooLong };
   const mapped = read('severity')?.toLowerCase() ?? null;

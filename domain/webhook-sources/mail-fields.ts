@@ -140,7 +140,10 @@ export function readAddressList(value: unknown): Read<MailAddress[]> {
  * with or without the angle brackets, and one form makes one de-duplication key.
  */
 export function readMessageId(value: string): Read<string> {
-  const inner = value.trim().replace(/^<(.*)>$/s, '$1').trim();
+  const inner = value
+    .trim()
+    .replace(/^<(.*)>$/s, '$1')
+    .trim();
   if (inner === '' || /[\s<>]/.test(inner)) return refuse('must be an RFC 5322 Message-ID, such as <id@host.example>');
   if (inner.length > 996) return refuse('must be at most 998 characters (RFC 5322 line limit)');
   return ok(`<${inner}>`);

@@ -69,7 +69,10 @@ function trimUrl(found: string): string {
   for (;;) {
     const before = url;
     url = url.replace(/[.,;:!?*]+$/, '');
-    for (const [open, close] of [['(', ')'], ['[', ']']] as const) {
+    for (const [open, close] of [
+      ['(', ')'],
+      ['[', ']'],
+    ] as const) {
       if (url.endsWith(close) && url.split(open).length < url.split(close).length) url = url.slice(0, -1);
     }
     if (url === before) return url;
@@ -82,7 +85,10 @@ function trimUrl(found: string): string {
  */
 export function urlsIn(body: MailboxEmail['body']): string[] {
   const found = new Set<string>();
-  for (const [text, html] of [[body.text, false], [body.html, true]] as const) {
+  for (const [text, html] of [
+    [body.text, false],
+    [body.html, true],
+  ] as const) {
     for (const match of (text ?? '').matchAll(URL_IN_TEXT)) {
       const url = trimUrl(html ? match[0].replace(/&(amp|#0*38|#x0*26);/gi, '&') : match[0]);
       if (URL.canParse(url)) found.add(url);

@@ -51,11 +51,19 @@ export const alertsProjection: Projection = {
       }
     }
     if (inserts.length > 0) {
-      await trx.insertInto('alerts').values(inserts).onConflict((oc) => oc.column('id').doNothing()).execute();
+      await trx
+        .insertInto('alerts')
+        .values(inserts)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
     }
     const observables = observableRows(events);
     if (observables.length > 0) {
-      await trx.insertInto('alert_observables').values(observables).onConflict((oc) => oc.columns(['alert_id', 'type', 'normalized']).doNothing()).execute();
+      await trx
+        .insertInto('alert_observables')
+        .values(observables)
+        .onConflict((oc) => oc.columns(['alert_id', 'type', 'normalized']).doNothing())
+        .execute();
     }
   },
 };
@@ -76,8 +84,23 @@ function observableRows(events: readonly { type: string; data: unknown }[]): Ale
 }
 
 const columnsButPayload = [
-  'id', 'source', 'external_id', 'rule_id', 'title', 'severity', 'status', 'case_id', 'detected_at', 'url',
-  'correlation_key', 'suite_correlation_id', 'team', 'repeat_count', 'received_at', 'last_seen_at', 'version',
+  'id',
+  'source',
+  'external_id',
+  'rule_id',
+  'title',
+  'severity',
+  'status',
+  'case_id',
+  'detected_at',
+  'url',
+  'correlation_key',
+  'suite_correlation_id',
+  'team',
+  'repeat_count',
+  'received_at',
+  'last_seen_at',
+  'version',
 ] as const satisfies readonly Exclude<keyof AlertsTable, 'payload'>[];
 
 async function loadAlerts(trx: Kysely<Database>, ids: string[]): Promise<Map<string, AlertRecord>> {

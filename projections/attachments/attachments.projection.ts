@@ -28,6 +28,11 @@ export const attachmentsProjection: Projection = {
         event_position: recorded.globalPosition,
       });
     }
-    if (rows.length > 0) await trx.insertInto('case_attachments').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+    if (rows.length > 0)
+      await trx
+        .insertInto('case_attachments')
+        .values(rows)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
   },
 };

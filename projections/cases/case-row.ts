@@ -85,7 +85,15 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       return { ...row, updated_at: event.data.at, version };
     case 'case.sla_policy_applied': {
       const d = event.data;
-      return { ...row, sla_template_id: d.template_id, sla_ack_minutes: d.ack_minutes, sla_resolve_minutes: d.resolve_minutes, sla_applied_at: d.at, updated_at: d.at, version };
+      return {
+        ...row,
+        sla_template_id: d.template_id,
+        sla_ack_minutes: d.ack_minutes,
+        sla_resolve_minutes: d.resolve_minutes,
+        sla_applied_at: d.at,
+        updated_at: d.at,
+        version,
+      };
     }
     case 'case.attack_techniques_updated':
       return { ...row, attack_techniques: event.data.attack_techniques, updated_at: event.data.at, version };

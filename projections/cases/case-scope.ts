@@ -35,8 +35,7 @@ export function canSeeCase(scope: CaseScope, c: ScopedCase): boolean {
 export function visibleCases(scope: CaseScope) {
   return (eb: ExpressionBuilder<Database, 'cases'>): Expression<SqlBool> => {
     if (scope.all) return eb.lit(true);
-    const member =
-      scope.userId === null ? eb.lit(false) : eb.or([eb('cases.owner_id', '=', scope.userId), eb('cases.created_by_id', '=', scope.userId)]);
+    const member = scope.userId === null ? eb.lit(false) : eb.or([eb('cases.owner_id', '=', scope.userId), eb('cases.created_by_id', '=', scope.userId)]);
     const inTeams = (teams: string[]) => (teams.length === 0 ? eb.lit(false) : eb('cases.team', 'in', teams));
     const open = scope.realm ? eb.lit(true) : eb.or([eb('cases.team', 'is', null), inTeams(scope.teams)]);
     return eb.or([member, eb.and([eb('cases.private', '=', false), open]), eb.and([eb('cases.private', '=', true), inTeams(scope.adminTeams)])]);

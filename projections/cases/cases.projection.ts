@@ -20,9 +20,33 @@ import { evolveCaseRow, type CaseRecord } from './case-row.ts';
 const timelineKind = (type: string) => type.replace(/^case\./, '');
 
 const caseColumns = [
-  'key', 'number', 'title', 'description', 'severity', 'tags', 'status', 'owner_id', 'owner_email', 'team', 'alert_count',
-  'correlation_key', 'acknowledged_at', 'acknowledged_by', 'created_at', 'updated_at', 'resolved_at', 'closed_at', 'last_alert_at',
-  'private', 'created_by_id', 'attack_techniques', 'version', 'sla_template_id', 'sla_ack_minutes', 'sla_resolve_minutes', 'sla_applied_at',
+  'key',
+  'number',
+  'title',
+  'description',
+  'severity',
+  'tags',
+  'status',
+  'owner_id',
+  'owner_email',
+  'team',
+  'alert_count',
+  'correlation_key',
+  'acknowledged_at',
+  'acknowledged_by',
+  'created_at',
+  'updated_at',
+  'resolved_at',
+  'closed_at',
+  'last_alert_at',
+  'private',
+  'created_by_id',
+  'attack_techniques',
+  'version',
+  'sla_template_id',
+  'sla_ack_minutes',
+  'sla_resolve_minutes',
+  'sla_applied_at',
 ] as const satisfies readonly (keyof CasesTable)[];
 
 const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
@@ -56,7 +80,15 @@ export const casesProjection: Projection = {
       timeline.push(timelineRow(recorded, caseId, timelineKind(recorded.type), payload));
       if (event.type === 'case.comment_added') {
         const d = event.data;
-        comments.push({ id: d.comment_id, case_id: d.case_id, body: d.body, author_id: d.author_id, author_email: d.author_email, created_at: d.at, deleted_at: null });
+        comments.push({
+          id: d.comment_id,
+          case_id: d.case_id,
+          body: d.body,
+          author_id: d.author_id,
+          author_email: d.author_email,
+          created_at: d.at,
+          deleted_at: null,
+        });
       }
       if (event.type === 'case.comment_deleted') deletions.push(event.data);
     }
@@ -79,7 +111,11 @@ export const casesProjection: Projection = {
     }
     await insertTimeline(trx, timeline);
     if (comments.length > 0) {
-      await trx.insertInto('case_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
+      await trx
+        .insertInto('case_comments')
+        .values(comments)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
     }
     for (const d of deletions) {
       await trx.updateTable('case_comments').set({ deleted_at: d.at }).where('id', '=', d.comment_id).where('deleted_at', 'is', null).execute();

@@ -44,11 +44,22 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: Cas
     q = q.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('key', 'ilike', pattern)]));
   }
   const [rows, counted] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('number', 'desc').limit(f.limit + 1).offset(f.offset).execute(),
+    q
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('number', 'desc')
+      .limit(f.limit + 1)
+      .offset(f.offset)
+      .execute(),
     totalCap === null
       ? null
       : db
-          .selectFrom(q.select(sql.lit(1).as('one')).limit(totalCap + 1).as('capped'))
+          .selectFrom(
+            q
+              .select(sql.lit(1).as('one'))
+              .limit(totalCap + 1)
+              .as('capped'),
+          )
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow(),
   ]);

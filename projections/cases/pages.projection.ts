@@ -17,7 +17,12 @@ export const pagesProjection: Projection = {
         .onConflict((oc) =>
           oc
             .columns(['pager', 'key'])
-            .doUpdateSet((eb) => ({ case_id: eb.ref('excluded.case_id'), connection: eb.ref('excluded.connection'), linked_at: eb.ref('excluded.linked_at'), event_position: eb.ref('excluded.event_position') }))
+            .doUpdateSet((eb) => ({
+              case_id: eb.ref('excluded.case_id'),
+              connection: eb.ref('excluded.connection'),
+              linked_at: eb.ref('excluded.linked_at'),
+              event_position: eb.ref('excluded.event_position'),
+            }))
             .where('case_pages.event_position', '<', (eb) => eb.ref('excluded.event_position')),
         )
         .execute();

@@ -62,7 +62,14 @@ export async function suiteContext(db: Kysely<Database>, suiteCorrelationId: str
     db
       .selectFrom('cases')
       .select(['id', 'key', 'title', 'severity', 'status'])
-      .where('id', 'in', (eb) => eb.selectFrom('alerts').select('alerts.case_id').where('alerts.suite_correlation_id', '=', suiteCorrelationId).where('alerts.case_id', 'is not', null).$narrowType<{ case_id: string }>())
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('alerts')
+          .select('alerts.case_id')
+          .where('alerts.suite_correlation_id', '=', suiteCorrelationId)
+          .where('alerts.case_id', 'is not', null)
+          .$narrowType<{ case_id: string }>(),
+      )
       .where(visibleCases(scope))
       .orderBy('created_at', 'desc')
       .orderBy('id')

@@ -22,5 +22,9 @@ export function timelineRow(recorded: RecordedEvent, caseId: string, kind: strin
 
 export async function insertTimeline(trx: Kysely<Database>, rows: Insertable<CaseTimelineTable>[]): Promise<void> {
   if (rows.length === 0) return;
-  await trx.insertInto('case_timeline').values(rows).onConflict((oc) => oc.column('event_position').doNothing()).execute();
+  await trx
+    .insertInto('case_timeline')
+    .values(rows)
+    .onConflict((oc) => oc.column('event_position').doNothing())
+    .execute();
 }

@@ -28,6 +28,11 @@ export const evidenceProjection: Projection = {
         event_position: recorded.globalPosition,
       });
     }
-    if (rows.length > 0) await trx.insertInto('case_evidence').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+    if (rows.length > 0)
+      await trx
+        .insertInto('case_evidence')
+        .values(rows)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
   },
 };

@@ -41,7 +41,11 @@ const indexShape = /^\d{1,15}$/;
 
 /** The pins of a case, newest first, at most `limit`, each with its `ref` summary. */
 export async function listEvidence(db: Kysely<Database>, caseId: string, limit = 200): Promise<EvidenceItem[]> {
-  return withSummaries(db, caseId, await db.selectFrom('case_evidence').selectAll().where('case_id', '=', caseId).orderBy('event_position', 'desc').limit(limit).execute());
+  return withSummaries(
+    db,
+    caseId,
+    await db.selectFrom('case_evidence').selectAll().where('case_id', '=', caseId).orderBy('event_position', 'desc').limit(limit).execute(),
+  );
 }
 
 /** Pin `id` of case `caseId` with its `ref` summary, or undefined. */
@@ -98,7 +102,13 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
       // Hand-added observables keep their row once removed; one from an alert exists while the alert is linked.
       const [added, present] = await Promise.all([
         db.selectFrom('case_observables').select(['id', 'type', 'value', 'removed_at']).where('case_id', '=', caseId).where('id', 'in', uuids).execute(),
-        db.selectFrom('case_observables_present').select(['id', 'type', 'value']).where('case_id', '=', caseId).where('source', '=', 'alert').where('id', 'in', uuids).execute(),
+        db
+          .selectFrom('case_observables_present')
+          .select(['id', 'type', 'value'])
+          .where('case_id', '=', caseId)
+          .where('source', '=', 'alert')
+          .where('id', 'in', uuids)
+          .execute(),
       ]);
       return new Map([
         ...present.map((r): [string, EvidenceRef] => [r.id, { type: r.type, value: r.value, removed: false }]),
@@ -128,7 +138,10 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
         rows.map((r): [string, EvidenceRef] => {
           // A row is recorded in this shape (domain/audit/chain-rows.ts); a member a rewritten row lacks reads as null.
           const row = r.row as Partial<ActionLogRow>;
-          return [String(r.chain_index), { run_id: r.run_id, step_id: r.step_id, action: row.action ?? null, status: row.status ?? null, finished_at: row.finished_at ?? null }];
+          return [
+            String(r.chain_index),
+            { run_id: r.run_id, step_id: r.step_id, action: row.action ?? null, status: row.status ?? null, finished_at: row.finished_at ?? null },
+          ];
         }),
       );
     }

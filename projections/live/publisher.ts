@@ -22,9 +22,16 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   const runs = runIds.length === 0 ? [] : await trx.selectFrom('runs').select(['id', 'case_id']).where('id', 'in', runIds).execute();
   const alerts = alertIds.length === 0 ? [] : await trx.selectFrom('alerts').select(['id', 'team']).where('id', 'in', alertIds).execute();
   const runCase = new Map(runs.map((r) => [r.id, r.case_id]));
-  const caseIds = [...new Set([...refs.flatMap((r) => (r.type === 'case.updated' ? [r.case_id] : [])), ...runs.flatMap((r) => (r.case_id ? [r.case_id] : []))])];
-  const cases = caseIds.length === 0 ? [] : await trx.selectFrom('cases').select(['id', 'team', 'private', 'owner_id', 'created_by_id']).where('id', 'in', caseIds).execute();
-  const caseOf = new Map<string, ScopedCase>(cases.map((c) => [c.id, { team: c.team, private: c.private, owner_id: c.owner_id, created_by_id: c.created_by_id }]));
+  const caseIds = [
+    ...new Set([...refs.flatMap((r) => (r.type === 'case.updated' ? [r.case_id] : [])), ...runs.flatMap((r) => (r.case_id ? [r.case_id] : []))]),
+  ];
+  const cases =
+    caseIds.length === 0
+      ? []
+      : await trx.selectFrom('cases').select(['id', 'team', 'private', 'owner_id', 'created_by_id']).where('id', 'in', caseIds).execute();
+  const caseOf = new Map<string, ScopedCase>(
+    cases.map((c) => [c.id, { team: c.team, private: c.private, owner_id: c.owner_id, created_by_id: c.created_by_id }]),
+  );
   const alertTeam = new Map(alerts.map((a) => [a.id, a.team]));
 
   const items: { audience: Audience; frame: UpdateFrame }[] = [];

@@ -27,7 +27,13 @@ export type OverviewSettings = {
 /** The acknowledgement target of a case, seconds: its SLA policy's, else its severity's; null without one. */
 function ackTargetSeconds(policy: AckSlaPolicy): RawBuilder<number | null> {
   const entries = Object.entries(policy);
-  const bySeverity = entries.length === 0 ? sql`null` : sql`case ${sql.join(entries.map(([sev, secs]) => sql`when severity = ${sev} then ${secs}::int`), sql` `)} end`;
+  const bySeverity =
+    entries.length === 0
+      ? sql`null`
+      : sql`case ${sql.join(
+          entries.map(([sev, secs]) => sql`when severity = ${sev} then ${secs}::int`),
+          sql` `,
+        )} end`;
   return sql<number | null>`coalesce(sla_ack_minutes * 60, ${bySeverity})`;
 }
 
@@ -70,8 +76,12 @@ export async function metricsOverview(db: Kysely<Database>, scope: CaseScope, s:
     .where(visibleCases(scope))
     .select([
       sql<number | null>`avg(extract(epoch from acknowledged_at - created_at)) filter (where acknowledged_at >= ${since})`.as('mtta'),
-      sql<number | null>`avg(extract(epoch from coalesce(resolved_at, closed_at) - created_at)) filter (where coalesce(resolved_at, closed_at) >= ${since})`.as('mttr'),
-      sql<number>`count(*) filter (where status not in (${sql.join(closed)}) and acknowledged_at is null and ${due} > ${s.now} and ${due} <= ${new Date(s.now.getTime() + s.atRiskMinutes * 60_000)})::int`.as('at_risk'),
+      sql<number | null>`avg(extract(epoch from coalesce(resolved_at, closed_at) - created_at)) filter (where coalesce(resolved_at, closed_at) >= ${since})`.as(
+        'mttr',
+      ),
+      sql<number>`count(*) filter (where status not in (${sql.join(closed)}) and acknowledged_at is null and ${due} > ${s.now} and ${due} <= ${new Date(s.now.getTime() + s.atRiskMinutes * 60_000)})::int`.as(
+        'at_risk',
+      ),
       sql<number>`count(*) filter (where status not in (${sql.join(closed)}) and acknowledged_at is null and ${due} <= ${s.now})::int`.as('breached'),
     ])
     .execute();

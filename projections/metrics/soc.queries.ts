@@ -18,26 +18,30 @@ const week = (column: string) => sql<string>`to_char(date_trunc('week', ${sql.re
 
 export type SocFilter = { scope: CaseScope; team: string | null; since: Date; until: Date };
 
-const casesIn = (f: SocFilter) => (eb: ExpressionBuilder<Database, 'cases'>): Expression<SqlBool> =>
-  eb.and([visibleCases(f.scope)(eb), f.team === null ? eb.lit(true) : eb('cases.team', '=', f.team)]);
+const casesIn =
+  (f: SocFilter) =>
+  (eb: ExpressionBuilder<Database, 'cases'>): Expression<SqlBool> =>
+    eb.and([visibleCases(f.scope)(eb), f.team === null ? eb.lit(true) : eb('cases.team', '=', f.team)]);
 
 /** Per (week, severity, team): opened and automated, acknowledged and resolved with their second sums. */
 export async function socCaseGroups(db: Kysely<Database>, f: SocFilter): Promise<CaseGroup[]> {
   const resolvedAt = sql.ref('resolved_or_closed');
-  const base = db
-    .selectFrom((qb) =>
-      qb
-        .selectFrom('cases')
-        .where(casesIn(f))
-        .select(['id', 'severity', 'team', 'created_at', 'acknowledged_at', sql<Date | null>`coalesce(resolved_at, closed_at)`.as('resolved_or_closed')])
-        .as('c'),
-    );
+  const base = db.selectFrom((qb) =>
+    qb
+      .selectFrom('cases')
+      .where(casesIn(f))
+      .select(['id', 'severity', 'team', 'created_at', 'acknowledged_at', sql<Date | null>`coalesce(resolved_at, closed_at)`.as('resolved_or_closed')])
+      .as('c'),
+  );
   const [opened, acknowledged, resolved] = await Promise.all([
     base
       .where('created_at', '>=', f.since)
       .where('created_at', '<=', f.until)
       .select([
-        week('created_at').as('week'), 'severity', 'team', sql<number>`count(*)::int`.as('n'),
+        week('created_at').as('week'),
+        'severity',
+        'team',
+        sql<number>`count(*)::int`.as('n'),
         sql<number>`count(*) filter (where exists (select 1 from runs r where r.case_id = c.id and not r.dry_run))::int`.as('automated'),
       ])
       .groupBy([sql`1`, 'severity', 'team'])
@@ -45,12 +49,24 @@ export async function socCaseGroups(db: Kysely<Database>, f: SocFilter): Promise
     base
       .where('acknowledged_at', '>=', f.since)
       .where('acknowledged_at', '<=', f.until)
-      .select([week('acknowledged_at').as('week'), 'severity', 'team', sql<number>`count(*)::int`.as('n'), sql<number>`sum(extract(epoch from acknowledged_at - created_at))::float8`.as('secs')])
+      .select([
+        week('acknowledged_at').as('week'),
+        'severity',
+        'team',
+        sql<number>`count(*)::int`.as('n'),
+        sql<number>`sum(extract(epoch from acknowledged_at - created_at))::float8`.as('secs'),
+      ])
       .groupBy([sql`1`, 'severity', 'team'])
       .execute(),
     base
       .where(sql<boolean>`${resolvedAt} >= ${f.since} and ${resolvedAt} <= ${f.until}`)
-      .select([week('resolved_or_closed').as('week'), 'severity', 'team', sql<number>`count(*)::int`.as('n'), sql<number>`sum(extract(epoch from ${resolvedAt} - created_at))::float8`.as('secs')])
+      .select([
+        week('resolved_or_closed').as('week'),
+        'severity',
+        'team',
+        sql<number>`count(*)::int`.as('n'),
+        sql<number>`sum(extract(epoch from ${resolvedAt} - created_at))::float8`.as('secs'),
+      ])
       .groupBy([sql`1`, 'severity', 'team'])
       .execute(),
   ]);
@@ -124,7 +140,16 @@ export async function socAiSpend(db: Kysely<Database>, f: Pick<SocFilter, 'team'
     tokens('completion_tokens').as('completion'),
   ]);
   const rows = await grouped.groupBy([sql`1`, sql`2`, sql`3`, sql`4`]).execute();
-  const spend: AiSpend = { invocations: 0, refusals: 0, refusals_by_code: {}, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, by_feature: [], by_model: [] };
+  const spend: AiSpend = {
+    invocations: 0,
+    refusals: 0,
+    refusals_by_code: {},
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    by_feature: [],
+    by_model: [],
+  };
   const features = new Map<string, { total_tokens: number; invocations: number }>();
   const models = new Map<string, { total_tokens: number; invocations: number }>();
   for (const r of rows) {
@@ -139,7 +164,10 @@ export async function socAiSpend(db: Kysely<Database>, f: Pick<SocFilter, 'team'
     spend.invocations += n;
     spend.prompt_tokens += Number(r.prompt);
     spend.completion_tokens += Number(r.completion);
-    for (const [map, key] of [[features, r.feature ?? 'unknown'], [models, r.model ?? 'unknown']] as const) {
+    for (const [map, key] of [
+      [features, r.feature ?? 'unknown'],
+      [models, r.model ?? 'unknown'],
+    ] as const) {
       const seen = map.get(key) ?? { total_tokens: 0, invocations: 0 };
       map.set(key, { total_tokens: seen.total_tokens + used, invocations: seen.invocations + n });
     }

@@ -5,7 +5,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 
-const statements = [`alter table connections add column previous_secret_ciphertext text`, `alter table connections add column rotation_overlap_until timestamptz`];
+const statements = [
+  `alter table connections add column previous_secret_ciphertext text`,
+  `alter table connections add column rotation_overlap_until timestamptz`,
+];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements) await sql.raw(statement).execute(db);

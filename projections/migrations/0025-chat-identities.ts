@@ -31,5 +31,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const statement of ['drop table chat_link_codes', 'drop table chat_identity_links', 'alter table connections drop column bot_token_ciphertext']) await sql.raw(statement).execute(db);
+  for (const statement of ['drop table chat_link_codes', 'drop table chat_identity_links', 'alter table connections drop column bot_token_ciphertext'])
+    await sql.raw(statement).execute(db);
 }

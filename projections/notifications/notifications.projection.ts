@@ -34,6 +34,10 @@ export const notificationsProjection: Projection = {
         event_position: e.globalPosition,
       }));
     });
-    await trx.insertInto('notifications').values(rows).onConflict((oc) => oc.columns(['event_position', 'user_id']).doNothing()).execute();
+    await trx
+      .insertInto('notifications')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['event_position', 'user_id']).doNothing())
+      .execute();
   },
 };

@@ -49,6 +49,10 @@ export const taskNotificationsProjection: Projection = {
         event_position: recorded.globalPosition,
       }));
     });
-    await trx.insertInto('notifications').values(rows).onConflict((oc) => oc.columns(['event_position', 'user_id']).doNothing()).execute();
+    await trx
+      .insertInto('notifications')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['event_position', 'user_id']).doNothing())
+      .execute();
   },
 };

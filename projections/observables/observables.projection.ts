@@ -23,10 +23,24 @@ export const observablesProjection: Projection = {
       timeline.push(timelineRow(recorded, caseId, event.type === 'observable.added' ? 'observable_added' : 'observable_removed', payload));
       if (event.type === 'observable.added') {
         const d = event.data;
-        added.push({ id: d.observable_id, case_id: d.case_id, type: d.type, value: d.value, normalized: d.normalized, added_by: d.added_by, created_at: d.at, removed_at: null });
+        added.push({
+          id: d.observable_id,
+          case_id: d.case_id,
+          type: d.type,
+          value: d.value,
+          normalized: d.normalized,
+          added_by: d.added_by,
+          created_at: d.at,
+          removed_at: null,
+        });
       } else removed.push({ id: event.data.observable_id, at: event.data.at });
     }
-    if (added.length > 0) await trx.insertInto('case_observables').values(added).onConflict((oc) => oc.column('id').doNothing()).execute();
+    if (added.length > 0)
+      await trx
+        .insertInto('case_observables')
+        .values(added)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
     for (const r of removed) {
       await trx.updateTable('case_observables').set({ removed_at: r.at }).where('id', '=', r.id).where('removed_at', 'is', null).execute();
     }

@@ -20,8 +20,20 @@ export const retentionProjection: Projection = {
         await trx.deleteFrom('alerts').where('id', 'in', d.alert_ids).execute();
       }
       if (d.task_ids.length > 0) await trx.deleteFrom('case_task_comments').where('task_id', 'in', d.task_ids).execute();
-      await trx.deleteFrom('ticket_outbox').where('link_id', 'in', trx.selectFrom('case_tickets').select('link_id').where('case_id', '=', caseId)).execute();
-      for (const table of ['case_timeline', 'case_comments', 'case_observables', 'case_tasks', 'case_attachments', 'case_evidence', 'case_pages', 'case_tickets'] as const) {
+      await trx
+        .deleteFrom('ticket_outbox')
+        .where('link_id', 'in', trx.selectFrom('case_tickets').select('link_id').where('case_id', '=', caseId))
+        .execute();
+      for (const table of [
+        'case_timeline',
+        'case_comments',
+        'case_observables',
+        'case_tasks',
+        'case_attachments',
+        'case_evidence',
+        'case_pages',
+        'case_tickets',
+      ] as const) {
         await trx.deleteFrom(table).where('case_id', '=', caseId).execute();
       }
       await trx.deleteFrom('notifications').where(sql<boolean>`context->>'case_id' = ${caseId}`).execute();

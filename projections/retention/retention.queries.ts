@@ -21,7 +21,13 @@ export async function purgeCandidates(db: Kysely<Database>, cutoff: Date, closed
     .where('updated_at', '<', cutoff)
     .where(sql<boolean>`coalesce(closed_at, resolved_at, updated_at) < ${cutoff}`)
     // Tasks live in streams of their own: work on one keeps its case too.
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('case_tasks').select('case_tasks.id').whereRef('case_tasks.case_id', '=', 'cases.id').where('case_tasks.updated_at', '>=', cutoff))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('case_tasks').select('case_tasks.id').whereRef('case_tasks.case_id', '=', 'cases.id').where('case_tasks.updated_at', '>=', cutoff),
+        ),
+      ),
+    )
     .orderBy('updated_at')
     .orderBy('id')
     .limit(limit)
@@ -38,7 +44,13 @@ export async function caseDependents(db: Kysely<Database>, caseId: string) {
     db.selectFrom('case_attachments').select('sha256').distinct().where('case_id', '=', caseId).execute(),
     db.selectFrom('case_tickets').select('link_id').where('case_id', '=', caseId).orderBy('link_id').execute(),
   ]);
-  return { alerts, taskIds: tasks.map((t) => t.id), observables, attachmentKeys: attachments.map((a) => a.sha256).sort(), ticketLinkIds: tickets.map((t) => t.link_id) };
+  return {
+    alerts,
+    taskIds: tasks.map((t) => t.id),
+    observables,
+    attachmentKeys: attachments.map((a) => a.sha256).sort(),
+    ticketLinkIds: tickets.map((t) => t.link_id),
+  };
 }
 
 /** Of `keys`, those no attachment row refers to any more. */
@@ -59,7 +71,11 @@ export async function retentionState(db: Kysely<Database>, resource: string) {
  * `next_sweep_at` to `holdUntil`; true for the one caller that took it.
  */
 export async function claimSweep(db: Kysely<Database>, resource: string, now: Date, holdUntil: Date): Promise<boolean> {
-  await db.insertInto('retention_state').values({ resource, next_sweep_at: now }).onConflict((oc) => oc.column('resource').doNothing()).execute();
+  await db
+    .insertInto('retention_state')
+    .values({ resource, next_sweep_at: now })
+    .onConflict((oc) => oc.column('resource').doNothing())
+    .execute();
   const taken = await db
     .updateTable('retention_state')
     .set({ next_sweep_at: holdUntil })

@@ -17,8 +17,16 @@ import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
 const runTypes = new Set<string>([
-  'run.queued', 'run.started', 'step.started', 'step.finished', 'step.goto',
-  'gate.opened', 'gate.decided', 'runbook.approval_expired', 'runbook.loop_cap_exceeded', 'run.finished',
+  'run.queued',
+  'run.started',
+  'step.started',
+  'step.finished',
+  'step.goto',
+  'gate.opened',
+  'gate.decided',
+  'runbook.approval_expired',
+  'runbook.loop_cap_exceeded',
+  'run.finished',
 ]);
 
 /** The worker job kind that drives one run to its end. */
@@ -122,7 +130,19 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
       await trx.updateTable('runs').set({ status: 'waiting_approval' }).where('id', '=', d.run_id).execute();
       await trx
         .insertInto('run_gates')
-        .values({ run_id: d.run_id, step_id: d.step_id, opened_at: d.at, reason: d.reason, roles: JSON.stringify(d.roles), message: d.message, deadline: d.deadline, status: 'pending', decided_by: null, decided_at: null, note: null })
+        .values({
+          run_id: d.run_id,
+          step_id: d.step_id,
+          opened_at: d.at,
+          reason: d.reason,
+          roles: JSON.stringify(d.roles),
+          message: d.message,
+          deadline: d.deadline,
+          status: 'pending',
+          decided_by: null,
+          decided_at: null,
+          note: null,
+        })
         .onConflict((oc) => oc.columns(['run_id', 'step_id', 'opened_at']).doNothing())
         .execute();
       // The waiting run needs no worker until the deadline, when one expires the gate.

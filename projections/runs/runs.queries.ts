@@ -40,8 +40,17 @@ export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, l
     .where('run_gates.deadline', '>', sql<Date>`now()`)
     .where(visibleRuns(scope))
     .select([
-      'run_gates.run_id', 'run_gates.step_id', 'run_gates.reason', 'run_gates.roles', 'run_gates.message', 'run_gates.opened_at',
-      'run_gates.deadline', 'runs.runbook_id', 'runs.case_id', 'runs.trigger_type', 'runs.requested_by',
+      'run_gates.run_id',
+      'run_gates.step_id',
+      'run_gates.reason',
+      'run_gates.roles',
+      'run_gates.message',
+      'run_gates.opened_at',
+      'run_gates.deadline',
+      'runs.runbook_id',
+      'runs.case_id',
+      'runs.trigger_type',
+      'runs.requested_by',
     ])
     .orderBy('run_gates.deadline')
     .orderBy('run_gates.run_id')

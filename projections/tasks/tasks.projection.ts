@@ -20,8 +20,19 @@ import { evolveTaskRow, type TaskRecord } from './task-row.ts';
 const timelineKind = (type: string) => type.replace('.', '_');
 
 const taskColumns = [
-  'case_id', 'title', 'description', 'phase', 'position', 'status', 'assignee_id', 'assignee_email', 'due_at', 'created_by', 'created_at',
-  'updated_at', 'version',
+  'case_id',
+  'title',
+  'description',
+  'phase',
+  'position',
+  'status',
+  'assignee_id',
+  'assignee_email',
+  'due_at',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'version',
 ] as const satisfies readonly (keyof CaseTasksTable)[];
 
 export const tasksProjection: Projection = {
@@ -81,7 +92,11 @@ export const tasksProjection: Projection = {
     }
     await insertTimeline(trx, timeline);
     if (comments.length > 0) {
-      await trx.insertInto('case_task_comments').values(comments).onConflict((oc) => oc.column('id').doNothing()).execute();
+      await trx
+        .insertInto('case_task_comments')
+        .values(comments)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
     }
     for (const d of deletions) {
       await trx.updateTable('case_task_comments').set({ deleted_at: d.at }).where('id', '=', d.comment_id).where('deleted_at', 'is', null).execute();

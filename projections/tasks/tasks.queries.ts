@@ -17,13 +17,24 @@ export async function findCaseTask(db: Kysely<Database>, caseId: string, taskId:
 
 /** The position after the case's highest: where a new task goes. */
 export async function nextTaskPosition(db: Kysely<Database>, caseId: string): Promise<number> {
-  const row = await db.selectFrom('case_tasks').select((eb) => eb.fn.max('position').as('top')).where('case_id', '=', caseId).executeTakeFirst();
+  const row = await db
+    .selectFrom('case_tasks')
+    .select((eb) => eb.fn.max('position').as('top'))
+    .where('case_id', '=', caseId)
+    .executeTakeFirst();
   return row?.top === null || row?.top === undefined ? 1 : Number(row.top) + 1;
 }
 
 /** The live (not deleted) comments of a task, oldest first. */
 export async function taskComments(db: Kysely<Database>, taskId: string) {
-  return db.selectFrom('case_task_comments').selectAll().where('task_id', '=', taskId).where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('case_task_comments')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** How many tasks of the case are not `done` (the war-room's open-task count). */

@@ -31,10 +31,16 @@ export const ticketOutboxProjection: Projection = {
         const d = (recorded as unknown as CaseStatusChanged).data;
         const payload = JSON.stringify({ local_status: d.to });
         for (const l of caseLinks) {
-          if (l.link_id !== d.via_ticket_link) rows.push({ link_id: l.link_id, event_position: recorded.globalPosition, kind: 'status', payload, next_attempt_at: at });
+          if (l.link_id !== d.via_ticket_link)
+            rows.push({ link_id: l.link_id, event_position: recorded.globalPosition, kind: 'status', payload, next_attempt_at: at });
         }
       }
     }
-    if (rows.length > 0) await trx.insertInto('ticket_outbox').values(rows).onConflict((oc) => oc.columns(['link_id', 'event_position']).doNothing()).execute();
+    if (rows.length > 0)
+      await trx
+        .insertInto('ticket_outbox')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['link_id', 'event_position']).doNothing())
+        .execute();
   },
 };

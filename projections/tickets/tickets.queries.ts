@@ -32,7 +32,10 @@ export async function mirrorStates(db: Kysely<Database>, linkIds: readonly strin
     .select((eb) => [
       'link_id',
       eb.fn.count<number>('event_position').filterWhere('done_at', 'is', null).as('pending'),
-      eb.fn.count<number>('event_position').filterWhere((w) => w.and([w('done_at', 'is not', null), w('last_error', 'is not', null)])).as('failed'),
+      eb.fn
+        .count<number>('event_position')
+        .filterWhere((w) => w.and([w('done_at', 'is not', null), w('last_error', 'is not', null)]))
+        .as('failed'),
     ])
     .where('link_id', 'in', linkIds)
     .groupBy('link_id')

@@ -43,11 +43,7 @@ export function devPerson(values: { email?: string; grant?: string[] }): { email
  *
  * @throws Error on unknown or invalid arguments and when dev identity is refused.
  */
-export async function runDevToken(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
-  write: (text: string) => void = (text) => process.stdout.write(text),
-): Promise<void> {
+export async function runDevToken(argv: string[], env: NodeJS.ProcessEnv, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {

@@ -99,7 +99,12 @@ export function createRetentionSweeper(options: RetentionSweeperOptions): { swee
  * Sweeps at once and then whenever the stored schedule says a sweep is due; `stop()`
  * waits for a sweep in progress. Not started when the policy cannot sweep.
  */
-export function startRetentionLoop(sweeper: { sweep: () => Promise<SweepOutcome | null> }, db: Kysely<Database>, now: Clock, onError: (error: unknown) => void) {
+export function startRetentionLoop(
+  sweeper: { sweep: () => Promise<SweepOutcome | null> },
+  db: Kysely<Database>,
+  now: Clock,
+  onError: (error: unknown) => void,
+) {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();

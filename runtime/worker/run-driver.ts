@@ -195,7 +195,16 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
               const finishedAt = now();
               const status = before.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
               const log = logRow(before, step.id, step.action, attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
-              return { type: 'finish_step', stepId: step.id, attempt, status: outcome.status, output: outcome.output, error: outcome.error, log, now: finishedAt };
+              return {
+                type: 'finish_step',
+                stepId: step.id,
+                attempt,
+                status: outcome.status,
+                output: outcome.output,
+                error: outcome.error,
+                log,
+                now: finishedAt,
+              };
             },
           };
           await finishAttempt(inFlight);
@@ -233,7 +242,9 @@ function withoutEffect(finish: FinishStep, error: string, at: string): FinishSte
  * item order into one unit, so all of them land with the step's end.
  */
 async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<Executed> {
-  const failed = (error: string): Executed => async () => ({ status: 'error', input: template, output: null, error });
+  const failed =
+    (error: string): Executed =>
+    async () => ({ status: 'error', input: template, output: null, error });
   let list: unknown;
   try {
     list = await deps.templates.renderValue(template, request.context);
@@ -273,7 +284,18 @@ function logRow(
   startedAt: string,
   finishedAt: string,
 ): ActionLogRow {
-  return { run_id: state.id, step_id: stepId, action, attempt, status, input: input ?? null, output: output ?? null, error, started_at: startedAt, finished_at: finishedAt };
+  return {
+    run_id: state.id,
+    step_id: stepId,
+    action,
+    attempt,
+    status,
+    input: input ?? null,
+    output: output ?? null,
+    error,
+    started_at: startedAt,
+    finished_at: finishedAt,
+  };
 }
 
 /**

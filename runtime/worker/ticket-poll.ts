@@ -60,7 +60,8 @@ export function createTicketPoller(options: TicketPollerOptions) {
     return result.rows;
   };
 
-  const record = (linkId: string, error: string | null) => options.db.updateTable('case_tickets').set({ last_poll_error: error }).where('link_id', '=', linkId).execute();
+  const record = (linkId: string, error: string | null) =>
+    options.db.updateTable('case_tickets').set({ last_poll_error: error }).where('link_id', '=', linkId).execute();
 
   const pollOne = async (link: Due): Promise<boolean> => {
     try {

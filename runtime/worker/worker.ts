@@ -65,14 +65,17 @@ export function startWorker(options: WorkerOptions): Worker {
     // One claim found work: the idle loops look for more.
     for (const l of loops) l.wake();
     let owned = true;
-    const timer = setInterval(() => {
-      renew(runId).then(
-        (ok) => {
-          owned = ok;
-        },
-        (error) => options.onError(error),
-      );
-    }, Math.max(50, options.leaseMs / 3));
+    const timer = setInterval(
+      () => {
+        renew(runId).then(
+          (ok) => {
+            owned = ok;
+          },
+          (error) => options.onError(error),
+        );
+      },
+      Math.max(50, options.leaseMs / 3),
+    );
     let finished: boolean;
     try {
       finished = await driveRun({ ...options.driver, stillOwned: () => owned }, runId);

@@ -29,7 +29,11 @@ describe.each(engines)('event store on $name', (engine) => {
     const result = await ctx.store.append('s-new', [ev(1), ev(2), ev(3)], 0);
     expect(result.versions['s-new']).toBe(3);
     const events = await ctx.store.readStream('s-new');
-    expect(events.map((e) => [e.streamVersion, e.data.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
+    expect(events.map((e) => [e.streamVersion, e.data.n])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
     expect(events[2]?.globalPosition).toBe(result.lastPosition);
     expect(events[0]!.globalPosition).toBeLessThan(events[1]!.globalPosition);
   });
@@ -120,11 +124,19 @@ describe.each(engines)('event store on $name', (engine) => {
   it('refuses a purge whose guard stream moved, and deletes and appends nothing', async () => {
     await ctx.store.append('s-purge-moved', [ev(1), ev(2)], 0);
     await expect(
-      ctx.store.purge({ guard: { streamId: 's-purge-moved', expectedVersion: 1 }, streamIds: ['s-purge-moved'], record: [{ streamId: 's-purge-moved-record', events: [ev(3)], expectedVersion: 0 }] }),
+      ctx.store.purge({
+        guard: { streamId: 's-purge-moved', expectedVersion: 1 },
+        streamIds: ['s-purge-moved'],
+        record: [{ streamId: 's-purge-moved-record', events: [ev(3)], expectedVersion: 0 }],
+      }),
     ).rejects.toBeInstanceOf(StreamVersionConflict);
     await ctx.store.append('s-purge-twice-record', [ev(1)], 0);
     await expect(
-      ctx.store.purge({ guard: { streamId: 's-purge-moved', expectedVersion: 2 }, streamIds: ['s-purge-moved'], record: [{ streamId: 's-purge-twice-record', events: [ev(3)], expectedVersion: 0 }] }),
+      ctx.store.purge({
+        guard: { streamId: 's-purge-moved', expectedVersion: 2 },
+        streamIds: ['s-purge-moved'],
+        record: [{ streamId: 's-purge-twice-record', events: [ev(3)], expectedVersion: 0 }],
+      }),
     ).rejects.toBeInstanceOf(StreamVersionConflict);
     expect(await ctx.store.readStream('s-purge-moved')).toHaveLength(2);
     expect(await ctx.store.readStream('s-purge-moved-record')).toEqual([]);
@@ -135,9 +147,7 @@ describe.each(engines)('event store on $name', (engine) => {
     const seen: RecordedEvent[] = [];
     const sub = subscribeToAll(ctx.store, { fromPosition: start, pollIntervalMs: 5, batchSize: 7, handle: async (e) => void seen.push(...e) });
     const second = new PostgresEventStore(ctx.opened.db);
-    const writers = Array.from({ length: 120 }, (_, i) =>
-      (i % 2 ? ctx.store : second).append(`s-sub-${i % 13}`, [ev(i), ev(i + 1000)], 'any'),
-    );
+    const writers = Array.from({ length: 120 }, (_, i) => (i % 2 ? ctx.store : second).append(`s-sub-${i % 13}`, [ev(i), ev(i + 1000)], 'any'));
     await Promise.all(writers);
     const head = await ctx.store.headPosition();
     await expect.poll(() => sub.position(), { timeout: 10_000 }).toBe(head);
@@ -165,7 +175,12 @@ describe.each(engines)('event store on $name', (engine) => {
     await first.poll();
     await first.poll();
     expect(checkpoint).toBe(first.position());
-    const second = subscribeToAll(ctx.store, { fromPosition: checkpoint, batchSize: 4, pollIntervalMs: 5, handle: async (events) => void seen.push(...events.map((e) => e.globalPosition)) });
+    const second = subscribeToAll(ctx.store, {
+      fromPosition: checkpoint,
+      batchSize: 4,
+      pollIntervalMs: 5,
+      handle: async (events) => void seen.push(...events.map((e) => e.globalPosition)),
+    });
     await expect.poll(() => second.position(), { timeout: 10_000 }).toBe(head);
     await second.stop();
     const all = (await ctx.store.readAll(start, 1000)).map((e) => e.globalPosition);

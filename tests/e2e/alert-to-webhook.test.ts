@@ -41,7 +41,11 @@ describe.each(e2eEngines)('detector alert to signed webhook on $name', ({ server
     return { status: res.status, body: (res.status === 204 ? null : await res.json()) as any };
   };
   const postAlert = (alert: unknown) =>
-    fetch(`${svc.url}/webhooks/detector`, { method: 'POST', headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' }, body: JSON.stringify(alert) });
+    fetch(`${svc.url}/webhooks/detector`, {
+      method: 'POST',
+      headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' },
+      body: JSON.stringify(alert),
+    });
 
   beforeAll(async () => {
     receiver = await startReceiver();

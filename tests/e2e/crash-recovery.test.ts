@@ -100,7 +100,11 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
     svc = await startServiceProcess(env);
-    await fetch(`${svc.url}/connections`, { method: 'POST', headers, body: JSON.stringify({ kind: 'webhook', name: 'hook', base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) });
+    await fetch(`${svc.url}/connections`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ kind: 'webhook', name: 'hook', base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+    });
     const intake = (await (
       await fetch(`${svc.url}/webhooks/detector`, {
         method: 'POST',
@@ -141,8 +145,15 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
     const delays: number[] = [];
     for (let kill = 0; kill < KILLS; kill++) {
       svc = await startServiceProcess(env);
-      const alerts = Array.from({ length: BATCH }, (_, i) => ({ alert_id: `loop-${kill}-${i}`, rule: { id: `r-loop-${kill}-${i}`, title: 'Kill loop', severity: 'medium' } }));
-      const intake = await fetch(`${svc.url}/webhooks/detector`, { method: 'POST', headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
+      const alerts = Array.from({ length: BATCH }, (_, i) => ({
+        alert_id: `loop-${kill}-${i}`,
+        rule: { id: `r-loop-${kill}-${i}`, title: 'Kill loop', severity: 'medium' },
+      }));
+      const intake = await fetch(`${svc.url}/webhooks/detector`, {
+        method: 'POST',
+        headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' },
+        body: JSON.stringify(alerts),
+      });
       const { results } = (await intake.json()) as { results: { case_id: string; runs: string[] }[] };
       cases.push(...results.map((r) => r.case_id));
       runs.push(...results.flatMap((r) => r.runs));

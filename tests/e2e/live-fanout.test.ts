@@ -30,8 +30,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('live updates across two API pro
     const [one, two] = await Promise.all([startServiceProcess({ ...env, SVC_ROLE: 'api' }), startServiceProcess({ ...env, SVC_ROLE: 'api' })]);
     processes.push(one!, two!, startWorkerProcess(env));
     const call = async (url: string, who: TestPerson, method: string, path: string, body?: unknown) => {
-      const token = await identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: method, htu: path });
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const token = await identity.sign({
+        token_use: 'assertion',
+        sub: who.sub,
+        email: who.email,
+        name: who.email,
+        grants: who.grants,
+        htm: method,
+        htu: path,
+      });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
 
@@ -50,7 +62,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('live updates across two API pro
     expect((await call(two!.url, bob, 'GET', `/cases/${caseId}/presence`)).body.items.map((v: { email: string }) => v.email)).toEqual([ana.email]);
 
     // Several changes from both processes: whichever projects a batch, both processes' clients hear of it.
-    for (const [url, who] of [[one!.url, ana], [two!.url, bob], [one!.url, ana]] as const) {
+    for (const [url, who] of [
+      [one!.url, ana],
+      [two!.url, bob],
+      [one!.url, ana],
+    ] as const) {
       expect((await call(url, who, 'POST', `/cases/${caseId}/comments`, { body: 'fan-out' })).status).toBe(201);
     }
     for (const c of [a, b]) {

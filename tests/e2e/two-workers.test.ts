@@ -58,7 +58,7 @@ steps:
 `;
 
 /** Rejects after `ms` so that no wait in this file is unbounded. */
-const within = <T,>(promise: Promise<T>, ms: number, what: string) =>
+const within = <T>(promise: Promise<T>, ms: number, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms).unref())]);
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on one PostgreSQL server', () => {
@@ -81,7 +81,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on one Pos
     const token = await identity.mint([{ team: null, role: 'admin' }]);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const get = async (path: string) => (await (await fetch(`${api.url}${path}`, { headers })).json()) as any;
-    const conn = await fetch(`${api.url}/connections`, { method: 'POST', headers, body: JSON.stringify({ kind: 'webhook', name: 'hook', base_url: receiverUrl, secret }) });
+    const conn = await fetch(`${api.url}/connections`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ kind: 'webhook', name: 'hook', base_url: receiverUrl, secret }),
+    });
     expect(conn.status).toBe(201);
     const workers = [startWorkerProcess(env), startWorkerProcess(env)];
     processes.push(...workers);
@@ -154,7 +158,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on one Pos
 
     const opened = await openDatabase({ databaseUrl, poolSize: 1 });
     closers.push(opened.close);
-    const queued = (await eventsOfType(opened.db, 'run.queued')).map((e) => ({ run_id: String(e.data.run_id), fire_at: String((e.data.trigger as { fire_at: string }).fire_at) }));
+    const queued = (await eventsOfType(opened.db, 'run.queued')).map((e) => ({
+      run_id: String(e.data.run_id),
+      fire_at: String((e.data.trigger as { fire_at: string }).fire_at),
+    }));
     const fireTimes = queued.map((q) => q.fire_at);
     expect(new Set(fireTimes).size).toBe(queued.length);
     expect(new Set(queued.map((q) => q.run_id)).size).toBe(queued.length);

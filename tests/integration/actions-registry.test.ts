@@ -49,7 +49,11 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       connection_kind: 'internal',
       implemented: true,
       risk: 'write',
-      input_schema: expect.objectContaining({ type: 'object', additionalProperties: false, properties: expect.objectContaining({ tags_add: expect.objectContaining({ type: 'array' }) }) }),
+      input_schema: expect.objectContaining({
+        type: 'object',
+        additionalProperties: false,
+        properties: expect.objectContaining({ tags_add: expect.objectContaining({ type: 'array' }) }),
+      }),
       output_schema: expect.objectContaining({ type: 'object', required: ['case_id', 'changed'] }),
     });
     expect(res.body.filter((a: { implemented: boolean }) => a.implemented).map((a: { name: string }) => a.name)).toEqual([
@@ -89,7 +93,9 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
   });
 
   it('refuses an unknown action and a literal input that breaks the schema, naming the step and field', async () => {
-    const errors = await validate(svc, `
+    const errors = await validate(
+      svc,
+      `
   - id: tag
     action: case.update
     with: { tags_add: "one", colour: red, comment: "{{ trigger.rule.title }}" }
@@ -97,7 +103,8 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
     action: ssh.command
     with: { command: "rm -rf /", args: ["{{ inputs.x }}"] }
   - id: nope
-    action: case.delete`);
+    action: case.delete`,
+    );
     expect(errors).toEqual(
       expect.arrayContaining([
         { loc: ['steps', 0, 'with', 'tags_add'], msg: expect.any(String) },
@@ -110,13 +117,18 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
   });
 
   it('accepts templated values the schema cannot judge before run time', async () => {
-    expect(await validate(svc, `
+    expect(
+      await validate(
+        svc,
+        `
   - id: tag
     action: case.update
     with: { tags_add: "{{ trigger.tags }}", severity: "{{ inputs.severity }}" }
   - id: call
     action: http.request
-    with: { connection: api, method: "{{ inputs.method }}", path: /x }`)).toEqual([]);
+    with: { connection: api, method: "{{ inputs.method }}", path: /x }`,
+      ),
+    ).toEqual([]);
   });
 
   it('refuses detector actions until the detector product is installed', async () => {
@@ -124,7 +136,9 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
   - id: look
     action: detector.get_alert
     with: { alert_id: "{{ trigger.external_id }}" }`;
-    expect(await validate(svc, steps)).toEqual([{ loc: ['steps', 0, 'action'], msg: expect.stringMatching(/needs the detector product, which is not installed/) }]);
+    expect(await validate(svc, steps)).toEqual([
+      { loc: ['steps', 0, 'action'], msg: expect.stringMatching(/needs the detector product, which is not installed/) },
+    ]);
     expect(await validate(withDetector, steps)).toEqual([]);
     expect(await validate(withDetector, steps.replace('alert_id', 'alert'))).toEqual([
       { loc: ['steps', 0, 'with', 'alert_id'], msg: expect.any(String) },

@@ -77,7 +77,8 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
   });
 
   const backfill = (body: Record<string, unknown>, who = root) => callAs(svc, who, 'POST', '/alerts/backfill', body);
-  const alertsOf = async () => (await callAs(svc, root, 'GET', '/alerts?source=detector&limit=100')).body.items as { external_id: string; case_id: string; repeat_count: number }[];
+  const alertsOf = async () =>
+    (await callAs(svc, root, 'GET', '/alerts?source=detector&limit=100')).body.items as { external_id: string; case_id: string; repeat_count: number }[];
 
   it('pages the detector with one read-scoped exchange token, skips what intake holds and reports bad items', async () => {
     const pushed = await detectorIntake(svc, detectorAlerts()[3]);
@@ -85,7 +86,16 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
 
     const res = await backfill({ detector_connection_id: connectionId, since: minutesAgo(24 * 60) });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ detector_connection_id: connectionId, pages: 3, fetched: 6, created: 3, duplicates: 1, rejected_count: 2, complete: true, runs: 0 });
+    expect(res.body).toMatchObject({
+      detector_connection_id: connectionId,
+      pages: 3,
+      fetched: 6,
+      created: 3,
+      duplicates: 1,
+      rejected_count: 2,
+      complete: true,
+      runs: 0,
+    });
     expect(res.body.rejected).toEqual([
       { page: 2, index: 1, alert_id: 'bf-bad', detail: [{ loc: ['severity'], msg: 'must be one of low, medium, high, critical', type: 'value_error' }] },
       { page: 3, index: 0, alert_id: 'bf-norule', detail: [{ loc: ['rule'], msg: expect.stringContaining('"rule"'), type: 'value_error' }] },
@@ -161,7 +171,11 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
     const res = await fetch(`${svc.url}/peer/v1/exchanges`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toEqual({ contract_version: 1, product: 'svc', exchanges: { detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'] } });
+    expect(await res.json()).toEqual({
+      contract_version: 1,
+      product: 'svc',
+      exchanges: { detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'] },
+    });
 
     const otherScope = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:cases:read' });
     expect((await fetch(`${svc.url}/peer/v1/exchanges`, { headers: { authorization: `Bearer ${otherScope}` } })).status).toBe(403);
@@ -184,7 +198,15 @@ describe('alert backfill through the guarded edge', () => {
     const detector = await startDetectorServer(detectorAlerts(), oauth.grantOf);
     const svc = await startInProcessService(
       { server: false },
-      { extraEnv: { SVC_ALLOW_PRIVATE_TARGETS: 'false', SVC_IDENTITY_URL: oauth.origin, SVC_EXCHANGE_TOKEN_PATH: '/oauth/token', SVC_EXCHANGE_CLIENT_SECRET: EXCHANGE_SECRET, SVC_OUTBOUND_CA_FILE: oauth.caFile } },
+      {
+        extraEnv: {
+          SVC_ALLOW_PRIVATE_TARGETS: 'false',
+          SVC_IDENTITY_URL: oauth.origin,
+          SVC_EXCHANGE_TOKEN_PATH: '/oauth/token',
+          SVC_EXCHANGE_CLIENT_SECRET: EXCHANGE_SECRET,
+          SVC_OUTBOUND_CA_FILE: oauth.caFile,
+        },
+      },
     );
     try {
       const created = await callAs(svc, root, 'POST', '/connections', { kind: 'detector', name: 'detector', base_url: detector.url });
@@ -200,4 +222,3 @@ describe('alert backfill through the guarded edge', () => {
     }
   });
 });
-

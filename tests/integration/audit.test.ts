@@ -54,11 +54,18 @@ describe.each(e2eEngines)('audit log on $name', ({ server }) => {
       team: 'blue',
       detail: { case_key: opened.body.key },
     });
-    expect(items[0]!.hash).toBe(chainHash(items[0]!.prev_hash, Object.fromEntries(Object.entries(items[0]!).filter(([k]) => !['index', 'prev_hash', 'hash'].includes(k)))));
+    expect(items[0]!.hash).toBe(
+      chainHash(items[0]!.prev_hash, Object.fromEntries(Object.entries(items[0]!).filter(([k]) => !['index', 'prev_hash', 'hash'].includes(k)))),
+    );
   });
 
   it('records connection, webhook source and runbook changes without a secret value', async () => {
-    const created = await callAs(svc, root, 'POST', '/connections', { kind: 'webhook', name: 'soc-hook', base_url: 'https://hooks.example/soc', secret: SECRET });
+    const created = await callAs(svc, root, 'POST', '/connections', {
+      kind: 'webhook',
+      name: 'soc-hook',
+      base_url: 'https://hooks.example/soc',
+      secret: SECRET,
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.id as string;
     expect((await callAs(svc, root, 'PUT', `/connections/${id}`, { secret: `${SECRET}-2`, name: 'soc-hook-2' })).status).toBe(200);
@@ -104,7 +111,12 @@ describe.each(e2eEngines)('audit log on $name', ({ server }) => {
     expect((await exchange('svc:admin:read')).status).toBe(200);
     const bad = await callAs(svc, root, 'GET', '/audit?limit=0&action=case.delete');
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(expect.arrayContaining([['query', 'limit'], ['query', 'action']]));
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['query', 'limit'],
+        ['query', 'action'],
+      ]),
+    );
   });
 
   it('pages oldest first from the last index seen', async () => {
@@ -134,7 +146,11 @@ describe.each(e2eEngines)('audit log on $name', ({ server }) => {
     const target = 0;
     const stored = await db.selectFrom('audit_log').select('row').where('chain_index', '=', target).executeTakeFirstOrThrow();
     const forged = { ...stored.row, actor: { ...(stored.row.actor as object), email: 'someone-else@example.com' } };
-    await db.updateTable('audit_log').set({ row: JSON.stringify(forged) }).where('chain_index', '=', target).execute();
+    await db
+      .updateTable('audit_log')
+      .set({ row: JSON.stringify(forged) })
+      .where('chain_index', '=', target)
+      .execute();
     const verify = await callAs(svc, root, 'GET', '/audit/verify');
     expect(verify.body).toEqual({ valid: false, checked: target + 1, first_broken_index: target });
 

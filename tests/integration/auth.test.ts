@@ -121,7 +121,10 @@ describe.each(engines)('authentication on $name', (engine) => {
     };
     const rowOf = () => opened.db.selectFrom('users').selectAll().where('subject', '=', subject).executeTakeFirstOrThrow();
 
-    const grants = [{ team: 'blue', role: 'approver' }, { team: null, role: 'viewer' }];
+    const grants = [
+      { team: 'blue', role: 'approver' },
+      { team: null, role: 'viewer' },
+    ];
     const first = await me({ grants });
     const created = await rowOf();
     expect(first).toEqual({ id: created.id, email: 'ana@example.com', full_name: 'Ana', role: 'approver' });
@@ -150,7 +153,16 @@ describe.each(engines)('authentication on $name', (engine) => {
   });
 
   it('gives concurrent first sightings of a person one row', async () => {
-    const principal = { tokenUse: 'assertion' as const, subject: randomUUID(), userId: null, email: 'x@example.com', name: 'X', grants: [], scopes: null, workload: null };
+    const principal = {
+      tokenUse: 'assertion' as const,
+      subject: randomUUID(),
+      userId: null,
+      email: 'x@example.com',
+      name: 'X',
+      grants: [],
+      scopes: null,
+      workload: null,
+    };
     const resolved = await Promise.all([1, 2, 3].map(() => createUserDirectory(opened.db).resolve(principal)));
     expect(new Set(resolved.map((p) => p.userId)).size).toBe(1);
   });
@@ -198,7 +210,10 @@ describe('svc dev token', () => {
     expect(await verifier.verify(token, { method: 'GET', path: '/cases' })).toMatchObject({
       tokenUse: 'exchange',
       email: 'dev@example.com',
-      grants: [{ team: null, role: 'admin' }, { team: 'blue', role: 'viewer' }],
+      grants: [
+        { team: null, role: 'admin' },
+        { team: 'blue', role: 'viewer' },
+      ],
       scopes: [...scopes],
     });
   });
@@ -329,7 +344,10 @@ async function listen(server: Server): Promise<string> {
 }
 
 /** A plain node:http client: fetch may not send hop-by-hop headers such as Connection. */
-function send(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function send(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: init.method, headers: init.headers }, (res) => {
       let body = '';

@@ -93,7 +93,10 @@ describe.each(engines)('case scope SQL against canSeeCase on $name', (engine: Te
 
   it('lists exactly the rows canSeeCase accepts, for every scope, with the same total', async () => {
     for (const scope of scopes) {
-      const expected = grid.filter((r) => canSeeCase(scope, r)).map((r) => r.id).sort();
+      const expected = grid
+        .filter((r) => canSeeCase(scope, r))
+        .map((r) => r.id)
+        .sort();
       const { items, total } = await listCases(ctx.opened.db, { limit: 500, offset: 0 }, scope, 1000);
       expect(items.map((r) => r.id).sort(), label(scope)).toEqual(expected);
       expect(total?.value, label(scope)).toBe(expected.length);
@@ -111,13 +114,19 @@ describe.each(engines)('case scope SQL against canSeeCase on $name', (engine: Te
 
   it('keeps the scope when filters (severity, owner, search) are added', async () => {
     for (const scope of scopes) {
-      const visibleHigh = grid.filter((r) => r.severity === 'high' && canSeeCase(scope, r)).map((r) => r.id).sort();
+      const visibleHigh = grid
+        .filter((r) => r.severity === 'high' && canSeeCase(scope, r))
+        .map((r) => r.id)
+        .sort();
       const high = await listCases(ctx.opened.db, { severity: 'high', limit: 500, offset: 0 }, scope, 1000);
       expect(high.items.map((r) => r.id).sort(), label(scope)).toEqual(visibleHigh);
       expect(high.total?.value).toBe(visibleHigh.length);
 
       // `owner` is an OR of two columns: it must not widen the scope.
-      const visibleOwned = grid.filter((r) => r.owner_id === other && canSeeCase(scope, r)).map((r) => r.id).sort();
+      const visibleOwned = grid
+        .filter((r) => r.owner_id === other && canSeeCase(scope, r))
+        .map((r) => r.id)
+        .sort();
       for (const owner of [other, `${other}@example.com`]) {
         const owned = await listCases(ctx.opened.db, { owner, limit: 500, offset: 0 }, scope, 1000);
         expect(owned.items.map((r) => r.id).sort(), `${label(scope)} owner=${owner}`).toEqual(visibleOwned);

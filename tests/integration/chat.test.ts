@@ -52,7 +52,11 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`,
   });
   const post = async (body: string, headers: Record<string, string>) => {
-    const res = await fetch(`${svc.url}/webhooks/chat-interactions`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    const res = await fetch(`${svc.url}/webhooks/chat-interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body,
+    });
     const text = await res.text();
     return { status: res.status, text, body: text === '' ? null : (JSON.parse(text) as any) };
   };
@@ -76,11 +80,17 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
   };
   const peerToken = (claims: Record<string, unknown>) => svc.identity.sign({ token_use: 'service', sub: 'identity', ...claims });
   const accountPost = async (token: string, body: unknown) => {
-    const res = await fetch(`${svc.url}/peer/v1/account-section`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.url}/peer/v1/account-section`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any, cache: res.headers.get('cache-control') };
   };
   const accountGet = async (user: string) => {
-    const res = await fetch(`${svc.url}/peer/v1/account-section?user=${encodeURIComponent(user)}`, { headers: { authorization: `Bearer ${await peerToken({ scope: 'svc:peer:status:read' })}` } });
+    const res = await fetch(`${svc.url}/peer/v1/account-section?user=${encodeURIComponent(user)}`, {
+      headers: { authorization: `Bearer ${await peerToken({ scope: 'svc:peer:status:read' })}` },
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   /** Links `who`'s account to `chatUser` the way a person does it; returns the command shown. */
@@ -115,7 +125,14 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
   beforeAll(async () => {
     chat = await startChatAServer(BOT_TOKEN, { unknownChannel: 'C404', rateLimitedChannel: 'C429' });
     svc = await startInProcessService({ server }, { runbooks: { 'chat.yml': gated } });
-    const conn = await callAs(svc, root, 'POST', '/connections', { kind: 'chat_a', name: 'slack', base_url: `${chat.url}/api`, secret: SIGNING_SECRET, bot_token: BOT_TOKEN, config: { response_origin: chat.url } });
+    const conn = await callAs(svc, root, 'POST', '/connections', {
+      kind: 'chat_a',
+      name: 'slack',
+      base_url: `${chat.url}/api`,
+      secret: SIGNING_SECRET,
+      bot_token: BOT_TOKEN,
+      config: { response_origin: chat.url },
+    });
     expect(conn.status, conn.text).toBe(201);
     expect(conn.body).toMatchObject({ secret_configured: true, bot_token_configured: true, config: { response_origin: chat.url } });
     expect(conn.text).not.toContain(BOT_TOKEN);
@@ -137,7 +154,11 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     expect(stale.status).toBe(401);
     expect(stale.body.code).toBe('stale_signature');
     const json = JSON.stringify({ command: '/svc' });
-    const res = await fetch(`${svc.url}/webhooks/chat-interactions`, { method: 'POST', headers: { 'content-type': 'application/json', ...sign(json) }, body: json });
+    const res = await fetch(`${svc.url}/webhooks/chat-interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign(json) },
+      body: json,
+    });
     expect(res.status).toBe(415);
     const help = await slash('', slashFixture.user_id!);
     expect(help.status).toBe(200);
@@ -150,7 +171,11 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
 
     const token = await peerToken({ scope: 'svc:peer:account:write', actor_sub: approver.sub });
     const issued = await accountPost(token, { action: 'link' });
-    expect(issued).toMatchObject({ status: 200, cache: 'no-store', body: { product: 'svc', notice: { code: expect.stringMatching(/^\/svc link [0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/) } } });
+    expect(issued).toMatchObject({
+      status: 200,
+      cache: 'no-store',
+      body: { product: 'svc', notice: { code: expect.stringMatching(/^\/svc link [0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/) } },
+    });
     // The token was minted for one write: a replay cannot fetch a second code.
     expect((await accountPost(token, { action: 'link' })).status).toBe(401);
     const code = (issued.body.notice.code as string).replace('/svc link ', '');
@@ -163,7 +188,10 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
       { id: 'chat_a', label: 'Chat identity', value: expect.stringContaining(`Linked as name-U2CERLKJA (workspace ${WORKSPACE})`), actions: ['unlink'] },
     ]);
     const audit = (await callAs(svc, root, 'GET', '/audit?limit=500')).body.items.filter((e: { action: string }) => e.action === 'chat.identity_link');
-    expect(audit.at(-1)).toMatchObject({ actor: { email: 'approver@example.com', kind: 'user' }, detail: { provider: 'chat_a', workspace_id: WORKSPACE, chat_user_id: 'U2CERLKJA' } });
+    expect(audit.at(-1)).toMatchObject({
+      actor: { email: 'approver@example.com', kind: 'user' },
+      detail: { provider: 'chat_a', workspace_id: WORKSPACE, chat_user_id: 'U2CERLKJA' },
+    });
   });
 
   it('refuses account-section writes from anyone but identity acting for an active person', async () => {
@@ -172,12 +200,20 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     expect((await write({ scope: 'svc:peer:account:write' })).status).toBe(403);
     expect((await write({ scope: 'svc:peer:status:read', actor_sub: viewer.sub })).status).toBe(403);
     expect((await write({ scope: 'svc:peer:account:write', actor_sub: 'no-such-subject' })).status).toBe(404);
-    expect(await write({ scope: 'svc:peer:account:write', actor_sub: viewer.sub }, { action: 'unlink' })).toMatchObject({ status: 400, body: { code: 'peer_bad_request' } });
-    expect(await write({ scope: 'svc:peer:account:write', actor_sub: viewer.sub }, { action: 'delete' })).toMatchObject({ status: 400, body: { code: 'peer_bad_request' } });
+    expect(await write({ scope: 'svc:peer:account:write', actor_sub: viewer.sub }, { action: 'unlink' })).toMatchObject({
+      status: 400,
+      body: { code: 'peer_bad_request' },
+    });
+    expect(await write({ scope: 'svc:peer:account:write', actor_sub: viewer.sub }, { action: 'delete' })).toMatchObject({
+      status: 400,
+      body: { code: 'peer_bad_request' },
+    });
     const human = await callAs(svc, root, 'POST', '/peer/v1/account-section', { action: 'link' });
     expect(human.status).toBe(403);
     expect((await callAs(svc, root, 'GET', `/peer/v1/account-section?user=${root.sub}`)).status).toBe(403);
-    const missing = await fetch(`${svc.url}/peer/v1/account-section`, { headers: { authorization: `Bearer ${await peerToken({ scope: 'svc:peer:status:read' })}` } });
+    const missing = await fetch(`${svc.url}/peer/v1/account-section`, {
+      headers: { authorization: `Bearer ${await peerToken({ scope: 'svc:peer:status:read' })}` },
+    });
     expect(missing.status).toBe(400);
   });
 
@@ -205,9 +241,15 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
 
     before = replyCount();
     await press(buttons.approve, 'U2CERLKJA');
-    expect(await nextReply(before)).toEqual({ response_type: 'ephemeral', replace_original: true, text: 'Contain the host?\nApproved by approver@example.com.' });
+    expect(await nextReply(before)).toEqual({
+      response_type: 'ephemeral',
+      replace_original: true,
+      text: 'Contain the host?\nApproved by approver@example.com.',
+    });
     const done = await until(run.id, 'succeeded');
-    expect(done.gates).toMatchObject([{ step_id: 'contain', status: 'approved', decided_by: 'approver@example.com', note: `decided in chat_a as ${WORKSPACE}/U2CERLKJA` }]);
+    expect(done.gates).toMatchObject([
+      { step_id: 'contain', status: 'approved', decided_by: 'approver@example.com', note: `decided in chat_a as ${WORKSPACE}/U2CERLKJA` },
+    ]);
 
     before = replyCount();
     await press(buttons.approve, 'U2CERLKJA');
@@ -222,7 +264,16 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
       expect((await press(deny, 'U2CERLKJA', `${elsewhere.url}/actions/T1DC2JH3J/1/r`)).status).toBe(200);
       const denied = await until(run.id, 'denied');
       expect(denied.gates).toMatchObject([{ step_id: 'contain', status: 'denied', decided_by: 'approver@example.com' }]);
-      await expect.poll(() => svc.errors().map((e) => String((e.err as { message?: string } | undefined)?.message ?? e.msg)).join('\n'), { timeout: 5000 }).toContain('outside the connection response_origin');
+      await expect
+        .poll(
+          () =>
+            svc
+              .errors()
+              .map((e) => String((e.err as { message?: string } | undefined)?.message ?? e.msg))
+              .join('\n'),
+          { timeout: 5000 },
+        )
+        .toContain('outside the connection response_origin');
       expect(elsewhere.received).toEqual([]);
     } finally {
       await elsewhere.close();

@@ -95,7 +95,13 @@ describe.each(engines)('connection store on $name', (engine) => {
   afterAll(async () => opened.close());
 
   it('creates, lists and gets connections without ever showing the secret', async () => {
-    const created = await store.create({ kind: 'http', name: 'intel', base_url: 'https://intel.example/api', config: { auth_header: 'X-Key' }, secret: SECRET });
+    const created = await store.create({
+      kind: 'http',
+      name: 'intel',
+      base_url: 'https://intel.example/api',
+      config: { auth_header: 'X-Key' },
+      secret: SECRET,
+    });
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       kind: 'http',
@@ -120,25 +126,40 @@ describe.each(engines)('connection store on $name', (engine) => {
     expect(row.secret_ciphertext).toMatch(/^v1\./);
     expect(row.secret_ciphertext).not.toContain(SECRET);
     expect(await store.resolveByName('intel')).toEqual({
-      id: row.id, kind: 'http', name: 'intel', base_url: 'https://intel.example/api', config: { auth_header: 'X-Key' }, secret: SECRET, previous_secret: null, bot_token: null,
+      id: row.id,
+      kind: 'http',
+      name: 'intel',
+      base_url: 'https://intel.example/api',
+      config: { auth_header: 'X-Key' },
+      secret: SECRET,
+      previous_secret: null,
+      bot_token: null,
     });
     expect(await store.resolveByName('hook')).toMatchObject({ secret: null });
     expect(await store.resolveByName('absent')).toBeNull();
     // A ciphertext copied onto another connection does not open there.
     await opened.db.updateTable('connections').set({ secret_ciphertext: row.secret_ciphertext }).where('name', '=', 'hook').execute();
-    const error = await store.resolveByName('hook').then(() => null, (e: unknown) => e as Error);
+    const error = await store.resolveByName('hook').then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(error?.message).toMatch(/connection 'hook' cannot be decrypted/);
     expect(error?.message).not.toContain(SECRET);
   });
 
   it('answers 409 connection_name_taken for a duplicate name', async () => {
     await expect(store.create({ kind: 'http', name: 'intel', secret: 'other' })).rejects.toMatchObject({
-      status: 409, code: 'connection_name_taken', params: { name: 'intel' },
+      status: 409,
+      code: 'connection_name_taken',
+      params: { name: 'intel' },
     });
   });
 
   it('answers 422 for a detector connection sent with a secret, and accepts one without', async () => {
-    const refused = await store.create({ kind: 'detector', name: 'det', secret: SECRET }).then(() => null, (e: unknown) => e as Error & { status: number; code: string });
+    const refused = await store.create({ kind: 'detector', name: 'det', secret: SECRET }).then(
+      () => null,
+      (e: unknown) => e as Error & { status: number; code: string },
+    );
     expect(refused).toMatchObject({ status: 422, code: 'detector_connection_secret_refused' });
     expect(JSON.stringify(refused) + String(refused?.message)).not.toContain(SECRET);
     expect(await store.create({ kind: 'detector', name: 'det', base_url: 'https://det.example' })).toMatchObject({ secret_configured: false });
@@ -191,6 +212,8 @@ describe.each(engines)('connection store on $name', (engine) => {
     expect(await store.resolveByName('slack')).toMatchObject({ secret: 'signing', bot_token: null });
     await expect(store.create({ kind: 'http', name: 'not-chat', bot_token: 'xoxb' })).rejects.toMatchObject({ status: 422, code: 'bot_token_refused' });
     expect(await store.create({ kind: 'http', name: 'plain-http' })).not.toHaveProperty('bot_token_configured');
-    await expect(store.create({ kind: 'chat_a', name: 'bad-origin', config: { response_origin: 'https://hooks.slack.com/x' } })).rejects.toMatchObject({ issues: [{ loc: ['body', 'config', 'response_origin'] }] });
+    await expect(store.create({ kind: 'chat_a', name: 'bad-origin', config: { response_origin: 'https://hooks.slack.com/x' } })).rejects.toMatchObject({
+      issues: [{ loc: ['body', 'config', 'response_origin'] }],
+    });
   });
 });

@@ -22,7 +22,10 @@ describe.each(e2eEngines)('diagnostics on $name', ({ server }) => {
   let svc: InProcessService;
   const clock = manualClock(new Date());
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { clock: clock.now, extraEnv: { METRICS_TOKEN: CANARY_TOKEN, SVC_DETECTOR_BOOTSTRAP_SECRET: CANARY_BOOTSTRAP } });
+    svc = await startInProcessService(
+      { server },
+      { clock: clock.now, extraEnv: { METRICS_TOKEN: CANARY_TOKEN, SVC_DETECTOR_BOOTSTRAP_SECRET: CANARY_BOOTSTRAP } },
+    );
   }, 60_000);
   afterAll(async () => svc?.close());
 
@@ -35,7 +38,9 @@ describe.each(e2eEngines)('diagnostics on $name', ({ server }) => {
   it('answers the closed suite-diagnostics/v1 document with settings as presence and type', async () => {
     const { body, text } = await capture();
     expect(Object.keys(body).sort()).toEqual(['configShape', 'errors', 'generatedAt', 'health', 'migrations', 'module', 'schema', 'versions']);
-    const latest = Object.keys(await migrationProvider.getMigrations()).sort().at(-1);
+    const latest = Object.keys(await migrationProvider.getMigrations())
+      .sort()
+      .at(-1);
     expect(body).toMatchObject({ schema: 'suite-diagnostics/v1', module: 'svc', migrations: { current: latest, pending: [] } });
     expect(body.versions.module).toMatch(/^\d+\.\d+\.\d+/);
     expect(Object.keys(body.versions.dependencies)).toContain('kysely');

@@ -33,7 +33,10 @@ describe.each(e2eEngines)('alert inbox on $name', ({ server }) => {
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('alert_exists');
     const bad = await callAs(svc, ana, 'POST', '/alerts', { title: ' ', severity: 'urgent' });
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'title'], ['body', 'severity']]);
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+      ['body', 'title'],
+      ['body', 'severity'],
+    ]);
     expect((await callAs(svc, vic, 'POST', '/alerts', { title: 'x', severity: 'low', team: 'blue' })).status).toBe(403);
   });
 

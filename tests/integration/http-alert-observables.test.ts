@@ -18,7 +18,8 @@ const blue: TestPerson = { sub: randomUUID(), email: 'ana@example.com', grants: 
 type Observable = { id: string; type: string; value: string; normalized: string; source: string; added_by: string | null };
 
 /** The ECS source document of a real Elastic Security alert: `host.name` is `security-linux-1`. */
-const elasticSource = readFixtureJson<{ value: { source: Record<string, unknown> } }>('vendors', 'elastic_security', 'alert_doc.threat_match.8.1.0.json').value.source;
+const elasticSource = readFixtureJson<{ value: { source: Record<string, unknown> } }>('vendors', 'elastic_security', 'alert_doc.threat_match.8.1.0.json').value
+  .source;
 
 describe.each(e2eEngines)('alert observables in cases on $name', ({ server }) => {
   let svc: InProcessService;
@@ -65,7 +66,12 @@ describe.each(e2eEngines)('alert observables in cases on $name', ({ server }) =>
     const second = await detector({ alert_id: 'ti-2', rule, matched_log: { source: { ip: '203.0.113.7' }, destination: { ip: '198.51.100.9' } } });
     expect(second).toMatchObject({ case_id: first.case_id, correlated: true });
     const items = await observables(first.case_id);
-    expect(items.filter((o) => o.type === 'ip').map((o) => o.normalized).sort()).toEqual(['198.51.100.9', '203.0.113.7']);
+    expect(
+      items
+        .filter((o) => o.type === 'ip')
+        .map((o) => o.normalized)
+        .sort(),
+    ).toEqual(['198.51.100.9', '203.0.113.7']);
   });
 
   it('lets a hand-added observable shadow the alert one, and refuses to delete one that comes from an alert', async () => {
@@ -100,7 +106,11 @@ describe.each(e2eEngines)('alert observables in cases on $name', ({ server }) =>
   });
 
   it('moves the observables with a moved alert and drops them with an unlinked one', async () => {
-    const moved = await detector({ alert_id: 'move-1', rule: { id: 'r-move', title: 'Odd login', severity: 'medium' }, matched_log: { user: { name: 'J.Doe' } } });
+    const moved = await detector({
+      alert_id: 'move-1',
+      rule: { id: 'r-move', title: 'Odd login', severity: 'medium' },
+      matched_log: { user: { name: 'J.Doe' } },
+    });
     const target = (await call(admin, 'POST', '/cases', { title: 'Account takeover', severity: 'high' })).body.id as string;
     expect(pairs(await observables(moved.case_id))).toEqual(['user:j.doe:alert']);
     expect((await call(admin, 'POST', `/cases/${target}/alerts`, { alert_id: moved.alert_id })).status).toBe(200);
@@ -111,7 +121,12 @@ describe.each(e2eEngines)('alert observables in cases on $name', ({ server }) =>
   });
 
   it("keeps another team's alert observables out of a user's cross-case hits and related-cases", async () => {
-    await detector({ alert_id: 'red-1', team: 'red', rule: { id: 'r-red', title: 'Red team beacon', severity: 'high' }, matched_log: { source: { ip: '192.0.2.200' } } });
+    await detector({
+      alert_id: 'red-1',
+      team: 'red',
+      rule: { id: 'r-red', title: 'Red team beacon', severity: 'high' },
+      matched_log: { source: { ip: '192.0.2.200' } },
+    });
     expect((await call(blue, 'GET', '/related-cases?observable_value=192.0.2.200')).status).toBe(204);
     const own = (await call(blue, 'POST', '/cases', { title: 'Blue look-alike', severity: 'low' })).body.id as string;
     const add = await call(blue, 'POST', `/cases/${own}/observables`, { type: 'ip', value: '192.0.2.200' });

@@ -26,7 +26,9 @@ type Part = { name: string; disposition?: string; type?: string; data: Uint8Arra
 function multipart(parts: Part[]): { body: Buffer; contentType: string } {
   const boundary = `svc-test-${randomUUID()}`;
   const chunks = parts.flatMap((p) => [
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.disposition ?? ''}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.disposition ?? ''}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`,
+    ),
     Buffer.from(p.data),
     Buffer.from('\r\n'),
   ]);
@@ -51,8 +53,21 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
   /** Sends `body` to the upload route as `who`, with a request-bound token; the answer is held to /openapi.json as callAs holds its own. */
   const upload = async (who: TestPerson, target: string, body: NonNullable<RequestInit['body']>, headers: Record<string, string> = {}) => {
     const path = `/cases/${target}/attachments`;
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: 'POST', htu: path });
-    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body, duplex: 'half' } as RequestInit);
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: who.sub,
+      email: who.email,
+      name: who.email,
+      grants: who.grants,
+      htm: 'POST',
+      htu: path,
+    });
+    const res = await fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     const text = await res.text();
     await expectDeclared(svc, 'POST', path, res, text);
     return { status: res.status, body: text === '' ? null : JSON.parse(text), text };
@@ -68,7 +83,15 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
   };
   const download = async (who: TestPerson, target: string, attachmentId: string) => {
     const path = `/cases/${target}/attachments/${attachmentId}/download`;
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: 'GET', htu: path });
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: who.sub,
+      email: who.email,
+      name: who.email,
+      grants: who.grants,
+      htm: 'GET',
+      htu: path,
+    });
     const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const bytes = new Uint8Array(await res.arrayBuffer());
     await expectDeclared(svc, 'GET', path, res, Buffer.from(bytes).toString('utf8'));
@@ -107,14 +130,20 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
     expect(listed.body.items).toContainEqual(res.body);
     const timeline = (await call(ana, 'GET', `/cases/${caseId}/timeline`)).body.items;
     expect(timeline).toContainEqual(
-      expect.objectContaining({ kind: 'attachment_added', payload: expect.objectContaining({ attachment_id: res.body.id, sha256: sha256(bytes), size: bytes.length }) }),
+      expect.objectContaining({
+        kind: 'attachment_added',
+        payload: expect.objectContaining({ attachment_id: res.body.id, sha256: sha256(bytes), size: bytes.length }),
+      }),
     );
   });
 
   it('documents the upload as multipart/form-data with a binary file in /openapi.json', async () => {
     const doc = (await fetch(`${svc.url}/openapi.json`).then((r) => r.json())) as { paths: Record<string, Record<string, any>> };
     const upload = doc.paths['/cases/{id}/attachments']?.post;
-    expect(upload?.requestBody?.content?.['multipart/form-data']?.schema).toMatchObject({ required: ['file'], properties: { file: { type: 'string', format: 'binary' } } });
+    expect(upload?.requestBody?.content?.['multipart/form-data']?.schema).toMatchObject({
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary' } },
+    });
     expect(doc.paths['/cases/{id}/attachments/{attachment_id}/download']?.get).toBeDefined();
     expect(doc.paths['/cases/{id}/evidence']?.post).toBeDefined();
   });
@@ -152,7 +181,11 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
         stored: 'reportSet-Cookie: a=b.txt',
         header: `attachment; filename="reportSet-Cookie: a=b.txt"; filename*=UTF-8''reportSet-Cookie%3A%20a%3Db.txt`,
       },
-      { disposition: '; filename="日本語.pdf"', stored: '日本語.pdf', header: `attachment; filename="___.pdf"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E.pdf` },
+      {
+        disposition: '; filename="日本語.pdf"',
+        stored: '日本語.pdf',
+        header: `attachment; filename="___.pdf"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E.pdf`,
+      },
     ];
     for (const c of cases) {
       const bytes = randomBytes(64);

@@ -77,7 +77,15 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
   it('answers 401 to a token signed by another key, under a trusted or an unknown key id', async () => {
     const before = await storedCases();
     const forger = await createTestIdentity(svc.identity.issuer);
-    const claims = (htm: string) => ({ token_use: 'assertion', sub: subject, email: 'ana@example.com', name: 'Ana', grants: [{ team: null, role: 'admin' }], htm, htu: '/cases' });
+    const claims = (htm: string) => ({
+      token_use: 'assertion',
+      sub: subject,
+      email: 'ana@example.com',
+      name: 'Ana',
+      grants: [{ team: null, role: 'admin' }],
+      htm,
+      htu: '/cases',
+    });
     expectRefusal(await call('GET', '/cases', await forger.sign(claims('GET'), { kid: svc.identity.kid })), 401, /signature is invalid/);
     expectRefusal(await call('POST', '/cases', await forger.sign(claims('POST'), { kid: svc.identity.kid }), newCase), 401, /signature is invalid/);
     expectRefusal(await call('GET', '/cases', await forger.sign(claims('GET'))), 401, /unknown key/);
@@ -160,10 +168,12 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
     const before = await storedCases();
     const alert = { alert_id: `a-${randomUUID()}`, rule: { id: 'r1', title: 'Rule', severity: 'high' } };
     const post = (headers: Record<string, string>) =>
-      fetch(`${svc.url}/webhooks/detector`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(alert) }).then(async (res) => {
-        const text = await res.text();
-        return { status: res.status, body: JSON.parse(text), text };
-      });
+      fetch(`${svc.url}/webhooks/detector`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(alert) }).then(
+        async (res) => {
+          const text = await res.text();
+          return { status: res.status, body: JSON.parse(text), text };
+        },
+      );
     expectRefusal(await post({}), 401);
     expectRefusal(await post({ authorization: `Bearer ${await svc.identity.mint([{ team: null, role: 'admin' }])}` }), 401);
     expectRefusal(await post({ 'x-svc-token': 'not-the-secret' }), 401);

@@ -100,13 +100,22 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
     const alerts = await api('GET', '/alerts?limit=200');
     const timeline = await api('GET', `/cases/${caseId}/timeline`);
     const events = { n: (await recordedEvents(svc.service.opened.db)).length };
-    return { cases: cases.body.total, caseIds: cases.body.items.map((c: { id: string }) => c.id), alerts: alerts.body.items, timeline: timeline.body.items, events: Number(events.n) };
+    return {
+      cases: cases.body.total,
+      caseIds: cases.body.items.map((c: { id: string }) => c.id),
+      alerts: alerts.body.items,
+      timeline: timeline.body.items,
+      events: Number(events.n),
+    };
   };
 
   beforeAll(async () => {
     svc = await startInProcessService(
       { server },
-      { runbooks: { 'manual-annotate.yml': manualRunbook }, extraEnv: { SVC_MAX_BODY_BYTES: String(maxBodyBytes), SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrapSecret } },
+      {
+        runbooks: { 'manual-annotate.yml': manualRunbook },
+        extraEnv: { SVC_MAX_BODY_BYTES: String(maxBodyBytes), SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrapSecret },
+      },
     );
     token = await svc.identity.mint([{ team: null, role: 'admin' }]);
     const intake = await detector(JSON.stringify(alert('seed-1')));
@@ -171,7 +180,10 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
       for (const body of ['{"alert_id": "m-1",', '', 'not json', '{"a":1}}']) {
         expectValidation(await detector(body), ['body'], 'json_invalid');
       }
-      const res = await call('POST', '/cases', { body: '{"title": "x", "severity": ', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      const res = await call('POST', '/cases', {
+        body: '{"title": "x", "severity": ',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      });
       expectValidation(res, ['body'], 'json_invalid');
       expect(await snapshot()).toEqual(before);
     });
@@ -179,7 +191,9 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
 
   describe('unknown and invalid fields', () => {
     it('takes a detector alert with fields the shape does not name, as the original interface does (no alert lost to an extra key)', async () => {
-      const res = await detector(JSON.stringify(alert('u-1', { priority: 'p1', rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high', owner: 'x' } })));
+      const res = await detector(
+        JSON.stringify(alert('u-1', { priority: 'p1', rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high', owner: 'x' } })),
+      );
       expect(res.status, res.text).toBe(202);
       const batch = await detector(JSON.stringify([alert('b-1'), alert('b-2', { extra: true })]));
       expect(batch.status, batch.text).toBe(202);
@@ -269,7 +283,10 @@ steps:
     it('answers 422 in the framework shape when yaml_text is missing or the body is not JSON, and ignores unknown fields', async () => {
       expectValidation(await api('POST', '/runbooks/validate', {}), ['body', 'yaml_text']);
       expect((await api('POST', '/runbooks/validate', { yaml_text: manualRunbook, lint: true })).body).toEqual({ errors: [] });
-      const res = await call('POST', '/runbooks/validate', { body: 'id: x', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml' } });
+      const res = await call('POST', '/runbooks/validate', {
+        body: 'id: x',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml' },
+      });
       expectError(res, 415, 'unsupported_media_type');
     });
   });
@@ -302,7 +319,8 @@ steps:
           const json = (status: string) => op.responses?.[status]?.content?.['application/json']?.schema;
           expect(json('4XX'), `${method} ${path}`).toEqual(errorRef);
           expect(json('500'), `${method} ${path}`).toEqual(errorRef);
-          if ((op.parameters?.length ?? 0) > 0 || op.requestBody) expect(json('422'), `${method} ${path}`).toEqual({ oneOf: [{ $ref: '#/components/schemas/ValidationError' }, errorRef] });
+          if ((op.parameters?.length ?? 0) > 0 || op.requestBody)
+            expect(json('422'), `${method} ${path}`).toEqual({ oneOf: [{ $ref: '#/components/schemas/ValidationError' }, errorRef] });
           // And what it answers on success: a schema for a body, or a bodyless 204.
           const success = Object.entries(op.responses ?? {}).filter(([status]) => /^2\d\d$/.test(status));
           expect(success.length, `${method} ${path} declares no success answer`).toBeGreaterThan(0);
@@ -358,7 +376,11 @@ steps:
       const target = indexes[1] as number;
       const { db } = svc.service.opened;
       const stored = await db.selectFrom('action_log').select('row').where('chain_index', '=', target).executeTakeFirstOrThrow();
-      await db.updateTable('action_log').set({ row: JSON.stringify({ ...stored.row, status: 'failed', tampered: true }) }).where('chain_index', '=', target).execute();
+      await db
+        .updateTable('action_log')
+        .set({ row: JSON.stringify({ ...stored.row, status: 'failed', tampered: true }) })
+        .where('chain_index', '=', target)
+        .execute();
 
       const verify = await api('GET', '/runs/chain/verify');
       expect(verify.status).toBe(200);

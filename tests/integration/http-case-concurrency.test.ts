@@ -24,7 +24,9 @@ describe.each(e2eEngines)('concurrent edits of one case on $name', ({ server }) 
     const id = opened.body.id as string;
     const leadId = (await callAs(svc, lead, 'GET', '/auth/me')).body.id;
 
-    const comments = analysts.flatMap((who, a) => Array.from({ length: 5 }, (_, n) => callAs(svc, who, 'POST', `/cases/${id}/comments`, { body: `note ${a}-${n}` })));
+    const comments = analysts.flatMap((who, a) =>
+      Array.from({ length: 5 }, (_, n) => callAs(svc, who, 'POST', `/cases/${id}/comments`, { body: `note ${a}-${n}` })),
+    );
     const others = [
       callAs(svc, lead, 'PUT', `/cases/${id}`, { tags: ['vpn', 'credential-stuffing'] }),
       callAs(svc, lead, 'PUT', `/cases/${id}`, { attack_techniques: ['T1110.004'] }),
@@ -39,7 +41,10 @@ describe.each(e2eEngines)('concurrent edits of one case on $name', ({ server }) 
     const bodies = timeline.filter((e) => e.kind === 'comment_added').map((e) => e.payload.body);
     expect(bodies.sort()).toEqual(analysts.flatMap((_, a) => Array.from({ length: 5 }, (_, n) => `note ${a}-${n}`)).sort());
     for (const kind of ['updated', 'attack_techniques_updated', 'assigned', 'acknowledged', 'status_changed']) {
-      expect(timeline.filter((e) => e.kind === kind), kind).toHaveLength(1);
+      expect(
+        timeline.filter((e) => e.kind === kind),
+        kind,
+      ).toHaveLength(1);
     }
     const detail = (await callAs(svc, lead, 'GET', `/cases/${id}`)).body;
     expect(detail).toMatchObject({ tags: ['vpn', 'credential-stuffing'], attack_techniques: ['T1110.004'], owner_id: leadId, status: 'in_progress' });

@@ -74,7 +74,13 @@ describe.each(e2eEngines)('case templates on $name', ({ server }) => {
       name: 'Phishing report',
       description: null,
       phases: [
-        { name: 'Triage', tasks: [{ title: 'Collect headers', description: 'Full headers from the gateway.' }, { title: 'Check URLs', description: null }] },
+        {
+          name: 'Triage',
+          tasks: [
+            { title: 'Collect headers', description: 'Full headers from the gateway.' },
+            { title: 'Check URLs', description: null },
+          ],
+        },
         { name: 'Containment', tasks: [{ title: 'Purge the message', description: null }] },
       ],
       sla: { ack_minutes: 5, resolve_minutes: 60 },
@@ -182,7 +188,14 @@ describe.each(e2eEngines)('case templates on $name', ({ server }) => {
       createCaseTemplateCommands({
         store: new PostgresEventStore(db),
         db,
-        config: { severities: [], statuses: [], closedStatuses: new Set(['resolved', 'closed']), initialStatus: 'new', keyPrefix: 'SVC', correlationWindowMs: 0 },
+        config: {
+          severities: [],
+          statuses: [],
+          closedStatuses: new Set(['resolved', 'closed']),
+          initialStatus: 'new',
+          keyPrefix: 'SVC',
+          correlationWindowMs: 0,
+        },
         ids: () => crypto.randomUUID(),
         now: () => new Date(),
         waitFor: (position) => (position === null ? Promise.resolve() : svc.service.projector.waitFor(position)),

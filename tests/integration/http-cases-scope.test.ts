@@ -37,7 +37,10 @@ const people = {
   /** Realm analyst who opens the org-wide cases, including the org-wide private one. */
   realmAnalystZ: testPerson('z@example.com', [{ team: null, role: 'analyst' }]),
   /** Reads team A, manages team B: sees team-A cases without being able to act on them. */
-  viewerAAnalystB: testPerson('mixed@example.com', [{ team: 'team-a', role: 'viewer' }, { team: 'team-b', role: 'analyst' }]),
+  viewerAAnalystB: testPerson('mixed@example.com', [
+    { team: 'team-a', role: 'viewer' },
+    { team: 'team-b', role: 'analyst' },
+  ]),
 } satisfies Record<string, TestPerson>;
 type Who = keyof typeof people;
 const everyone = Object.keys(people) as Who[];
@@ -199,7 +202,10 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
   it('scopes run detail and the run listing like the run’s case', async () => {
     for (const who of everyone) {
       const listed = (await call(who, 'GET', '/runs?limit=200')).body.items.map((r: { id: string }) => r.id).sort();
-      const expected = (['aPublic', 'aPrivate'] as const).filter((n) => visibility[who].includes(n)).map((n) => runIds[n]).sort();
+      const expected = (['aPublic', 'aPrivate'] as const)
+        .filter((n) => visibility[who].includes(n))
+        .map((n) => runIds[n])
+        .sort();
       expect(listed, who).toEqual(expected);
       for (const n of ['aPublic', 'aPrivate'] as const) {
         const run = await call(who, 'GET', `/runs/${runIds[n]}`);
@@ -265,7 +271,10 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
       expectForbidden(await call('viewerAAnalystB', 'POST', `/cases/${id}/status`, { status: 'in_progress' }), params);
       expectForbidden(await call('viewerAAnalystB', 'POST', `/cases/${id}/acknowledge`), params);
       expectForbidden(await call('viewerAAnalystB', 'POST', `/cases/${id}/assign`, { owner_id: null }), params);
-      expectForbidden(await call('viewerAAnalystB', 'POST', `/cases/${id}/runbooks/scope-note/run`, { dry_run: true }), { permission: 'run_runbooks', team: 'team-a' });
+      expectForbidden(await call('viewerAAnalystB', 'POST', `/cases/${id}/runbooks/scope-note/run`, { dry_run: true }), {
+        permission: 'run_runbooks',
+        team: 'team-a',
+      });
       expect(await timeline(id)).toEqual(before);
       expect((await call('realmAdmin', 'GET', `/cases/${id}/runs`)).body.items).toHaveLength(1);
     });
@@ -295,14 +304,23 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
 
     it('opens cases only in a team the caller manages; without team, in its only managed team', async () => {
       const total = await adminTotal();
-      expectForbidden(await call('analystX', 'POST', '/cases', { title: 'into b', severity: 'low', team: 'team-b' }), { permission: 'manage_cases', team: 'team-b' });
+      expectForbidden(await call('analystX', 'POST', '/cases', { title: 'into b', severity: 'low', team: 'team-b' }), {
+        permission: 'manage_cases',
+        team: 'team-b',
+      });
       expectForbidden(await call('analystX', 'POST', '/cases', { title: 'org-wide', severity: 'low', team: null }), { permission: 'manage_cases', team: null });
-      expectForbidden(await call('adminA', 'POST', '/cases', { title: 'into b', severity: 'low', team: 'team-b' }), { permission: 'manage_cases', team: 'team-b' });
+      expectForbidden(await call('adminA', 'POST', '/cases', { title: 'into b', severity: 'low', team: 'team-b' }), {
+        permission: 'manage_cases',
+        team: 'team-b',
+      });
       expect(await adminTotal()).toBe(total);
 
       // Viewer in team-a, analyst in team-b: manages team-b only, so its case lands there.
       expect(await open('viewerAAnalystB', { title: 'mixed default', severity: 'low' })).toMatchObject({ team: 'team-b' });
-      expectForbidden(await call('viewerAAnalystB', 'POST', '/cases', { title: 'into a', severity: 'low', team: 'team-a' }), { permission: 'manage_cases', team: 'team-a' });
+      expectForbidden(await call('viewerAAnalystB', 'POST', '/cases', { title: 'into a', severity: 'low', team: 'team-a' }), {
+        permission: 'manage_cases',
+        team: 'team-a',
+      });
       expect(await open('analystY', { title: 'y default', severity: 'low' })).toMatchObject({ team: 'team-a', private: false });
       expect(await open('realmAdmin', { title: 'admin into a', severity: 'low', team: 'team-a' })).toMatchObject({ team: 'team-a' });
       expect(await open('realmAdmin', { title: 'admin default', severity: 'low' })).toMatchObject({ team: null });
@@ -333,7 +351,11 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
 
     it('records nothing when the same set is sent again, also in another order or case (decide.ts compares sets)', async () => {
       const before = await timeline(id);
-      for (const list of [['T1059.001', 'T1566', 'T1078'], ['T1078', 't1566', 'T1059.001'], ['t1078', 'T1078', 'T1566', 'T1059.001']]) {
+      for (const list of [
+        ['T1059.001', 'T1566', 'T1078'],
+        ['T1078', 't1566', 'T1059.001'],
+        ['t1078', 'T1078', 'T1566', 'T1059.001'],
+      ]) {
         const res = await put({ attack_techniques: list });
         expect(res.status, res.text).toBe(200);
         // No event, so the stored order is the first one, not the order just sent.
@@ -413,7 +435,9 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
       const listed = await call('analystY', 'GET', '/cases?severity=critical&search=wave');
       expect(listed.body.items.map((c: { id: string }) => c.id)).toEqual([id]);
       const updated = (await timeline(id)).filter((e) => e.kind === 'updated');
-      expect(updated.at(-1)?.payload).toMatchObject({ changes: { title: 'Credential phishing wave', description: null, severity: 'critical', tags: ['mail', 'phish'] } });
+      expect(updated.at(-1)?.payload).toMatchObject({
+        changes: { title: 'Credential phishing wave', description: null, severity: 'critical', tags: ['mail', 'phish'] },
+      });
 
       // Sending the values it already has records nothing.
       const before = await timeline(id);
@@ -551,7 +575,15 @@ describe.each(e2eEngines)('ack_sla through HTTP on $name (SVC_ACK_SLA_MINUTES=hi
     const resolved = await call('POST', `/cases/${c.id}/status`, { status: 'resolved', note: 'false positive' });
     expect(resolved.status, resolved.text).toBe(200);
     const sla = resolved.body.ack_sla;
-    expect(sla).toEqual({ state: 'met', due_at: c.ack_sla.due_at, acknowledged_at: null, acknowledged_by: null, clock_stopped_at: resolvedAt, elapsed_seconds: 30, breached: false });
+    expect(sla).toEqual({
+      state: 'met',
+      due_at: c.ack_sla.due_at,
+      acknowledged_at: null,
+      acknowledged_by: null,
+      clock_stopped_at: resolvedAt,
+      elapsed_seconds: 30,
+      breached: false,
+    });
     expect(resolved.body.acknowledged_at).toBeNull();
     // Stopped: a read long past the due time reports the same clock.
     clock.advance(3_600_000);

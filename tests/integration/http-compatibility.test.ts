@@ -54,7 +54,13 @@ describe.each(e2eEngines)('original-interface clients on $name', ({ server }) =>
       vendor_extra: { ignored: true },
     });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ title: 'Impossible travel', severity: 'high', external_id: 'ext-42', url: 'https://detector.example/alerts/42', correlation_key: 'user:alice' });
+    expect(res.body).toMatchObject({
+      title: 'Impossible travel',
+      severity: 'high',
+      external_id: 'ext-42',
+      url: 'https://detector.example/alerts/42',
+      correlation_key: 'user:alice',
+    });
     const noTitle = await call('POST', '/alerts', { severity: 'high' });
     expect(noTitle.status).toBe(422);
     expect(noTitle.body.detail[0].loc).toEqual(['body', 'title']);

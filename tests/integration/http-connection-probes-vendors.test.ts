@@ -53,7 +53,19 @@ type Peers = {
 describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServer }) => {
   let svc: InProcessService;
   let p: Peers;
-  const secrets = [CLIENT_SECRET, PIPELINE_KEY, BOT_TOKEN, SIGNING_SECRET, ROUTING_KEY, GENIE_KEY, S3.secretAccessKey, WEBHOOK_PATH, JIRA_TOKEN, SNOW_PASSWORD, 'imap-probe-password-3f1'];
+  const secrets = [
+    CLIENT_SECRET,
+    PIPELINE_KEY,
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    ROUTING_KEY,
+    GENIE_KEY,
+    S3.secretAccessKey,
+    WEBHOOK_PATH,
+    JIRA_TOKEN,
+    SNOW_PASSWORD,
+    'imap-probe-password-3f1',
+  ];
 
   beforeAll(async () => {
     const oauth = await startOAuth2Server('svc', CLIENT_SECRET);
@@ -73,7 +85,14 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     };
     svc = await startInProcessService(
       { server: onServer },
-      { extraEnv: { SVC_IDENTITY_URL: oauth.origin, SVC_EXCHANGE_TOKEN_PATH: '/oauth/token', SVC_EXCHANGE_CLIENT_SECRET: CLIENT_SECRET, SVC_OUTBOUND_CA_FILE: oauth.caFile } },
+      {
+        extraEnv: {
+          SVC_IDENTITY_URL: oauth.origin,
+          SVC_EXCHANGE_TOKEN_PATH: '/oauth/token',
+          SVC_EXCHANGE_CLIENT_SECRET: CLIENT_SECRET,
+          SVC_OUTBOUND_CA_FILE: oauth.caFile,
+        },
+      },
     );
   });
   afterAll(async () => {
@@ -106,16 +125,43 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     await refused({ kind: 'imap', name: 'i2', config: { host: 'h', username: 'u', tls: 'ssl' } }, 'tls');
     await refused({ kind: 'imap', name: 'i3', config: { host: 'h', username: 'u', port: 0 } }, 'port');
     await refused({ kind: 'mailbox_graph', name: 'g1', base_url: 'https://graph.microsoft.com/v1.0', config: { tenant_id: 't', client_id: 'c' } }, 'mailbox');
-    await refused({ kind: 'mailbox_graph', name: 'g2', base_url: 'https://graph.microsoft.com/v1.0', config: { tenant_id: 't', client_id: 'c', mailbox: 'm', token_url: 'http://login.example/token' } }, 'token_url');
+    await refused(
+      {
+        kind: 'mailbox_graph',
+        name: 'g2',
+        base_url: 'https://graph.microsoft.com/v1.0',
+        config: { tenant_id: 't', client_id: 'c', mailbox: 'm', token_url: 'http://login.example/token' },
+      },
+      'token_url',
+    );
     await refused({ kind: 'object_storage', name: 'o1', base_url: 'https://s3.example', config: { bucket: 'Bad_Bucket', access_key_id: 'k' } }, 'bucket');
     await refused({ kind: 'object_storage', name: 'o2', base_url: 'https://s3.example', config: { bucket: 'logs' } }, 'access_key_id');
 
-    expect((await create({ kind: 'imap', name: 'imap-defaults', config: { host: 'imap.example', username: 'soc' } })).config).toEqual({ host: 'imap.example', username: 'soc', tls: 'implicit', port: 993 });
-    expect((await create({ kind: 'imap', name: 'imap-starttls', config: { host: 'imap.example', username: 'soc', tls: 'starttls' } })).config).toMatchObject({ port: 143 });
-    expect((await create({ kind: 'mailbox_graph', name: 'graph-defaults', base_url: 'https://graph.microsoft.com/v1.0', config: { tenant_id: 'contoso.onmicrosoft.com', client_id: 'app', mailbox: 'soc@contoso.com' } })).config).toMatchObject({
+    expect((await create({ kind: 'imap', name: 'imap-defaults', config: { host: 'imap.example', username: 'soc' } })).config).toEqual({
+      host: 'imap.example',
+      username: 'soc',
+      tls: 'implicit',
+      port: 993,
+    });
+    expect((await create({ kind: 'imap', name: 'imap-starttls', config: { host: 'imap.example', username: 'soc', tls: 'starttls' } })).config).toMatchObject({
+      port: 143,
+    });
+    expect(
+      (
+        await create({
+          kind: 'mailbox_graph',
+          name: 'graph-defaults',
+          base_url: 'https://graph.microsoft.com/v1.0',
+          config: { tenant_id: 'contoso.onmicrosoft.com', client_id: 'app', mailbox: 'soc@contoso.com' },
+        })
+      ).config,
+    ).toMatchObject({
       token_url: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token',
     });
-    expect((await create({ kind: 'object_storage', name: 's3-defaults', base_url: 'https://s3.example', config: { bucket: 'logs', access_key_id: 'AKIA1' } })).config).toEqual({ bucket: 'logs', access_key_id: 'AKIA1', region: 'us-east-1', path_style: true });
+    expect(
+      (await create({ kind: 'object_storage', name: 's3-defaults', base_url: 'https://s3.example', config: { bucket: 'logs', access_key_id: 'AKIA1' } }))
+        .config,
+    ).toEqual({ bucket: 'logs', access_key_id: 'AKIA1', region: 'us-east-1', path_style: true });
   });
 
   it('has a probe for every connection kind of SPEC.md: none answers 501, an unreachable peer is ok:false', async () => {
@@ -131,7 +177,12 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
       { kind: 'chat_b', base_url: `http://${closed}`, secret: `http://${closed}/hook` },
       { kind: 'email_smtp', base_url: `smtp://${closed}`, secret: 'p', config: { from: 'soc@example.com', tls: 'none', username: 'u' } },
       { kind: 'imap', secret: 'p', config: { host: '127.0.0.1', port: Number(closed.split(':')[1]), tls: 'none', username: 'u' } },
-      { kind: 'mailbox_graph', base_url: `http://${closed}/v1.0`, secret: 'c', config: { tenant_id: 't', client_id: 'c', mailbox: 'm@example.com', token_url: `https://${closed}/token` } },
+      {
+        kind: 'mailbox_graph',
+        base_url: `http://${closed}/v1.0`,
+        secret: 'c',
+        config: { tenant_id: 't', client_id: 'c', mailbox: 'm@example.com', token_url: `https://${closed}/token` },
+      },
       { kind: 'mcp', base_url: `http://${closed}/rpc`, secret: 'm' },
       { kind: 'object_storage', base_url: `http://${closed}`, secret: 's', config: { bucket: 'logs', access_key_id: 'AKIA1' } },
       { kind: 'webhook', base_url: `http://${closed}/hook`, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
@@ -152,13 +203,22 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
   it('probes the detector with a fresh exchange token and one alerts page, and reports a refused exchange client', async () => {
     const conn = await create({ kind: 'detector', name: 'detector', base_url: p.detector.url });
     const mints = p.oauth.mints.length;
-    expect(await probe(conn.id)).toMatchObject({ ok: true, kind: 'detector', probe: 'detector_alerts', details: { host: new URL(p.detector.url).host, alerts_path: '/api/v1/alerts', exchange_token: 'minted' }, error: null });
+    expect(await probe(conn.id)).toMatchObject({
+      ok: true,
+      kind: 'detector',
+      probe: 'detector_alerts',
+      details: { host: new URL(p.detector.url).host, alerts_path: '/api/v1/alerts', exchange_token: 'minted' },
+      error: null,
+    });
     expect(p.oauth.mints.slice(mints)).toEqual([{ clientAuth: 'basic', clientId: 'svc', audience: 'detector', scope: 'detector:alerts:read' }]);
     expect(p.detector.pages.at(-1)).toMatchObject({ limit: 1, cursor: null });
 
     p.oauth.tokenFailure = { status: 401, body: { error: 'invalid_client' } };
     try {
-      expect(await probe(conn.id)).toMatchObject({ ok: false, error: { type: 'exchange_failed', message: expect.stringContaining('status 401, OAuth error invalid_client') } });
+      expect(await probe(conn.id)).toMatchObject({
+        ok: false,
+        error: { type: 'exchange_failed', message: expect.stringContaining('status 401, OAuth error invalid_client') },
+      });
     } finally {
       p.oauth.tokenFailure = null;
     }
@@ -168,8 +228,15 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
   it('probes the pipeline with one read of the deploy-request list, and reports a refused API key', async () => {
     const good = await create({ kind: 'pipeline', name: 'pipeline', base_url: p.pipeline.url, secret: PIPELINE_KEY });
     const bad = await create({ kind: 'pipeline', name: 'pipeline-bad', base_url: p.pipeline.url, secret: 'pk_wrong' });
-    expect(await probe(good.id)).toMatchObject({ ok: true, probe: 'deploy_requests', details: { deploy_requests_path: '/api/v1/deploy-requests', readable: true } });
-    expect(await probe(bad.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: `pipeline connection test: ${new URL(p.pipeline.url).host} refused the credential with status 401` } });
+    expect(await probe(good.id)).toMatchObject({
+      ok: true,
+      probe: 'deploy_requests',
+      details: { deploy_requests_path: '/api/v1/deploy-requests', readable: true },
+    });
+    expect(await probe(bad.id)).toMatchObject({
+      ok: false,
+      error: { type: 'auth_failed', message: `pipeline connection test: ${new URL(p.pipeline.url).host} refused the credential with status 401` },
+    });
     expect(seen(p.pipeline.received)).toEqual(['GET /api/v1/deploy-requests?limit=1', 'GET /api/v1/deploy-requests?limit=1']);
     expect(p.pipeline.requests).toEqual([]);
   });
@@ -177,14 +244,25 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
   it('probes chat_a with auth.test and the bot token, and chat_b with a HEAD of its origin that never touches the webhook URL', async () => {
     const slack = await create({ kind: 'chat_a', name: 'slack', base_url: `${p.chatA.url}/api`, secret: SIGNING_SECRET, bot_token: BOT_TOKEN });
     const slackBad = await create({ kind: 'chat_a', name: 'slack-bad', base_url: `${p.chatA.url}/api`, secret: SIGNING_SECRET, bot_token: 'xoxb-revoked' });
-    expect(await probe(slack.id)).toMatchObject({ ok: true, probe: 'auth_test', details: { team_id: 'T0SVCTEST', user_id: 'U0SVCBOT', bot_id: 'B111', signing_secret_configured: true } });
-    expect(await probe(slackBad.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: `chat_a connection test: ${new URL(p.chatA.url).host} refused the bot token: invalid_auth` } });
+    expect(await probe(slack.id)).toMatchObject({
+      ok: true,
+      probe: 'auth_test',
+      details: { team_id: 'T0SVCTEST', user_id: 'U0SVCBOT', bot_id: 'B111', signing_secret_configured: true },
+    });
+    expect(await probe(slackBad.id)).toMatchObject({
+      ok: false,
+      error: { type: 'auth_failed', message: `chat_a connection test: ${new URL(p.chatA.url).host} refused the bot token: invalid_auth` },
+    });
     expect(seen(p.chatA.received)).toEqual(['POST /api/auth.test', 'POST /api/auth.test']);
     expect(p.chatA.posted()).toEqual([]);
 
     const teams = await create({ kind: 'chat_b', name: 'teams', base_url: p.chatB.url, secret: `${p.chatB.url}${WEBHOOK_PATH}` });
     const elsewhere = await create({ kind: 'chat_b', name: 'teams-elsewhere', base_url: p.chatB.url, secret: `https://outlook.office.com${WEBHOOK_PATH}` });
-    expect(await probe(teams.id)).toMatchObject({ ok: true, probe: 'webhook_origin_head', details: { status: 204, webhook_url_on_origin: true, delivered: false } });
+    expect(await probe(teams.id)).toMatchObject({
+      ok: true,
+      probe: 'webhook_origin_head',
+      details: { status: 204, webhook_url_on_origin: true, delivered: false },
+    });
     expect(await probe(elsewhere.id)).toMatchObject({ ok: false, error: { type: 'connection_invalid' } });
     expect(p.chatB.received.map((r) => [r.method, r.path, r.body])).toEqual([['HEAD', '/', '']]);
   });
@@ -197,10 +275,22 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     expect(seen(p.jira.received)).toEqual(['GET /rest/api/3/myself', 'GET /rest/api/3/myself']);
 
     const snow = await create({ kind: 'ticket_b', name: 'snow', base_url: p.snow.url, secret: SNOW_PASSWORD, config: { username: 'svc.integration' } });
-    const snowBad = await create({ kind: 'ticket_b', name: 'snow-bad', base_url: p.snow.url, secret: 'wrong', config: { username: 'svc.integration', table: 'sn_si_incident' } });
+    const snowBad = await create({
+      kind: 'ticket_b',
+      name: 'snow-bad',
+      base_url: p.snow.url,
+      secret: 'wrong',
+      config: { username: 'svc.integration', table: 'sn_si_incident' },
+    });
     expect(await probe(snow.id)).toMatchObject({ ok: true, probe: 'table_read', details: { table: 'incident', readable: true } });
-    expect(await probe(snowBad.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: expect.stringContaining('status 401: User Not Authenticated') } });
-    expect(seen(p.snow.received)).toEqual(['GET /api/now/table/incident?sysparm_limit=1&sysparm_fields=sys_id', 'GET /api/now/table/sn_si_incident?sysparm_limit=1&sysparm_fields=sys_id']);
+    expect(await probe(snowBad.id)).toMatchObject({
+      ok: false,
+      error: { type: 'auth_failed', message: expect.stringContaining('status 401: User Not Authenticated') },
+    });
+    expect(seen(p.snow.received)).toEqual([
+      'GET /api/now/table/incident?sysparm_limit=1&sysparm_fields=sys_id',
+      'GET /api/now/table/sn_si_incident?sysparm_limit=1&sysparm_fields=sys_id',
+    ]);
     expect([p.jira.tickets.size, p.snow.tickets.size]).toEqual([0, 0]);
   });
 
@@ -214,7 +304,10 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     const pagerB = await create({ kind: 'pager_b', name: 'opsgenie', base_url: p.pagerB.url, secret: GENIE_KEY });
     const pagerBBad = await create({ kind: 'pager_b', name: 'opsgenie-bad', base_url: p.pagerB.url, secret: 'genie-wrong' });
     expect(await probe(pagerB.id)).toMatchObject({ ok: true, probe: 'account_read', details: { account: 'svc-test' } });
-    expect(await probe(pagerBBad.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: expect.stringContaining('status 401: Could not authenticate') } });
+    expect(await probe(pagerBBad.id)).toMatchObject({
+      ok: false,
+      error: { type: 'auth_failed', message: expect.stringContaining('status 401: Could not authenticate') },
+    });
     expect(seen(p.pagerB.received)).toEqual(['GET /v2/account', 'GET /v2/account']);
   });
 
@@ -222,12 +315,28 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     const config = { tenant_id: 'contoso.onmicrosoft.com', client_id: 'svc', mailbox: 'soc@example.com', token_url: p.oauth.tokenUrl };
     const good = await create({ kind: 'mailbox_graph', name: 'graph', base_url: p.graph.graphRoot, secret: CLIENT_SECRET, config });
     const badSecret = await create({ kind: 'mailbox_graph', name: 'graph-bad', base_url: p.graph.graphRoot, secret: 'cs_wrong', config });
-    const unknown = await create({ kind: 'mailbox_graph', name: 'graph-unknown', base_url: p.graph.graphRoot, secret: CLIENT_SECRET, config: { ...config, mailbox: 'nobody@example.com' } });
+    const unknown = await create({
+      kind: 'mailbox_graph',
+      name: 'graph-unknown',
+      base_url: p.graph.graphRoot,
+      secret: CLIENT_SECRET,
+      config: { ...config, mailbox: 'nobody@example.com' },
+    });
     const mints = p.oauth.mints.length;
-    expect(await probe(good.id)).toMatchObject({ ok: true, probe: 'graph_mailbox_read', details: { graph_host: new URL(p.graph.url).host, mailbox: 'soc@example.com', inbox_readable: true } });
+    expect(await probe(good.id)).toMatchObject({
+      ok: true,
+      probe: 'graph_mailbox_read',
+      details: { graph_host: new URL(p.graph.url).host, mailbox: 'soc@example.com', inbox_readable: true },
+    });
     expect(p.oauth.mints.slice(mints)).toEqual([{ clientAuth: 'post', clientId: 'svc', audience: null, scope: `${p.graph.url}/.default` }]);
-    expect(await probe(badSecret.id)).toMatchObject({ ok: false, error: { type: 'oauth2_token_error', message: expect.stringContaining('OAuth error invalid_client') } });
-    expect(await probe(unknown.id)).toMatchObject({ ok: false, error: { type: 'http_status', message: expect.stringContaining("answered HTTP 404: The requested user 'nobody@example.com' is invalid.") } });
+    expect(await probe(badSecret.id)).toMatchObject({
+      ok: false,
+      error: { type: 'oauth2_token_error', message: expect.stringContaining('OAuth error invalid_client') },
+    });
+    expect(await probe(unknown.id)).toMatchObject({
+      ok: false,
+      error: { type: 'http_status', message: expect.stringContaining("answered HTTP 404: The requested user 'nobody@example.com' is invalid.") },
+    });
     expect(seen(p.graph.received)).toEqual([
       'GET /v1.0/users/soc%40example.com/mailFolders/inbox?%24select=id%2CtotalItemCount',
       'GET /v1.0/users/nobody%40example.com/mailFolders/inbox?%24select=id%2CtotalItemCount',
@@ -238,12 +347,34 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     const config = { bucket: 'svc-evidence', region: S3.region, access_key_id: S3.accessKeyId };
     const good = await create({ kind: 'object_storage', name: 's3', base_url: p.s3.url, secret: S3.secretAccessKey, config });
     const badSecret = await create({ kind: 'object_storage', name: 's3-bad-secret', base_url: p.s3.url, secret: 'not-the-secret', config });
-    const badKey = await create({ kind: 'object_storage', name: 's3-bad-key', base_url: p.s3.url, secret: S3.secretAccessKey, config: { ...config, access_key_id: 'AKIAUNKNOWN' } });
-    const badRegion = await create({ kind: 'object_storage', name: 's3-bad-region', base_url: p.s3.url, secret: S3.secretAccessKey, config: { ...config, region: 'us-east-1' } });
-    expect(await probe(good.id)).toMatchObject({ ok: true, probe: 's3_list_objects', details: { bucket: 'svc-evidence', region: S3.region, addressing: 'path', listed: true } });
-    expect(await probe(badSecret.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: expect.stringContaining('status 403: SignatureDoesNotMatch') } });
+    const badKey = await create({
+      kind: 'object_storage',
+      name: 's3-bad-key',
+      base_url: p.s3.url,
+      secret: S3.secretAccessKey,
+      config: { ...config, access_key_id: 'AKIAUNKNOWN' },
+    });
+    const badRegion = await create({
+      kind: 'object_storage',
+      name: 's3-bad-region',
+      base_url: p.s3.url,
+      secret: S3.secretAccessKey,
+      config: { ...config, region: 'us-east-1' },
+    });
+    expect(await probe(good.id)).toMatchObject({
+      ok: true,
+      probe: 's3_list_objects',
+      details: { bucket: 'svc-evidence', region: S3.region, addressing: 'path', listed: true },
+    });
+    expect(await probe(badSecret.id)).toMatchObject({
+      ok: false,
+      error: { type: 'auth_failed', message: expect.stringContaining('status 403: SignatureDoesNotMatch') },
+    });
     expect(await probe(badKey.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: expect.stringContaining('InvalidAccessKeyId') } });
-    expect(await probe(badRegion.id)).toMatchObject({ ok: false, error: { type: 'http_status', message: expect.stringContaining('HTTP 400: AuthorizationHeaderMalformed') } });
+    expect(await probe(badRegion.id)).toMatchObject({
+      ok: false,
+      error: { type: 'http_status', message: expect.stringContaining('HTTP 400: AuthorizationHeaderMalformed') },
+    });
     expect(p.s3.refusals).toEqual(['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'AuthorizationHeaderMalformed']);
     expect(new Set(seen(p.s3.received))).toEqual(new Set(['GET /svc-evidence?list-type=2&max-keys=1']));
   });
@@ -256,8 +387,16 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     const bad = await create({ kind: 'imap', name: 'imap-bad', secret: 'wrong-password', config });
     const implicit = await create({ kind: 'imap', name: 'imaps-untrusted', secret: d.password, config: { ...config, port: d.tlsPort, tls: 'implicit' } });
     const starttls = await create({ kind: 'imap', name: 'imap-starttls-untrusted', secret: d.password, config: { ...config, tls: 'starttls' } });
-    expect(await probe(good.id)).toMatchObject({ ok: true, kind: 'imap', probe: 'imap_auth', details: { imap: `127.0.0.1:${d.port}`, tls: 'none', authenticated: true } });
-    expect(await probe(bad.id)).toMatchObject({ ok: false, error: { type: 'auth_failed', message: `imap connection test: 127.0.0.1:${d.port} refused the login` } });
+    expect(await probe(good.id)).toMatchObject({
+      ok: true,
+      kind: 'imap',
+      probe: 'imap_auth',
+      details: { imap: `127.0.0.1:${d.port}`, tls: 'none', authenticated: true },
+    });
+    expect(await probe(bad.id)).toMatchObject({
+      ok: false,
+      error: { type: 'auth_failed', message: `imap connection test: 127.0.0.1:${d.port} refused the login` },
+    });
     expect(await probe(implicit.id)).toMatchObject({ ok: false, error: { type: 'tls_failed' } });
     expect(await probe(starttls.id)).toMatchObject({ ok: false, error: { type: 'tls_failed' } });
     // The server's log: one login, which changed nothing in the mailbox before logging out.

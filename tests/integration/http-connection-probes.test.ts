@@ -41,7 +41,8 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
       secure: false,
       disabledCommands: ['STARTTLS'],
       logger: false,
-      onAuth: (auth, _session, callback) => (auth.password === SMTP_PASSWORD ? callback(null, { user: auth.username }) : callback(new Error('bad credentials'))),
+      onAuth: (auth, _session, callback) =>
+        auth.password === SMTP_PASSWORD ? callback(null, { user: auth.username }) : callback(new Error('bad credentials')),
       onData: (stream, _session, callback) => {
         mails++;
         stream.resume();
@@ -80,21 +81,47 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
     };
     const oauth2 = { auth: 'oauth2_client_credentials', token_url: 'https://id.example/token', client_id: 'svc' };
     await refused({ kind: 'http', name: 'h1', base_url: 'https://api.example', config: { ...oauth2, token_url: undefined } }, ['body', 'config', 'token_url']);
-    await refused({ kind: 'http', name: 'h2', base_url: 'https://api.example', config: { ...oauth2, token_url: 'http://id.example/token' } }, ['body', 'config', 'token_url']);
+    await refused({ kind: 'http', name: 'h2', base_url: 'https://api.example', config: { ...oauth2, token_url: 'http://id.example/token' } }, [
+      'body',
+      'config',
+      'token_url',
+    ]);
     await refused({ kind: 'http', name: 'h3', base_url: 'https://api.example', config: { ...oauth2, client_id: undefined } }, ['body', 'config', 'client_id']);
     await refused({ kind: 'http', name: 'h4', base_url: 'https://api.example', config: { auth: 'digest' } }, ['body', 'config', 'auth']);
     await refused({ kind: 'http', name: 'h5', base_url: 'https://api.example', config: { auth_header: 'Bad Header' } }, ['body', 'config', 'auth_header']);
     await refused({ kind: 'ssh', name: 's1', config: { host: 'h', username: 'u' } }, ['body', 'config', 'known_hosts']);
     await refused({ kind: 'ssh', name: 's2', config: { host: 'h', username: 'u', port: 70000, accept_unknown_host_key: true } }, ['body', 'config', 'port']);
-    await refused({ kind: 'ticket_a', name: 't1', base_url: 'https://tickets.example', config: { poll_interval_s: 59 } }, ['body', 'config', 'poll_interval_s']);
-    await refused({ kind: 'mcp', name: 'm1', base_url: 'https://mcp.example/rpc', config: { allowed_tools: ['a'], read_only_tools: ['a', 'b'] } }, ['body', 'config', 'read_only_tools']);
+    await refused({ kind: 'ticket_a', name: 't1', base_url: 'https://tickets.example', config: { poll_interval_s: 59 } }, [
+      'body',
+      'config',
+      'poll_interval_s',
+    ]);
+    await refused({ kind: 'mcp', name: 'm1', base_url: 'https://mcp.example/rpc', config: { allowed_tools: ['a'], read_only_tools: ['a', 'b'] } }, [
+      'body',
+      'config',
+      'read_only_tools',
+    ]);
     await refused({ kind: 'detector', name: 'd1', base_url: 'https://detector.example', config: { page_size: 501 } }, ['body', 'config', 'page_size']);
-    await refused({ kind: 'detector', name: 'd2', base_url: 'https://detector.example', config: { alerts_path: 'api/alerts' } }, ['body', 'config', 'alerts_path']);
+    await refused({ kind: 'detector', name: 'd2', base_url: 'https://detector.example', config: { alerts_path: 'api/alerts' } }, [
+      'body',
+      'config',
+      'alerts_path',
+    ]);
     await refused({ kind: 'email_smtp', name: 'e1', base_url: 'smtp://mail.example', config: { from: 'not-an-address' } }, ['body', 'config', 'from']);
 
-    expect((await create({ kind: 'ticket_b', name: 'tickets', base_url: 'https://tickets.example', config: {} })).config).toEqual({ poll_interval_s: 300, inbound_status_map: {}, outbound_status_map: {} });
-    expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({ alerts_path: '/api/v1/alerts', rules_path: '/api/v1/rules', page_size: 100 });
-    expect((await create({ kind: 'ssh', name: 'bastion', config: { host: 'h', username: 'u', accept_unknown_host_key: true } })).config).toMatchObject({ port: 22 });
+    expect((await create({ kind: 'ticket_b', name: 'tickets', base_url: 'https://tickets.example', config: {} })).config).toEqual({
+      poll_interval_s: 300,
+      inbound_status_map: {},
+      outbound_status_map: {},
+    });
+    expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({
+      alerts_path: '/api/v1/alerts',
+      rules_path: '/api/v1/rules',
+      page_size: 100,
+    });
+    expect((await create({ kind: 'ssh', name: 'bastion', config: { host: 'h', username: 'u', accept_unknown_host_key: true } })).config).toMatchObject({
+      port: 22,
+    });
     const custom = await create({ kind: 'http', name: 'custom-keys', base_url: 'https://api.example', config: { vendor_region: 'eu' } });
     expect(custom.config).toEqual({ vendor_region: 'eu' });
 
@@ -104,11 +131,23 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
   });
 
   it('mints a fresh token on every test of an oauth2 http connection, and reports a refused client without its secret', async () => {
-    const conn = await create({ kind: 'http', name: 'edr-oauth', base_url: `${oauth.origin}/api`, secret: CLIENT_SECRET, config: { auth: 'oauth2_client_credentials', token_url: oauth.tokenUrl, client_id: 'svc', scope: 'hosts.read' } });
+    const conn = await create({
+      kind: 'http',
+      name: 'edr-oauth',
+      base_url: `${oauth.origin}/api`,
+      secret: CLIENT_SECRET,
+      config: { auth: 'oauth2_client_credentials', token_url: oauth.tokenUrl, client_id: 'svc', scope: 'hosts.read' },
+    });
     const before = oauth.mints.length;
     const first = await probe(conn.id);
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ ok: true, kind: 'http', probe: 'oauth2_token', details: { token_host: new URL(oauth.origin).host, token_minted: true, expires_in: 3600 }, error: null });
+    expect(first.body).toMatchObject({
+      ok: true,
+      kind: 'http',
+      probe: 'oauth2_token',
+      details: { token_host: new URL(oauth.origin).host, token_minted: true, expires_in: 3600 },
+      error: null,
+    });
     expect(JSON.stringify(first.body)).not.toMatch(/tok-\d/);
     await probe(conn.id);
     expect(oauth.mints.length - before).toBe(2);
@@ -116,15 +155,38 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
 
     await callAs(svc, root, 'POST', `/connections/${conn.id}/rotate`, { secret: 'cs_not-known-to-the-server' });
     const refused = await probe(conn.id);
-    expect(refused.body).toMatchObject({ ok: false, error: { type: 'oauth2_token_error', message: `connection test: token request to ${new URL(oauth.origin).host} failed with status 401, OAuth error invalid_client` } });
+    expect(refused.body).toMatchObject({
+      ok: false,
+      error: {
+        type: 'oauth2_token_error',
+        message: `connection test: token request to ${new URL(oauth.origin).host} failed with status 401, OAuth error invalid_client`,
+      },
+    });
     expect(JSON.stringify(svc.errors())).not.toContain(CLIENT_SECRET);
   });
 
   it('probes an http connection with a GET carrying its header credential, and a webhook with an unsigned HEAD', async () => {
-    const good = await create({ kind: 'http', name: 'api-key', base_url: `${receiver.url}/v1`, secret: API_KEY, config: { auth_header: 'X-Api-Key', auth_prefix: '' } });
-    const bad = await create({ kind: 'http', name: 'api-key-bad', base_url: `${receiver.url}/v1`, secret: 'wrong', config: { auth_header: 'X-Api-Key', auth_prefix: '' } });
+    const good = await create({
+      kind: 'http',
+      name: 'api-key',
+      base_url: `${receiver.url}/v1`,
+      secret: API_KEY,
+      config: { auth_header: 'X-Api-Key', auth_prefix: '' },
+    });
+    const bad = await create({
+      kind: 'http',
+      name: 'api-key-bad',
+      base_url: `${receiver.url}/v1`,
+      secret: 'wrong',
+      config: { auth_header: 'X-Api-Key', auth_prefix: '' },
+    });
     const hook = await create({ kind: 'webhook', name: 'probe-hook', base_url: `${receiver.url}/hook`, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
-    const verifying = await create({ kind: 'webhook', name: 'verifying-hook', base_url: `${receiver.url}/verifying-hook`, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    const verifying = await create({
+      kind: 'webhook',
+      name: 'verifying-hook',
+      base_url: `${receiver.url}/verifying-hook`,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
     receiver.received.length = 0;
     expect((await probe(good.id)).body).toMatchObject({ ok: true, probe: 'http_get', details: { status: 200 } });
     expect((await probe(bad.id)).body).toMatchObject({ ok: false, error: { type: 'auth_failed' } });
@@ -160,15 +222,27 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
   });
 
   it('lists the tools of an MCP server built with the official SDK, reports allowlisted tools it does not advertise, and calls none', async () => {
-    const mcp = await startMcpServer(MCP_TOKEN, [{ name: 'hosts.lookup', readOnly: true }, { name: 'hosts.isolate', readOnly: false }]);
+    const mcp = await startMcpServer(MCP_TOKEN, [
+      { name: 'hosts.lookup', readOnly: true },
+      { name: 'hosts.isolate', readOnly: false },
+    ]);
     try {
       const config = { allowed_tools: ['hosts.lookup', 'hosts.isolate', 'hosts.wipe'], read_only_tools: ['hosts.lookup'] };
       const good = await create({ kind: 'mcp', name: 'edr-mcp', base_url: mcp.url, secret: MCP_TOKEN, config });
       const bad = await create({ kind: 'mcp', name: 'edr-mcp-bad', base_url: mcp.url, secret: 'wrong-token', config });
       const res = await probe(good.id);
-      expect(res.body).toMatchObject({ ok: true, kind: 'mcp', probe: 'mcp_tools', details: { advertised_tools: 2, allowed_not_advertised: ['hosts.wipe'] }, error: null });
+      expect(res.body).toMatchObject({
+        ok: true,
+        kind: 'mcp',
+        probe: 'mcp_tools',
+        details: { advertised_tools: 2, allowed_not_advertised: ['hosts.wipe'] },
+        error: null,
+      });
       expect(res.text).not.toContain(MCP_TOKEN);
-      expect((await probe(bad.id)).body).toMatchObject({ ok: false, error: { type: 'mcp_error', message: `mcp: ${new URL(mcp.url).host} answered status 401` } });
+      expect((await probe(bad.id)).body).toMatchObject({
+        ok: false,
+        error: { type: 'mcp_error', message: `mcp: ${new URL(mcp.url).host} answered status 401` },
+      });
       expect(mcp.toolCalls()).toBe(0);
     } finally {
       await mcp.close();

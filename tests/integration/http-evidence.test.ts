@@ -31,10 +31,20 @@ describe.each(e2eEngines)('evidence pins on $name', ({ server }) => {
   let svc: InProcessService;
   let caseId = '';
   let otherCaseId = '';
-  const refs = { timeline: '', observable: '', removedObservable: '', attachment: '', actionLog: 0, otherObservable: '', otherAttachment: '', otherTimeline: '' };
+  const refs = {
+    timeline: '',
+    observable: '',
+    removedObservable: '',
+    attachment: '',
+    actionLog: 0,
+    otherObservable: '',
+    otherAttachment: '',
+    otherTimeline: '',
+  };
   const call = (who: TestPerson, method: string, path: string, body?: unknown) => callAs(svc, who, method, path, body);
   const pin = (body: unknown, who: TestPerson = ana, target = caseId) => call(who, 'POST', `/cases/${target}/evidence`, body);
-  const pins = async () => (await call(ana, 'GET', `/cases/${caseId}/evidence`)).body.items as { id: string; kind: string; ref_id: string | null; ref: unknown }[];
+  const pins = async () =>
+    (await call(ana, 'GET', `/cases/${caseId}/evidence`)).body.items as { id: string; kind: string; ref_id: string | null; ref: unknown }[];
 
   const observable = async (target: string, value: string) => {
     const res = await call(ana, 'POST', `/cases/${target}/observables`, { type: 'ip', value });
@@ -43,7 +53,15 @@ describe.each(e2eEngines)('evidence pins on $name', ({ server }) => {
   };
   const attachment = async (target: string, name: string) => {
     const path = `/cases/${target}/attachments`;
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: ana.sub, email: ana.email, name: ana.email, grants: ana.grants, htm: 'POST', htu: path });
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: ana.sub,
+      email: ana.email,
+      name: ana.email,
+      grants: ana.grants,
+      htm: 'POST',
+      htu: path,
+    });
     const form = new FormData();
     form.append('file', new Blob([`contents of ${name}`], { type: 'text/plain' }), name);
     const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
@@ -98,7 +116,12 @@ describe.each(e2eEngines)('evidence pins on $name', ({ server }) => {
     expect(byKind).toEqual({
       timeline: { kind: 'opened', at: expect.any(String), actor: ana.email },
       observable: { type: 'ip', value: '203.0.113.7', removed: false },
-      attachment: { filename: 'pcap-summary.txt', content_type: 'text/plain', size: 'contents of pcap-summary.txt'.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      attachment: {
+        filename: 'pcap-summary.txt',
+        content_type: 'text/plain',
+        size: 'contents of pcap-summary.txt'.length,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
       action_log: { run_id: expect.any(String), step_id: 'note', action: 'case.update', status: expect.any(String), finished_at: expect.any(String) },
       link: null,
     });
@@ -108,7 +131,9 @@ describe.each(e2eEngines)('evidence pins on $name', ({ server }) => {
     expect(room.body.pinned_evidence).toEqual(listed.body.items);
 
     const timeline = (await call(ana, 'GET', `/cases/${caseId}/timeline`)).body.items;
-    expect(timeline).toContainEqual(expect.objectContaining({ kind: 'evidence_pinned', payload: expect.objectContaining({ pin_id: created[1]?.id, kind: 'observable' }) }));
+    expect(timeline).toContainEqual(
+      expect.objectContaining({ kind: 'evidence_pinned', payload: expect.objectContaining({ pin_id: created[1]?.id, kind: 'observable' }) }),
+    );
   });
 
   it('refuses bad pins with 422 naming the field, and records none of them', async () => {

@@ -12,7 +12,15 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService, type TestAnswer, nativeAlert } from '../support/in-process-service.ts';
+import {
+  callAs,
+  detectorIntake,
+  startInProcessService,
+  testPerson,
+  type InProcessService,
+  type TestAnswer,
+  nativeAlert,
+} from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { manualNoteRunbook } from '../support/runbooks.ts';
 
@@ -38,22 +46,46 @@ describe.each(e2eEngines)('hostile input on $name', ({ server }) => {
   const call = (method: string, path: string, body?: unknown) => callAs(svc, root, method, path, body);
   /** Sends `text` as the JSON body, unchanged. */
   const callRaw = async (method: string, path: string, text: string, headers: Record<string, string> = {}): Promise<TestAnswer> => {
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: method, htu: path.split('?')[0] });
-    const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: text });
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: root.sub,
+      email: root.email,
+      name: root.email,
+      grants: root.grants,
+      htm: method,
+      htu: path.split('?')[0],
+    });
+    const res = await fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: text,
+    });
     const body = await res.text();
     return { status: res.status, body: body === '' ? null : JSON.parse(body), text: body };
   };
   const postWebhook = async (path: string, text: string, token: string | null): Promise<TestAnswer> => {
-    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-svc-token': token } : {}) }, body: text });
+    const res = await fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { 'x-svc-token': token } : {}) },
+      body: text,
+    });
     const body = await res.text();
     return { status: res.status, body: body === '' ? null : JSON.parse(body), text: body };
   };
   const caseCount = async () => (await call('GET', '/cases?limit=200')).body.items.length;
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { 'takes-inputs.yml': manualRunbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: 'hostile-bootstrap' } });
+    svc = await startInProcessService(
+      { server },
+      { runbooks: { 'takes-inputs.yml': manualRunbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: 'hostile-bootstrap' } },
+    );
     caseId = (await call('POST', '/cases', { title: 'Target', severity: 'high' })).body.id;
-    const source = await call('POST', '/webhook-sources', { type: 'generic', slug: 'elastic', name: 'Elastic', field_map: { rule_title: 'rule.name', external_id: 'id' } });
+    const source = await call('POST', '/webhook-sources', {
+      type: 'generic',
+      slug: 'elastic',
+      name: 'Elastic',
+      field_map: { rule_title: 'rule.name', external_id: 'id' },
+    });
     sourceToken = source.body.token;
   });
   afterAll(async () => {
@@ -62,7 +94,10 @@ describe.each(e2eEngines)('hostile input on $name', ({ server }) => {
   });
 
   it('takes a detector alert holding NUL and unpaired surrogates, with the characters replaced and recorded', async () => {
-    const res = await detectorIntake(svc, [alert('nul-1'), alert('nul\u0000-2', { rule: { id: 'r-2', title: 'Bad \ud800 title', severity: 'high' }, matched_log: { 'k\u0000ey': 'v\udc00' } })]);
+    const res = await detectorIntake(svc, [
+      alert('nul-1'),
+      alert('nul\u0000-2', { rule: { id: 'r-2', title: 'Bad \ud800 title', severity: 'high' }, matched_log: { 'k\u0000ey': 'v\udc00' } }),
+    ]);
     expect(res.status, res.text).toBe(202);
     const [clean, repaired] = res.body.results;
     expect(clean.text_repairs).toBeUndefined();
@@ -87,7 +122,11 @@ describe.each(e2eEngines)('hostile input on $name', ({ server }) => {
     expectValidation(await call('POST', '/cases', { title: 'a\u0000b', severity: 'high' }), ['body', 'title'], 'text_invalid');
     expectValidation(await call('POST', '/cases', { title: 'ok', severity: 'high', tags: ['\ud800'] }), ['body', 'tags', 0], 'text_invalid');
     expectValidation(await call('POST', `/cases/${caseId}/comments`, { body: 'x\udfff' }), ['body', 'body'], 'text_invalid');
-    expectValidation(await call('POST', '/connections', { kind: 'webhook', name: 'w', base_url: 'https://hooks.example/', secret: 's', config: { 'k\u0000': 1 } }), ['body', 'config', 'k\u0000'], 'text_invalid');
+    expectValidation(
+      await call('POST', '/connections', { kind: 'webhook', name: 'w', base_url: 'https://hooks.example/', secret: 's', config: { 'k\u0000': 1 } }),
+      ['body', 'config', 'k\u0000'],
+      'text_invalid',
+    );
     expectValidation(await call('GET', '/cases?search=%00'), ['query', 'search'], 'text_invalid');
     expectValidation(await call('GET', '/alerts?source=a%00b'), ['query', 'source'], 'text_invalid');
     expect(await caseCount()).toBe(before);
@@ -115,12 +154,20 @@ describe.each(e2eEngines)('hostile input on $name', ({ server }) => {
     // A deep document without a credential is still a 401: authentication comes first.
     expect((await postWebhook('/webhooks/elastic', deep, null)).status).toBe(401);
     // Depth within the limit is read as usual.
-    const fine = await callRaw('POST', '/connections', `{"kind":"webhook","name":"nested","base_url":"https://hooks.example/","secret":"s","config":{"extra":${deepJson(20)}}}`);
+    const fine = await callRaw(
+      'POST',
+      '/connections',
+      `{"kind":"webhook","name":"nested","base_url":"https://hooks.example/","secret":"s","config":{"extra":${deepJson(20)}}}`,
+    );
     expect(fine.status, fine.text).toBe(201);
   });
 
   it('refuses an array where an object belongs', async () => {
-    expectValidation(await call('POST', '/connections', { kind: 'webhook', name: 'arr', base_url: 'https://hooks.example/', secret: 's', config: ['x'] }), ['body', 'config'], 'value_error');
+    expectValidation(
+      await call('POST', '/connections', { kind: 'webhook', name: 'arr', base_url: 'https://hooks.example/', secret: 's', config: ['x'] }),
+      ['body', 'config'],
+      'value_error',
+    );
     expectValidation(await call('POST', `/cases/${caseId}/runbooks/takes-inputs/run`, { inputs: [1, 2] }), ['body', 'inputs'], 'value_error');
     const matched = await detectorIntake(svc, alert('arr-1', { matched_log: ['x'] }));
     expect(matched.status, matched.text).toBe(422);
@@ -179,7 +226,9 @@ describe('a port in use at start-up', () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-port-'));
       const full = { HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_RUNBOOKS_DIR: dataDir, ...env };
       try {
-        await expect(startService(loadConfig(full), full, quiet)).rejects.toThrow(new RegExp(`^port ${port} is already in use on 127\\.0\\.0\\.1: set ${variable} to a free port$`));
+        await expect(startService(loadConfig(full), full, quiet)).rejects.toThrow(
+          new RegExp(`^port ${port} is already in use on 127\\.0\\.0\\.1: set ${variable} to a free port$`),
+        );
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }

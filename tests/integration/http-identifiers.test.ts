@@ -29,7 +29,12 @@ describe.each(e2eEngines)('identifiers on $name', ({ server }) => {
   afterAll(async () => svc?.close());
 
   it('rotates a connection secret through an upper-case id and the secret stays readable', async () => {
-    const created = await call('POST', '/connections', { kind: 'webhook', name: 'upper-hook', base_url: 'https://hooks.example/x', secret: 'first-secret-value' });
+    const created = await call('POST', '/connections', {
+      kind: 'webhook',
+      name: 'upper-hook',
+      base_url: 'https://hooks.example/x',
+      secret: 'first-secret-value',
+    });
     expect(created.status, created.text).toBe(201);
     const rotated = await call('POST', `/connections/${upper(created.body.id)}/rotate`, { secret: 'second-secret-value' });
     expect(rotated.status, rotated.text).toBe(200);

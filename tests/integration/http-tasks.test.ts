@@ -17,7 +17,10 @@ const person = testPerson;
 const ana = person('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const bob = person('bob@example.com', [{ team: 'blue', role: 'analyst' }]);
 const cid = person('cid@example.com', [{ team: 'blue', role: 'analyst' }]);
-const vic = person('vic@example.com', [{ team: 'blue', role: 'viewer' }, { team: 'red', role: 'analyst' }]);
+const vic = person('vic@example.com', [
+  { team: 'blue', role: 'viewer' },
+  { team: 'red', role: 'analyst' },
+]);
 const eve = person('eve@example.com', [{ team: 'red', role: 'analyst' }]);
 const dan = person('dan@example.com', [{ team: 'blue', role: 'admin' }]);
 const gone = person('gone@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -55,7 +58,15 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
 
   it('creates tasks after the highest position and lists them in order', async () => {
     const first = await newTask({ title: 'Isolate the server', phase: 'containment' });
-    expect(first).toMatchObject({ case_id: caseId, title: 'Isolate the server', phase: 'containment', status: 'open', assignee_id: null, due_at: null, description: null });
+    expect(first).toMatchObject({
+      case_id: caseId,
+      title: 'Isolate the server',
+      phase: 'containment',
+      status: 'open',
+      assignee_id: null,
+      due_at: null,
+      description: null,
+    });
     const second = await newTask({ title: 'Collect memory', description: 'full dump', status: 'in_progress', due_at: '2026-12-01T10:00:00+02:00' });
     expect(second.position).toBeGreaterThan(first.position);
     expect(second).toMatchObject({ status: 'in_progress', description: 'full dump', due_at: '2026-12-01T08:00:00.000Z', created_by: id(ana) });
@@ -112,7 +123,13 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
 
     const notes = await inbox(bob, task.id);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatchObject({ kind: 'task_assigned', severity: 'info', read: false, href: `/svc/cases/${caseId}`, context: { case_id: caseId, task_id: task.id } });
+    expect(notes[0]).toMatchObject({
+      kind: 'task_assigned',
+      severity: 'info',
+      read: false,
+      href: `/svc/cases/${caseId}`,
+      context: { case_id: caseId, task_id: task.id },
+    });
     expect(notes[0].context.case_key).toMatch(/^SVC-\d+$/);
 
     // The same assignee again changes nothing and notifies nobody.
@@ -120,7 +137,9 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
     expect(await inbox(bob, task.id)).toHaveLength(1);
 
     const timeline = await call(ana, 'GET', `/cases/${caseId}/timeline`);
-    const entries = timeline.body.items.filter((e: { kind: string; payload: { task_id?: string } }) => e.kind === 'task_assigned' && e.payload.task_id === task.id);
+    const entries = timeline.body.items.filter(
+      (e: { kind: string; payload: { task_id?: string } }) => e.kind === 'task_assigned' && e.payload.task_id === task.id,
+    );
     expect(entries).toHaveLength(1);
     expect(entries[0].payload).toMatchObject({ assignee_id: id(bob), assignee_email: bob.email });
     expect(entries[0].actor).toBe(ana.email);
@@ -151,7 +170,11 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
     });
     const bobs = (await inbox(bob, task.id)).filter((n: { kind: string }) => n.kind !== 'task_assigned');
     expect(bobs).toHaveLength(1);
-    expect(bobs[0]).toMatchObject({ kind: 'task_comment', href: `/svc/cases/${caseId}`, context: { case_id: caseId, task_id: task.id, comment_id: res.body.id } });
+    expect(bobs[0]).toMatchObject({
+      kind: 'task_comment',
+      href: `/svc/cases/${caseId}`,
+      context: { case_id: caseId, task_id: task.id, comment_id: res.body.id },
+    });
     expect(await inbox(cid, task.id)).toMatchObject([{ kind: 'mention', context: { task_id: task.id } }]);
     expect(await inbox(eve, task.id)).toEqual([]);
 
@@ -240,7 +263,12 @@ describe.each(e2eEngines)('case tasks on $name', ({ server }) => {
       tasks: await db.selectFrom('case_tasks').selectAll().orderBy('id').execute(),
       comments: await db.selectFrom('case_task_comments').selectAll().orderBy('id').execute(),
       timeline: await db.selectFrom('case_timeline').selectAll().orderBy('event_position').execute(),
-      notifications: await db.selectFrom('notifications').select(['user_id', 'kind', 'event_position', 'read_at']).orderBy('event_position').orderBy('user_id').execute(),
+      notifications: await db
+        .selectFrom('notifications')
+        .select(['user_id', 'kind', 'event_position', 'read_at'])
+        .orderBy('event_position')
+        .orderBy('user_id')
+        .execute(),
     });
     const before = await snapshot();
     expect(before.tasks.length).toBeGreaterThan(0);

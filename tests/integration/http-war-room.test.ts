@@ -29,11 +29,13 @@ describe.each(e2eEngines)('war-room and presence on $name', ({ server }) => {
   afterAll(async () => svc?.close());
 
   it('gathers recent comments newest first, runs, the open-task count and the heartbeat interval', async () => {
-    for (const body of ['first look', 'VPN logs pulled', 'deleted soon']) expect((await call(ana, 'POST', `/cases/${caseId}/comments`, { body })).status).toBe(201);
+    for (const body of ['first look', 'VPN logs pulled', 'deleted soon'])
+      expect((await call(ana, 'POST', `/cases/${caseId}/comments`, { body })).status).toBe(201);
     const comments = (await call(ana, 'GET', `/cases/${caseId}/comments`)).body.items as { id: string; body: string }[];
     const doomed = comments.find((c) => c.body === 'deleted soon');
     expect((await call(ana, 'DELETE', `/cases/${caseId}/comments/${doomed?.id}`)).status).toBe(204);
-    for (const title of ['Reset passwords', 'Block source ranges', 'Notify users']) expect((await call(ana, 'POST', `/cases/${caseId}/tasks`, { title })).status).toBe(201);
+    for (const title of ['Reset passwords', 'Block source ranges', 'Notify users'])
+      expect((await call(ana, 'POST', `/cases/${caseId}/tasks`, { title })).status).toBe(201);
     const tasks = (await call(ana, 'GET', `/cases/${caseId}/tasks`)).body.items as { id: string }[];
     expect((await call(ana, 'PATCH', `/cases/${caseId}/tasks/${tasks[0]?.id}`, { status: 'done' })).status).toBe(200);
     const run = await call(ana, 'POST', `/cases/${caseId}/runbooks/war-room-note/run`, { dry_run: true });
@@ -41,7 +43,13 @@ describe.each(e2eEngines)('war-room and presence on $name', ({ server }) => {
 
     const room = await call(ana, 'GET', `/cases/${caseId}/war-room`);
     expect(room.status, room.text).toBe(200);
-    expect(room.body).toMatchObject({ case_id: caseId, title: 'Credential stuffing on VPN', severity: 'high', open_task_count: 2, presence_heartbeat_interval_s: 45 });
+    expect(room.body).toMatchObject({
+      case_id: caseId,
+      title: 'Credential stuffing on VPN',
+      severity: 'high',
+      open_task_count: 2,
+      presence_heartbeat_interval_s: 45,
+    });
     expect(room.body.recent_comments.map((c: { body: string }) => c.body)).toEqual(['VPN logs pulled', 'first look']);
     expect(room.body.runs).toEqual([expect.objectContaining({ id: run.body.id, runbook_id: 'war-room-note', case_id: caseId, dry_run: true })]);
   });

@@ -27,7 +27,9 @@ const reported = {
   html: '<p>Pay <a href="https://billing-portal.example/pay?id=7&amp;src=mail">here</a></p>',
   date: 'Sun, 01 Mar 2026 10:14:00 +0100',
   received_at: '2026-03-01T09:14:05Z',
-  headers: { 'Authentication-Results': 'mx.corp.example; spf=pass smtp.mailfrom=billing-portal.example; dkim=none; dmarc=fail header.from=billing-portal.example' },
+  headers: {
+    'Authentication-Results': 'mx.corp.example; spf=pass smtp.mailfrom=billing-portal.example; dkim=none; dmarc=fail header.from=billing-portal.example',
+  },
   attachments: [{ filename: 'invoice.pdf.html', content_type: 'text/html', size: 2048, sha256: hash }],
 };
 
@@ -60,7 +62,13 @@ describe.each(e2eEngines)('mailbox webhook source on $name', ({ server }) => {
 
   beforeAll(async () => {
     svc = await startInProcessService({ server }, { runbooks: { 'triage.yml': triageRunbook } });
-    const created = await callAs(svc, root, 'POST', '/webhook-sources', { type: 'mailbox', slug: 'phish-reports', name: 'Reported phishing', team: 'blue', default_severity: 'high' });
+    const created = await callAs(svc, root, 'POST', '/webhook-sources', {
+      type: 'mailbox',
+      slug: 'phish-reports',
+      name: 'Reported phishing',
+      team: 'blue',
+      default_severity: 'high',
+    });
     expect(created.status, created.text).toBe(201);
     token = created.body.token;
   });
@@ -97,7 +105,9 @@ describe.each(e2eEngines)('mailbox webhook source on $name', ({ server }) => {
     const runId = res.body.runs[0] as string;
     await expect.poll(async () => (await callAs(svc, root, 'GET', `/runs/${runId}`)).body.status, { timeout: 20_000 }).toBe('succeeded');
     // The run's case events reach the case read model on the projector's next pass.
-    await expect.poll(async () => (await callAs(svc, ana, 'GET', `/cases/${caseId}`)).body.tags, { timeout: 10_000 }).toEqual(expect.arrayContaining(['reported-phish', 'billing-portal.example']));
+    await expect
+      .poll(async () => (await callAs(svc, ana, 'GET', `/cases/${caseId}`)).body.tags, { timeout: 10_000 })
+      .toEqual(expect.arrayContaining(['reported-phish', 'billing-portal.example']));
     const timeline = await callAs(svc, ana, 'GET', `/cases/${caseId}/timeline`);
     expect(timeline.text).toContain("ana@corp.example reported 'Your invoice is overdue' from billing@billing-portal.example");
   });
@@ -107,7 +117,11 @@ describe.each(e2eEngines)('mailbox webhook source on $name', ({ server }) => {
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ deduplicated: true, alert_id: alertId, case_id: caseId, runs: [] });
 
-    const next = await post('phish-reports', [{ ...reported, message_id: '<second@mail.billing-portal.example>', subject: 'Final notice', headers: {} }], token);
+    const next = await post(
+      'phish-reports',
+      [{ ...reported, message_id: '<second@mail.billing-portal.example>', subject: 'Final notice', headers: {} }],
+      token,
+    );
     expect(next.status).toBe(202);
     expect(next.body.results).toEqual([expect.objectContaining({ deduplicated: false, correlated: true, case_id: caseId, runs: [] })]);
   });

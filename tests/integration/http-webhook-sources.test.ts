@@ -16,7 +16,8 @@ import { e2eEngines } from '../support/service-process.ts';
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 
-const elastic = readFixtureJson<{ value: { source: Record<string, unknown> } }>('vendors', 'elastic_security', 'alert_doc.threat_match.8.1.0.json').value.source;
+const elastic = readFixtureJson<{ value: { source: Record<string, unknown> } }>('vendors', 'elastic_security', 'alert_doc.threat_match.8.1.0.json').value
+  .source;
 const wazuh = JSON.parse(readFileSync(resolve(repoRoot, 'tests/fixtures/vendors/wazuh/alert.sshd_5763.json'), 'utf8')) as Record<string, any>;
 const crowdsec = readFixtureJson<Record<string, unknown>[]>('vendors', 'crowdsec', 'lapi_POST_v1_alerts.alert_ssh-bf.json');
 
@@ -46,7 +47,12 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
       slug: 'elastic',
       name: 'Elastic Security',
       team: 'blue',
-      field_map: { rule_title: 'kibana.alert.rule.name', severity: 'kibana.alert.severity', external_id: 'kibana.alert.uuid', correlation_root: 'kibana.alert.rule.uuid' },
+      field_map: {
+        rule_title: 'kibana.alert.rule.name',
+        severity: 'kibana.alert.severity',
+        external_id: 'kibana.alert.uuid',
+        correlation_root: 'kibana.alert.rule.uuid',
+      },
     });
   });
   afterAll(async () => svc?.close());
@@ -75,7 +81,13 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
   });
 
   it('takes a batch without an external id, de-duplicated on the content, with its ECS observables', async () => {
-    const source = await create({ type: 'generic', slug: 'crowdsec', name: 'CrowdSec LAPI', field_map: { rule_title: 'scenario', correlation_root: 'source.value' }, default_severity: 'high' });
+    const source = await create({
+      type: 'generic',
+      slug: 'crowdsec',
+      name: 'CrowdSec LAPI',
+      field_map: { rule_title: 'scenario', correlation_root: 'source.value' },
+      default_severity: 'high',
+    });
     const first = await post('crowdsec', crowdsec, source.token);
     expect(first.status, JSON.stringify(first.body)).toBe(202);
     expect(first.body.results).toHaveLength(1);
@@ -110,7 +122,9 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
   it('refuses a payload whose title path finds nothing, naming the path', async () => {
     const res = await post('elastic', { message: 'no rule here' }, elasticSource.token);
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'kibana.alert.rule.name'], msg: 'field_map.rule_title points here and finds no text', type: 'value_error' }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'kibana.alert.rule.name'], msg: 'field_map.rule_title points here and finds no text', type: 'value_error' },
+    ]);
     expect((await post('elastic', [{ ok: 1 }, 'text'], elasticSource.token)).status).toBe(422);
   });
 

@@ -66,7 +66,12 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
     expect(first.result).toMatchObject({ deduplicated: false, correlated: false });
     expect(second.result).toMatchObject({ case_id: first.result.case_id, correlated: true });
     expect(third.result).toMatchObject({ case_id: first.result.case_id, correlated: true });
-    expect(repeatOnOther.result).toMatchObject({ deduplicated: true, alert_id: first.result.alert_id, case_id: first.result.case_id, case_key: first.result.case_key });
+    expect(repeatOnOther.result).toMatchObject({
+      deduplicated: true,
+      alert_id: first.result.alert_id,
+      case_id: first.result.case_id,
+      case_key: first.result.case_key,
+    });
     expect(repeatAgain.result).toMatchObject({ deduplicated: true, alert_id: first.result.alert_id });
     expect(await alertsOfCase(first.result.case_id)).toHaveLength(3);
     const receivedRows = await eventsOfType(ctx.opened.db, 'alert.received');
@@ -76,7 +81,15 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
 
   it('opens a new case when an analyst closed the cached one in the meantime', async () => {
     const intake = ctx.newIntake();
-    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix, audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }) });
+    const cases = createCaseCommands({
+      store: ctx.store,
+      db: ctx.opened.db,
+      config,
+      ids: randomUUID,
+      now: () => new Date(),
+      permissions: defaultPermissionMatrix,
+      audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }),
+    });
     const first = await intake.ingest(alert('closed-1', 'closed'));
     await cases.changeStatus(first.result.case_id, 'closed', 'false positive', { userId: null, email: 'ana@example.com' });
     const next = await intake.ingest(alert('closed-2', 'closed'));
@@ -87,9 +100,22 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
 
   it('appends to a case an analyst changed in the meantime without losing an alert', async () => {
     const intake = ctx.newIntake();
-    const cases = createCaseCommands({ store: ctx.store, db: ctx.opened.db, config, ids: randomUUID, now: () => new Date(), permissions: defaultPermissionMatrix, audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }) });
+    const cases = createCaseCommands({
+      store: ctx.store,
+      db: ctx.opened.db,
+      config,
+      ids: randomUUID,
+      now: () => new Date(),
+      permissions: defaultPermissionMatrix,
+      audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }),
+    });
     const first = await intake.ingest(alert('busy-1', 'busy'));
-    await cases.comment(first.result.case_id, 'looking', { userId: null, email: 'ana@example.com' }, { team: null, private: false, owner_id: null, created_by_id: null });
+    await cases.comment(
+      first.result.case_id,
+      'looking',
+      { userId: null, email: 'ana@example.com' },
+      { team: null, private: false, owner_id: null, created_by_id: null },
+    );
     const next = await intake.ingest(alert('busy-2', 'busy'));
     expect(next.result).toMatchObject({ case_id: first.result.case_id, correlated: true });
     expect(await alertsOfCase(first.result.case_id)).toHaveLength(2);

@@ -13,7 +13,6 @@ import { connectLive, refusedUpgrade, type Frame, type LiveClient } from '../sup
 import { gatedTagRunbook } from '../support/runbooks.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'approver' }]);
 const bob = testPerson('bob@example.com', [{ team: 'blue', role: 'analyst' }]);
 const eve = testPerson('eve@example.com', [{ team: 'red', role: 'analyst' }]);
@@ -46,10 +45,26 @@ describe.each(e2eEngines)('WebSocket live updates on $name', ({ server }) => {
   it('refuses an upgrade without a token bound to GET /ws, or at another path, in the API error shape', async () => {
     const ws = `${svc.url.replace(/^http/, 'ws')}/ws`;
     expect(await refusedUpgrade(ws, {})).toMatchObject({ status: 401, body: { code: 'unauthenticated' } });
-    const elsewhere = await svc.identity.sign({ token_use: 'assertion', sub: ana.sub, email: ana.email, name: ana.email, grants: ana.grants, htm: 'GET', htu: '/cases' });
+    const elsewhere = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: ana.sub,
+      email: ana.email,
+      name: ana.email,
+      grants: ana.grants,
+      htm: 'GET',
+      htu: '/cases',
+    });
     expect(await refusedUpgrade(ws, { authorization: `Bearer ${elsewhere}` })).toMatchObject({ status: 401 });
     const noGrant = testPerson('nobody@example.com', []);
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: noGrant.sub, email: noGrant.email, name: noGrant.email, grants: [], htm: 'GET', htu: '/ws' });
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: noGrant.sub,
+      email: noGrant.email,
+      name: noGrant.email,
+      grants: [],
+      htm: 'GET',
+      htu: '/ws',
+    });
     expect(await refusedUpgrade(ws, { authorization: `Bearer ${token}` })).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     expect(await refusedUpgrade(`${svc.url.replace(/^http/, 'ws')}/elsewhere`, {})).toMatchObject({ status: 404, body: { code: 'not_found' } });
   });
@@ -123,7 +138,12 @@ describe.each(e2eEngines)('WebSocket live updates on $name', ({ server }) => {
     expect((await callAs(svc, bob, 'GET', '/notifications')).body.items.map((n: { id: string }) => n.id)).toContain(note.notification_id);
     await r.next((f) => f.type === 'case.updated' && f.case_id === privateCase);
 
-    const alert = await detectorIntake(svc, { alert_id: `ws-${randomUUID()}`, rule: { id: 'r1', title: 'Blue rule', severity: 'low' }, detected_at: new Date().toISOString(), team: 'blue' });
+    const alert = await detectorIntake(svc, {
+      alert_id: `ws-${randomUUID()}`,
+      rule: { id: 'r1', title: 'Blue rule', severity: 'low' },
+      detected_at: new Date().toISOString(),
+      team: 'blue',
+    });
     expect(alert.status).toBe(202);
     await b.next((f) => f.type === 'alert.updated' && f.alert_id === alert.body.alert_id);
     await b.next((f) => f.type === 'case.updated' && f.case_id === alert.body.case_id);

@@ -12,7 +12,6 @@ import { callAs, detectorIntake, startInProcessService, testPerson, type InProce
 import { gatedTagRunbook } from '../support/runbooks.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const blue = testPerson('blue@example.com', [{ team: 'blue', role: 'approver' }]);
 const blueAdmin = testPerson('blue-admin@example.com', [{ team: 'blue', role: 'admin' }]);
@@ -32,7 +31,12 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
 
   beforeAll(async () => {
     svc = await startInProcessService({ server }, { runbooks: { 'gated.yml': gatedTagRunbook } });
-    for (const [id, rule, team] of [['a1', 'rule-a', 'blue'], ['a2', 'rule-a', 'blue'], ['a3', 'rule-a', 'red'], ['b1', 'rule-b', 'blue']] as const) {
+    for (const [id, rule, team] of [
+      ['a1', 'rule-a', 'blue'],
+      ['a2', 'rule-a', 'blue'],
+      ['a3', 'rule-a', 'red'],
+      ['b1', 'rule-b', 'blue'],
+    ] as const) {
       expect((await detectorIntake(svc, alert(id, rule, team))).status).toBe(202);
     }
     blueCase = (await callAs(svc, blue, 'POST', '/cases', { title: 'Blue high', severity: 'high', team: 'blue' })).body.id;
@@ -40,7 +44,8 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     const run = await callAs(svc, blue, 'POST', `/cases/${blueCase}/runbooks/gated-tag/run`, {});
     expect(run.status, run.text).toBe(202);
     const runId = run.body.run_id ?? run.body.id;
-    for (let i = 0; i < 300 && (await callAs(svc, blue, 'GET', `/runs/${runId}`)).body?.status !== 'waiting_approval'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 300 && (await callAs(svc, blue, 'GET', `/runs/${runId}`)).body?.status !== 'waiting_approval'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await callAs(svc, blue, 'POST', `/runs/${runId}/approve`, { step_id: 'tag', note: null })).status).toBe(200);
     expect((await callAs(svc, blue, 'POST', `/cases/${blueCase}/status`, { status: 'resolved' })).status).toBe(200);
     expect((await callAs(svc, red, 'POST', '/cases', { title: 'Red low', severity: 'low', team: 'red' })).status).toBe(201);
@@ -73,7 +78,11 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     expect(doc.totals).toMatchObject({ opened: 7, closed: 1, approvals_decided: 1, automation_rate: 0.1429 });
     expect(doc.totals.mtta_seconds).toEqual(expect.any(Number));
     expect(doc.totals.approval_turnaround_seconds).toEqual(expect.any(Number));
-    expect(doc.by_team.map((t: { team: string | null; opened: number }) => [t.team, t.opened])).toEqual([[null, 1], ['blue', 4], ['red', 2]]);
+    expect(doc.by_team.map((t: { team: string | null; opened: number }) => [t.team, t.opened])).toEqual([
+      [null, 1],
+      ['blue', 4],
+      ['red', 2],
+    ]);
     expect(doc.by_severity.high).toMatchObject({ opened: 5, closed: 1 });
     expect(doc.top_rules).toEqual([
       { rule_id: 'rule-a', title: 'Rule rule-a', alerts: 3, cases: 3 },
@@ -81,10 +90,20 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     ]);
     expect(doc.ai_triage_agreement).toEqual({ total_feedback: 0, agreed: 0, disagreed: 0, agreement_rate: null });
     expect(doc.ai_spend).toEqual({
-      invocations: 2, refusals: 1, refusals_by_code: { ai_data_class_denied: 1 },
-      prompt_tokens: 1300, completion_tokens: 300, total_tokens: 1600,
-      by_feature: [{ feature: 'triage', total_tokens: 1200, invocations: 1 }, { feature: 'explain', total_tokens: 400, invocations: 1 }],
-      by_model: [{ model: 'm-large', total_tokens: 1200, invocations: 1 }, { model: 'm-small', total_tokens: 400, invocations: 1 }],
+      invocations: 2,
+      refusals: 1,
+      refusals_by_code: { ai_data_class_denied: 1 },
+      prompt_tokens: 1300,
+      completion_tokens: 300,
+      total_tokens: 1600,
+      by_feature: [
+        { feature: 'triage', total_tokens: 1200, invocations: 1 },
+        { feature: 'explain', total_tokens: 400, invocations: 1 },
+      ],
+      by_model: [
+        { model: 'm-large', total_tokens: 1200, invocations: 1 },
+        { model: 'm-small', total_tokens: 400, invocations: 1 },
+      ],
     });
   });
 
@@ -110,8 +129,15 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     expect(narrowed.top_rules).toEqual([{ rule_id: 'rule-a', title: 'Rule rule-a', alerts: 1, cases: 1 }]);
     expect((await soc(blue, '?team=red')).body.totals.opened).toBe(0);
     const report = async (scope: string) => {
-      const token = await svc.identity.sign({ token_use: 'exchange', sub: 'soc-report', scope, act: { sub: root.sub, email: root.email, grants: root.grants } });
-      return (await fetch(`${svc.url}/metrics/soc`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<{ ai_spend: { invocations: number } }>;
+      const token = await svc.identity.sign({
+        token_use: 'exchange',
+        sub: 'soc-report',
+        scope,
+        act: { sub: root.sub, email: root.email, grants: root.grants },
+      });
+      return (await fetch(`${svc.url}/metrics/soc`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<{
+        ai_spend: { invocations: number };
+      }>;
     };
     expect((await report('svc:cases:read svc:admin:read')).ai_spend.invocations).toBe(2);
     expect((await report('svc:cases:read')).ai_spend.invocations).toBe(0);
@@ -120,6 +146,11 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
   it('refuses a bad window or team with the field named', async () => {
     const bad = await soc(root, '?days=0&team=');
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(expect.arrayContaining([['query', 'days'], ['query', 'team']]));
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['query', 'days'],
+        ['query', 'team'],
+      ]),
+    );
   });
 });

@@ -39,7 +39,12 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
       { server },
       { runbooks: { 'gated.yml': gated }, extraEnv: { METRICS_TOKEN: TOKEN, SVC_ACK_SLA_MINUTES: 'high:10,critical:60', SVC_SLA_AT_RISK_MINUTES: '15' } },
     );
-    const hook = await callAs(svc, root, 'POST', '/connections', { kind: 'webhook', name: 'hook', base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    const hook = await callAs(svc, root, 'POST', '/connections', {
+      kind: 'webhook',
+      name: 'hook',
+      base_url: receiver.url,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
     expect(hook.status, hook.text).toBe(201);
   }, 60_000);
   afterAll(async () => {
@@ -78,7 +83,8 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     const opened = await callAs(svc, blue, 'POST', '/cases', { title: 'Gate metrics', severity: 'low', team: 'blue' });
     const caseId = opened.body.id as string;
     const start = async (dry: boolean) => (await callAs(svc, blue, 'POST', `/cases/${caseId}/runbooks/gated-hook/run`, { dry_run: dry })).body.id as string;
-    const waiting = async (id: string) => expect.poll(async () => (await callAs(svc, root, 'GET', `/runs/${id}`)).body.status, { timeout: 20_000 }).toBe('waiting_approval');
+    const waiting = async (id: string) =>
+      expect.poll(async () => (await callAs(svc, root, 'GET', `/runs/${id}`)).body.status, { timeout: 20_000 }).toBe('waiting_approval');
     const approvedRun = await start(false);
     await waiting(approvedRun);
     expect((await callAs(svc, blue, 'POST', `/runs/${approvedRun}/approve`, { step_id: 'call', note: null })).status).toBe(200);
@@ -99,7 +105,10 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     expect(runs).toContainEqual({ value: '2', labels: { status: 'succeeded' } });
     // Decisions are written by the API process that took them, not by the worker.
     expect(family(families, 'svc_worker_steps_total')?.metrics).toEqual(
-      expect.arrayContaining([{ value: '1', labels: { status: 'ok' } }, { value: '1', labels: { status: 'dry_run' } }]),
+      expect.arrayContaining([
+        { value: '1', labels: { status: 'ok' } },
+        { value: '1', labels: { status: 'dry_run' } },
+      ]),
     );
     expect(runs.find((r) => r.labels?.status === 'denied')).toBeUndefined();
     const heartbeat = Number(family(families, 'svc_worker_heartbeat_timestamp_seconds')?.metrics[0]?.value);
@@ -122,7 +131,11 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     const { db } = svc.service.opened;
     // An hour old: its 10-minute acknowledgement target has passed.
     const old = await open(red, 'high', 'red');
-    await db.updateTable('cases').set({ created_at: new Date(Date.now() - 3_600_000) }).where('id', '=', old).execute();
+    await db
+      .updateTable('cases')
+      .set({ created_at: new Date(Date.now() - 3_600_000) })
+      .where('id', '=', old)
+      .execute();
     expect((await callAs(svc, red, 'POST', `/cases/${redLow}/acknowledge`)).status).toBe(200);
     expect((await callAs(svc, red, 'POST', `/cases/${redLow}/status`, { status: 'resolved' })).status).toBe(200);
 

@@ -32,7 +32,12 @@ const admin = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-type Run = { status: string; steps: { id: string; status: string; attempt: number; error: string | null }[]; action_log: Record<string, unknown>[]; chain: { valid: boolean } };
+type Run = {
+  status: string;
+  steps: { id: string; status: string; attempt: number; error: string | null }[];
+  action_log: Record<string, unknown>[];
+  chain: { valid: boolean };
+};
 
 describe.each(e2eEngines)('outbound SSRF guard on $name', ({ server }) => {
   let svc: InProcessService;
@@ -44,12 +49,19 @@ describe.each(e2eEngines)('outbound SSRF guard on $name', ({ server }) => {
     receiver = await startReceiver();
     peer = await startReceiver();
     const peerHost = new URL(peer.url).host;
-    svc = await startInProcessService({ server }, {
-      runbooks,
-      extraEnv: { SVC_ALLOW_PRIVATE_TARGETS: 'false', SVC_SUITE_PEER_HOSTS: `peer.invalid, ${peerHost}`, SVC_STEP_BACKOFF_BASE_MS: '5' },
-    });
+    svc = await startInProcessService(
+      { server },
+      {
+        runbooks,
+        extraEnv: { SVC_ALLOW_PRIVATE_TARGETS: 'false', SVC_SUITE_PEER_HOSTS: `peer.invalid, ${peerHost}`, SVC_STEP_BACKOFF_BASE_MS: '5' },
+      },
+    );
     const port = new URL(receiver.url).port;
-    for (const [name, baseUrl] of [['loopback-literal', receiver.url], ['loopback-name', `http://localhost:${port}`], ['peer', peer.url]] as const) {
+    for (const [name, baseUrl] of [
+      ['loopback-literal', receiver.url],
+      ['loopback-name', `http://localhost:${port}`],
+      ['peer', peer.url],
+    ] as const) {
       const conn = await callAs(svc, admin, 'POST', '/connections', { kind: 'webhook', name, base_url: baseUrl, secret: SECRET });
       expect(conn.status, conn.text).toBe(201);
     }
@@ -68,10 +80,13 @@ describe.each(e2eEngines)('outbound SSRF guard on $name', ({ server }) => {
     expect(queued.status, queued.text).toBe(202);
     let run = { status: 'queued' } as Run;
     await expect
-      .poll(async () => {
-        run = (await callAs(svc, ana, 'GET', `/runs/${queued.body.id}`)).body;
-        return run.status;
-      }, { timeout: 20_000, interval: 50 })
+      .poll(
+        async () => {
+          run = (await callAs(svc, ana, 'GET', `/runs/${queued.body.id}`)).body;
+          return run.status;
+        },
+        { timeout: 20_000, interval: 50 },
+      )
       .toMatch(/^(succeeded|failed)$/);
     return run;
   };

@@ -15,7 +15,11 @@ import { e2eEngines } from '../support/service-process.ts';
 
 const ROUTING_KEY = 'R0ut1ngK3yR0ut1ngK3yR0ut1ngK3y32';
 const GENIE_KEY = 'eb243592-faa2-4ba2-a551-1afdf565c889';
-const vectors = readFixtureJson<{ secret: string; cases: { name: string; body: string; header: string | null }[] }>('vendors', 'pagerduty', 'signature_vectors.json');
+const vectors = readFixtureJson<{ secret: string; cases: { name: string; body: string; header: string | null }[] }>(
+  'vendors',
+  'pagerduty',
+  'signature_vectors.json',
+);
 
 const page = `
 id: page-both
@@ -68,7 +72,11 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
   const runOn = (caseId: string, slug: string) => runOnCase(svc, root, caseId, slug);
   const openCase = async (title: string) => (await callAs(svc, root, 'POST', '/cases', { title, severity: 'critical' })).body as { id: string; key: string };
   const sendA = (body: string, signature: string | null) =>
-    fetch(`${svc.url}/webhooks/${slugA}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-pager-signature': signature }) }, body });
+    fetch(`${svc.url}/webhooks/${slugA}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-pager-signature': signature }) },
+      body,
+    });
   const signA = (body: string) => `v1=${createHmac('sha256', vectors.secret).update(body).digest('hex')}`;
   /** The vendor's incident.acknowledged event for `key`, built from the documented event data. */
   const acknowledgedEvent = (key: string) =>
@@ -80,7 +88,11 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
         occurred_at: new Date().toISOString(),
         agent: { html_url: 'https://acme.pagerduty.com/users/PLH1HKV', id: 'PLH1HKV', summary: 'Tenex Engineer', type: 'user_reference' },
         client: null,
-        data: { ...readFixtureJson<Record<string, unknown>>('vendors', 'pagerduty', 'webhook_v3_event_data_incident.json'), incident_key: key, status: 'acknowledged' },
+        data: {
+          ...readFixtureJson<Record<string, unknown>>('vendors', 'pagerduty', 'webhook_v3_event_data_incident.json'),
+          incident_key: key,
+          status: 'acknowledged',
+        },
       },
     });
   const sendB = async (action: string, alias: string, username: string, token = pagerBToken) => {
@@ -100,7 +112,8 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
     for (const c of [
       { kind: 'pager_a', name: 'pd', base_url: pagerA.url, secret: ROUTING_KEY },
       { kind: 'pager_b', name: 'og', base_url: pagerB.url, secret: GENIE_KEY },
-    ]) expect((await callAs(svc, root, 'POST', '/connections', c)).status).toBe(201);
+    ])
+      expect((await callAs(svc, root, 'POST', '/connections', c)).status).toBe(201);
     const a = await callAs(svc, root, 'POST', '/webhook-sources', { type: 'pager_a', slug: slugA, name: 'PD acks', signing_secret: vectors.secret });
     expect(a.status, a.text).toBe(201);
     const b = await callAs(svc, root, 'POST', '/webhook-sources', { type: 'pager_b', slug: slugB, name: 'OG acks' });
@@ -166,13 +179,20 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
 
     const first = await sendA(body, `v1=${'1'.repeat(64)},${signA(body)}`);
     expect(first.status).toBe(202);
-    expect(await first.json()).toEqual({ page_ack: { pager: 'pager_a', key: `svc-case-${c.id}`, acknowledged: true, reason: 'acknowledged', case_id: c.id, case_key: c.key } });
+    expect(await first.json()).toEqual({
+      page_ack: { pager: 'pager_a', key: `svc-case-${c.id}`, acknowledged: true, reason: 'acknowledged', case_id: c.id, case_key: c.key },
+    });
     const theCase = (await callAs(svc, root, 'GET', `/cases/${c.id}`)).body;
     expect(theCase.acknowledged_at).toEqual(expect.any(String));
     const ack = (await callAs(svc, root, 'GET', `/cases/${c.id}/timeline`)).body.items.find((i: { kind: string }) => i.kind === 'acknowledged');
     expect(ack.payload).toMatchObject({ via: { pager: 'pager_a', agent: 'Tenex Engineer' }, acknowledged_by: 'pager_a:Tenex Engineer' });
     const audited = (await callAs(svc, root, 'GET', `/audit?action=case.acknowledge&target_id=${c.id}`)).body.items;
-    expect(audited).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'webhook', via: `webhook_source:${slugA}` }), detail: expect.objectContaining({ pager: 'pager_a' }) })]);
+    expect(audited).toEqual([
+      expect.objectContaining({
+        actor: expect.objectContaining({ kind: 'webhook', via: `webhook_source:${slugA}` }),
+        detail: expect.objectContaining({ pager: 'pager_a' }),
+      }),
+    ]);
 
     const repeat = await sendA(body, signA(body));
     expect(await repeat.json()).toMatchObject({ page_ack: { acknowledged: false, reason: 'already_acknowledged', case_id: c.id } });
@@ -203,7 +223,9 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
     const closed = await openCase('Closed before the ack');
     await runOn(closed.id, 'page-both');
     expect((await callAs(svc, root, 'POST', `/cases/${closed.id}/status`, { status: 'closed' })).status).toBe(200);
-    expect((await sendB('Acknowledge', `svc-case-${closed.id}`, oncall.email)).body).toMatchObject({ page_ack: { acknowledged: false, reason: 'case_closed', case_id: closed.id } });
+    expect((await sendB('Acknowledge', `svc-case-${closed.id}`, oncall.email)).body).toMatchObject({
+      page_ack: { acknowledged: false, reason: 'case_closed', case_id: closed.id },
+    });
     expect((await callAs(svc, root, 'GET', `/cases/${closed.id}`)).body.acknowledged_at).toBeNull();
   });
 });

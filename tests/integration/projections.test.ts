@@ -157,7 +157,10 @@ function intakeNewCase(h: History, a: IncomingAlert, c: { id: string; number: nu
         { type: 'case.alert_appended', data: { case_id: c.id, alert_id: a.id, title: a.title, severity: a.severity, correlated: false, at: at(a.t) } },
       ]),
     },
-    { streamId: streams.correlation(`soc-${a.key}`), events: withMeta(webhook, [{ type: 'correlation.case_bound', data: { correlation_key: a.key, case_id: c.id, at: at(a.t) } }]) },
+    {
+      streamId: streams.correlation(`soc-${a.key}`),
+      events: withMeta(webhook, [{ type: 'correlation.case_bound', data: { correlation_key: a.key, case_id: c.id, at: at(a.t) } }]),
+    },
     { streamId: streams.alert(`${a.source}-${a.externalId}`), events: withMeta(webhook, receivedEvents(a, c.id, key, false)) },
   );
 }
@@ -176,7 +179,10 @@ function intakeCorrelated(h: History, a: IncomingAlert, c: { id: string; number:
 }
 
 function repeatAlert(h: History, a: IncomingAlert, t: number): void {
-  h.add({ streamId: streams.alert(`${a.source}-${a.externalId}`), events: withMeta(webhook, [{ type: 'alert.repeated', data: { alert_id: a.id, at: at(t) } }]) });
+  h.add({
+    streamId: streams.alert(`${a.source}-${a.externalId}`),
+    events: withMeta(webhook, [{ type: 'alert.repeated', data: { alert_id: a.id, at: at(t) } }]),
+  });
 }
 
 function caseWork(h: History, caseId: string, actor: EventMetadata, events: CaseEvent[]): void {
@@ -202,7 +208,17 @@ const queued = (runId: string, caseId: string, t: number, dryRun: boolean): RunE
   },
 });
 
-const logRow = (runId: string, stepId: string, action: string | null, attempt: number, status: ActionLogRow['status'], output: unknown, error: string | null, t0: number, t1: number): ActionLogRow => ({
+const logRow = (
+  runId: string,
+  stepId: string,
+  action: string | null,
+  attempt: number,
+  status: ActionLogRow['status'],
+  output: unknown,
+  error: string | null,
+  t0: number,
+  t1: number,
+): ActionLogRow => ({
   run_id: runId,
   step_id: stepId,
   action,
@@ -234,13 +250,19 @@ function buildHistory(): History {
   caseWork(h, C1, user(ANA), [{ type: 'case.assigned', data: { case_id: C1, owner_id: ANA.id, owner_email: ANA.email, previous_owner_id: null, at: at(6) } }]);
   caseWork(h, C1, user(ANA), [{ type: 'case.status_changed', data: { case_id: C1, from: 'new', to: 'investigating', note: 'on it', at: at(7) } }]);
   caseWork(h, C1, user(ANA), [
-    { type: 'case.comment_added', data: { case_id: C1, comment_id: uuid(0xd001), body: 'Looks like a VPN exit node', author_id: ANA.id, author_email: ANA.email, at: at(8) } },
+    {
+      type: 'case.comment_added',
+      data: { case_id: C1, comment_id: uuid(0xd001), body: 'Looks like a VPN exit node', author_id: ANA.id, author_email: ANA.email, at: at(8) },
+    },
   ]);
   repeatAlert(h, alerts.a1, 9);
   repeatAlert(h, alerts.a3, 10);
   caseWork(h, C1, user(ANA), [{ type: 'case.updated', data: { case_id: C1, changes: { tags: ['phishing', 'vip'], severity: 'high' }, at: at(11) } }]);
   caseWork(h, C2, user(BOB), [
-    { type: 'case.comment_added', data: { case_id: C2, comment_id: uuid(0xd002), body: 'Isolating the host', author_id: BOB.id, author_email: BOB.email, at: at(12) } },
+    {
+      type: 'case.comment_added',
+      data: { case_id: C2, comment_id: uuid(0xd002), body: 'Isolating the host', author_id: BOB.id, author_email: BOB.email, at: at(12) },
+    },
     { type: 'case.updated', data: { case_id: C2, changes: { title: 'Crypto mining on i-123 (prod)', description: 'Confirmed by Bob' }, at: at(12) } },
   ]);
   // A run on C1 to its end: one step executed, the next skipped.
@@ -297,7 +319,9 @@ function buildHistory(): History {
     },
   ]);
   runWork(h, R2, [{ type: 'step.started', data: { run_id: R2, step_id: 'notify', attempt: 2, at: at(22) } }]);
-  caseWork(h, C1, user(ANA), [{ type: 'case.status_changed', data: { case_id: C1, from: 'investigating', to: 'resolved', note: 'false positive', at: at(23) } }]);
+  caseWork(h, C1, user(ANA), [
+    { type: 'case.status_changed', data: { case_id: C1, from: 'investigating', to: 'resolved', note: 'false positive', at: at(23) } },
+  ]);
   caseWork(h, C2, user(BOB), [{ type: 'case.assigned', data: { case_id: C2, owner_id: BOB.id, owner_email: BOB.email, previous_owner_id: null, at: at(24) } }]);
   caseWork(h, C2, user(BOB), [{ type: 'case.status_changed', data: { case_id: C2, from: 'new', to: 'resolved', note: null, at: at(25) } }]);
   caseWork(h, C1, user(ANA), [{ type: 'case.status_changed', data: { case_id: C1, from: 'resolved', to: 'closed', note: null, at: at(26) } }]);
@@ -325,9 +349,14 @@ function buildHistory(): History {
   ]);
   caseWork(h, C3, user(BOB), [{ type: 'case.assigned', data: { case_id: C3, owner_id: BOB.id, owner_email: BOB.email, previous_owner_id: null, at: at(31) } }]);
   caseWork(h, C3, user(BOB), [
-    { type: 'case.comment_added', data: { case_id: C3, comment_id: uuid(0xd003), body: 'Asked the user', author_id: BOB.id, author_email: BOB.email, at: at(32) } },
+    {
+      type: 'case.comment_added',
+      data: { case_id: C3, comment_id: uuid(0xd003), body: 'Asked the user', author_id: BOB.id, author_email: BOB.email, at: at(32) },
+    },
   ]);
-  caseWork(h, C3, user(ANA), [{ type: 'case.assigned', data: { case_id: C3, owner_id: ANA.id, owner_email: ANA.email, previous_owner_id: BOB.id, at: at(33) } }]);
+  caseWork(h, C3, user(ANA), [
+    { type: 'case.assigned', data: { case_id: C3, owner_id: ANA.id, owner_email: ANA.email, previous_owner_id: BOB.id, at: at(33) } },
+  ]);
   caseWork(h, C3, user(ANA), [{ type: 'case.updated', data: { case_id: C3, changes: { tags: [] }, at: at(34) } }]);
   caseWork(h, C3, user(ANA), [{ type: 'case.acknowledged', data: { case_id: C3, acknowledged_at: at(35), acknowledged_by: ANA.email, by_user_id: ANA.id } }]);
   // C1 is closed: the next alert of its key opens a new case; a repeat of C1's first alert still counts there.
@@ -335,7 +364,10 @@ function buildHistory(): History {
   repeatAlert(h, alerts.a1, 41);
   repeatAlert(h, alerts.a4, 42);
   caseWork(h, C4, user(ANA), [
-    { type: 'case.comment_added', data: { case_id: C4, comment_id: uuid(0xd004), body: 'Same VPN again', author_id: ANA.id, author_email: ANA.email, at: at(43) } },
+    {
+      type: 'case.comment_added',
+      data: { case_id: C4, comment_id: uuid(0xd004), body: 'Same VPN again', author_id: ANA.id, author_email: ANA.email, at: at(43) },
+    },
   ]);
   return h;
 }
@@ -454,7 +486,10 @@ describe.each(engines)('batched projections on $name', (engine) => {
 
   it('projects the history one event per batch to the read models the events describe', () => {
     const d = oneByOne;
-    const caseEvents = history.appends.flat().filter((w) => w.streamId.startsWith('case-')).flatMap((w) => w.events);
+    const caseEvents = history.appends
+      .flat()
+      .filter((w) => w.streamId.startsWith('case-'))
+      .flatMap((w) => w.events);
     expect(d.case_timeline).toHaveLength(caseEvents.length);
     expect(d.case_comments.map((c) => c.body)).toEqual(['Looks like a VPN exit node', 'Isolating the host', 'Asked the user', 'Same VPN again']);
 
@@ -494,7 +529,14 @@ describe.each(engines)('batched projections on $name', (engine) => {
     expect(rowOf(d.alerts, 'id', A4)).toMatchObject({ case_id: C4, repeat_count: 1, last_seen_at: at(42) });
     expect(rowOf(d.alerts, 'id', A1).payload).toEqual({ external: 'ext-1', nested: { user: 'ana@example.com', hits: [1, 2, 3] } });
 
-    expect(rowOf(d.runs, 'id', R1)).toMatchObject({ status: 'succeeded', runbook_id: 'phishing-triage', runbook_version: 3, case_id: C1, started_at: at(14), finished_at: at(18) });
+    expect(rowOf(d.runs, 'id', R1)).toMatchObject({
+      status: 'succeeded',
+      runbook_id: 'phishing-triage',
+      runbook_version: 3,
+      case_id: C1,
+      started_at: at(14),
+      finished_at: at(18),
+    });
     expect(rowOf(d.runs, 'id', R2)).toMatchObject({ status: 'running', dry_run: true, finished_at: null });
     expect(d.run_steps.map((s) => [s.run_id, s.step_id, s.position, s.status, s.attempt])).toEqual([
       [R1, 'close', 1, 'skipped', 1],
@@ -614,7 +656,9 @@ describe.each(engines)('batched projections on $name', (engine) => {
         if (batches === 3) throw new Error('process died');
       },
     };
-    await expect(createProjector(target.db, new PostgresEventStore(target.db), [...projections, crashOnThirdBatch], { batchSize: 7 }).catchUp()).rejects.toThrow('process died');
+    await expect(
+      createProjector(target.db, new PostgresEventStore(target.db), [...projections, crashOnThirdBatch], { batchSize: 7 }).catchUp(),
+    ).rejects.toThrow('process died');
     expect(await checkpointOf(target.db)).toBe(14);
     const second = project(target.db, 7);
     await second.catchUp();
@@ -696,7 +740,12 @@ describe.each(engines)('batched projections on $name', (engine) => {
         ['SEC-101', 'resolved', 2, ['b', 'a'], 'X renamed', 6],
         ['SEC-102', 'new', 1, ['new'], 'Y first', 3],
       ]);
-      expect(cases[0]).toMatchObject({ resolved_at: new Date(at(4)), updated_at: new Date(at(13)), created_at: new Date(at(1)), last_alert_at: new Date(at(2)) });
+      expect(cases[0]).toMatchObject({
+        resolved_at: new Date(at(4)),
+        updated_at: new Date(at(13)),
+        created_at: new Date(at(1)),
+        last_alert_at: new Date(at(2)),
+      });
       const alertRows = await opened.db.selectFrom('alerts').selectAll().orderBy('external_id').execute();
       expect(alertRows.map((a) => [a.external_id, a.status, a.case_id, a.repeat_count, a.version, a.last_seen_at.toISOString()])).toEqual([
         ['x-1', 'linked', X, 3, 5, at(8)],

@@ -37,8 +37,15 @@ steps:
 
 const DAY = 86_400_000;
 const settings: RetentionSettings = {
-  enabled: true, class: 'case_records', realm: 'default', defaultDays: 365, minDays: 30, maxDays: 3650,
-  overrideDays: null, sweepIntervalHours: 24, batchLimit: 1,
+  enabled: true,
+  class: 'case_records',
+  realm: 'default',
+  defaultDays: 365,
+  minDays: 30,
+  maxDays: 3650,
+  overrideDays: null,
+  sweepIntervalHours: 24,
+  batchLimit: 1,
 };
 
 const alert = (id: string) => ({
@@ -88,7 +95,15 @@ describe.each(e2eEngines)('retention on $name', ({ server }) => {
     const form = new FormData();
     form.append('file', new Blob([new TextEncoder().encode('retention-attachment-bytes')]), 'note.txt');
     const path = `/cases/${id}/attachments`;
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: ana.sub, email: ana.email, name: ana.email, grants: ana.grants, htm: 'POST', htu: path });
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: ana.sub,
+      email: ana.email,
+      name: ana.email,
+      grants: ana.grants,
+      htm: 'POST',
+      htu: path,
+    });
     const uploaded = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     const attachment = (await uploaded.json()) as { id: string; sha256: string };
     expect(uploaded.status).toBe(201);
@@ -109,9 +124,20 @@ describe.each(e2eEngines)('retention on $name', ({ server }) => {
     const answer = await callAs(svc, root, 'GET', '/retention');
     expect(answer.status).toBe(200);
     expect(answer.body.policy).toEqual({
-      enabled: true, class: 'case_records', contract_version: 1, realm: 'default', resource: 'cases', retention_days: 365,
-      default_days: 365, min_days: 30, max_days: 3650, provenance: 'default', override_days: null, cause: null,
-      sweep_interval_hours: 24, batch_limit: 500,
+      enabled: true,
+      class: 'case_records',
+      contract_version: 1,
+      realm: 'default',
+      resource: 'cases',
+      retention_days: 365,
+      default_days: 365,
+      min_days: 30,
+      max_days: 3650,
+      provenance: 'default',
+      override_days: null,
+      cause: null,
+      sweep_interval_hours: 24,
+      batch_limit: 500,
     });
     expect(answer.body).toMatchObject({ last_deleted: 0, backlog: false, last_error: null, last_error_at: null });
     expect((await callAs(svc, blueAdmin, 'GET', '/retention')).status).toBe(403);
@@ -143,7 +169,15 @@ describe.each(e2eEngines)('retention on $name', ({ server }) => {
     for (const path of [`/cases/${opened.first}`, `/alerts/${firstAlertId}`, `/cases/${opened.first}/timeline`]) {
       expect((await callAs(svc, root, 'GET', path)).status, path).toBe(404);
     }
-    for (const table of ['case_timeline', 'case_comments', 'case_tasks', 'case_task_comments', 'case_observables', 'case_attachments', 'case_evidence'] as const) {
+    for (const table of [
+      'case_timeline',
+      'case_comments',
+      'case_tasks',
+      'case_task_comments',
+      'case_observables',
+      'case_attachments',
+      'case_evidence',
+    ] as const) {
       expect(await db.selectFrom(table).select('case_id').where('case_id', '=', opened.first).execute(), table).toEqual([]);
     }
     expect(await db.selectFrom('alerts').select('id').where('id', '=', firstAlertId).execute()).toEqual([]);
@@ -163,7 +197,11 @@ describe.each(e2eEngines)('retention on $name', ({ server }) => {
     expect(replayed.action_log.valid && replayed.audit_log.valid).toBe(true);
     const purges = (await callAs(svc, root, 'GET', '/audit?action=retention.case_purge')).body.items;
     expect(purges).toEqual([
-      expect.objectContaining({ action: 'retention.case_purge', target: { type: 'case', id: opened.first }, actor: expect.objectContaining({ kind: 'system' }) }),
+      expect.objectContaining({
+        action: 'retention.case_purge',
+        target: { type: 'case', id: opened.first },
+        actor: expect.objectContaining({ kind: 'system' }),
+      }),
     ]);
     expect((await callAs(svc, root, 'GET', '/audit?action=case.acknowledge')).body.items).toHaveLength(1);
 

@@ -19,7 +19,20 @@ import { manualNoteRunbook } from '../support/runbooks.ts';
 const root = testPerson('fuzz-root@example.com', [{ team: null, role: 'admin' }]);
 const bootstrap = 'fuzz-bootstrap-secret';
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; enum?: unknown[]; const?: unknown; format?: string; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; minLength?: number; pattern?: string; minItems?: number };
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  minLength?: number;
+  pattern?: string;
+  minItems?: number;
+};
 type Operation = { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } };
 
 const runbook = manualNoteRunbook('fuzz-manual', 'fuzzed');
@@ -57,7 +70,11 @@ function sample(schema: JsonSchema | undefined, ids: { caseId: string }, depth =
 }
 
 /** Percent-encodes `s`; an unpaired surrogate, which has no UTF-8 form, goes as the bytes a careless encoder would send (ED A0 80). */
-const encode = (s: string) => s.split(/([\ud800-\udfff])/u).map((part) => (/^[\ud800-\udfff]$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part))).join('');
+const encode = (s: string) =>
+  s
+    .split(/([\ud800-\udfff])/u)
+    .map((part) => (/^[\ud800-\udfff]$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part)))
+    .join('');
 
 /** Hostile replacements of one property value. */
 const wrongValues: unknown[] = [null, 12, [], {}, ['\u0000'], { a: [1] }, 'x\u0000y', 'x'.repeat(100_000), -1e308, true];
@@ -72,8 +89,21 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
 
   const send = async (method: string, path: string, body: string | undefined, label: string) => {
     const webhook = path.startsWith('/webhooks/');
-    const token = webhook ? null : await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: method, htu: path.split('?')[0] });
-    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const token = webhook
+      ? null
+      : await svc.identity.sign({
+          token_use: 'assertion',
+          sub: root.sub,
+          email: root.email,
+          name: root.email,
+          grants: root.grants,
+          htm: method,
+          htu: path.split('?')[0],
+        });
+    const headers: Record<string, string> = {
+      ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
     const res = await fetch(`${svc.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(20_000) });
     const contentType = res.headers.get('content-type');
     const json = (contentType ?? '').includes('json');
@@ -90,30 +120,48 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
   };
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { 'fuzz-manual.yml': runbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrap, SVC_ALLOW_PRIVATE_TARGETS: 'false' } });
+    svc = await startInProcessService(
+      { server },
+      { runbooks: { 'fuzz-manual.yml': runbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrap, SVC_ALLOW_PRIVATE_TARGETS: 'false' } },
+    );
     doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as typeof doc;
     checker = answerChecker(doc as Parameters<typeof answerChecker>[0]);
-    const token = await svc.identity.sign({ token_use: 'assertion', sub: root.sub, email: root.email, name: root.email, grants: root.grants, htm: 'POST', htu: '/cases' });
-    const created = await fetch(`${svc.url}/cases`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Fuzz target', severity: 'high' }) });
+    const token = await svc.identity.sign({
+      token_use: 'assertion',
+      sub: root.sub,
+      email: root.email,
+      name: root.email,
+      grants: root.grants,
+      htm: 'POST',
+      htu: '/cases',
+    });
+    const created = await fetch(`${svc.url}/cases`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Fuzz target', severity: 'high' }),
+    });
     caseId = ((await created.json()) as { id: string }).id;
   });
   afterAll(async () => svc?.close());
 
   it('answers every operation of /openapi.json without a 5xx and in the error shapes', async () => {
-    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+    );
     expect(operations.length).toBeGreaterThan(80);
 
     for (const { path, method, op } of operations) {
       const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
       const fill = (value: (name: string) => string) => path.replace(/\{([^}]+)\}/g, (_, name: string) => encode(value(name)));
-      const pathVariants: [string, string][] = params.length === 0
-        ? [['as is', path]]
-        : [
-            ['real case id', fill((n) => (n === 'slug' ? 'fuzz-manual' : caseId))],
-            ['upper-case id', fill((n) => (n === 'slug' ? 'FUZZ-MANUAL' : caseId.toUpperCase()))],
-            ['random id', fill(() => randomUUID())],
-            ...hostileStrings.slice(0, 4).map((s, i): [string, string] => [`hostile id ${i}`, fill(() => s)]),
-          ];
+      const pathVariants: [string, string][] =
+        params.length === 0
+          ? [['as is', path]]
+          : [
+              ['real case id', fill((n) => (n === 'slug' ? 'fuzz-manual' : caseId))],
+              ['upper-case id', fill((n) => (n === 'slug' ? 'FUZZ-MANUAL' : caseId.toUpperCase()))],
+              ['random id', fill(() => randomUUID())],
+              ...hostileStrings.slice(0, 4).map((s, i): [string, string] => [`hostile id ${i}`, fill(() => s)]),
+            ];
       const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
       const queryVariants = query.length === 0 ? [''] : ['', ...hostileStrings.map((s) => `?${query.map((q) => `${q}=${encode(s)}`).join('&')}`)];
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
@@ -169,7 +217,9 @@ function inErrorShape(status: number, text: string): boolean {
   const keys = Object.keys(b).sort().join(',');
   if (keys === 'code,detail,params') return typeof b.code === 'string' && typeof b.params === 'object' && b.params !== null;
   if (status === 422 && keys === 'detail' && Array.isArray(b.detail)) {
-    return b.detail.every((i: Record<string, unknown>) => Array.isArray(i.loc) && typeof i.msg === 'string' && typeof i.type === 'string' && Object.keys(i).length === 3);
+    return b.detail.every(
+      (i: Record<string, unknown>) => Array.isArray(i.loc) && typeof i.msg === 'string' && typeof i.type === 'string' && Object.keys(i).length === 3,
+    );
   }
   // AI refusals on triage and authoring (SPEC.md "Errors" 4): 422 `{detail: {code, message}}`.
   if (status === 422 && keys === 'detail' && typeof b.detail === 'object' && b.detail !== null) return 'code' in b.detail && 'message' in b.detail;

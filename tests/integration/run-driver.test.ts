@@ -49,7 +49,7 @@ const step = (id: string, needs: string[], text: string, action = 'test.record',
 const steps = [step('s1', [], 'first'), step('s2', ['s1'], '{{ steps.s1.output | json }}'), step('s3', ['s2'], '{{ steps.s2.output | json }}')];
 
 /** Keys in an order jsonb does not keep, a Date, an undefined member and a non-ASCII key. */
-const outputOf = (text: string) => ({ zeta: text, a: { yy: 1, b: [{ long_key: 2, k: 3 }] }, 'é': 4, at: new Date(0), gone: undefined, '10': 5 });
+const outputOf = (text: string) => ({ zeta: text, a: { yy: 1, b: [{ long_key: 2, k: 3 }] }, é: 4, at: new Date(0), gone: undefined, '10': 5 });
 
 /** Two case.update steps: a comment, then a comment with a tag added to the case's tags. */
 const commentSteps = [step('c1', [], '', 'case.update', { comment: 'one' }), step('c2', ['c1'], '', 'case.update', { comment: 'two', tags_add: ['x'] })];
@@ -124,7 +124,16 @@ describe.each(engines)('run driver on $name', (engine) => {
       type: 'run.queued',
       data: {
         run_id: runId,
-        runbook: { id: 'driver-test', name: 'Driver test', description: '', version: 1, enabled: true, trigger: { type: 'manual' }, inputs: [], steps: runSteps },
+        runbook: {
+          id: 'driver-test',
+          name: 'Driver test',
+          description: '',
+          version: 1,
+          enabled: true,
+          trigger: { type: 'manual' },
+          inputs: [],
+          steps: runSteps,
+        },
         case_id: caseId,
         trigger_type: 'manual',
         trigger: {},
@@ -143,8 +152,20 @@ describe.each(engines)('run driver on $name', (engine) => {
     const opened: CaseOpened = {
       type: 'case.opened',
       data: {
-        case_id: caseId, key: 'SVC-1', number: 1, title: 'Driver case', description: null, severity: 'high', tags: ['seed'], status: 'new',
-        team: null, private: false, correlation_key: null, opened_at: new Date().toISOString(), opened_by: null, opened_by_id: null,
+        case_id: caseId,
+        key: 'SVC-1',
+        number: 1,
+        title: 'Driver case',
+        description: null,
+        severity: 'high',
+        tags: ['seed'],
+        status: 'new',
+        team: null,
+        private: false,
+        correlation_key: null,
+        opened_at: new Date().toISOString(),
+        opened_by: null,
+        opened_by_id: null,
       },
     };
     await store.append(streams.case(caseId), [opened], 0);
@@ -196,7 +217,17 @@ describe.each(engines)('run driver on $name', (engine) => {
       ['s3', 1, ['run.started', 'step.started', 'step.finished', 'step.started', 'step.finished', 'step.started']],
     ]);
     const types = (await store.readStream(streams.run(runId))).map((e) => e.type);
-    expect(types).toEqual(['run.queued', 'run.started', 'step.started', 'step.finished', 'step.started', 'step.finished', 'step.started', 'step.finished', 'run.finished']);
+    expect(types).toEqual([
+      'run.queued',
+      'run.started',
+      'step.started',
+      'step.finished',
+      'step.started',
+      'step.finished',
+      'step.started',
+      'step.finished',
+      'run.finished',
+    ]);
   });
 
   it('leaves a step running when the driver dies after its action, and a new driver runs it as attempt 2 with the same rendered input', async () => {
@@ -231,8 +262,10 @@ describe.each(engines)('run driver on $name', (engine) => {
     const [s1, s2First, s2Second, s3] = calls.map((c) => c.text);
     expect(s2First).toBe(s2Second);
     expect([s1, s2Second, s3]).toEqual(referenceTexts);
-    expect(JSON.parse(s2Second as string)).toEqual({ 10: 5, a: { b: [{ k: 3, long_key: 2 }], yy: 1 }, at: '1970-01-01T00:00:00.000Z', 'é': 4, zeta: 'first' });
-    const finished = (await store.readStream(streams.run(runId))).filter((e) => e.type === 'step.finished').map((e) => [(e.data as { step_id: string }).step_id, (e.data as { attempt: number }).attempt]);
+    expect(JSON.parse(s2Second as string)).toEqual({ 10: 5, a: { b: [{ k: 3, long_key: 2 }], yy: 1 }, at: '1970-01-01T00:00:00.000Z', é: 4, zeta: 'first' });
+    const finished = (await store.readStream(streams.run(runId)))
+      .filter((e) => e.type === 'step.finished')
+      .map((e) => [(e.data as { step_id: string }).step_id, (e.data as { attempt: number }).attempt]);
     expect(finished).toEqual([
       ['s1', 1],
       ['s2', 2],
@@ -241,8 +274,20 @@ describe.each(engines)('run driver on $name', (engine) => {
   });
 
   it.each([
-    ['before', [['c1', 2, 'ok'], ['c2', 1, 'ok']]],
-    ['after', [['c1', 1, 'ok'], ['c2', 1, 'ok']]],
+    [
+      'before',
+      [
+        ['c1', 2, 'ok'],
+        ['c2', 1, 'ok'],
+      ],
+    ],
+    [
+      'after',
+      [
+        ['c1', 1, 'ok'],
+        ['c2', 1, 'ok'],
+      ],
+    ],
   ] as const)('writes a case.update comment once when the driver dies just %s its effect and end are appended', async (moment, ends) => {
     const caseId = await openCase();
     const runId = await queueRun(commentSteps, caseId);
@@ -266,7 +311,13 @@ describe.each(engines)('run driver on $name', (engine) => {
     raceEffectAppend = {
       at: 2,
       write: () =>
-        unwatchedAppendMany([{ streamId: streams.case(caseId), events: [{ type: 'case.updated', data: { case_id: caseId, changes: { tags: ['seed', 'concurrent'] }, at: new Date().toISOString() } }], expectedVersion: 'any' }]),
+        unwatchedAppendMany([
+          {
+            streamId: streams.case(caseId),
+            events: [{ type: 'case.updated', data: { case_id: caseId, changes: { tags: ['seed', 'concurrent'] }, at: new Date().toISOString() } }],
+            expectedVersion: 'any',
+          },
+        ]),
     };
     await expect(driveRun(deps(), runId)).resolves.toBe(true);
     raceEffectAppend = null;

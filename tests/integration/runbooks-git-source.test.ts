@@ -54,7 +54,11 @@ async function startConnectProxy(): Promise<{ url: string; tunnels: () => number
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tunnels: () => tunnels,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -63,7 +67,10 @@ describe.each(e2eEngines)('runbook Git source on $name', ({ server }) => {
   let proxy: Awaited<ReturnType<typeof startConnectProxy>>;
   const services: InProcessService[] = [];
   const start = async (extra: Record<string, string> = {}) => {
-    const svc = await startInProcessService({ server }, { extraEnv: { SVC_RUNBOOKS_GIT_URL: repo.url, SVC_RUNBOOKS_GIT_PATH: 'runbooks', SVC_RUNBOOKS_GIT_CA_FILE: repo.caFile, ...extra } });
+    const svc = await startInProcessService(
+      { server },
+      { extraEnv: { SVC_RUNBOOKS_GIT_URL: repo.url, SVC_RUNBOOKS_GIT_PATH: 'runbooks', SVC_RUNBOOKS_GIT_CA_FILE: repo.caFile, ...extra } },
+    );
     services.push(svc);
     return svc;
   };

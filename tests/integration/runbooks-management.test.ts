@@ -37,7 +37,11 @@ describe.each(e2eEngines)('runbook management on $name', ({ server }) => {
   it('creates a runbook, then updates it only with a bumped version, writing a version row per save', async () => {
     const created = await save('phish-triage', doc('phish-triage', 1));
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ created: true, changed: true, runbook: { id: 'phish-triage', version: 1, enabled: true, source: 'api:admin@example.com' } });
+    expect(created.body).toMatchObject({
+      created: true,
+      changed: true,
+      runbook: { id: 'phish-triage', version: 1, enabled: true, source: 'api:admin@example.com' },
+    });
 
     const same = await save('phish-triage', doc('phish-triage', 1));
     expect(same.status).toBe(200);
@@ -63,7 +67,10 @@ describe.each(e2eEngines)('runbook management on $name', ({ server }) => {
   });
 
   it('refuses invalid YAML with per-field errors and writes nothing', async () => {
-    const bad = await save('broken-one', doc('broken-one', 1, '', '{ tags_add: nope, colour: red }').replace('action: case.update', 'action: case.update\n    retries: 99'));
+    const bad = await save(
+      'broken-one',
+      doc('broken-one', 1, '', '{ tags_add: nope, colour: red }').replace('action: case.update', 'action: case.update\n    retries: 99'),
+    );
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual(
       expect.arrayContaining([
@@ -74,10 +81,14 @@ describe.each(e2eEngines)('runbook management on $name', ({ server }) => {
     );
     const mismatch = await save('other-slug', doc('broken-one', 1));
     expect(mismatch.status).toBe(422);
-    expect(mismatch.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'yaml_text', 'id'], msg: "must equal the slug in the path ('other-slug')" })]);
+    expect(mismatch.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'yaml_text', 'id'], msg: "must equal the slug in the path ('other-slug')" }),
+    ]);
     expect((await save('Bad_Slug', doc('broken-one', 1))).body.detail[0].loc).toEqual(['path', 'slug']);
     // An undeclared key is ignored (as on every route); the missing yaml_text is what is refused.
-    expect((await callAs(svc, admin, 'POST', '/runbooks/broken-one', { yaml: 'x' })).body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'yaml_text']]);
+    expect((await callAs(svc, admin, 'POST', '/runbooks/broken-one', { yaml: 'x' })).body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+      ['body', 'yaml_text'],
+    ]);
     for (const slug of ['broken-one', 'other-slug']) expect((await callAs(svc, admin, 'GET', `/runbooks/${slug}`)).status).toBe(404);
   });
 
@@ -127,7 +138,9 @@ describe.each(e2eEngines)('runbook management on $name', ({ server }) => {
     expect(again.body.created).toEqual([]);
     expect(again.body.updated).toEqual([]);
     expect(again.body.skipped.map((s: { id: string; reason: string }) => `${s.id}:${s.reason}`)).toEqual([
-      'from-file:unchanged', 'needs-detector:product_not_installed', 'new-file:unchanged',
+      'from-file:unchanged',
+      'needs-detector:product_not_installed',
+      'new-file:unchanged',
     ]);
     const fromFile = await callAs(svc, analyst, 'GET', '/runbooks/from-file');
     expect(fromFile.body).toMatchObject({ version: 2, source: 'file:from-file.yml', versions: [{ version: 2 }, { version: 1 }] });
@@ -142,7 +155,11 @@ describe.each(e2eEngines)('stored runbooks across restarts on $name', ({ server 
   /** Restarts on the same database (and data dir) with `products` installed. */
   const restart = async (previous: InProcessService, products: string) => {
     await previous.service.close();
-    const keep = { SVC_DATA_DIR: previous.env.SVC_DATA_DIR ?? '', SVC_SECRET_KEY: previous.env.SVC_SECRET_KEY ?? '', ...(previous.env.DATABASE_URL ? { DATABASE_URL: previous.env.DATABASE_URL } : {}) };
+    const keep = {
+      SVC_DATA_DIR: previous.env.SVC_DATA_DIR ?? '',
+      SVC_SECRET_KEY: previous.env.SVC_SECRET_KEY ?? '',
+      ...(previous.env.DATABASE_URL ? { DATABASE_URL: previous.env.DATABASE_URL } : {}),
+    };
     return startInProcessService({ server }, { extraEnv: { ...keep, SVC_INSTALLED_PRODUCTS: products } });
   };
 

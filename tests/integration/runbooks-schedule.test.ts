@@ -41,10 +41,25 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
     first = await engine.open();
     // A server gets a second pool, as a second worker process would have; PGlite is one in-process database.
     second = first.url ? await openDatabase({ databaseUrl: first.url }) : first;
-    runbooks = createRunbookStore({ db: first.db, actions: createActionRegistry(builtinActions(fetch)), templates: createTemplateEngine(), dir: '/nonexistent', now: () => clock });
+    runbooks = createRunbookStore({
+      db: first.db,
+      actions: createActionRegistry(builtinActions(fetch)),
+      templates: createTemplateEngine(),
+      dir: '/nonexistent',
+      now: () => clock,
+    });
     for (const opened of [first, second]) {
       tickers.push(
-        startScheduleTicker({ db: opened.db, store: new PostgresEventStore(opened.db), runnable: runbooks.runnable, now: () => clock, intervalMs: 3_600_000, onError: (e) => { throw e; } }),
+        startScheduleTicker({
+          db: opened.db,
+          store: new PostgresEventStore(opened.db),
+          runnable: runbooks.runnable,
+          now: () => clock,
+          intervalMs: 3_600_000,
+          onError: (e) => {
+            throw e;
+          },
+        }),
       );
     }
     await runbooks.save('every-minute', scheduled('every-minute', '{ type: schedule, interval_s: 60 }'), 'test');
@@ -54,8 +69,26 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
     await first.db
       .insertInto('runbooks')
       .values({
-        slug: 'needs-pipeline', version: 1, name: 'p', description: '', enabled: true, trigger_type: 'schedule', yaml_text: 'stored', source: 'test', updated_at: T0, next_fire_at: seconds(60),
-        definition: JSON.stringify({ id: 'needs-pipeline', name: 'p', description: '', version: 1, enabled: true, trigger: { type: 'schedule', cron: null, interval_s: 60 }, inputs: [], steps: [{ id: 'w', kind: 'action', action: 'pipeline.deploy_request' }] }),
+        slug: 'needs-pipeline',
+        version: 1,
+        name: 'p',
+        description: '',
+        enabled: true,
+        trigger_type: 'schedule',
+        yaml_text: 'stored',
+        source: 'test',
+        updated_at: T0,
+        next_fire_at: seconds(60),
+        definition: JSON.stringify({
+          id: 'needs-pipeline',
+          name: 'p',
+          description: '',
+          version: 1,
+          enabled: true,
+          trigger: { type: 'schedule', cron: null, interval_s: 60 },
+          inputs: [],
+          steps: [{ id: 'w', kind: 'action', action: 'pipeline.deploy_request' }],
+        }),
       })
       .execute();
   });
@@ -67,9 +100,12 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
 
   const queuedRuns = async () => {
     const rows = await eventsOfType(first.db, 'run.queued');
-    return rows.map((r) => r.data as unknown as { run_id: string; runbook: { id: string }; case_id: string | null; trigger_type: string; trigger: { fire_at: string } });
+    return rows.map(
+      (r) => r.data as unknown as { run_id: string; runbook: { id: string }; case_id: string | null; trigger_type: string; trigger: { fire_at: string } },
+    );
   };
-  const nextFire = async (slug: string) => (await first.db.selectFrom('runbooks').select('next_fire_at').where('slug', '=', slug).executeTakeFirstOrThrow()).next_fire_at;
+  const nextFire = async (slug: string) =>
+    (await first.db.selectFrom('runbooks').select('next_fire_at').where('slug', '=', slug).executeTakeFirstOrThrow()).next_fire_at;
 
   it('computes next_fire_at on save', async () => {
     expect(await nextFire('every-minute')).toEqual(seconds(60));
@@ -84,10 +120,9 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
     }
     const runs = await queuedRuns();
     const fired = runs.map((r) => `${r.runbook.id}@${r.trigger.fire_at}`).sort();
-    expect(fired).toEqual([
-      ...[1, 2, 3, 4, 5, 6].map((m) => `every-minute@${seconds(m * 60).toISOString()}`),
-      `at-five-past@${seconds(300).toISOString()}`,
-    ].sort());
+    expect(fired).toEqual(
+      [...[1, 2, 3, 4, 5, 6].map((m) => `every-minute@${seconds(m * 60).toISOString()}`), `at-five-past@${seconds(300).toISOString()}`].sort(),
+    );
     expect(new Set(runs.map((r) => r.run_id)).size).toBe(runs.length);
     for (const run of runs) expect(run).toMatchObject({ case_id: null, trigger_type: 'schedule' });
     expect(await nextFire('every-minute')).toEqual(seconds(420));
@@ -105,7 +140,11 @@ describe.each(engines)('schedule ticks on $name', (engine) => {
     clock = seconds(7 * 60);
     await tickers[0]?.tick();
     const before = (await queuedRuns()).length;
-    await first.db.updateTable('runbooks').set({ next_fire_at: seconds(420) }).where('slug', '=', 'every-minute').execute();
+    await first.db
+      .updateTable('runbooks')
+      .set({ next_fire_at: seconds(420) })
+      .where('slug', '=', 'every-minute')
+      .execute();
     await tickers[1]?.tick();
     expect((await queuedRuns()).length).toBe(before);
     expect(await nextFire('every-minute')).toEqual(seconds(480));
@@ -137,9 +176,13 @@ describe.each(e2eEngines)('schedule runbooks in the service on $name', ({ server
   });
 
   it('refuses a schedule with both or neither of cron and interval_s, naming the field', async () => {
-    const both = await callAs(svc, admin, 'POST', '/runbooks/both-kinds', { yaml_text: scheduled('both-kinds', '{ type: schedule, cron: "* * * * *", interval_s: 5 }') });
+    const both = await callAs(svc, admin, 'POST', '/runbooks/both-kinds', {
+      yaml_text: scheduled('both-kinds', '{ type: schedule, cron: "* * * * *", interval_s: 5 }'),
+    });
     expect(both.status).toBe(422);
-    expect(both.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'yaml_text', 'trigger'], msg: 'a schedule needs exactly one of cron or interval_s' })]);
+    expect(both.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'yaml_text', 'trigger'], msg: 'a schedule needs exactly one of cron or interval_s' }),
+    ]);
     const badCron = await callAs(svc, admin, 'POST', '/runbooks/bad-cron', { yaml_text: scheduled('bad-cron', '{ type: schedule, cron: "every day" }') });
     expect(badCron.body.detail[0].loc).toEqual(['body', 'yaml_text', 'trigger', 'cron']);
   });

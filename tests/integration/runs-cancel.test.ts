@@ -27,7 +27,13 @@ steps:
 
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 
-type Run = { id: string; status: string; steps: { id: string; status: string }[]; action_log: { step_id: string; status: string }[]; chain: { valid: boolean } };
+type Run = {
+  id: string;
+  status: string;
+  steps: { id: string; status: string }[];
+  action_log: { step_id: string; status: string }[];
+  chain: { valid: boolean };
+};
 
 describe.each(e2eEngines)('cancelling a run mid-action on $name', ({ server }) => {
   let svc: InProcessService;
@@ -45,7 +51,12 @@ describe.each(e2eEngines)('cancelling a run mid-action on $name', ({ server }) =
     });
     svc = await startInProcessService({ server }, { runbooks: { 'slow.yml': runbook } });
     const admin = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
-    const conn = await callAs(svc, admin, 'POST', '/connections', { kind: 'webhook', name: 'hook', base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    const conn = await callAs(svc, admin, 'POST', '/connections', {
+      kind: 'webhook',
+      name: 'hook',
+      base_url: receiver.url,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
     expect(conn.status, conn.text).toBe(201);
   });
   afterAll(async () => {

@@ -53,7 +53,14 @@ const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const apu = testPerson('apu@example.com', [{ team: 'blue', role: 'approver' }]);
 const red = testPerson('red@example.com', [{ team: 'red', role: 'approver' }]);
 
-type Run = { id: string; status: string; error: string | null; gates: { step_id: string; status: string; reason: string; roles: string[] }[]; action_log: { step_id: string; status: string; input: any; error?: string | null }[]; chain: { valid: boolean } };
+type Run = {
+  id: string;
+  status: string;
+  error: string | null;
+  gates: { step_id: string; status: string; reason: string; roles: string[] }[];
+  action_log: { step_id: string; status: string; input: any; error?: string | null }[];
+  chain: { valid: boolean };
+};
 
 describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
   let svc: InProcessService;
@@ -64,7 +71,10 @@ describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
   beforeAll(async () => {
     receiver = await startReceiver();
     svc = await startInProcessService({ server }, { runbooks });
-    for (const [kind, name] of [['webhook', 'hook'], ['http', 'api']]) {
+    for (const [kind, name] of [
+      ['webhook', 'hook'],
+      ['http', 'api'],
+    ]) {
       const conn = await callAs(svc, root, 'POST', '/connections', { kind, name, base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
       expect(conn.status, conn.text).toBe(201);
     }
@@ -115,7 +125,11 @@ describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
     const done = await until(run.id, 'succeeded');
     expect(hits('/approve-me/gated')).toBe(1);
     expect(done.gates).toMatchObject([{ status: 'approved' }]);
-    expect(done.action_log.map((r) => [r.step_id, r.status])).toEqual([['before', 'ok'], ['gated', 'approved'], ['gated', 'ok']]);
+    expect(done.action_log.map((r) => [r.step_id, r.status])).toEqual([
+      ['before', 'ok'],
+      ['gated', 'approved'],
+      ['gated', 'ok'],
+    ]);
     expect(done.action_log[1]?.input).toMatchObject({ by: apu.email, note: 'go ahead' });
     expect(done.chain.valid).toBe(true);
     const again = await callAs(svc, apu, 'POST', `/runs/${run.id}/approve`, { step_id: 'gated', note: null });

@@ -110,7 +110,13 @@ const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const eve = testPerson('eve@example.com', [{ team: 'red', role: 'analyst' }]);
 
 type Step = { id: string; status: string; attempt: number; output: any; error: string | null };
-type Run = { status: string; error: string | null; steps: Step[]; action_log: { step_id: string; status: string; attempt: number }[]; chain: { valid: boolean } };
+type Run = {
+  status: string;
+  error: string | null;
+  steps: Step[];
+  action_log: { step_id: string; status: string; attempt: number }[];
+  chain: { valid: boolean };
+};
 
 describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
   let svc: InProcessService;
@@ -129,7 +135,12 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
       res.writeHead(204).end();
     });
     svc = await startInProcessService({ server }, { runbooks, extraEnv: { SVC_STEP_BACKOFF_BASE_MS: '5', SVC_MAX_STEP_VISITS: '2' } });
-    const conn = await callAs(svc, admin, 'POST', '/connections', { kind: 'webhook', name: 'hook', base_url: receiver.url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    const conn = await callAs(svc, admin, 'POST', '/connections', {
+      kind: 'webhook',
+      name: 'hook',
+      base_url: receiver.url,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
     expect(conn.status, conn.text).toBe(201);
     const created = await callAs(svc, ana, 'POST', '/cases', { title: 'Runbook target', severity: 'high', team: 'blue' });
     expect(created.status, created.text).toBe(201);
@@ -146,10 +157,13 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
     const id = queued.body.id as string;
     let run: Run = { status: 'queued' } as Run;
     await expect
-      .poll(async () => {
-        run = (await callAs(svc, ana, 'GET', `/runs/${id}`)).body;
-        return run.status;
-      }, { timeout: 20_000, interval: 50 })
+      .poll(
+        async () => {
+          run = (await callAs(svc, ana, 'GET', `/runs/${id}`)).body;
+          return run.status;
+        },
+        { timeout: 20_000, interval: 50 },
+      )
       .toMatch(/^(succeeded|failed)$/);
     return { ...run, id };
   };
@@ -219,7 +233,11 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
     expect(paths('/side')).toHaveLength(1);
     expect(paths('/report')).toHaveLength(1);
     // Every pass stays in the action log; the steps show the last one.
-    expect(run.action_log.filter((r) => r.step_id === 'check').map((r) => [r.status, r.attempt])).toEqual([['error', 1], ['error', 2], ['ok', 3]]);
+    expect(run.action_log.filter((r) => r.step_id === 'check').map((r) => [r.status, r.attempt])).toEqual([
+      ['error', 1],
+      ['error', 2],
+      ['ok', 3],
+    ]);
     expect(stepOf(run, 'fetch')).toMatchObject({ status: 'ok', attempt: 3 });
     expect(run.chain.valid).toBe(true);
   });
@@ -251,10 +269,16 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
     };
     await expect.poll(poll, { timeout: 20_000 }).toBe('succeeded');
     expect(receiver.received.length).toBe(before);
-    expect(run.action_log.map((r) => [r.step_id, r.status])).toEqual([['each', 'dry_run'], ['after', 'dry_run']]);
+    expect(run.action_log.map((r) => [r.step_id, r.status])).toEqual([
+      ['each', 'dry_run'],
+      ['after', 'dry_run'],
+    ]);
     const each = stepOf(run, 'each');
     expect(each?.output.count).toBe(2);
-    expect(each?.output.items.map((i: { url: string; body: unknown }) => [new URL(i.url).pathname, i.body])).toEqual([['/each/0', { host: 'h1', count: 2 }], ['/each/1', { host: 'h2', count: 2 }]]);
+    expect(each?.output.items.map((i: { url: string; body: unknown }) => [new URL(i.url).pathname, i.body])).toEqual([
+      ['/each/0', { host: 'h1', count: 2 }],
+      ['/each/1', { host: 'h2', count: 2 }],
+    ]);
   });
 
   it('logged no error while driving the runs above', () => {

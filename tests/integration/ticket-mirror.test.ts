@@ -11,7 +11,6 @@ import { callAs, runOnCase, startInProcessService, testPerson, type InProcessSer
 import { JIRA_TOKEN, SNOW_PASSWORD, startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-
 const openTickets = `
 id: open-tickets
 name: Open tickets in both products
@@ -33,14 +32,24 @@ const admin = testPerson('admin@example.com', [{ team: null, role: 'admin' }]);
 const jiraEvent = (event: string, issue: { id: string; key: string; status?: string }, extra: Record<string, unknown> = {}) => ({
   timestamp: Date.now(),
   webhookEvent: event,
-  issue: { id: issue.id, self: `https://your-domain.atlassian.net/rest/api/3/issue/${issue.id}`, key: issue.key, fields: { summary: 'x', ...(issue.status && { status: { name: issue.status } }) } },
+  issue: {
+    id: issue.id,
+    self: `https://your-domain.atlassian.net/rest/api/3/issue/${issue.id}`,
+    key: issue.key,
+    fields: { summary: 'x', ...(issue.status && { status: { name: issue.status } }) },
+  },
   ...extra,
 });
 /** Opens a case and a ticket in each product for it; the case and its two links. */
 async function openLinkedCase(svc: InProcessService, title: string) {
   const c = (await callAs(svc, admin, 'POST', '/cases', { title, severity: 'high' })).body;
   expect((await runOnCase(svc, admin, c.id, 'open-tickets')).status).toBe('succeeded');
-  const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as { id: string; provider: string; remote_id: string; ticket_id: string }[];
+  const links = (await callAs(svc, admin, 'GET', `/cases/${c.id}/tickets`)).body.items as {
+    id: string;
+    provider: string;
+    remote_id: string;
+    ticket_id: string;
+  }[];
   return { case: c, jira: links.find((l) => l.provider === 'ticket_a')!, snow: links.find((l) => l.provider === 'ticket_b')! };
 }
 
@@ -53,7 +62,11 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   const tokens: Record<string, string> = {};
 
   const deliver = async (slug: string, body: unknown, token = tokens[slug]) => {
-    const res = await fetch(`${svc.url}/webhooks/${slug}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-token': token ?? '' }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.url}/webhooks/${slug}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-token': token ?? '' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const caseOf = async (id: string) => (await callAs(svc, admin, 'GET', `/cases/${id}`)).body;
@@ -64,10 +77,26 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
     snow = await startTicketBServer('svc.integration', SNOW_PASSWORD);
     svc = await startInProcessService({ server }, { runbooks: { 'tickets.yml': openTickets } });
     for (const c of [
-      { kind: 'ticket_a', name: 'jira', base_url: jira.url, config: { email: 'svc-bot@example.com', project_key: 'SEC', inbound_status_map: { 'In Progress': 'in_progress', Done: 'resolved' } }, secret: JIRA_TOKEN },
-      { kind: 'ticket_b', name: 'snow', base_url: snow.url, config: { username: 'svc.integration', inbound_status_map: { '2': 'in_progress', '6': 'resolved' } }, secret: SNOW_PASSWORD },
-    ]) expect((await callAs(svc, admin, 'POST', '/connections', c)).status).toBe(201);
-    for (const [type, slug] of [['ticket_a', 'jira-updates'], ['ticket_b', 'snow-updates']] as const) {
+      {
+        kind: 'ticket_a',
+        name: 'jira',
+        base_url: jira.url,
+        config: { email: 'svc-bot@example.com', project_key: 'SEC', inbound_status_map: { 'In Progress': 'in_progress', Done: 'resolved' } },
+        secret: JIRA_TOKEN,
+      },
+      {
+        kind: 'ticket_b',
+        name: 'snow',
+        base_url: snow.url,
+        config: { username: 'svc.integration', inbound_status_map: { '2': 'in_progress', '6': 'resolved' } },
+        secret: SNOW_PASSWORD,
+      },
+    ])
+      expect((await callAs(svc, admin, 'POST', '/connections', c)).status).toBe(201);
+    for (const [type, slug] of [
+      ['ticket_a', 'jira-updates'],
+      ['ticket_b', 'snow-updates'],
+    ] as const) {
       const created = await callAs(svc, admin, 'POST', '/webhook-sources', { type, slug, name: slug });
       expect(created.status, created.text).toBe(201);
       tokens[slug] = created.body.token;
@@ -82,14 +111,30 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   it('takes a Jira comment once, skips our own echo, and applies a mapped status once', async () => {
     const { case: c, jira: link } = await openLinkedCase(svc, 'Phishing wave');
     const issue = { id: link.remote_id, key: link.ticket_id };
-    const comment = jiraEvent('comment_created', issue, { comment: { id: '10050', body: adf('Mail gateway rule deployed.'), author: { displayName: 'Jane Doe', accountId: '5b10a2844c20165700ede21g' }, created: '2026-11-23T10:00:00.000+0000' } });
-    expect(await deliver('jira-updates', comment)).toEqual({ status: 202, body: { ticket: { provider: 'ticket_a', remote_id: issue.id, links: 1, comments_ingested: 1, status_changes: 0 } } });
+    const comment = jiraEvent('comment_created', issue, {
+      comment: {
+        id: '10050',
+        body: adf('Mail gateway rule deployed.'),
+        author: { displayName: 'Jane Doe', accountId: '5b10a2844c20165700ede21g' },
+        created: '2026-11-23T10:00:00.000+0000',
+      },
+    });
+    expect(await deliver('jira-updates', comment)).toEqual({
+      status: 202,
+      body: { ticket: { provider: 'ticket_a', remote_id: issue.id, links: 1, comments_ingested: 1, status_changes: 0 } },
+    });
     expect((await deliver('jira-updates', comment)).body.ticket.comments_ingested).toBe(0);
-    const echo = jiraEvent('comment_created', issue, { comment: { id: '10051', body: 'Mirrored from svc [svc-mirror:3f0c8a52-5d0e-4b7e-9d67-0f5a3c1e2b4d]', author: { displayName: 'svc bot' } } });
+    const echo = jiraEvent('comment_created', issue, {
+      comment: { id: '10051', body: 'Mirrored from svc [svc-mirror:3f0c8a52-5d0e-4b7e-9d67-0f5a3c1e2b4d]', author: { displayName: 'svc bot' } },
+    });
     expect((await deliver('jira-updates', echo)).body.ticket.comments_ingested).toBe(0);
     expect(await comments(c.id)).toEqual([`Comment on ticket_a ${issue.key} by Jane Doe:\nMail gateway rule deployed.`]);
 
-    const moved = jiraEvent('jira:issue_updated', { ...issue, status: 'In Progress' }, { changelog: { id: '1', items: [{ field: 'status', fieldtype: 'jira', from: '10000', fromString: 'To Do', to: '3', toString: 'In Progress' }] } });
+    const moved = jiraEvent(
+      'jira:issue_updated',
+      { ...issue, status: 'In Progress' },
+      { changelog: { id: '1', items: [{ field: 'status', fieldtype: 'jira', from: '10000', fromString: 'To Do', to: '3', toString: 'In Progress' }] } },
+    );
     expect((await deliver('jira-updates', moved)).body.ticket.status_changes).toBe(1);
     expect((await caseOf(c.id)).status).toBe('in_progress');
     expect((await deliver('jira-updates', moved)).body.ticket.status_changes).toBe(0);
@@ -102,22 +147,37 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
     const { case: c, jira: link } = await openLinkedCase(svc, 'Blocked ticket');
     const blocked = jiraEvent('jira:issue_updated', { id: link.remote_id, key: link.ticket_id, status: 'Blocked' });
     const answer = await deliver('jira-updates', blocked);
-    expect(answer).toMatchObject({ status: 202, body: { ticket_status_sync: [{ link_id: link.id, case_id: c.id, remote_status: 'Blocked', local_status: null, applied: false, reason: 'unmapped_status' }] } });
+    expect(answer).toMatchObject({
+      status: 202,
+      body: {
+        ticket_status_sync: [{ link_id: link.id, case_id: c.id, remote_status: 'Blocked', local_status: null, applied: false, reason: 'unmapped_status' }],
+      },
+    });
     expect((await caseOf(c.id)).status).toBe('new');
     expect((await deliver('jira-updates', blocked)).body.ticket_status_sync).toBeUndefined();
     const audit = (await callAs(svc, admin, 'GET', '/audit?limit=500')).body.items.filter((e: { action: string }) => e.action === 'ticket.status_sync');
-    expect(audit.at(-1)).toMatchObject({ actor: { kind: 'webhook', via: 'webhook_source:jira-updates' }, target: { type: 'ticket_link', id: link.id }, detail: { remote_status: 'Blocked', reason: 'unmapped_status' } });
+    expect(audit.at(-1)).toMatchObject({
+      actor: { kind: 'webhook', via: 'webhook_source:jira-updates' },
+      target: { type: 'ticket_link', id: link.id },
+      detail: { remote_status: 'Blocked', reason: 'unmapped_status' },
+    });
   });
 
   it('takes a ServiceNow business rule comment by comment_sys_id, resolves, and never reopens a resolved case', async () => {
     const { case: c, snow: link } = await openLinkedCase(svc, 'Malware on laptop');
     const rule = (state: string, extra: Record<string, unknown> = {}) => ({ result: { sys_id: link.remote_id, number: link.ticket_id, state, ...extra } });
-    const resolved = await deliver('snow-updates', rule('6', { comments: 'Reimaged the laptop.', comment_sys_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', sys_updated_by: 'beth.anglin' }));
+    const resolved = await deliver(
+      'snow-updates',
+      rule('6', { comments: 'Reimaged the laptop.', comment_sys_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', sys_updated_by: 'beth.anglin' }),
+    );
     expect(resolved.body.ticket).toMatchObject({ links: 1, comments_ingested: 1, status_changes: 1 });
     expect((await caseOf(c.id)).status).toBe('resolved');
     expect(await comments(c.id)).toEqual([expect.stringContaining('Reimaged the laptop.')]);
     const reopen = await deliver('snow-updates', rule('2', { comments: 'Reimaged the laptop.', comment_sys_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' }));
-    expect(reopen.body).toMatchObject({ ticket: { comments_ingested: 0, status_changes: 0 }, ticket_status_sync: [{ remote_status: '2', local_status: 'in_progress', reason: 'case_closed' }] });
+    expect(reopen.body).toMatchObject({
+      ticket: { comments_ingested: 0, status_changes: 0 },
+      ticket_status_sync: [{ remote_status: '2', local_status: 'in_progress', reason: 'case_closed' }],
+    });
     expect((await caseOf(c.id)).status).toBe('resolved');
   });
 
@@ -138,7 +198,12 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
 
   const link = async (id: string) => (await callAs(svc, admin, 'GET', `/tickets/${id}`)).body;
   /** Makes the link due now, as if its poll interval had passed. */
-  const due = (id: string) => svc.service.opened.db.updateTable('case_tickets').set({ last_polled_at: new Date(0) }).where('link_id', '=', id).execute();
+  const due = (id: string) =>
+    svc.service.opened.db
+      .updateTable('case_tickets')
+      .set({ last_polled_at: new Date(0) })
+      .where('link_id', '=', id)
+      .execute();
   const caseComments = async (id: string) => ((await callAs(svc, admin, 'GET', `/cases/${id}/comments`)).body.items as { body: string }[]).map((x) => x.body);
 
   beforeAll(async () => {
@@ -150,13 +215,30 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
         kind: 'ticket_a',
         name: 'jira',
         base_url: jira.url,
-        config: { email: 'svc-bot@example.com', project_key: 'SEC', inbound_status_map: { 'To Do': 'new', 'In Progress': 'in_progress', Done: 'resolved' }, outbound_status_map: { in_progress: 'In Progress', resolved: 'Done', closed: 'Archived' } },
+        config: {
+          email: 'svc-bot@example.com',
+          project_key: 'SEC',
+          inbound_status_map: { 'To Do': 'new', 'In Progress': 'in_progress', Done: 'resolved' },
+          outbound_status_map: { in_progress: 'In Progress', resolved: 'Done', closed: 'Archived' },
+        },
         secret: JIRA_TOKEN,
       },
-      { kind: 'ticket_b', name: 'snow', base_url: snow.url, config: { username: 'svc.integration', inbound_status_map: { '1': 'new', '2': 'in_progress', '6': 'resolved' }, outbound_status_map: { in_progress: '2', resolved: '6' } }, secret: SNOW_PASSWORD },
-    ]) expect((await callAs(svc, admin, 'POST', '/connections', c)).status).toBe(201);
+      {
+        kind: 'ticket_b',
+        name: 'snow',
+        base_url: snow.url,
+        config: {
+          username: 'svc.integration',
+          inbound_status_map: { '1': 'new', '2': 'in_progress', '6': 'resolved' },
+          outbound_status_map: { in_progress: '2', resolved: '6' },
+        },
+        secret: SNOW_PASSWORD,
+      },
+    ])
+      expect((await callAs(svc, admin, 'POST', '/connections', c)).status).toBe(201);
   }, 60_000);
-  const outbox = (linkId: string) => svc.service.opened.db.selectFrom('ticket_outbox').selectAll().where('link_id', '=', linkId).orderBy('event_position').execute();
+  const outbox = (linkId: string) =>
+    svc.service.opened.db.selectFrom('ticket_outbox').selectAll().where('link_id', '=', linkId).orderBy('event_position').execute();
   afterAll(async () => {
     await svc?.close();
     await jira?.close();

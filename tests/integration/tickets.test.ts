@@ -10,7 +10,6 @@ import { callAs, runOnCase, startInProcessService, testPerson, type InProcessSer
 import { JIRA_TOKEN, SNOW_PASSWORD, startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
-
 const openTickets = `
 id: open-tickets
 name: Open tickets in both products
@@ -77,13 +76,26 @@ describe.each(e2eEngines)('tickets on $name', ({ server }) => {
         project: { key: 'SEC' },
         summary: `${c.key} Ransomware note found`,
         issuetype: { name: 'Task' },
-        description: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Opened by svc' }] }, { type: 'paragraph', content: [{ type: 'text', text: 'Severity critical' }] }] },
+        description: {
+          type: 'doc',
+          version: 1,
+          content: [
+            { type: 'paragraph', content: [{ type: 'text', text: 'Opened by svc' }] },
+            { type: 'paragraph', content: [{ type: 'text', text: 'Severity critical' }] },
+          ],
+        },
         labels: ['svc', 'incident'],
       },
     });
     const [toSnow] = snow.received;
     expect(toSnow!.path).toBe('/api/now/table/incident');
-    expect(JSON.parse(toSnow!.body)).toEqual({ short_description: 'Ransomware note found', urgency: '1', impact: '2', correlation_id: `svc-case-${c.id}`, correlation_display: 'svc' });
+    expect(JSON.parse(toSnow!.body)).toEqual({
+      short_description: 'Ransomware note found',
+      urgency: '1',
+      impact: '2',
+      correlation_id: `svc-case-${c.id}`,
+      correlation_display: 'svc',
+    });
 
     const listed = (await callAs(svc, blue, 'GET', `/cases/${c.id}/tickets`)).body.items;
     expect(listed.map((l: { provider: string; ticket_id: string }) => [l.provider, l.ticket_id])).toEqual([

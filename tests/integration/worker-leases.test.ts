@@ -59,7 +59,11 @@ describe.each(e2eEngines)('worker leases on $name', ({ server }) => {
 
     // The job row as it stands between the run's end and the projector deleting it.
     await sql`insert into jobs (kind, key, due_at) values (${RUN_JOB}, ${runId}, now())`.execute(db);
-    const lease = () => sql<{ lease_owner: string | null; lease_until: Date | null }>`select lease_owner, lease_until from jobs where kind = ${RUN_JOB} and key = ${runId}`.execute(db);
+    const lease = () =>
+      sql<{
+        lease_owner: string | null;
+        lease_until: Date | null;
+      }>`select lease_owner, lease_until from jobs where kind = ${RUN_JOB} and key = ${runId}`.execute(db);
     const first = await until('the worker to claim the job', async () => (await lease()).rows.find((r) => r.lease_owner !== null));
     // Twenty poll intervals (SVC_POLL_INTERVAL_MS 20 in tests): a freed job would have been claimed again, with a new lease.
     await sleep(400);

@@ -36,7 +36,15 @@ export async function startChatAServer(botToken: string, options: { unknownChann
     if (r.method === 'POST' && r.path.startsWith('/actions/')) return res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     if (r.method === 'POST' && r.path === '/api/auth.test') {
       if (r.headers.authorization !== `Bearer ${botToken}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
-      return json(res, 200, { ok: true, url: 'https://svc-test.slack.com/', team: 'svc test', user: 'svc-bot', team_id: 'T0SVCTEST', user_id: 'U0SVCBOT', bot_id: 'B111' });
+      return json(res, 200, {
+        ok: true,
+        url: 'https://svc-test.slack.com/',
+        team: 'svc test',
+        user: 'svc-bot',
+        team_id: 'T0SVCTEST',
+        user_id: 'U0SVCBOT',
+        bot_id: 'B111',
+      });
     }
     if (r.method !== 'POST' || r.path !== '/api/chat.postMessage') return json(res, 404, { ok: false, error: 'unknown_method' });
     if (r.headers.authorization !== `Bearer ${botToken}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
@@ -48,7 +56,12 @@ export async function startChatAServer(botToken: string, options: { unknownChann
     if (body.channel === options.unknownChannel) return json(res, 200, { ok: false, error: 'channel_not_found' });
     if (blockProblems(body.blocks)) return json(res, 200, { ok: false, error: 'invalid_blocks' });
     ts += 1;
-    return json(res, 200, { ok: true, channel: body.channel, ts: `${ts}.000100`, message: { type: 'message', text: body.text, bot_id: 'B111', ts: `${ts}.000100` } });
+    return json(res, 200, {
+      ok: true,
+      channel: body.channel,
+      ts: `${ts}.000100`,
+      message: { type: 'message', text: body.text, bot_id: 'B111', ts: `${ts}.000100` },
+    });
   });
   return {
     ...server,

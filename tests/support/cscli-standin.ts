@@ -92,19 +92,31 @@ export function createCscliStandIn(): CscliStandIn {
     decisions: () => state().alerts.flatMap((a) => a.decisions),
     invocations: () => {
       try {
-        return readFileSync(join(dir, 'argv.log'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
+        return readFileSync(join(dir, 'argv.log'), 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as string[]);
       } catch {
         return [];
       }
     },
     seed: (count) => {
-      const current = JSON.parse(readFileSync(join(dir, 'decisions.json'), { encoding: 'utf8', flag: 'a+' }) || '{"next":1,"alerts":[]}') as { next: number; alerts: any[] };
+      const current = JSON.parse(readFileSync(join(dir, 'decisions.json'), { encoding: 'utf8', flag: 'a+' }) || '{"next":1,"alerts":[]}') as {
+        next: number;
+        alerts: any[];
+      };
       const ids: number[] = [];
       for (let i = 0; i < count; i++) {
         const id = current.next++;
         ids.push(id);
         const value = `198.18.${Math.floor(id / 250)}.${id % 250}`;
-        current.alerts.push({ id, decisions: [{ duration: '1h', id, origin: 'crowdsec', scenario: 'crowdsecurity/ssh-bf', scope: 'Ip', simulated: false, type: 'ban', value }], scenario: 'crowdsecurity/ssh-bf', source: { scope: 'Ip', value } });
+        current.alerts.push({
+          id,
+          decisions: [{ duration: '1h', id, origin: 'crowdsec', scenario: 'crowdsecurity/ssh-bf', scope: 'Ip', simulated: false, type: 'ban', value }],
+          scenario: 'crowdsecurity/ssh-bf',
+          source: { scope: 'Ip', value },
+        });
       }
       writeFileSync(join(dir, 'decisions.json'), JSON.stringify(current));
       return ids;

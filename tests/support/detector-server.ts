@@ -63,9 +63,18 @@ export async function startDetectorServer(alerts: Record<string, unknown>[], gra
       method: 'POST',
       pattern: /^\/api\/v1\/rules\/([^/]+)\/snooze$/,
       scope: 'detector:rules:write',
-      answer: (req, _url, id, res) => json(res, 200, { rule_id: id, snoozed_until: new Date(Date.now() + Number((JSON.parse(req.body) as { duration_s: number }).duration_s) * 1000).toISOString() }),
+      answer: (req, _url, id, res) =>
+        json(res, 200, {
+          rule_id: id,
+          snoozed_until: new Date(Date.now() + Number((JSON.parse(req.body) as { duration_s: number }).duration_s) * 1000).toISOString(),
+        }),
     },
-    { method: 'POST', pattern: /^\/api\/v1\/rules\/([^/]+)\/exceptions$/, scope: 'detector:exceptions:write', answer: (_req, _url, _id, res) => json(res, state.exceptionAnswer.status, state.exceptionAnswer.body) },
+    {
+      method: 'POST',
+      pattern: /^\/api\/v1\/rules\/([^/]+)\/exceptions$/,
+      scope: 'detector:exceptions:write',
+      answer: (_req, _url, _id, res) => json(res, state.exceptionAnswer.status, state.exceptionAnswer.body),
+    },
   ];
 
   const list = (url: URL, res: ServerResponse) => {
@@ -88,9 +97,16 @@ export async function startDetectorServer(alerts: Record<string, unknown>[], gra
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const grant = token ? grantOf(token) : null;
     if (!grant) return json(res, 401, { detail: 'invalid or expired token' });
-    if (grant.audience !== 'detector' || !(grant.scope ?? '').split(' ').includes(route.r.scope)) return json(res, 403, { detail: `token lacks ${route.r.scope}` });
+    if (grant.audience !== 'detector' || !(grant.scope ?? '').split(' ').includes(route.r.scope))
+      return json(res, 403, { detail: `token lacks ${route.r.scope}` });
     if (state.failure) return json(res, state.failure.status, state.failure.body);
-    if (method === 'POST') state.changes.push({ method, path: url.pathname, idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null, body: JSON.parse(req.body || 'null') });
+    if (method === 'POST')
+      state.changes.push({
+        method,
+        path: url.pathname,
+        idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null,
+        body: JSON.parse(req.body || 'null'),
+      });
     route.r.answer(req, url, decodeURIComponent(route.m[1] ?? ''), res);
   };
   const receiver = await startReceiver(respond);

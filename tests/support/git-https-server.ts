@@ -12,7 +12,11 @@ import { dirname, join, normalize } from 'node:path';
 import { selfSignedCertificate } from './tls-cert.ts';
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    stdio: 'pipe',
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 export type GitHttpsServer = {
   /** The clone URL, `https://127.0.0.1:<port>/org/runbooks.git`. */

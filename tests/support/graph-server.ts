@@ -24,13 +24,21 @@ export async function startGraphServer(mailboxes: string[], grantOf: (token: str
   const receiver = await startReceiver((r, res) => {
     const url = new URL(r.path, origin);
     const bearer = /^Bearer (.+)$/.exec(r.headers.authorization ?? '')?.[1];
-    if (!bearer || grantOf(bearer)?.scope !== `${origin}/.default`) return graphError(res, 401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.');
+    if (!bearer || grantOf(bearer)?.scope !== `${origin}/.default`)
+      return graphError(res, 401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.');
     const inbox = /^\/v1\.0\/users\/([^/]+)\/mailFolders\/inbox$/.exec(url.pathname);
     if (!inbox) return graphError(res, 404, 'ResourceNotFound', 'Resource not found for the segment.');
     if (r.method !== 'GET') return graphError(res, 405, 'ErrorInvalidRequest', 'The OData request is not supported.');
     const user = decodeURIComponent(inbox[1] ?? '');
     if (!mailboxes.includes(user)) return graphError(res, 404, 'ErrorInvalidUser', `The requested user '${user}' is invalid.`);
-    const folder: Record<string, unknown> = { id: 'AAMkAGI2TGuLAAA=', displayName: 'Inbox', parentFolderId: 'AAMkAGI2AAEKAAA=', childFolderCount: 0, unreadItemCount: 2, totalItemCount: 7 };
+    const folder: Record<string, unknown> = {
+      id: 'AAMkAGI2TGuLAAA=',
+      displayName: 'Inbox',
+      parentFolderId: 'AAMkAGI2AAEKAAA=',
+      childFolderCount: 0,
+      unreadItemCount: 2,
+      totalItemCount: 7,
+    };
     const select = url.searchParams.get('$select')?.split(',');
     json(res, 200, select ? Object.fromEntries(Object.entries(folder).filter(([k]) => select.includes(k))) : folder);
   });

@@ -95,7 +95,15 @@ export async function expectDeclared(svc: InProcessService, method: string, path
 
 /** Calls the service as `who`, with a request-bound assertion as the gateway mints it (CONTRACTS.md section 2). */
 export async function callAs(svc: InProcessService, who: TestPerson, method: string, path: string, body?: unknown): Promise<TestAnswer> {
-  const token = await svc.identity.sign({ token_use: 'assertion', sub: who.sub, email: who.email, name: who.email, grants: who.grants, htm: method, htu: path.split('?')[0] });
+  const token = await svc.identity.sign({
+    token_use: 'assertion',
+    sub: who.sub,
+    email: who.email,
+    name: who.email,
+    grants: who.grants,
+    htm: method,
+    htu: path.split('?')[0],
+  });
   const res = await fetch(`${svc.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -29,7 +29,11 @@ export function answerChecker(doc: Document): AnswerChecker {
   const rooted = (schema: Schema) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')) as Schema;
   // Templates with more literal segments first: /cases/assignable-users before /cases/{id}.
   const templates = Object.keys(doc.paths)
-    .map((t) => ({ t, re: new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`), literal: t.split('/').filter((s) => s && !s.startsWith('{')).length }))
+    .map((t) => ({
+      t,
+      re: new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      literal: t.split('/').filter((s) => s && !s.startsWith('{')).length,
+    }))
     .sort((a, b) => b.literal - a.literal);
   const compiled = new Map<string, ValidateFunction>();
 

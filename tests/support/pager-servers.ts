@@ -49,13 +49,28 @@ export async function startPagerBServer(apiKey: string, refuseAlias: string | nu
   return startReceiver((r, res) => {
     if (r.method === 'GET' && r.path === '/v2/account') {
       if (r.headers.authorization !== `GenieKey ${apiKey}`) return json(res, 401, { message: 'Could not authenticate', took: 0.001, requestId: randomUUID() });
-      return json(res, 200, { data: { name: 'svc-test', userCount: 3, plan: { maxUserCount: 5, name: 'Essentials', isYearly: true } }, took: 0.002, requestId: randomUUID() });
+      return json(res, 200, {
+        data: { name: 'svc-test', userCount: 3, plan: { maxUserCount: 5, name: 'Essentials', isYearly: true } },
+        took: 0.002,
+        requestId: randomUUID(),
+      });
     }
-    if (r.method !== 'POST' || r.path !== '/v2/alerts') return json(res, 404, { message: 'Could not find requested resource', took: 0.001, requestId: randomUUID() });
+    if (r.method !== 'POST' || r.path !== '/v2/alerts')
+      return json(res, 404, { message: 'Could not find requested resource', took: 0.001, requestId: randomUUID() });
     if (r.headers.authorization !== `GenieKey ${apiKey}`) return json(res, 401, { message: 'Could not authenticate', took: 0.001, requestId: randomUUID() });
     const body = JSON.parse(r.body) as { message?: unknown; alias?: unknown; priority?: unknown };
-    const valid = typeof body.message === 'string' && body.message.length <= 130 && (body.priority === undefined || /^P[1-5]$/.test(String(body.priority))) && body.alias !== refuseAlias;
-    if (!valid) return json(res, 422, { message: 'Request body is not processable. Please check the errors.', errors: { message: 'Message can not be empty or longer than 130 characters' }, took: 0.001, requestId: randomUUID() });
+    const valid =
+      typeof body.message === 'string' &&
+      body.message.length <= 130 &&
+      (body.priority === undefined || /^P[1-5]$/.test(String(body.priority))) &&
+      body.alias !== refuseAlias;
+    if (!valid)
+      return json(res, 422, {
+        message: 'Request body is not processable. Please check the errors.',
+        errors: { message: 'Message can not be empty or longer than 130 characters' },
+        took: 0.001,
+        requestId: randomUUID(),
+      });
     json(res, 202, { result: 'Request will be processed', took: 0.302, requestId: randomUUID() });
   });
 }

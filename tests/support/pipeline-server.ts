@@ -10,14 +10,25 @@
 import { randomUUID } from 'node:crypto';
 import { startReceiver } from './receiver.ts';
 
-type DeployRequest = { id: string; pipeline: string; source: string; kind: string; sample_rate?: number; reason: string; status: string; created_at: string; deployed_at: string | null };
+type DeployRequest = {
+  id: string;
+  pipeline: string;
+  source: string;
+  kind: string;
+  sample_rate?: number;
+  reason: string;
+  status: string;
+  created_at: string;
+  deployed_at: string | null;
+};
 
 export async function startPipelineServer(apiKey: string) {
   const requests: DeployRequest[] = [];
   const byIdempotencyKey = new Map<string, DeployRequest>();
   let onPoll: (polls: number) => void = () => {};
   let polls = 0;
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const receiver = await startReceiver((r, res) => {
     if (r.headers.authorization !== `Bearer ${apiKey}`) return json(res, 401, { detail: 'invalid API key' });
     const url = new URL(r.path, 'http://pipeline');
@@ -35,12 +46,23 @@ export async function startPipelineServer(apiKey: string) {
     if (typeof body.pipeline !== 'string' || typeof body.source !== 'string' || !kinds.includes(String(body.kind)) || typeof body.reason !== 'string') {
       return json(res, 422, { detail: 'pipeline, source, kind and reason are required' });
     }
-    if ((body.kind === 'sample_source') !== (typeof body.sample_rate === 'number')) return json(res, 422, { detail: 'sample_rate goes with sample_source only' });
+    if ((body.kind === 'sample_source') !== (typeof body.sample_rate === 'number'))
+      return json(res, 422, { detail: 'sample_rate goes with sample_source only' });
     if (body.pipeline === 'unknown-pipeline') return json(res, 404, { detail: `pipeline ${body.pipeline} does not exist` });
     const key = String(r.headers['idempotency-key'] ?? '');
     const known = key ? byIdempotencyKey.get(key) : undefined;
     if (known) return json(res, 201, known);
-    const created: DeployRequest = { id: randomUUID(), pipeline: body.pipeline, source: body.source, kind: String(body.kind), ...(body.sample_rate !== undefined && { sample_rate: body.sample_rate }), reason: body.reason, status: 'pending', created_at: new Date().toISOString(), deployed_at: null };
+    const created: DeployRequest = {
+      id: randomUUID(),
+      pipeline: body.pipeline,
+      source: body.source,
+      kind: String(body.kind),
+      ...(body.sample_rate !== undefined && { sample_rate: body.sample_rate }),
+      reason: body.reason,
+      status: 'pending',
+      created_at: new Date().toISOString(),
+      deployed_at: null,
+    };
     requests.push(created);
     if (key) byIdempotencyKey.set(key, created);
     json(res, 201, created);

@@ -26,13 +26,22 @@ const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).u
 
 /** RFC 3986 percent-encoding as SigV4 wants it: unreserved characters kept, `/` kept only in paths. */
 const uriEncode = (value: string, keepSlash: boolean) =>
-  [...Buffer.from(value, 'utf8')].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) || (keepSlash && b === 0x2f) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(value, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) || (keepSlash && b === 0x2f)
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
 /** The canonical request of `r` over `signedHeaders`, per SigV4 for S3 (the path is not normalized). */
 function canonicalRequest(r: Received, signedHeaders: string[], payloadHash: string): string {
   const [rawPath = '/', rawQuery = ''] = r.path.split('?', 2);
   const path = uriEncode(decodeURIComponent(rawPath), true);
-  const query = rawQuery === '' ? [] : rawQuery.split('&').map((pair) => pair.split('=', 2).map((p) => uriEncode(decodeURIComponent(p.replace(/\+/g, ' ')), false)) as [string, string?]);
+  const query =
+    rawQuery === ''
+      ? []
+      : rawQuery.split('&').map((pair) => pair.split('=', 2).map((p) => uriEncode(decodeURIComponent(p.replace(/\+/g, ' ')), false)) as [string, string?]);
   const canonicalQuery = query
     .map(([k, v = '']) => [k, v] as const)
     .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
@@ -49,7 +58,10 @@ function canonicalRequest(r: Received, signedHeaders: string[], payloadHash: str
 /** Starts the store holding `buckets` (name to keys), accepting `credentials` only. */
 export async function startS3Server(credentials: S3Credentials, buckets: Record<string, string[]>) {
   const refusals: string[] = [];
-  const xml = (res: ServerResponse, status: number, body: string) => res.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': randomBytes(8).toString('hex') }).end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`);
+  const xml = (res: ServerResponse, status: number, body: string) =>
+    res
+      .writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': randomBytes(8).toString('hex') })
+      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`);
   const error = (res: ServerResponse, status: number, code: string, message: string) => {
     refusals.push(code);
     xml(res, status, `<Error><Code>${code}</Code><Message>${message}</Message></Error>`);
@@ -57,23 +69,30 @@ export async function startS3Server(credentials: S3Credentials, buckets: Record<
 
   /** Null when the signature holds, else the refusal as [status, code, message]. */
   const verify = (r: Received): [number, string, string] | null => {
-    const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(String(r.headers.authorization ?? ''));
+    const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
+      String(r.headers.authorization ?? ''),
+    );
     if (!auth) return [403, 'AccessDenied', 'Access Denied'];
     const [, keyId, day, region, signed = '', signature] = auth;
     if (keyId !== credentials.accessKeyId) return [403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.'];
-    if (region !== credentials.region) return [400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; the region '${region}' is wrong; expecting '${credentials.region}'`];
+    if (region !== credentials.region)
+      return [400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; the region '${region}' is wrong; expecting '${credentials.region}'`];
     const amzDate = String(r.headers['x-amz-date'] ?? '');
     const at = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
     if (!at || amzDate.slice(0, 8) !== day) return [403, 'AccessDenied', 'X-Amz-Date is missing or not on the credential date'];
-    if (Math.abs(Date.UTC(+at[1]!, +at[2]! - 1, +at[3]!, +at[4]!, +at[5]!, +at[6]!) - Date.now()) > 15 * 60_000) return [403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.'];
+    if (Math.abs(Date.UTC(+at[1]!, +at[2]! - 1, +at[3]!, +at[4]!, +at[5]!, +at[6]!) - Date.now()) > 15 * 60_000)
+      return [403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.'];
     const signedHeaders = signed.split(';');
-    if (!['host', 'x-amz-date', 'x-amz-content-sha256'].every((h) => signedHeaders.includes(h))) return [403, 'AccessDenied', 'host, x-amz-date and x-amz-content-sha256 must be signed'];
+    if (!['host', 'x-amz-date', 'x-amz-content-sha256'].every((h) => signedHeaders.includes(h)))
+      return [403, 'AccessDenied', 'host, x-amz-date and x-amz-content-sha256 must be signed'];
     const payloadHash = String(r.headers['x-amz-content-sha256'] ?? '');
-    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256(r.body)) return [400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.'];
+    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256(r.body))
+      return [400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.'];
     const scope = `${day}/${region}/s3/aws4_request`;
     const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest(r, signedHeaders, payloadHash))].join('\n');
     const key = [day ?? '', region ?? '', 's3', 'aws4_request'].reduce<Buffer | string>((k, part) => hmac(k, part), `AWS4${credentials.secretAccessKey}`);
-    if (hmac(key, stringToSign).toString('hex') !== signature) return [403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'];
+    if (hmac(key, stringToSign).toString('hex') !== signature)
+      return [403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'];
     return null;
   };
 
@@ -85,11 +104,16 @@ export async function startS3Server(credentials: S3Credentials, buckets: Record<
     const keys = buckets[bucket];
     if (!keys) return error(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
     if (r.method === 'HEAD' && url.pathname.replace(/\/$/, '') === `/${bucket}`) return res.writeHead(200).end();
-    if (r.method !== 'GET' || url.pathname.replace(/\/$/, '') !== `/${bucket}` || url.searchParams.get('list-type') !== '2') return error(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (r.method !== 'GET' || url.pathname.replace(/\/$/, '') !== `/${bucket}` || url.searchParams.get('list-type') !== '2')
+      return error(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
     const max = Number(url.searchParams.get('max-keys') ?? 1000);
     const listed = keys.slice(0, max);
     const contents = listed.map((k) => `<Contents><Key>${k}</Key><Size>1</Size><StorageClass>STANDARD</StorageClass></Contents>`).join('');
-    xml(res, 200, `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${bucket}</Name><Prefix></Prefix><KeyCount>${listed.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${listed.length < keys.length}</IsTruncated>${contents}</ListBucketResult>`);
+    xml(
+      res,
+      200,
+      `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${bucket}</Name><Prefix></Prefix><KeyCount>${listed.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${listed.length < keys.length}</IsTruncated>${contents}</ListBucketResult>`,
+    );
   });
   return { ...receiver, refusals };
 }

@@ -38,7 +38,8 @@ import { startReceiver } from './receiver.ts';
 export const JIRA_TOKEN = 'ATATT3xFfGF0-jira-token';
 export const SNOW_PASSWORD = 'snow-password-5c1e';
 
-const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 
 const workflow = [
@@ -57,14 +58,24 @@ export async function startTicketAServer(email: string, token: string, projects:
   const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(email, token)) return res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
     if (r.method === 'GET' && r.path === '/rest/api/3/myself') {
-      return json(res, 200, { self: 'https://your-domain.atlassian.net/rest/api/3/user?accountId=5b10a2844c20165700ede21g', accountId: '5b10a2844c20165700ede21g', accountType: 'atlassian', emailAddress: email, displayName: 'svc bot', active: true, timeZone: 'UTC', locale: 'en_US' });
+      return json(res, 200, {
+        self: 'https://your-domain.atlassian.net/rest/api/3/user?accountId=5b10a2844c20165700ede21g',
+        accountId: '5b10a2844c20165700ede21g',
+        accountType: 'atlassian',
+        emailAddress: email,
+        displayName: 'svc bot',
+        active: true,
+        timeZone: 'UTC',
+        locale: 'en_US',
+      });
     }
     const comment = /^\/rest\/api\/3\/issue\/(\d+)\/comment$/.exec(r.path);
     if (r.method === 'POST' && comment) {
       const t = tickets.get(comment[1]!);
       const body = (JSON.parse(r.body) as { body?: { type?: string; content?: { content?: { text?: string }[] }[] } }).body;
       if (!t) return json(res, 404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} });
-      if (body?.type !== 'doc' || !Array.isArray(body.content)) return json(res, 400, { errorMessages: [], errors: { comment: 'Comment body must be an Atlassian Document.' } });
+      if (body?.type !== 'doc' || !Array.isArray(body.content))
+        return json(res, 400, { errorMessages: [], errors: { comment: 'Comment body must be an Atlassian Document.' } });
       const text = body.content.map((p) => (p.content ?? []).map((n) => n.text ?? '').join('')).join('\n');
       const id = String(30_000 + t.comments.length);
       t.comments.push({ id, text, author: 'svc bot', created: new Date().toISOString() });
@@ -87,8 +98,17 @@ export async function startTicketAServer(email: string, token: string, projects:
       if (reads.failWith !== null) return json(res, reads.failWith, { errorMessages: ['Service unavailable'], errors: {} });
       const t = tickets.get(read[1]!);
       if (!t) return json(res, 404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} });
-      const comments = t.comments.map((c) => ({ id: c.id, author: { displayName: c.author }, body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: c.text }] }] }, created: c.created }));
-      return json(res, 200, { id: read[1], key: t.key, fields: { status: { name: t.status }, comment: { comments, maxResults: comments.length, total: comments.length, startAt: 0 } } });
+      const comments = t.comments.map((c) => ({
+        id: c.id,
+        author: { displayName: c.author },
+        body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: c.text }] }] },
+        created: c.created,
+      }));
+      return json(res, 200, {
+        id: read[1],
+        key: t.key,
+        fields: { status: { name: t.status }, comment: { comments, maxResults: comments.length, total: comments.length, startAt: 0 } },
+      });
     }
     if (r.method !== 'POST' || r.path !== '/rest/api/3/issue') return json(res, 404, { errorMessages: ['Not found'], errors: {} });
     const fields = (JSON.parse(r.body) as { fields?: Record<string, any> }).fields ?? {};
@@ -96,7 +116,10 @@ export async function startTicketAServer(email: string, token: string, projects:
     if (!projects.includes(fields.project?.key)) errors.project = 'valid project is required';
     if (typeof fields.summary !== 'string' || fields.summary === '') errors.summary = 'You must specify a summary of the issue.';
     if (typeof fields.issuetype?.name !== 'string') errors.issuetype = 'Specify an issue type';
-    if (fields.description !== undefined && (fields.description.type !== 'doc' || fields.description.version !== 1 || !Array.isArray(fields.description.content))) {
+    if (
+      fields.description !== undefined &&
+      (fields.description.type !== 'doc' || fields.description.version !== 1 || !Array.isArray(fields.description.content))
+    ) {
       errors.description = 'Operation value must be an Atlassian Document.';
     }
     if (Object.keys(errors).length > 0) return json(res, 400, { errorMessages: [], errors });
@@ -105,7 +128,10 @@ export async function startTicketAServer(email: string, token: string, projects:
     tickets.set(id, { key, status: 'To Do', comments: [] });
     json(res, 201, { id, key, self: `https://your-domain.atlassian.net/rest/api/3/issue/${id}` });
   });
-  return { ...server, tickets, failReads: (status: number | null) => {
+  return {
+    ...server,
+    tickets,
+    failReads: (status: number | null) => {
       reads.failWith = status;
     },
   };
@@ -117,13 +143,15 @@ export async function startTicketBServer(username: string, password: string) {
   const tickets = new Map<string, StoredTicket>();
   const reads = { failWith: null as number | null };
   const server = await startReceiver((r, res) => {
-    if (r.headers.authorization !== basic(username, password)) return json(res, 401, { error: { message: 'User Not Authenticated', detail: 'Required to provide Auth information' }, status: 'failure' });
+    if (r.headers.authorization !== basic(username, password))
+      return json(res, 401, { error: { message: 'User Not Authenticated', detail: 'Required to provide Auth information' }, status: 'failure' });
     const patch = /^\/api\/now\/table\/task\/([0-9a-f]{32})$/.exec(r.path);
     if (r.method === 'PATCH' && patch) {
       const t = tickets.get(patch[1]!);
       if (!t) return json(res, 404, { error: { message: 'No Record found', detail: '' }, status: 'failure' });
       const body = JSON.parse(r.body) as { comments?: string; state?: string };
-      if (typeof body.comments === 'string') t.comments.push({ id: randomBytes(16).toString('hex'), text: body.comments, author: username, created: new Date().toISOString() });
+      if (typeof body.comments === 'string')
+        t.comments.push({ id: randomBytes(16).toString('hex'), text: body.comments, author: username, created: new Date().toISOString() });
       if (typeof body.state === 'string') t.status = body.state;
       return json(res, 200, { result: { sys_id: patch[1], number: t.key, state: t.status } });
     }
@@ -133,12 +161,23 @@ export async function startTicketBServer(username: string, password: string) {
       const task = /^\/api\/now\/table\/task\/([0-9a-f]{32})$/.exec(url.pathname);
       if (task) {
         const t = tickets.get(task[1]!);
-        return t ? json(res, 200, { result: { sys_id: task[1], number: t.key, state: t.status } }) : json(res, 404, { error: { message: 'No Record found', detail: '' }, status: 'failure' });
+        return t
+          ? json(res, 200, { result: { sys_id: task[1], number: t.key, state: t.status } })
+          : json(res, 404, { error: { message: 'No Record found', detail: '' }, status: 'failure' });
       }
       const query = /^element_id=([0-9a-f]{32})\^element=comments\^ORDERBYDESCsys_created_on$/.exec(url.searchParams.get('sysparm_query') ?? '');
       if (url.pathname === '/api/now/table/sys_journal_field' && query) {
         const entries = [...(tickets.get(query[1]!)?.comments ?? [])].reverse();
-        return json(res, 200, { result: entries.map((c) => ({ sys_id: c.id, element: 'comments', element_id: query[1], value: c.text, sys_created_by: c.author, sys_created_on: c.created })) });
+        return json(res, 200, {
+          result: entries.map((c) => ({
+            sys_id: c.id,
+            element: 'comments',
+            element_id: query[1],
+            value: c.text,
+            sys_created_by: c.author,
+            sys_created_on: c.created,
+          })),
+        });
       }
       const table = /^\/api\/now\/table\/([a-z0-9_]+)$/.exec(url.pathname);
       if (table && table[1] !== 'sys_journal_field') {
@@ -149,15 +188,20 @@ export async function startTicketBServer(username: string, password: string) {
       return json(res, 400, { error: { message: 'Invalid request', detail: '' }, status: 'failure' });
     }
     const match = /^\/api\/now\/table\/([a-z0-9_]+)$/.exec(r.path);
-    if (r.method !== 'POST' || !match || r.headers.accept !== 'application/json') return json(res, 400, { error: { message: 'Invalid request', detail: '' }, status: 'failure' });
+    if (r.method !== 'POST' || !match || r.headers.accept !== 'application/json')
+      return json(res, 400, { error: { message: 'Invalid request', detail: '' }, status: 'failure' });
     const body = JSON.parse(r.body) as Record<string, unknown>;
-    if (typeof body.short_description !== 'string') return json(res, 400, { error: { message: 'short_description is mandatory', detail: '' }, status: 'failure' });
+    if (typeof body.short_description !== 'string')
+      return json(res, 400, { error: { message: 'short_description is mandatory', detail: '' }, status: 'failure' });
     const number = `INC${String(next++).padStart(7, '0')}`;
     const sysId = randomBytes(16).toString('hex');
     tickets.set(sysId, { key: number, status: '1', comments: [] });
     json(res, 201, { result: { ...example, ...Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)])), sys_id: sysId, number } });
   });
-  return { ...server, tickets, failReads: (status: number | null) => {
+  return {
+    ...server,
+    tickets,
+    failReads: (status: number | null) => {
       reads.failWith = status;
     },
   };

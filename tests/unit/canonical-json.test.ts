@@ -13,7 +13,15 @@ const samples: unknown[] = [
   // biome-ignore lint/correctness/noPrecisionLoss: RFC 8785's own sample; serializing it is the test.
   { numbers: [333333333.33333329, 1e30, 4.5, 2e-3, 0.000000000000000000000000001, -0, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER + 2] },
   { string: '\u20ac$\u000f\u000aA\'\u0042\u0022\u005c\\"/', literals: [null, true, false] },
-  { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' },
+  {
+    '\u20ac': 'Euro Sign',
+    '\r': 'Carriage Return',
+    '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+    '1': 'One',
+    '\ud83d\ude00': 'Emoji: Grinning Face',
+    '\u0080': 'Control',
+    '\u00f6': 'Latin Small Letter O With Diaeresis',
+  },
   { nested: { b: [1, { d: 2, c: [] }], a: {} }, lone: '\ud800', sep: 'a\u2028b\u2029c', ctrl: '\u0000\u0007\u001f' },
   [],
   { run_id: 'e0c6', log: { input: { url: 'https://x.example/?q=1&r=2', body: { n: 3.5 } }, output: null, started_at: '2026-11-23T10:00:00.000Z' } },

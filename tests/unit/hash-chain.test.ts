@@ -46,7 +46,7 @@ describe('chainHash', () => {
 
   it('hashes unicode as UTF-8 and sorts keys by UTF-16 code units (RFC 8785 section 3.2.3)', () => {
     // U+1F600 sorts before U+FB00 by UTF-16 code units (0xD83D < 0xFB00), not by code point.
-    const row = { 'ﬀ': 4, '😀': 3, '€': 1, a: 'café\u2028"\\\n', b: '\u0007' };
+    const row = { ﬀ: 4, '😀': 3, '€': 1, a: 'café\u2028"\\\n', b: '\u0007' };
     const canonical = '{"a":"café\u2028\\"\\\\\\n","b":"\\u0007","€":1,"😀":3,"ﬀ":4}';
     expect(chainHash(GENESIS_HASH, row)).toBe(sha256Hex(GENESIS_HASH + canonical));
   });

@@ -34,15 +34,31 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
   });
 
   const connection = (): ResolvedConnection => ({
-    id: 'c1', kind: 'ssh', name: 'edge-fw', base_url: null,
+    id: 'c1',
+    kind: 'ssh',
+    name: 'edge-fw',
+    base_url: null,
     config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, known_hosts: sshd.knownHosts, cscli: cscli.path },
-    secret: sshd.clientKey, previous_secret: null, bot_token: null,
+    secret: sshd.clientKey,
+    previous_secret: null,
+    bot_token: null,
   });
   const context = (): ActionContext => ({
-    runId: 'run-1', stepId: 'block', attempt: 1, caseId: null, connection: connection(), signal: AbortSignal.timeout(20_000), cases: null, now: () => new Date(),
+    runId: 'run-1',
+    stepId: 'block',
+    attempt: 1,
+    caseId: null,
+    connection: connection(),
+    signal: AbortSignal.timeout(20_000),
+    cases: null,
+    now: () => new Date(),
   });
   const run = (action: ActionDefinition, input: unknown) => action.execute(v.parse(action.input, input), context()) as Promise<Record<string, any>>;
-  const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as ActionFailure,
+    );
 
   it('blocks an IP, reading the exact decision id back by its marker, and never bypasses the allowlist', async () => {
     const out = await run(banlistBlock, { ip: '203.0.113.9', ttl: '1h', reason: 'ssh brute force' });
@@ -96,8 +112,20 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
 
   it('reads a decision by exact id, with an absent id as not_found', async () => {
     const blocked = await run(banlistBlock, { ip: '203.0.113.20', ttl: '30m' });
-    expect(await run(banlistStatus, { decision_id: blocked.decision_id })).toMatchObject({ decision_id: blocked.decision_id, state: 'active', enforced: true, enforcement_performed: false, decision: { value: '203.0.113.20' } });
-    expect(await run(banlistStatus, { decision_id: 99_999 })).toEqual({ decision_id: 99_999, state: 'not_found', enforced: false, enforcement_performed: false, decision: null });
+    expect(await run(banlistStatus, { decision_id: blocked.decision_id })).toMatchObject({
+      decision_id: blocked.decision_id,
+      state: 'active',
+      enforced: true,
+      enforcement_performed: false,
+      decision: { value: '203.0.113.20' },
+    });
+    expect(await run(banlistStatus, { decision_id: 99_999 })).toEqual({
+      decision_id: 99_999,
+      state: 'not_found',
+      enforced: false,
+      enforcement_performed: false,
+      decision: null,
+    });
   });
 
   it('finds an id behind more than the CLI’s default 100 listed alerts', async () => {
@@ -108,19 +136,33 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
   it('unblocks only the given id, proves it gone, and is a clean no-op for an absent id', async () => {
     const keep = await run(banlistBlock, { ip: '203.0.113.30', ttl: '2h' });
     const drop = await run(banlistBlock, { ip: '203.0.113.31', ttl: '2h' });
-    expect(await run(banlistUnblock, { decision_id: drop.decision_id })).toEqual({ decision_id: drop.decision_id, deleted: true, state: 'not_found', enforcement_performed: true });
+    expect(await run(banlistUnblock, { decision_id: drop.decision_id })).toEqual({
+      decision_id: drop.decision_id,
+      deleted: true,
+      state: 'not_found',
+      enforcement_performed: true,
+    });
     expect(cscli.decisions().map((d) => d.id)).toContain(keep.decision_id);
     expect(cscli.decisions().map((d) => d.id)).not.toContain(drop.decision_id);
     expect(cscli.invocations().filter((a) => a[1] === 'delete')).toEqual([['decisions', 'delete', '--id', String(drop.decision_id)]]);
     const deletes = cscli.invocations().filter((a) => a[1] === 'delete').length;
-    expect(await run(banlistUnblock, { decision_id: drop.decision_id })).toEqual({ decision_id: drop.decision_id, deleted: false, state: 'not_found', enforcement_performed: false });
+    expect(await run(banlistUnblock, { decision_id: drop.decision_id })).toEqual({
+      decision_id: drop.decision_id,
+      deleted: false,
+      state: 'not_found',
+      enforcement_performed: false,
+    });
     expect(cscli.invocations().filter((a) => a[1] === 'delete')).toHaveLength(deletes);
   });
 
   it('previews the command without running it or showing the key', async () => {
     const before = cscli.invocations().length;
     const shown = await banlistBlock.preview(v.parse(banlistBlock.input, { ip: '203.0.113.40', ttl: '1h' }), context());
-    expect(shown).toMatchObject({ host: '127.0.0.1', command: cscli.path, args: ['decisions', 'add', '--ip', '203.0.113.40', '--duration', '3600s', '--type', 'ban', '--reason', expect.stringContaining('[svc:<marker>]')] });
+    expect(shown).toMatchObject({
+      host: '127.0.0.1',
+      command: cscli.path,
+      args: ['decisions', 'add', '--ip', '203.0.113.40', '--duration', '3600s', '--type', 'ban', '--reason', expect.stringContaining('[svc:<marker>]')],
+    });
     expect(JSON.stringify(shown)).not.toContain('PRIVATE KEY');
     expect(cscli.invocations()).toHaveLength(before);
   });

@@ -36,7 +36,10 @@ const context = (attempt = 1): ActionContext => ({
 });
 const run = (name: string, input: Record<string, unknown>, attempt = 1) => actions.get(name)!.execute(input, context(attempt));
 const failureOf = async (promise: Promise<unknown>): Promise<ActionFailure> => {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ActionFailure);
   return error as ActionFailure;
 };
@@ -47,7 +50,16 @@ beforeAll(async () => {
   outbound = createGuardedFetch({ allowPrivate: false, allowedHosts: [new URL(detector.url).host], exchangeOrigin: oauth.origin, extraCa: oauth.ca });
   const exchange = createExchangeClient({ tokenUrl: oauth.tokenUrl, clientId: 'svc', clientSecret: SECRET }, createTokenSource(outbound));
   actions = new Map(detectorActions(createDetectorClient(outbound, exchange)).map((a) => [a.name, a]));
-  connection = { id: '0c7c2b5e-1111-4a4a-9b9b-222233334444', kind: 'detector', name: 'detector', base_url: detector.url, config: {}, secret: null, previous_secret: null, bot_token: null };
+  connection = {
+    id: '0c7c2b5e-1111-4a4a-9b9b-222233334444',
+    kind: 'detector',
+    name: 'detector',
+    base_url: detector.url,
+    config: {},
+    secret: null,
+    previous_secret: null,
+    bot_token: null,
+  };
 });
 afterAll(async () => {
   await outbound?.close();
@@ -81,7 +93,10 @@ describe('detector actions', () => {
   });
 
   it('snooze_rule answers the time the rule sleeps until', async () => {
-    const out = (await run('detector.snooze_rule', { rule_id: 'r-ssh', duration_s: 3600, reason: 'maintenance window' })) as { rule_id: string; snoozed_until: string };
+    const out = (await run('detector.snooze_rule', { rule_id: 'r-ssh', duration_s: 3600, reason: 'maintenance window' })) as {
+      rule_id: string;
+      snoozed_until: string;
+    };
     expect(out.rule_id).toBe('r-ssh');
     expect(Date.parse(out.snoozed_until)).toBeGreaterThan(Date.now() + 3500_000);
     expect(detector.changes[0]).toMatchObject({ path: '/api/v1/rules/r-ssh/snooze', body: { duration_s: 3600, reason: 'maintenance window' } });
@@ -90,7 +105,10 @@ describe('detector actions', () => {
   it('add_exception records applied, pending_review or indeterminate, and never reads a bare 2xx as applied', async () => {
     const input = { rule_id: 'r-ssh', field: 'source.ip', value: '198.51.100.4', reason: 'scanner', expires_at: '2026-12-01T00:00:00Z' };
     expect(await run('detector.add_exception', input)).toEqual({ outcome: 'applied', exception_id: 'exc-1', proposal_id: null });
-    expect(detector.changes[0]).toMatchObject({ path: '/api/v1/rules/r-ssh/exceptions', body: { field: 'source.ip', value: '198.51.100.4', reason: 'scanner', expires_at: '2026-12-01T00:00:00Z' } });
+    expect(detector.changes[0]).toMatchObject({
+      path: '/api/v1/rules/r-ssh/exceptions',
+      body: { field: 'source.ip', value: '198.51.100.4', reason: 'scanner', expires_at: '2026-12-01T00:00:00Z' },
+    });
 
     detector.exceptionAnswer = { status: 202, body: { outcome: 'pending_review', proposal_id: 'prop-7' } };
     expect(await run('detector.add_exception', input)).toEqual({ outcome: 'pending_review', exception_id: null, proposal_id: 'prop-7' });
@@ -114,7 +132,12 @@ describe('detector actions', () => {
 
     const mints = oauth.mints.length;
     const preview = await actions.get('detector.comment_alert')!.preview({ alert_id: 'det 1', comment: 'hi' }, context());
-    expect(preview).toEqual({ method: 'POST', url: `${detector.url}/api/v1/alerts/det%201/comments`, scopes: ['detector:alerts:write'], body: { comment: 'hi' } });
+    expect(preview).toEqual({
+      method: 'POST',
+      url: `${detector.url}/api/v1/alerts/det%201/comments`,
+      scopes: ['detector:alerts:write'],
+      body: { comment: 'hi' },
+    });
     expect(oauth.mints.length).toBe(mints);
   });
 });

@@ -16,9 +16,11 @@ const KEY_B = 'abuse-key-77d1a2';
 
 describe('indicator types', () => {
   it('tells IPs, URLs, hashes and domains apart', () => {
-    expect(['203.0.113.7', '2001:db8::1', 'https://evil.example/x?y=1', 'd41d8cd98f00b204e9800998ecf8427e', 'evil.example.com', 'not an indicator'].map(indicatorTypeOf)).toEqual([
-      'ip', 'ip', 'url', 'hash', 'domain', null,
-    ]);
+    expect(
+      ['203.0.113.7', '2001:db8::1', 'https://evil.example/x?y=1', 'd41d8cd98f00b204e9800998ecf8427e', 'evil.example.com', 'not an indicator'].map(
+        indicatorTypeOf,
+      ),
+    ).toEqual(['ip', 'ip', 'url', 'hash', 'domain', null]);
   });
 });
 
@@ -41,19 +43,41 @@ describe('reputation actions', () => {
   });
 
   const context = (base: string, secret: string, config: Record<string, unknown> = {}): ActionContext => ({
-    runId: 'r', stepId: 's', attempt: 1, caseId: null, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
+    runId: 'r',
+    stepId: 's',
+    attempt: 1,
+    caseId: null,
+    signal: AbortSignal.timeout(10_000),
+    cases: null,
+    now: () => new Date(),
     connection: { id: 'c', kind: 'http', name: 'intel', base_url: base, config, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });
   const runA = (input: unknown) => repA.execute(v.parse(repA.input, input), context(a.url, KEY_A)) as Promise<Record<string, any>>;
-  const runB = (input: unknown, config?: Record<string, unknown>) => repB.execute(v.parse(repB.input, input), context(b.url, KEY_B, config)) as Promise<Record<string, any>>;
-  const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);
+  const runB = (input: unknown, config?: Record<string, unknown>) =>
+    repB.execute(v.parse(repB.input, input), context(b.url, KEY_B, config)) as Promise<Record<string, any>>;
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as ActionFailure,
+    );
 
   it('reads reputation_a for every indicator type from its own path, with the key in x-apikey', async () => {
-    expect(await runA({ indicator: '203.0.113.7' })).toMatchObject({ type: 'ip', verdict: 'malicious', score: 10, raw: { as_owner: 'Example AS', reputation: -11 } });
+    expect(await runA({ indicator: '203.0.113.7' })).toMatchObject({
+      type: 'ip',
+      verdict: 'malicious',
+      score: 10,
+      raw: { as_owner: 'Example AS', reputation: -11 },
+    });
     expect(await runA({ indicator: 'Evil.Example.com' })).toMatchObject({ type: 'domain', verdict: 'suspicious', score: 1 });
     expect(await runA({ indicator: 'https://evil.example/login' })).toMatchObject({ type: 'url', verdict: 'harmless', score: 0 });
     expect(await runA({ indicator: 'D41D8CD98F00B204E9800998ECF8427E' })).toMatchObject({ type: 'hash', verdict: 'unknown', score: 0 });
-    expect(await runA({ indicator: 'never-seen.example' })).toEqual({ indicator: 'never-seen.example', type: 'domain', verdict: 'unknown', score: null, raw: null });
+    expect(await runA({ indicator: 'never-seen.example' })).toEqual({
+      indicator: 'never-seen.example',
+      type: 'domain',
+      verdict: 'unknown',
+      score: null,
+      raw: null,
+    });
     expect(a.received.map((r) => r.path)).toEqual([
       '/api/v3/ip_addresses/203.0.113.7',
       '/api/v3/domains/evil.example.com',
@@ -77,7 +101,10 @@ describe('reputation actions', () => {
     const seen = b.received.length;
     expect(await failure(runB({ indicator: 'evil.example.com' }))).toMatchObject({ type: 'indicator_unsupported', retryable: false });
     expect(b.received).toHaveLength(seen);
-    expect(await failure(repB.execute(v.parse(repB.input, { indicator: '203.0.113.7' }), context(b.url, 'wrong')))).toMatchObject({ type: 'http_status', retryable: false });
+    expect(await failure(repB.execute(v.parse(repB.input, { indicator: '203.0.113.7' }), context(b.url, 'wrong')))).toMatchObject({
+      type: 'http_status',
+      retryable: false,
+    });
   });
 
   it('refuses an indicator of no known type at validation, and previews without the key', async () => {

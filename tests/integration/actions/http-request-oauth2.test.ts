@@ -29,7 +29,8 @@ const connection = (config: Record<string, unknown> = {}, secret: string | null 
   base_url: `${server.origin}/api`,
   config: { auth: 'oauth2_client_credentials', token_url: server.tokenUrl, client_id: CLIENT_ID, scope: 'hosts.write', ...config },
   secret,
-  previous_secret: null, bot_token: null,
+  previous_secret: null,
+  bot_token: null,
 });
 const context = (conn: ResolvedConnection): ActionContext => ({
   runId: 'r1',
@@ -42,7 +43,10 @@ const context = (conn: ResolvedConnection): ActionContext => ({
   now: () => new Date(clock),
 });
 const failureOf = async (promise: Promise<unknown>): Promise<ActionFailure> => {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ActionFailure);
   return error as ActionFailure;
 };
@@ -141,7 +145,12 @@ describe('http.request with oauth2 client credentials', () => {
 
   it('previews a redacted Authorization and never mints', async () => {
     const preview = await action.preview({ method: 'POST', path: 'hosts/h1/isolate', json_body: { a: 1 } }, context(connection()));
-    expect(preview).toEqual({ method: 'POST', url: `${server.origin}/api/hosts/h1/isolate`, headers: { 'content-type': 'application/json', Authorization: '[redacted]' }, json_body: { a: 1 } });
+    expect(preview).toEqual({
+      method: 'POST',
+      url: `${server.origin}/api/hosts/h1/isolate`,
+      headers: { 'content-type': 'application/json', Authorization: '[redacted]' },
+      json_body: { a: 1 },
+    });
     expect(server.tokenRequests).toBe(0);
     expect(server.api).toHaveLength(0);
   });
@@ -157,7 +166,11 @@ describe('http.request with oauth2 client credentials', () => {
     expect(scope.message).toBe(`http.request: token request to ${host} failed with status 400, OAuth error invalid_scope`);
 
     server.tokenFailure = { status: 503, body: { message: 'down' } };
-    expect(await failureOf(get())).toMatchObject({ type: 'oauth2_token_error', retryable: true, message: `http.request: token request to ${host} failed with status 503` });
+    expect(await failureOf(get())).toMatchObject({
+      type: 'oauth2_token_error',
+      retryable: true,
+      message: `http.request: token request to ${host} failed with status 503`,
+    });
 
     server.tokenFailure = { status: 200, body: { token_type: 'Bearer' } };
     expect((await failureOf(get())).message).toBe(`http.request: token request to ${host} answered without a usable bearer token`);
@@ -171,9 +184,16 @@ describe('http.request with oauth2 client credentials', () => {
   it('refuses a token endpoint on a private address when the guard is on, before any request', async () => {
     const guarded = createGuardedFetch({ allowPrivate: false, allowedHosts: [], exchangeOrigin: null, extraCa: server.ca });
     try {
-      const strict = createHttpRequest(guarded, createTokenSource(guarded, () => clock));
+      const strict = createHttpRequest(
+        guarded,
+        createTokenSource(guarded, () => clock),
+      );
       const failure = await failureOf(strict.execute({ method: 'GET' }, context(connection())));
-      expect(failure).toMatchObject({ type: 'target_refused', retryable: false, message: 'http.request: token request refused: 127.0.0.1 is a non-public address (loopback)' });
+      expect(failure).toMatchObject({
+        type: 'target_refused',
+        retryable: false,
+        message: 'http.request: token request refused: 127.0.0.1 is a non-public address (loopback)',
+      });
       expect(server.tokenRequests).toBe(0);
     } finally {
       await guarded.close();

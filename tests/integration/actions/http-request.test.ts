@@ -48,7 +48,10 @@ function context(conn: ResolvedConnection | null, signal = AbortSignal.timeout(5
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ActionFailure> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ActionFailure);
   return error as ActionFailure;
 }
@@ -99,7 +102,10 @@ describe('http.request', () => {
   });
 
   it('refuses step headers that would override the auth header', async () => {
-    for (const [config, header] of [[{}, 'authorization'], [{ auth_header: 'X-Api-Key' }, 'x-api-key']] as const) {
+    for (const [config, header] of [
+      [{}, 'authorization'],
+      [{ auth_header: 'X-Api-Key' }, 'x-api-key'],
+    ] as const) {
       const failure = await failureOf(httpRequest.execute({ method: 'GET', headers: { [header]: 'Bearer other' } }, context(connection(config))));
       expect(failure).toMatchObject({ type: 'header_refused', retryable: false });
     }
@@ -107,14 +113,28 @@ describe('http.request', () => {
   });
 
   it('refuses an unknown auth mode, and oauth2 without token_url and client_id, finally and before any request', async () => {
-    for (const config of [{ auth: 'digest' }, { auth: 'oauth2_client_credentials', client_id: 'svc' }, { auth: 'oauth2_client_credentials', token_url: 'https://id.example/token' }]) {
-      expect(await failureOf(httpRequest.execute({ method: 'GET' }, context(connection(config))))).toMatchObject({ type: 'connection_invalid', retryable: false });
+    for (const config of [
+      { auth: 'digest' },
+      { auth: 'oauth2_client_credentials', client_id: 'svc' },
+      { auth: 'oauth2_client_credentials', token_url: 'https://id.example/token' },
+    ]) {
+      expect(await failureOf(httpRequest.execute({ method: 'GET' }, context(connection(config))))).toMatchObject({
+        type: 'connection_invalid',
+        retryable: false,
+      });
     }
     expect(received).toHaveLength(0);
   });
 
   it('maps statuses: 5xx and 429 retryable, other 4xx final, the status in the message and no secret', async () => {
-    for (const [status, retryable] of [[500, true], [503, true], [429, true], [400, false], [401, false], [404, false]] as const) {
+    for (const [status, retryable] of [
+      [500, true],
+      [503, true],
+      [429, true],
+      [400, false],
+      [401, false],
+      [404, false],
+    ] as const) {
       answer = (res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"nope"}');
       const failure = await failureOf(httpRequest.execute({ method: 'DELETE', path: 'x' }, context(connection())));
       expect(failure).toMatchObject({ type: 'http_status', retryable });
@@ -160,7 +180,10 @@ describe('http.request', () => {
   });
 
   it('previews with the auth header redacted and calls nobody', async () => {
-    const preview = await httpRequest.preview({ method: 'POST', path: 'items', query: { q: 'a b' }, json_body: { a: 1 } }, context(connection({ auth_header: 'X-Api-Key' })));
+    const preview = await httpRequest.preview(
+      { method: 'POST', path: 'items', query: { q: 'a b' }, json_body: { a: 1 } },
+      context(connection({ auth_header: 'X-Api-Key' })),
+    );
     expect(preview).toEqual({
       method: 'POST',
       url: `${origin}/api/v2/items?q=a+b`,

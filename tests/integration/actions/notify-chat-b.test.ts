@@ -23,21 +23,62 @@ describe('notify.chat_b', () => {
   afterAll(async () => teams?.close());
   const secretPath = '/webhookb2/11111111-2222/IncomingWebhook/abc123/def456';
   const context = (secret = `${teams.url}${secretPath}`, base = teams.url): ActionContext => ({
-    runId: 'r', stepId: 's', attempt: 1, caseId: null, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
-    connection: { id: 'c', kind: 'chat_b', name: 'soc-channel', base_url: base, config: {}, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
+    runId: 'r',
+    stepId: 's',
+    attempt: 1,
+    caseId: null,
+    signal: AbortSignal.timeout(10_000),
+    cases: null,
+    now: () => new Date(),
+    connection: {
+      id: 'c',
+      kind: 'chat_b',
+      name: 'soc-channel',
+      base_url: base,
+      config: {},
+      secret,
+      previous_secret: null,
+      bot_token: null,
+    } satisfies ResolvedConnection,
   });
   const run = (step: unknown, ctx = context()) => action.execute(v.parse(action.input, step), ctx);
-  const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as ActionFailure,
+    );
 
   it('posts an Adaptive Card in the documented envelope to the webhook URL', async () => {
-    expect(await run({ text: 'Case SVC-7 was opened', title: 'New critical case', facts: { Severity: 'critical' }, link: { title: 'Open case', url: 'https://svc.example/cases/7' } })).toEqual({ status: 200, delivered: true });
+    expect(
+      await run({
+        text: 'Case SVC-7 was opened',
+        title: 'New critical case',
+        facts: { Severity: 'critical' },
+        link: { title: 'Open case', url: 'https://svc.example/cases/7' },
+      }),
+    ).toEqual({ status: 200, delivered: true });
     const [sent] = teams.received;
     expect(sent!.path).toBe(secretPath);
     const body = JSON.parse(sent!.body);
-    const documented = readFixtureJson<{ type: string; attachments: { contentType: string; contentUrl: null; content: Record<string, unknown> }[] }>('vendors', 'msteams', 'incoming_webhook.adaptive_card_message.json');
+    const documented = readFixtureJson<{ type: string; attachments: { contentType: string; contentUrl: null; content: Record<string, unknown> }[] }>(
+      'vendors',
+      'msteams',
+      'incoming_webhook.adaptive_card_message.json',
+    );
     expect(body.type).toBe(documented.type);
-    expect(body.attachments[0]).toMatchObject({ contentType: documented.attachments[0]!.contentType, contentUrl: null, content: { $schema: documented.attachments[0]!.content.$schema, type: 'AdaptiveCard' } });
-    expect(body).toEqual(adaptiveCardMessage({ text: 'Case SVC-7 was opened', title: 'New critical case', facts: { Severity: 'critical' }, link: { title: 'Open case', url: 'https://svc.example/cases/7' } }));
+    expect(body.attachments[0]).toMatchObject({
+      contentType: documented.attachments[0]!.contentType,
+      contentUrl: null,
+      content: { $schema: documented.attachments[0]!.content.$schema, type: 'AdaptiveCard' },
+    });
+    expect(body).toEqual(
+      adaptiveCardMessage({
+        text: 'Case SVC-7 was opened',
+        title: 'New critical case',
+        facts: { Severity: 'critical' },
+        link: { title: 'Open case', url: 'https://svc.example/cases/7' },
+      }),
+    );
     expect(body.attachments[0].content.body.map((b: { type: string }) => b.type)).toEqual(['TextBlock', 'TextBlock', 'FactSet']);
   });
 

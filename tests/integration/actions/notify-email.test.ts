@@ -39,7 +39,12 @@ beforeAll(async () => {
           error.responseCode = rejectWith;
           return callback(error);
         }
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined, to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString('utf8'), user: (session.user as string | undefined) ?? null });
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString('utf8'),
+          user: (session.user as string | undefined) ?? null,
+        });
         callback();
       });
     },
@@ -54,13 +59,36 @@ beforeEach(() => {
 });
 
 const connection = (config: Record<string, unknown>, secret: string | null = PASSWORD): ResolvedConnection => ({
-  id: 'c1', kind: 'email_smtp', name: 'smtp-relay', base_url: `smtp://127.0.0.1:${port}`, config, secret, previous_secret: null, bot_token: null,
+  id: 'c1',
+  kind: 'email_smtp',
+  name: 'smtp-relay',
+  base_url: `smtp://127.0.0.1:${port}`,
+  config,
+  secret,
+  previous_secret: null,
+  bot_token: null,
 });
 const context = (conn: ResolvedConnection, attempt = 1): ActionContext => ({
-  runId: 'run-1', stepId: 'mail', attempt, caseId: null, connection: conn, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
+  runId: 'run-1',
+  stepId: 'mail',
+  attempt,
+  caseId: null,
+  connection: conn,
+  signal: AbortSignal.timeout(10_000),
+  cases: null,
+  now: () => new Date(),
 });
-const step = v.parse(notifyEmail.input, { to: ['soc@example.com'], cc: ['lead@example.com'], subject: 'SVC-12: host isolated', body: 'WS-042 is isolated.\nTTL 4 h.' });
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);
+const step = v.parse(notifyEmail.input, {
+  to: ['soc@example.com'],
+  cc: ['lead@example.com'],
+  subject: 'SVC-12: host isolated',
+  body: 'WS-042 is isolated.\nTTL 4 h.',
+});
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as ActionFailure,
+  );
 
 describe('notify.email', () => {
   it('delivers the mail through a relay without TLS when the connection allows it, with AUTH from the secret', async () => {
@@ -75,7 +103,7 @@ describe('notify.email', () => {
     expect(again.message_id).not.toBe(out.message_id);
   });
 
-  it("refuses to send in clear text when STARTTLS is required (the default) and the relay offers none", async () => {
+  it('refuses to send in clear text when STARTTLS is required (the default) and the relay offers none', async () => {
     const error = await failure(notifyEmail.execute(step, context(connection({ from: 'svc@example.com' }))));
     expect(error).toMatchObject({ type: 'tls_required', retryable: false });
     expect(mails).toHaveLength(0);
@@ -93,10 +121,17 @@ describe('notify.email', () => {
 
   it('refuses a bad connection or a multi-line subject, and previews without the password', async () => {
     expect(await failure(notifyEmail.execute(step, context(connection({ tls: 'none' }))))).toMatchObject({ type: 'connection_invalid', retryable: false });
-    expect(await failure(notifyEmail.execute(step, context({ ...connection({ from: 'svc@example.com' }), base_url: 'https://mail.example.com' })))).toMatchObject({ type: 'connection_invalid' });
+    expect(
+      await failure(notifyEmail.execute(step, context({ ...connection({ from: 'svc@example.com' }), base_url: 'https://mail.example.com' }))),
+    ).toMatchObject({ type: 'connection_invalid' });
     expect(v.safeParse(notifyEmail.input, { to: ['a@example.com'], subject: 'hi\r\nBcc: x@evil.example', body: 'x' }).success).toBe(false);
     const preview = await notifyEmail.preview(step, context(connection({ from: 'svc@example.com', username: 'soc-bot' })));
-    expect(preview).toMatchObject({ smtp: `smtp://127.0.0.1:${port}`, from: 'svc@example.com', to: ['soc@example.com'], auth: { user: 'soc-bot', pass: '[redacted]' } });
+    expect(preview).toMatchObject({
+      smtp: `smtp://127.0.0.1:${port}`,
+      from: 'svc@example.com',
+      to: ['soc@example.com'],
+      auth: { user: 'soc-bot', pass: '[redacted]' },
+    });
     expect(JSON.stringify(preview)).not.toContain(PASSWORD);
     expect(mails).toHaveLength(0);
   });

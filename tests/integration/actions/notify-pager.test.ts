@@ -27,10 +27,17 @@ describe('pager actions outside a case', () => {
     await b?.close();
   });
   const context = (kind: string, base: string, secret: string): ActionContext => ({
-    runId: 'r', stepId: 's', attempt: 1, caseId: null, signal: AbortSignal.timeout(10_000), cases: null, now: () => new Date(),
+    runId: 'r',
+    stepId: 's',
+    attempt: 1,
+    caseId: null,
+    signal: AbortSignal.timeout(10_000),
+    cases: null,
+    now: () => new Date(),
     connection: { id: 'c', kind, name: kind, base_url: base, config: {}, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });
-  const run = (action: ActionDefinition, input: unknown, ctx: ActionContext) => action.execute(v.parse(action.input, input), ctx) as Promise<Record<string, unknown>>;
+  const run = (action: ActionDefinition, input: unknown, ctx: ActionContext) =>
+    action.execute(v.parse(action.input, input), ctx) as Promise<Record<string, unknown>>;
 
   it('reads back the dedup_key pager_a chose, and sends pager_b without an alias', async () => {
     const paged = await run(pagerA, { summary: 'Disk full on db-1', severity: 'medium' }, context('pager_a', a.url, ROUTING_KEY));
@@ -41,7 +48,10 @@ describe('pager actions outside a case', () => {
   });
 
   it('refuses an acknowledge or resolve without a key, and previews without secrets', async () => {
-    const error = await run(pagerA, { summary: 'x', event_action: 'resolve' }, context('pager_a', a.url, ROUTING_KEY)).then(() => null, (e: unknown) => e as ActionFailure);
+    const error = await run(pagerA, { summary: 'x', event_action: 'resolve' }, context('pager_a', a.url, ROUTING_KEY)).then(
+      () => null,
+      (e: unknown) => e as ActionFailure,
+    );
     expect(error).toMatchObject({ type: 'input_invalid', retryable: false });
     const shownA = await pagerA.preview(v.parse(pagerA.input, { summary: 'x', dedup_key: 'k' }), context('pager_a', a.url, ROUTING_KEY));
     const shownB = await pagerB.preview(v.parse(pagerB.input, { message: 'x' }), context('pager_b', b.url, GENIE_KEY));

@@ -45,11 +45,24 @@ function connection(secret: string | null, base = baseUrl): ResolvedConnection {
 }
 
 function context(conn: ResolvedConnection | null, overrides: Partial<ActionContext> = {}): ActionContext {
-  return { runId: 'run-1', stepId: 'notify', attempt: 1, caseId: null, connection: conn, signal: AbortSignal.timeout(5000), cases: null, now: () => new Date(), ...overrides };
+  return {
+    runId: 'run-1',
+    stepId: 'notify',
+    attempt: 1,
+    caseId: null,
+    connection: conn,
+    signal: AbortSignal.timeout(5000),
+    cases: null,
+    now: () => new Date(),
+    ...overrides,
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ActionFailure> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ActionFailure);
   return error as ActionFailure;
 }
@@ -92,9 +105,16 @@ describe('notify.webhook', () => {
   it('signs with both secrets while a rotation overlaps, so a receiver on either verifies', async () => {
     const oldSecret = `whsec_${randomBytes(24).toString('base64')}`;
     const newSecret = `whsec_${randomBytes(24).toString('base64')}`;
-    await notifyWebhook.execute(v.parse(notifyWebhook.input, { path: 'rotating', body: { ok: true } }), context({ ...connection(newSecret), previous_secret: oldSecret }));
+    await notifyWebhook.execute(
+      v.parse(notifyWebhook.input, { path: 'rotating', body: { ok: true } }),
+      context({ ...connection(newSecret), previous_secret: oldSecret }),
+    );
     const [delivery] = received;
-    const headers = { 'webhook-id': String(delivery?.headers['webhook-id']), 'webhook-timestamp': String(delivery?.headers['webhook-timestamp']), 'webhook-signature': String(delivery?.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(delivery?.headers['webhook-id']),
+      'webhook-timestamp': String(delivery?.headers['webhook-timestamp']),
+      'webhook-signature': String(delivery?.headers['webhook-signature']),
+    };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
     for (const secret of [oldSecret, newSecret]) expect(new Webhook(secret).verify(delivery?.body ?? '', headers)).toEqual({ ok: true });
   });
@@ -130,7 +150,14 @@ describe('notify.webhook', () => {
 
   it('fails retryably on 5xx and 429, finally on other 4xx, naming the status and never the secret', async () => {
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    for (const [status, retryable] of [[500, true], [503, true], [429, true], [400, false], [404, false], [302, false]] as const) {
+    for (const [status, retryable] of [
+      [500, true],
+      [503, true],
+      [429, true],
+      [400, false],
+      [404, false],
+      [302, false],
+    ] as const) {
       answerStatus = status;
       const failure = await failureOf(notifyWebhook.execute({ body: { n: 1 } }, context(connection(secret))));
       expect(failure).toMatchObject({ type: 'http_status', retryable });
@@ -155,7 +182,10 @@ describe('notify.webhook', () => {
   it('refuses, finally, a missing connection, a missing secret and an absolute path', async () => {
     expect(await failureOf(notifyWebhook.execute({}, context(null)))).toMatchObject({ type: 'connection_missing', retryable: false });
     expect(await failureOf(notifyWebhook.execute({}, context(connection(null))))).toMatchObject({ type: 'connection_missing', retryable: false });
-    expect(await failureOf(notifyWebhook.execute({ path: 'http://127.0.0.2/x' }, context(connection('s'))))).toMatchObject({ type: 'path_refused', retryable: false });
+    expect(await failureOf(notifyWebhook.execute({ path: 'http://127.0.0.2/x' }, context(connection('s'))))).toMatchObject({
+      type: 'path_refused',
+      retryable: false,
+    });
     expect(received).toHaveLength(0);
   });
 

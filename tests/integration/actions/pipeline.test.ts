@@ -21,12 +21,32 @@ describe('pipeline actions', () => {
   });
   afterAll(async () => server?.close());
 
-  const connection = (): ResolvedConnection => ({ id: 'p1', kind: 'pipeline', name: 'ingest', base_url: server.url, config: {}, secret: KEY, previous_secret: null, bot_token: null });
+  const connection = (): ResolvedConnection => ({
+    id: 'p1',
+    kind: 'pipeline',
+    name: 'ingest',
+    base_url: server.url,
+    config: {},
+    secret: KEY,
+    previous_secret: null,
+    bot_token: null,
+  });
   const context = (signal: AbortSignal = AbortSignal.timeout(20_000), stepId = 'deploy'): ActionContext => ({
-    runId: 'run-9', stepId, attempt: 1, caseId: null, connection: connection(), signal, cases: null, now: () => new Date(),
+    runId: 'run-9',
+    stepId,
+    attempt: 1,
+    caseId: null,
+    connection: connection(),
+    signal,
+    cases: null,
+    now: () => new Date(),
   });
   const run = (action: ActionDefinition, input: unknown, ctx = context()) => action.execute(v.parse(action.input, input), ctx) as Promise<Record<string, any>>;
-  const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as ActionFailure,
+    );
 
   it('creates a pending deploy request with the bearer key, once per step however often it is retried', async () => {
     const first = await run(deploy, { pipeline: 'edge-logs', source: 'fw-01', kind: 'sample_source', sample_rate: 0.1 });
@@ -36,7 +56,13 @@ describe('pipeline actions', () => {
     expect(server.requests).toHaveLength(1);
     const [sent] = server.received.filter((r) => r.method === 'POST');
     expect(sent!.headers['idempotency-key']).toBe('svc-run-9-deploy');
-    expect(JSON.parse(sent!.body)).toEqual({ pipeline: 'edge-logs', source: 'fw-01', kind: 'sample_source', sample_rate: 0.1, reason: 'svc run run-9 step deploy' });
+    expect(JSON.parse(sent!.body)).toEqual({
+      pipeline: 'edge-logs',
+      source: 'fw-01',
+      kind: 'sample_source',
+      sample_rate: 0.1,
+      reason: 'svc run run-9 step deploy',
+    });
   });
 
   it('refuses a sample rate without sample_source, or none with it, before any request', () => {
@@ -61,10 +87,19 @@ describe('pipeline actions', () => {
   it('fails for good on a rejected or unlisted request, and stops at the step deadline', async () => {
     const { request_id } = await run(deploy, { pipeline: 'p3', source: 'proxy', kind: 'fork_to_lake' }, context(undefined, 'fork'));
     server.setStatus(request_id, 'rejected');
-    expect(await failure(run(confirm, { pipeline: 'p3', request_id, poll_interval_s: 1 }))).toMatchObject({ type: 'deploy_request_rejected', retryable: false });
-    expect(await failure(run(confirm, { pipeline: 'p3', request_id: 'nope', poll_interval_s: 1 }))).toMatchObject({ type: 'deploy_request_not_found', retryable: false });
+    expect(await failure(run(confirm, { pipeline: 'p3', request_id, poll_interval_s: 1 }))).toMatchObject({
+      type: 'deploy_request_rejected',
+      retryable: false,
+    });
+    expect(await failure(run(confirm, { pipeline: 'p3', request_id: 'nope', poll_interval_s: 1 }))).toMatchObject({
+      type: 'deploy_request_not_found',
+      retryable: false,
+    });
     server.setStatus(request_id, 'pending');
-    expect(await failure(run(confirm, { pipeline: 'p3', request_id, poll_interval_s: 1 }, context(AbortSignal.timeout(1500))))).toMatchObject({ type: 'timeout', retryable: true });
+    expect(await failure(run(confirm, { pipeline: 'p3', request_id, poll_interval_s: 1 }, context(AbortSignal.timeout(1500))))).toMatchObject({
+      type: 'timeout',
+      retryable: true,
+    });
   });
 
   it('previews without the key and without sending anything', async () => {

@@ -19,13 +19,31 @@ describe.skipIf(!sshdAvailable)('ssh.command', () => {
   afterAll(async () => sshd?.close());
 
   const connection = (config: Record<string, unknown>, secret?: string): ResolvedConnection => ({
-    id: 'c1', kind: 'ssh', name: 'bastion', base_url: null, config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, ...config }, secret: secret ?? sshd.clientKey, previous_secret: null, bot_token: null,
+    id: 'c1',
+    kind: 'ssh',
+    name: 'bastion',
+    base_url: null,
+    config: { host: '127.0.0.1', port: sshd.port, username: sshd.username, ...config },
+    secret: secret ?? sshd.clientKey,
+    previous_secret: null,
+    bot_token: null,
   });
   const context = (conn: ResolvedConnection): ActionContext => ({
-    runId: 'run-1', stepId: 'ssh', attempt: 1, caseId: null, connection: conn, signal: AbortSignal.timeout(20_000), cases: null, now: () => new Date(),
+    runId: 'run-1',
+    stepId: 'ssh',
+    attempt: 1,
+    caseId: null,
+    connection: conn,
+    signal: AbortSignal.timeout(20_000),
+    cases: null,
+    now: () => new Date(),
   });
   const run = (input: unknown, conn: ResolvedConnection) => sshCommand.execute(v.parse(sshCommand.input, input), context(conn));
-  const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ActionFailure);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e as ActionFailure,
+    );
 
   it('passes each argument as one literal word, with a pinned host key', async () => {
     const args = ['one two', "it's", 'a;b && echo pwned', '$(id)', '`uname`', '"quoted"', ''];
@@ -41,13 +59,20 @@ describe.skipIf(!sshdAvailable)('ssh.command', () => {
   });
 
   it('refuses a host key other than the pinned one, and a connection without a host-key policy', async () => {
-    expect(await failure(run({ command: 'true' }, connection({ known_hosts: sshd.otherKnownHosts })))).toMatchObject({ type: 'host_key_mismatch', retryable: false });
+    expect(await failure(run({ command: 'true' }, connection({ known_hosts: sshd.otherKnownHosts })))).toMatchObject({
+      type: 'host_key_mismatch',
+      retryable: false,
+    });
     expect(await failure(run({ command: 'true' }, connection({})))).toMatchObject({ type: 'connection_invalid' });
   });
 
   it('refuses a key the server does not know, never quoting it', async () => {
     const error = await failure(run({ command: 'true' }, connection({ accept_unknown_host_key: true }, sshd.unauthorizedKey)));
-    expect(error).toMatchObject({ type: 'auth_failed', retryable: false, message: `ssh.command: 127.0.0.1:${sshd.port} refused the key of '${sshd.username}'` });
+    expect(error).toMatchObject({
+      type: 'auth_failed',
+      retryable: false,
+      message: `ssh.command: 127.0.0.1:${sshd.port} refused the key of '${sshd.username}'`,
+    });
     expect(JSON.stringify(error)).not.toContain('PRIVATE KEY');
   });
 
@@ -58,8 +83,19 @@ describe.skipIf(!sshdAvailable)('ssh.command', () => {
   });
 
   it('previews host, command and the quoted line, never the key', async () => {
-    const preview = await sshCommand.preview(v.parse(sshCommand.input, { command: 'logger', args: ["it's blocked"] }), context(connection({ known_hosts: sshd.knownHosts })));
-    expect(preview).toEqual({ host: '127.0.0.1', port: sshd.port, username: sshd.username, host_key: 'pinned', command: 'logger', args: ["it's blocked"], command_line: "logger 'it'\\''s blocked'" });
+    const preview = await sshCommand.preview(
+      v.parse(sshCommand.input, { command: 'logger', args: ["it's blocked"] }),
+      context(connection({ known_hosts: sshd.knownHosts })),
+    );
+    expect(preview).toEqual({
+      host: '127.0.0.1',
+      port: sshd.port,
+      username: sshd.username,
+      host_key: 'pinned',
+      command: 'logger',
+      args: ["it's blocked"],
+      command_line: "logger 'it'\\''s blocked'",
+    });
     expect(JSON.stringify(preview)).not.toContain('PRIVATE KEY');
   });
 });

@@ -7,12 +7,40 @@ import { builtinActions, createActionRegistry } from '../../../adapters/actions/
 
 /** Every action name of SPEC.md's "Action registry entry" table, in its order. */
 const SPEC_ACTIONS = [
-  'ai.agent', 'ai.triage', 'case.update', 'detector.add_exception', 'detector.comment_alert', 'detector.get_alert',
-  'detector.snooze_rule', 'banlist.block', 'banlist.status', 'banlist.unblock', 'enrich.reputation_a', 'enrich.reputation_b',
-  'http.request', 'mcp.call', 'notify.email', 'notify.ticket_a', 'notify.chat_b', 'notify.pager_b', 'notify.pager_a',
-  'notify.ticket_b', 'notify.chat_a', 'notify.webhook', 'response.domain_block', 'response.domain_unblock',
-  'response.domain_status', 'response.host_isolate', 'response.host_release', 'response.host_status', 'response.ip_block',
-  'response.ip_unblock', 'response.ip_status', 'ssh.command', 'pipeline.await_confirmation', 'pipeline.deploy_request',
+  'ai.agent',
+  'ai.triage',
+  'case.update',
+  'detector.add_exception',
+  'detector.comment_alert',
+  'detector.get_alert',
+  'detector.snooze_rule',
+  'banlist.block',
+  'banlist.status',
+  'banlist.unblock',
+  'enrich.reputation_a',
+  'enrich.reputation_b',
+  'http.request',
+  'mcp.call',
+  'notify.email',
+  'notify.ticket_a',
+  'notify.chat_b',
+  'notify.pager_b',
+  'notify.pager_a',
+  'notify.ticket_b',
+  'notify.chat_a',
+  'notify.webhook',
+  'response.domain_block',
+  'response.domain_unblock',
+  'response.domain_status',
+  'response.host_isolate',
+  'response.host_release',
+  'response.host_status',
+  'response.ip_block',
+  'response.ip_unblock',
+  'response.ip_status',
+  'ssh.command',
+  'pipeline.await_confirmation',
+  'pipeline.deploy_request',
 ];
 
 describe('action registry', () => {
@@ -28,8 +56,24 @@ describe('action registry', () => {
       expect(['read', 'write', 'notify', 'arbitrary']).toContain(entry.risk);
     }
     expect(entries.filter((e) => e.implemented).map((e) => e.name)).toEqual([
-      'banlist.block', 'banlist.status', 'banlist.unblock', 'case.update', 'enrich.reputation_a', 'enrich.reputation_b', 'http.request', 'notify.chat_a', 'notify.chat_b', 'notify.email', 'notify.pager_a', 'notify.pager_b', 'notify.ticket_a', 'notify.ticket_b', 'notify.webhook',
-      'pipeline.await_confirmation', 'pipeline.deploy_request', 'ssh.command',
+      'banlist.block',
+      'banlist.status',
+      'banlist.unblock',
+      'case.update',
+      'enrich.reputation_a',
+      'enrich.reputation_b',
+      'http.request',
+      'notify.chat_a',
+      'notify.chat_b',
+      'notify.email',
+      'notify.pager_a',
+      'notify.pager_b',
+      'notify.ticket_a',
+      'notify.ticket_b',
+      'notify.webhook',
+      'pipeline.await_confirmation',
+      'pipeline.deploy_request',
+      'ssh.command',
     ]);
     const byName = new Map(entries.map((e) => [e.name, e]));
     expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: true });

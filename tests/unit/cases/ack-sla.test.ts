@@ -92,13 +92,25 @@ describe('ackSla', () => {
       breached: false,
     });
     const acked = ackSla(clock({ severity: 'low', acknowledgedAt: at(3), acknowledgedBy: 'a' }), policy, at(100));
-    expect(acked).toMatchObject({ state: 'none', due_at: null, breached: false, acknowledged_at: at(3).toISOString(), clock_stopped_at: at(3).toISOString(), elapsed_seconds: 180 });
+    expect(acked).toMatchObject({
+      state: 'none',
+      due_at: null,
+      breached: false,
+      acknowledged_at: at(3).toISOString(),
+      clock_stopped_at: at(3).toISOString(),
+      elapsed_seconds: 180,
+    });
     expect(ackSla(clock(), {}, at(1000)).state).toBe('none');
   });
 
   it('stops at the earliest of acknowledgement, resolution and closure', () => {
     const earliestResolve = ackSla(clock({ acknowledgedAt: at(50), acknowledgedBy: 'a', resolvedAt: at(20), closedAt: at(40) }), policy, at(500));
-    expect(earliestResolve).toMatchObject({ state: 'met', clock_stopped_at: at(20).toISOString(), elapsed_seconds: 1200, acknowledged_at: at(50).toISOString() });
+    expect(earliestResolve).toMatchObject({
+      state: 'met',
+      clock_stopped_at: at(20).toISOString(),
+      elapsed_seconds: 1200,
+      acknowledged_at: at(50).toISOString(),
+    });
 
     const earliestClose = ackSla(clock({ resolvedAt: at(70), closedAt: at(30) }), policy, at(500));
     expect(earliestClose).toMatchObject({ state: 'met', clock_stopped_at: at(30).toISOString(), elapsed_seconds: 1800, acknowledged_at: null });

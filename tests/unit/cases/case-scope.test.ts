@@ -32,7 +32,10 @@ const grants: Record<Who, Grant[]> = {
   adminA: [{ team: 'a', role: 'admin' }],
   realmViewer: [{ team: null, role: 'viewer' }],
   realmAnalystZ: [{ team: null, role: 'analyst' }],
-  mixed: [{ team: 'a', role: 'viewer' }, { team: 'b', role: 'analyst' }],
+  mixed: [
+    { team: 'a', role: 'viewer' },
+    { team: 'b', role: 'analyst' },
+  ],
 };
 
 const scopeOf = (who: Who) => caseScopeOf({ userId: ids[who], grants: grants[who] }, defaultPermissionMatrix);

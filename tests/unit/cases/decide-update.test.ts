@@ -37,7 +37,22 @@ const apply = (state: CaseState, events: CaseEvent[]) => events.reduce(caseDecid
 describe('update_case', () => {
   it('records the opener as a member and the private flag', () => {
     const events = caseDecider.decide(
-      { type: 'open_case', caseId: 'c2', number: 2, keyPrefix: 'SVC', title: 't', description: null, severity: 'low', tags: [], initialStatus: 'new', team: null, private: true, correlationKey: null, actor: { userId: 'u9', email: 'x@example.com' }, now },
+      {
+        type: 'open_case',
+        caseId: 'c2',
+        number: 2,
+        keyPrefix: 'SVC',
+        title: 't',
+        description: null,
+        severity: 'low',
+        tags: [],
+        initialStatus: 'new',
+        team: null,
+        private: true,
+        correlationKey: null,
+        actor: { userId: 'u9', email: 'x@example.com' },
+        now,
+      },
       caseDecider.initialState(),
     );
     expect(events[0]).toMatchObject({ type: 'case.opened', data: { private: true, opened_by_id: 'u9', opened_by: 'x@example.com' } });
@@ -47,12 +62,18 @@ describe('update_case', () => {
     let state = opened();
     const first = update(state, {}, ['T1059', 'T1566.001']);
     expect(first).toEqual([
-      { type: 'case.attack_techniques_updated', data: { case_id: 'c1', added: ['T1059', 'T1566.001'], removed: [], attack_techniques: ['T1059', 'T1566.001'], at: now } },
+      {
+        type: 'case.attack_techniques_updated',
+        data: { case_id: 'c1', added: ['T1059', 'T1566.001'], removed: [], attack_techniques: ['T1059', 'T1566.001'], at: now },
+      },
     ]);
     state = apply(state, first);
     const second = update(state, {}, ['T1566.001', 'T1078']);
     expect(second).toEqual([
-      { type: 'case.attack_techniques_updated', data: { case_id: 'c1', added: ['T1078'], removed: ['T1059'], attack_techniques: ['T1566.001', 'T1078'], at: now } },
+      {
+        type: 'case.attack_techniques_updated',
+        data: { case_id: 'c1', added: ['T1078'], removed: ['T1059'], attack_techniques: ['T1566.001', 'T1078'], at: now },
+      },
     ]);
     state = apply(state, second);
     expect(update(state, {}, ['T1078', 'T1566.001'])).toEqual([]);
@@ -64,7 +85,9 @@ describe('update_case', () => {
     let state = opened();
     expect(update(state, { title: 'Phishing', severity: 'high', tags: ['mail', 'mail'], private: false })).toEqual([]);
     const events = update(state, { title: 'Credential phishing', description: 'from HR', private: true }, []);
-    expect(events).toEqual([{ type: 'case.updated', data: { case_id: 'c1', changes: { title: 'Credential phishing', description: 'from HR', private: true }, at: now } }]);
+    expect(events).toEqual([
+      { type: 'case.updated', data: { case_id: 'c1', changes: { title: 'Credential phishing', description: 'from HR', private: true }, at: now } },
+    ]);
     state = apply(state, events);
     expect(state).toMatchObject({ title: 'Credential phishing', description: 'from HR', private: true });
     state = apply(state, update(state, { description: null }));

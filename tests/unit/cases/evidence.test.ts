@@ -15,8 +15,20 @@ const actor = { userId: '00000000-0000-4000-8000-0000000000aa', email: 'ana@exam
 const opened: CaseEvent = {
   type: 'case.opened',
   data: {
-    case_id: caseId, key: 'SVC-1', number: 1, title: 't', description: null, severity: 'high', tags: [], status: 'new', team: 'blue',
-    private: false, correlation_key: null, opened_at: now, opened_by: actor.email, opened_by_id: actor.userId,
+    case_id: caseId,
+    key: 'SVC-1',
+    number: 1,
+    title: 't',
+    description: null,
+    severity: 'high',
+    tags: [],
+    status: 'new',
+    team: 'blue',
+    private: false,
+    correlation_key: null,
+    opened_at: now,
+    opened_by: actor.email,
+    opened_by_id: actor.userId,
   },
 };
 const given = (events: CaseEvent[]) => fold(caseDecider, events);
@@ -28,7 +40,15 @@ describe('evidenceUrl', () => {
   });
 
   it('refuses relative, other schemes, hostless and over-long URLs', () => {
-    for (const raw of ['/relative', 'example.com', 'javascript:alert(1)', 'ftp://example.com/', 'file:///etc/passwd', 'http://', `https://e.com/${'a'.repeat(EVIDENCE_URL_MAX)}`]) {
+    for (const raw of [
+      '/relative',
+      'example.com',
+      'javascript:alert(1)',
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'http://',
+      `https://e.com/${'a'.repeat(EVIDENCE_URL_MAX)}`,
+    ]) {
       expect(evidenceUrl(raw), raw).toBeNull();
     }
   });
@@ -60,19 +80,36 @@ describe('case aggregate: attachments and pins', () => {
     expect(events).toEqual([
       {
         type: 'case.attachment_added',
-        data: { case_id: caseId, attachment_id: 'att-1', filename: 'a.txt', content_type: 'text/plain', size: 3, sha256: 'ab'.repeat(32), uploaded_by: actor.email, at: now },
+        data: {
+          case_id: caseId,
+          attachment_id: 'att-1',
+          filename: 'a.txt',
+          content_type: 'text/plain',
+          size: 3,
+          sha256: 'ab'.repeat(32),
+          uploaded_by: actor.email,
+          at: now,
+        },
       },
     ]);
   });
 
   it('records a pin with its kind, reference and note', () => {
-    const events = caseDecider.decide({ type: 'pin_evidence', pinId: 'pin-1', kind: 'link', refId: null, url: 'https://e.com/', note: 'why', actor, now }, given([opened]));
+    const events = caseDecider.decide(
+      { type: 'pin_evidence', pinId: 'pin-1', kind: 'link', refId: null, url: 'https://e.com/', note: 'why', actor, now },
+      given([opened]),
+    );
     expect(events).toEqual([
-      { type: 'case.evidence_pinned', data: { case_id: caseId, pin_id: 'pin-1', kind: 'link', ref_id: null, url: 'https://e.com/', note: 'why', pinned_by: actor.email, at: now } },
+      {
+        type: 'case.evidence_pinned',
+        data: { case_id: caseId, pin_id: 'pin-1', kind: 'link', ref_id: null, url: 'https://e.com/', note: 'why', pinned_by: actor.email, at: now },
+      },
     ]);
   });
 
   it('refuses both on a case that does not exist', () => {
-    expect(() => caseDecider.decide({ type: 'pin_evidence', pinId: 'p', kind: 'timeline', refId: '1', url: null, note: 'n', actor, now }, given([]))).toThrow(DomainError);
+    expect(() => caseDecider.decide({ type: 'pin_evidence', pinId: 'p', kind: 'timeline', refId: '1', url: null, note: 'n', actor, now }, given([]))).toThrow(
+      DomainError,
+    );
   });
 });

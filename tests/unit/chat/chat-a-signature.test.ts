@@ -23,9 +23,21 @@ const at = (timestamp: string, offsetS = 0) => new Date((Number(timestamp) + off
 describe('checkChatASignature', () => {
   it('accepts the published example at its own time, and within five minutes of it', () => {
     expect(vectors.headers['X-Slack-Signature']).toBe(vectors.expected_signature);
-    expect(checkChatASignature(vectors.signing_secret, bytes(vectors.body), vectors.timestamp, vectors.expected_signature, at(vectors.timestamp))).toBe('valid');
-    expect(checkChatASignature(vectors.signing_secret, bytes(vectors.body), vectors.timestamp, vectors.expected_signature, at(vectors.timestamp, 299))).toBe('valid');
-    expect(checkChatASignature(vectors.signing_secret, bytes(vectors.body), vectors.timestamp, vectors.expected_signature.toUpperCase().replace('V0=', 'v0='), at(vectors.timestamp, -299))).toBe('valid');
+    expect(checkChatASignature(vectors.signing_secret, bytes(vectors.body), vectors.timestamp, vectors.expected_signature, at(vectors.timestamp))).toBe(
+      'valid',
+    );
+    expect(checkChatASignature(vectors.signing_secret, bytes(vectors.body), vectors.timestamp, vectors.expected_signature, at(vectors.timestamp, 299))).toBe(
+      'valid',
+    );
+    expect(
+      checkChatASignature(
+        vectors.signing_secret,
+        bytes(vectors.body),
+        vectors.timestamp,
+        vectors.expected_signature.toUpperCase().replace('V0=', 'v0='),
+        at(vectors.timestamp, -299),
+      ),
+    ).toBe('valid');
   });
 
   it('refuses the published negative cases', () => {

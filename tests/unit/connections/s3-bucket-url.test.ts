@@ -15,7 +15,9 @@ describe('bucketUrl', () => {
   });
 
   it('puts the bucket in the host name, keeping scheme and port, with virtual-hosted style', () => {
-    expect(bucketUrl('https://s3.eu-west-1.amazonaws.com', 'svc-evidence', false, list).href).toBe('https://svc-evidence.s3.eu-west-1.amazonaws.com/?list-type=2&max-keys=1');
+    expect(bucketUrl('https://s3.eu-west-1.amazonaws.com', 'svc-evidence', false, list).href).toBe(
+      'https://svc-evidence.s3.eu-west-1.amazonaws.com/?list-type=2&max-keys=1',
+    );
     expect(bucketUrl('http://s3.internal:9000', 'logs', false, {}).href).toBe('http://logs.s3.internal:9000/');
   });
 });

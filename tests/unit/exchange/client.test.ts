@@ -23,7 +23,10 @@ function tokenEndpoint(status: number, body: Record<string, unknown>) {
 }
 
 const failureOf = async (p: Promise<unknown>) => {
-  const error = await p.then(() => null, (e: unknown) => e);
+  const error = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ActionFailure);
   return error as ActionFailure;
 };
@@ -56,10 +59,19 @@ describe('workload exchange client', () => {
   });
 
   it('says when the exchange is not configured, and reports a token endpoint failure as the exchange failing', async () => {
-    const unconfigured = await failureOf(createExchangeClient(null, tokenEndpoint(200, {}).tokens).token('alerts.backfill', 'detector', ['detector:alerts:read'], signal));
+    const unconfigured = await failureOf(
+      createExchangeClient(null, tokenEndpoint(200, {}).tokens).token('alerts.backfill', 'detector', ['detector:alerts:read'], signal),
+    );
     expect(unconfigured.type).toBe('exchange_not_configured');
 
-    const refused = await failureOf(createExchangeClient(settings, tokenEndpoint(400, { error: 'invalid_scope' }).tokens).token('alerts.backfill', 'detector', ['detector:alerts:read'], signal));
+    const refused = await failureOf(
+      createExchangeClient(settings, tokenEndpoint(400, { error: 'invalid_scope' }).tokens).token(
+        'alerts.backfill',
+        'detector',
+        ['detector:alerts:read'],
+        signal,
+      ),
+    );
     expect([refused.type, refused.message, refused.retryable]).toEqual([
       'exchange_failed',
       'alerts.backfill: workload exchange request to identity.example failed with status 400, OAuth error invalid_scope',

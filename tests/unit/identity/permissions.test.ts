@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  defaultPermissionMatrix,
-  hasPermission,
-  highestRole,
-  parsePermissionMatrix,
-} from '../../../adapters/identity/permissions.ts';
+import { defaultPermissionMatrix, hasPermission, highestRole, parsePermissionMatrix } from '../../../adapters/identity/permissions.ts';
 import type { Grant, Principal } from '../../../adapters/identity/principal.ts';
 
 function person(grants: Grant[]): Principal {
@@ -17,9 +12,7 @@ describe('permission matrix', () => {
     expect(defaultPermissionMatrix.analyst).toEqual(expect.arrayContaining(['read', 'manage_cases', 'run_runbooks']));
     expect(defaultPermissionMatrix.approver).toContain('approve_runbooks');
     expect(defaultPermissionMatrix.approver).not.toContain('manage_runbooks');
-    expect(defaultPermissionMatrix.admin).toEqual(
-      expect.arrayContaining(['approve_runbooks', 'manage_runbooks', 'manage_connections', 'admin']),
-    );
+    expect(defaultPermissionMatrix.admin).toEqual(expect.arrayContaining(['approve_runbooks', 'manage_runbooks', 'manage_connections', 'admin']));
   });
 
   it('parses SVC_PERMISSIONS, keeping defaults for roles it leaves out', () => {
@@ -40,7 +33,10 @@ describe('permission matrix', () => {
   });
 
   it('checks any grant without a team, and realm or matching team grants with one', () => {
-    const p = person([{ team: 'blue', role: 'analyst' }, { team: null, role: 'viewer' }]);
+    const p = person([
+      { team: 'blue', role: 'analyst' },
+      { team: null, role: 'viewer' },
+    ]);
     expect(hasPermission(p, 'manage_cases', defaultPermissionMatrix)).toBe(true);
     expect(hasPermission(p, 'manage_cases', defaultPermissionMatrix, 'blue')).toBe(true);
     expect(hasPermission(p, 'manage_cases', defaultPermissionMatrix, 'red')).toBe(false);
@@ -57,7 +53,14 @@ describe('permission matrix', () => {
 
   it('finds the highest role held', () => {
     expect(highestRole(person([]))).toBeNull();
-    expect(highestRole(person([{ team: 'a', role: 'approver' }, { team: null, role: 'analyst' }]))).toBe('approver');
+    expect(
+      highestRole(
+        person([
+          { team: 'a', role: 'approver' },
+          { team: null, role: 'analyst' },
+        ]),
+      ),
+    ).toBe('approver');
     expect(highestRole(person([{ team: 'a', role: 'admin' }]))).toBe('admin');
   });
 });

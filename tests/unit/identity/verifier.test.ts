@@ -50,7 +50,10 @@ function assertion(extra: Record<string, unknown> = {}): Record<string, unknown>
     sub: subject,
     email: 'ana@example.com',
     name: 'Ana Analyst',
-    grants: [{ team: null, role: 'viewer' }, { team: 'blue', role: 'analyst' }],
+    grants: [
+      { team: null, role: 'viewer' },
+      { team: 'blue', role: 'analyst' },
+    ],
     htm: 'POST',
     htu: '/cases/42/comments',
     ...extra,
@@ -91,7 +94,10 @@ describe('assertions', () => {
       userId: null,
       email: 'ana@example.com',
       name: 'Ana Analyst',
-      grants: [{ team: null, role: 'viewer' }, { team: 'blue', role: 'analyst' }],
+      grants: [
+        { team: null, role: 'viewer' },
+        { team: 'blue', role: 'analyst' },
+      ],
       scopes: null,
       workload: null,
     });
@@ -221,7 +227,11 @@ describe('service tokens', () => {
     const token = await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:account:write', actor_sub: subject });
     expect(await verifier.verify(token, request)).toMatchObject({ tokenUse: 'service', actorSubject: subject });
     await refused(verifier, token, /already used/);
-    await refused(verifier, await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:account:write', actor_sub: subject, iat: t, exp: t + 121 }), /lifetime/);
+    await refused(
+      verifier,
+      await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:account:write', actor_sub: subject, iat: t, exp: t + 121 }),
+      /lifetime/,
+    );
     const plain = await sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:status:read' });
     await verifier.verify(plain, request);
     expect(await verifier.verify(plain, request)).not.toHaveProperty('actorSubject');

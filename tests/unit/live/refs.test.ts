@@ -5,7 +5,9 @@ import { liveRefs } from '../../../domain/live/refs.ts';
 describe('liveRefs', () => {
   it('turns a ticket link event into an update of its case, with ids only', () => {
     const caseId = '5fe21de7-698b-4d4e-9cfb-b63158050480';
-    const refs = liveRefs([{ streamId: 'ticket-3f0c8a52-5d0e-4b7e-9d67-0f5a3c1e2b4d', type: 'ticket.remote_comment_received', data: { case_id: caseId, text: 'secret content' } }]);
+    const refs = liveRefs([
+      { streamId: 'ticket-3f0c8a52-5d0e-4b7e-9d67-0f5a3c1e2b4d', type: 'ticket.remote_comment_received', data: { case_id: caseId, text: 'secret content' } },
+    ]);
     expect(refs).toEqual([{ type: 'case.updated', case_id: caseId, event: 'ticket.remote_comment_received' }]);
   });
 });

@@ -17,15 +17,28 @@ describe('weeks', () => {
   });
 
   it('lists every week the window touches, oldest first', () => {
-    expect(weeksBetween(new Date('2026-11-01T10:00:00Z'), new Date('2026-11-23T10:00:00Z'))).toEqual(['2026-10-26', '2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23']);
+    expect(weeksBetween(new Date('2026-11-01T10:00:00Z'), new Date('2026-11-23T10:00:00Z'))).toEqual([
+      '2026-10-26',
+      '2026-11-02',
+      '2026-11-09',
+      '2026-11-16',
+      '2026-11-23',
+    ]);
     expect(weeksBetween(new Date('2026-11-24T00:00:00Z'), new Date('2026-11-25T00:00:00Z'))).toEqual(['2026-11-23']);
   });
 });
 
 describe('socMetrics', () => {
   const base = {
-    windowDays: 14, team: null, from: new Date('2026-11-09T12:00:00Z'), to: new Date('2026-11-23T12:00:00Z'),
-    severities: ['low', 'high'], gates: [], topRules: [], aiTriageAgreement: agreement, aiSpend: ZERO_AI_SPEND,
+    windowDays: 14,
+    team: null,
+    from: new Date('2026-11-09T12:00:00Z'),
+    to: new Date('2026-11-23T12:00:00Z'),
+    severities: ['low', 'high'],
+    gates: [],
+    topRules: [],
+    aiTriageAgreement: agreement,
+    aiSpend: ZERO_AI_SPEND,
   };
 
   it('weights means by count across severities, teams and weeks, and keeps empty weeks', () => {
@@ -39,7 +52,15 @@ describe('socMetrics', () => {
       ],
       gates: [{ week: '2026-11-23', decided: 2, seconds: 90 }],
     });
-    expect(doc.totals).toEqual({ opened: 3, closed: 2, mtta_seconds: 167, mttr_seconds: 2100, automation_rate: 0.3333, approvals_decided: 2, approval_turnaround_seconds: 45 });
+    expect(doc.totals).toEqual({
+      opened: 3,
+      closed: 2,
+      mtta_seconds: 167,
+      mttr_seconds: 2100,
+      automation_rate: 0.3333,
+      approvals_decided: 2,
+      approval_turnaround_seconds: 45,
+    });
     expect(doc.by_severity).toEqual({
       low: { opened: 1, closed: 1, mtta_seconds: 400, mttr_seconds: 3600 },
       high: { opened: 2, closed: 1, mtta_seconds: 50, mttr_seconds: 600 },
@@ -50,16 +71,37 @@ describe('socMetrics', () => {
     ]);
     expect(doc.weeks.map((w) => w.week_start)).toEqual(['2026-11-09', '2026-11-16', '2026-11-23']);
     expect(doc.weeks[1]).toEqual({
-      week_start: '2026-11-16', opened: 0, closed: 0, mtta_seconds: null, mttr_seconds: null,
+      week_start: '2026-11-16',
+      opened: 0,
+      closed: 0,
+      mtta_seconds: null,
+      mttr_seconds: null,
       by_severity: { low: { mtta_seconds: null, mttr_seconds: null }, high: { mtta_seconds: null, mttr_seconds: null } },
-      by_team: [], automation_rate: null, approvals_decided: 0, approval_turnaround_seconds: null,
+      by_team: [],
+      automation_rate: null,
+      approvals_decided: 0,
+      approval_turnaround_seconds: null,
     });
-    expect(doc.weeks[2]).toMatchObject({ closed: 1, mttr_seconds: 600, approvals_decided: 2, approval_turnaround_seconds: 45, by_team: [{ team: 'blue', mtta_seconds: null, mttr_seconds: 600 }] });
+    expect(doc.weeks[2]).toMatchObject({
+      closed: 1,
+      mttr_seconds: 600,
+      approvals_decided: 2,
+      approval_turnaround_seconds: 45,
+      by_team: [{ team: 'blue', mtta_seconds: null, mttr_seconds: 600 }],
+    });
   });
 
   it('answers nulls, never zeros, for means and rates over nothing', () => {
     const doc = socMetrics({ ...base, cases: [] });
-    expect(doc.totals).toEqual({ opened: 0, closed: 0, mtta_seconds: null, mttr_seconds: null, automation_rate: null, approvals_decided: 0, approval_turnaround_seconds: null });
+    expect(doc.totals).toEqual({
+      opened: 0,
+      closed: 0,
+      mtta_seconds: null,
+      mttr_seconds: null,
+      automation_rate: null,
+      approvals_decided: 0,
+      approval_turnaround_seconds: null,
+    });
     expect(doc.ai_triage_agreement.agreement_rate).toBeNull();
   });
 });

@@ -28,7 +28,13 @@ describe('alert observables at intake', () => {
   });
 
   it('keeps an unknown type by name, and leaves a value invalid for its type without a normalized form', () => {
-    expect(alert([{ type: 'process', value: 'mimikatz.exe' }, { type: 'ip', value: '127.1' }, { type: 'other', value: 'x'.repeat(3000) }])).toEqual([
+    expect(
+      alert([
+        { type: 'process', value: 'mimikatz.exe' },
+        { type: 'ip', value: '127.1' },
+        { type: 'other', value: 'x'.repeat(3000) },
+      ]),
+    ).toEqual([
       { type: 'process', value: 'mimikatz.exe', normalized: 'mimikatz.exe' },
       { type: 'ip', value: '127.1' },
       { type: 'other', value: 'x'.repeat(3000) },

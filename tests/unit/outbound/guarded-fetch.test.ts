@@ -10,7 +10,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ActionFailure, type ActionContext } from '../../../adapters/actions/action.ts';
 import { createHttpRequest } from '../../../adapters/actions/http-request.ts';
 import { createNotifyWebhook } from '../../../adapters/actions/notify-webhook.ts';
-import { createGuardedFetch, isHostEntry, OutboundRefusedError, type GuardedFetch, type GuardedFetchOptions } from '../../../adapters/outbound/guarded-fetch.ts';
+import {
+  createGuardedFetch,
+  isHostEntry,
+  OutboundRefusedError,
+  type GuardedFetch,
+  type GuardedFetchOptions,
+} from '../../../adapters/outbound/guarded-fetch.ts';
 
 type Peer = { server: Server; port: number; paths: string[]; respond: (path: string, res: ServerResponse) => void };
 
@@ -37,7 +43,10 @@ const guard = (options: Partial<GuardedFetchOptions> = {}) => {
 
 /** The refusal a fetch rejected with, thrown as is or as the cause of fetch's TypeError. */
 async function refusalOf(promise: Promise<unknown>): Promise<OutboundRefusedError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   const refusal = error instanceof OutboundRefusedError ? error : (error as Error | null)?.cause;
   expect(refusal, String(error)).toBeInstanceOf(OutboundRefusedError);
   return refusal as OutboundRefusedError;
@@ -173,7 +182,16 @@ describe('actions over the guarded fetch', () => {
     stepId: 'notify',
     attempt: 1,
     caseId: null,
-    connection: { id: 'c1', kind, name: 'hook', base_url: baseUrl, config: {}, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous_secret: null, bot_token: null },
+    connection: {
+      id: 'c1',
+      kind,
+      name: 'hook',
+      base_url: baseUrl,
+      config: {},
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      previous_secret: null,
+      bot_token: null,
+    },
     signal: AbortSignal.timeout(5000),
     cases: null,
     now: () => new Date(),
@@ -188,8 +206,14 @@ describe('actions over the guarded fetch', () => {
     const outbound = guard();
     const host = form === 'literal' ? '127.0.0.1' : 'localhost';
     const ctx = context(`http://${host}:${a.port}/hooks`, action === 'http.request' ? 'http' : 'webhook');
-    const run = action === 'http.request' ? createHttpRequest(outbound).execute({ method: 'POST', json_body: { a: 1 } }, ctx) : createNotifyWebhook(outbound).execute({ body: { a: 1 } }, ctx);
-    const failure = await run.then(() => null, (e: unknown) => e);
+    const run =
+      action === 'http.request'
+        ? createHttpRequest(outbound).execute({ method: 'POST', json_body: { a: 1 } }, ctx)
+        : createNotifyWebhook(outbound).execute({ body: { a: 1 } }, ctx);
+    const failure = await run.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(ActionFailure);
     expect(failure).toMatchObject({ type: 'target_refused', retryable: false });
     expect((failure as ActionFailure).message).toContain(`${action}: request refused: ${host} `);

@@ -16,12 +16,22 @@ describe('outbound configuration', () => {
     expect(loadConfig({ SVC_OUTBOUND_CA_FILE: 'certs/internal-ca.pem' }).outbound.caFile).toMatch(/^\/.*\/certs\/internal-ca\.pem$/);
   });
 
-  it.each([['true', true], ['1', true], ['TRUE', true], ['false', false], ['0', false], ['', false]])('reads SVC_ALLOW_PRIVATE_TARGETS=%s as %s', (value, allowPrivate) => {
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['TRUE', true],
+    ['false', false],
+    ['0', false],
+    ['', false],
+  ])('reads SVC_ALLOW_PRIVATE_TARGETS=%s as %s', (value, allowPrivate) => {
     expect(loadConfig({ SVC_ALLOW_PRIVATE_TARGETS: value }).outbound.allowPrivate).toBe(allowPrivate);
   });
 
   it('reads peer hosts and the exact origin of SVC_IDENTITY_URL', () => {
-    const { outbound } = loadConfig({ SVC_SUITE_PEER_HOSTS: ' detector.internal:8443, [fd00::5] ,', SVC_IDENTITY_URL: 'https://id.example:8443/api/exchange?x=1' });
+    const { outbound } = loadConfig({
+      SVC_SUITE_PEER_HOSTS: ' detector.internal:8443, [fd00::5] ,',
+      SVC_IDENTITY_URL: 'https://id.example:8443/api/exchange?x=1',
+    });
     expect(outbound.peerHosts).toEqual(['detector.internal:8443', '[fd00::5]']);
     expect(outbound.exchangeOrigin).toBe('https://id.example:8443');
     expect(loadConfig({ SVC_IDENTITY_URL: 'https://id.example:443/' }).outbound.exchangeOrigin).toBe('https://id.example');

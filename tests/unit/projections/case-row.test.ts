@@ -37,7 +37,10 @@ const opened: Extract<CaseEvent, { type: 'case.opened' }> = {
 const laterEvents: CaseEvent[] = [
   { type: 'case.alert_appended', data: { case_id: CASE_ID, alert_id: 'a-2', title: 'again', severity: 'high', correlated: true, at: T1 } },
   { type: 'case.status_changed', data: { case_id: CASE_ID, from: 'new', to: 'investigating', note: null, at: T1 } },
-  { type: 'case.assigned', data: { case_id: CASE_ID, owner_id: '00000000-0000-4000-8000-0000000000a1', owner_email: 'ana@example.com', previous_owner_id: null, at: T1 } },
+  {
+    type: 'case.assigned',
+    data: { case_id: CASE_ID, owner_id: '00000000-0000-4000-8000-0000000000a1', owner_email: 'ana@example.com', previous_owner_id: null, at: T1 },
+  },
   { type: 'case.acknowledged', data: { case_id: CASE_ID, acknowledged_at: T1, acknowledged_by: 'ana@example.com', by_user_id: 'u-1' } },
   { type: 'case.comment_added', data: { case_id: CASE_ID, comment_id: 'c-1', body: 'looking', author_id: 'u-1', author_email: 'ana@example.com', at: T1 } },
   { type: 'case.updated', data: { case_id: CASE_ID, changes: { title: 'Renamed' }, at: T1 } },
@@ -98,7 +101,11 @@ describe('evolveCaseRow', () => {
     const row = openedRow();
     const after = evolveCaseRow(row, laterEvents[0]!, 2);
     expectOnlyChanged(row, after, { alert_count: 1, last_alert_at: T1, updated_at: T1, version: 2 });
-    const again = evolveCaseRow(after, { type: 'case.alert_appended', data: { case_id: CASE_ID, alert_id: 'a-3', title: 't', severity: 'low', correlated: true, at: T2 } }, 3);
+    const again = evolveCaseRow(
+      after,
+      { type: 'case.alert_appended', data: { case_id: CASE_ID, alert_id: 'a-3', title: 't', severity: 'low', correlated: true, at: T2 } },
+      3,
+    );
     expect(again).toMatchObject({ alert_count: 2, last_alert_at: T2, updated_at: T2, version: 3 });
   });
 
@@ -128,7 +135,10 @@ describe('evolveCaseRow', () => {
     expectOnlyChanged(row, assigned, { owner_id: '00000000-0000-4000-8000-0000000000a1', owner_email: 'ana@example.com', updated_at: T1, version: 2 });
     const unassigned = evolveCaseRow(
       assigned,
-      { type: 'case.assigned', data: { case_id: CASE_ID, owner_id: null, owner_email: null, previous_owner_id: '00000000-0000-4000-8000-0000000000a1', at: T2 } },
+      {
+        type: 'case.assigned',
+        data: { case_id: CASE_ID, owner_id: null, owner_email: null, previous_owner_id: '00000000-0000-4000-8000-0000000000a1', at: T2 },
+      },
       3,
     );
     expectOnlyChanged(assigned!, unassigned, { owner_id: null, owner_email: null, updated_at: T2, version: 3 });
@@ -199,9 +209,24 @@ describe('evolveCaseRow', () => {
 
   it('records the SLA policy of a template; a template application moves only updated_at and version', () => {
     const row = openedRow();
-    const applied = evolveCaseRow(row, { type: 'case.template_applied', data: { case_id: CASE_ID, template_id: 'phishing', added: [], skipped: [], at: T1 } }, 2)!;
+    const applied = evolveCaseRow(
+      row,
+      { type: 'case.template_applied', data: { case_id: CASE_ID, template_id: 'phishing', added: [], skipped: [], at: T1 } },
+      2,
+    )!;
     expectOnlyChanged(row, applied, { updated_at: T1, version: 2 });
-    const sla = evolveCaseRow(applied, { type: 'case.sla_policy_applied', data: { case_id: CASE_ID, template_id: 'phishing', ack_minutes: 30, resolve_minutes: null, at: T2 } }, 3);
-    expectOnlyChanged(applied, sla, { sla_template_id: 'phishing', sla_ack_minutes: 30, sla_resolve_minutes: null, sla_applied_at: T2, updated_at: T2, version: 3 });
+    const sla = evolveCaseRow(
+      applied,
+      { type: 'case.sla_policy_applied', data: { case_id: CASE_ID, template_id: 'phishing', ack_minutes: 30, resolve_minutes: null, at: T2 } },
+      3,
+    );
+    expectOnlyChanged(applied, sla, {
+      sla_template_id: 'phishing',
+      sla_ack_minutes: 30,
+      sla_resolve_minutes: null,
+      sla_applied_at: T2,
+      updated_at: T2,
+      version: 3,
+    });
   });
 });

@@ -10,25 +10,50 @@ import { loadConfig } from '../../../runtime/config.ts';
 import { DomainError } from '../../../domain/shared/errors.ts';
 
 const base: RetentionSettings = {
-  enabled: true, class: 'case_records', realm: 'r1', defaultDays: 365, minDays: 30, maxDays: 3650, overrideDays: null, sweepIntervalHours: 24, batchLimit: 500,
+  enabled: true,
+  class: 'case_records',
+  realm: 'r1',
+  defaultDays: 365,
+  minDays: 30,
+  maxDays: 3650,
+  overrideDays: null,
+  sweepIntervalHours: 24,
+  batchLimit: 500,
 };
 const now = new Date('2026-11-23T00:00:00Z');
 
 describe('retention policy', () => {
   it('uses the default window without an override', () => {
     const policy = resolveRetentionPolicy(base);
-    expect(policy).toMatchObject({ retention_days: 365, provenance: 'default', override_days: null, cause: null, contract_version: 1, resource: 'cases', realm: 'r1' });
+    expect(policy).toMatchObject({
+      retention_days: 365,
+      provenance: 'default',
+      override_days: null,
+      cause: null,
+      contract_version: 1,
+      resource: 'cases',
+      realm: 'r1',
+    });
     expect(retentionCutoff(policy, now)?.toISOString()).toBe('2025-11-23T00:00:00.000Z');
   });
 
   it('takes an override inside the bounds, the bounds included', () => {
     for (const days of [30, 90, 3650]) {
-      expect(resolveRetentionPolicy({ ...base, overrideDays: days })).toMatchObject({ retention_days: days, provenance: 'override', override_days: days, cause: null });
+      expect(resolveRetentionPolicy({ ...base, overrideDays: days })).toMatchObject({
+        retention_days: days,
+        provenance: 'override',
+        override_days: days,
+        cause: null,
+      });
     }
   });
 
   it('makes the window unavailable, null and never 0, for an override outside the bounds', () => {
-    for (const [days, cause] of [[0, 'override_below_min'], [29, 'override_below_min'], [3651, 'override_above_max']] as const) {
+    for (const [days, cause] of [
+      [0, 'override_below_min'],
+      [29, 'override_below_min'],
+      [3651, 'override_above_max'],
+    ] as const) {
       const policy = resolveRetentionPolicy({ ...base, overrideDays: days });
       expect(policy).toMatchObject({ retention_days: null, provenance: 'override', override_days: days, cause });
       expect(retentionCutoff(policy, now)).toBeNull();
@@ -50,7 +75,15 @@ describe('retention policy', () => {
 describe('retention configuration', () => {
   it('defaults to 365 days within 30..3650, a daily sweep of 500 cases', () => {
     expect(loadConfig({}).retention).toEqual({
-      enabled: true, class: 'case_records', realm: 'default', defaultDays: 365, minDays: 30, maxDays: 3650, overrideDays: null, sweepIntervalHours: 24, batchLimit: 500,
+      enabled: true,
+      class: 'case_records',
+      realm: 'default',
+      defaultDays: 365,
+      minDays: 30,
+      maxDays: 3650,
+      overrideDays: null,
+      sweepIntervalHours: 24,
+      batchLimit: 500,
     });
   });
 

@@ -9,11 +9,7 @@ describe('executionOrder', () => {
   });
 
   it('puts every step after its needs', () => {
-    expect(executionOrder([step('notify', 'enrich', 'contain'), step('contain', 'enrich'), step('enrich')])).toEqual([
-      'enrich',
-      'contain',
-      'notify',
-    ]);
+    expect(executionOrder([step('notify', 'enrich', 'contain'), step('contain', 'enrich'), step('enrich')])).toEqual(['enrich', 'contain', 'notify']);
   });
 
   it('breaks ties among ready steps by declaration order, not by name or readiness time', () => {

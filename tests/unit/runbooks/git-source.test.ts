@@ -12,7 +12,16 @@ const url = new URL('https://git.example.com/soc/runbooks.git');
 describe('the runbook Git source', () => {
   it('takes https:// URLs only: no scp-style, file://, other schemes, local paths or credentials', () => {
     expect(gitUrlProblem('https://git.example.com/soc/runbooks.git')).toBeNull();
-    for (const bad of ['git@github.com:soc/runbooks.git', 'file:///srv/runbooks.git', '/srv/runbooks.git', './runbooks', 'http://git.example.com/r.git', 'ssh://git@git.example.com/r.git', 'git://git.example.com/r.git', 'https://user:token@git.example.com/r.git']) {
+    for (const bad of [
+      'git@github.com:soc/runbooks.git',
+      'file:///srv/runbooks.git',
+      '/srv/runbooks.git',
+      './runbooks',
+      'http://git.example.com/r.git',
+      'ssh://git@git.example.com/r.git',
+      'git://git.example.com/r.git',
+      'https://user:token@git.example.com/r.git',
+    ]) {
       expect(gitUrlProblem(bad), bad).not.toBeNull();
     }
   });
@@ -40,6 +49,11 @@ describe('the runbook Git source', () => {
     expect(() => loadConfig({ SVC_RUNBOOKS_GIT_URL: 'git@github.com:soc/secret-repo.git' })).toThrow(/^SVC_RUNBOOKS_GIT_URL scp-style/);
     expect(() => loadConfig({ SVC_RUNBOOKS_GIT_URL: 'https://u:hunter2@git.example.com/r.git' })).toThrow(/^SVC_RUNBOOKS_GIT_URL must not carry credentials$/);
     expect(() => loadConfig({ SVC_RUNBOOKS_GIT_URL: 'https://git.example.com/r.git', SVC_RUNBOOKS_GIT_PATH: '../x' })).toThrow(/^SVC_RUNBOOKS_GIT_PATH/);
-    expect(loadConfig({ SVC_RUNBOOKS_GIT_URL: 'https://git.example.com/r.git' }).runbooksGit).toMatchObject({ ref: null, path: '', caFile: null, timeoutMs: 60_000 });
+    expect(loadConfig({ SVC_RUNBOOKS_GIT_URL: 'https://git.example.com/r.git' }).runbooksGit).toMatchObject({
+      ref: null,
+      path: '',
+      caFile: null,
+      timeoutMs: 60_000,
+    });
   });
 });

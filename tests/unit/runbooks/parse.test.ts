@@ -93,21 +93,52 @@ steps:
       ],
       steps: [
         {
-          id: 'is-internal', kind: 'branch', action: null, when: '{{ trigger.sender_domain == "example.com" }}', needs: [],
-          when_branch: null, with: {}, timeout_s: 120, retries: 0, on_error: { kind: 'fail' }, approval: null,
-          autonomous: false, for_each: null, ui: null,
+          id: 'is-internal',
+          kind: 'branch',
+          action: null,
+          when: '{{ trigger.sender_domain == "example.com" }}',
+          needs: [],
+          when_branch: null,
+          with: {},
+          timeout_s: 120,
+          retries: 0,
+          on_error: { kind: 'fail' },
+          approval: null,
+          autonomous: false,
+          for_each: null,
+          ui: null,
         },
         {
-          id: 'tag', kind: 'action', action: 'case.tag', when: null, needs: ['is-internal'], when_branch: 'true',
-          with: { tags: ['phish', '{{ trigger.rule.id }}'], meta: { by: '{{ inputs.mailbox }}' } }, timeout_s: 30,
-          retries: 2, on_error: { kind: 'continue' }, approval: null, autonomous: true, for_each: null, ui: { x: 10, y: 20.5 },
+          id: 'tag',
+          kind: 'action',
+          action: 'case.tag',
+          when: null,
+          needs: ['is-internal'],
+          when_branch: 'true',
+          with: { tags: ['phish', '{{ trigger.rule.id }}'], meta: { by: '{{ inputs.mailbox }}' } },
+          timeout_s: 30,
+          retries: 2,
+          on_error: { kind: 'continue' },
+          approval: null,
+          autonomous: true,
+          for_each: null,
+          ui: { x: 10, y: 20.5 },
         },
         {
-          id: 'notify', kind: 'action', action: 'notify.email', when: null, needs: ['is-internal', 'tag'],
-          when_branch: 'false', with: { to: '{{ item }}' }, timeout_s: 120, retries: 0,
+          id: 'notify',
+          kind: 'action',
+          action: 'notify.email',
+          when: null,
+          needs: ['is-internal', 'tag'],
+          when_branch: 'false',
+          with: { to: '{{ item }}' },
+          timeout_s: 120,
+          retries: 0,
           on_error: { kind: 'goto', target: 'tag' },
           approval: { roles: ['approver', 'admin'], timeout_h: 1.5, message: 'Mail the recipients?' },
-          autonomous: false, for_each: '{{ trigger.recipients }}', ui: null,
+          autonomous: false,
+          for_each: '{{ trigger.recipients }}',
+          ui: null,
         },
       ],
     });
@@ -124,19 +155,32 @@ steps:
       inputs: [],
       steps: [
         {
-          id: 'comment', kind: 'action', action: 'case.comment', when: null, needs: [], when_branch: null,
-          with: { body: 'hello' }, timeout_s: 120, retries: 0, on_error: { kind: 'fail' }, approval: null,
-          autonomous: false, for_each: null, ui: null,
+          id: 'comment',
+          kind: 'action',
+          action: 'case.comment',
+          when: null,
+          needs: [],
+          when_branch: null,
+          with: { body: 'hello' },
+          timeout_s: 120,
+          retries: 0,
+          on_error: { kind: 'fail' },
+          approval: null,
+          autonomous: false,
+          for_each: null,
+          ui: null,
         },
       ],
     });
   });
 
   it('reads schedule triggers with either cron or interval_s, and alert triggers without conditions', () => {
-    expect(runbookOf(runbookDoc({ trigger: { type: 'schedule', cron: '*/5 * * * *' } })).trigger)
-      .toEqual({ type: 'schedule', cron: '*/5 * * * *', interval_s: null });
-    expect(runbookOf(runbookDoc({ trigger: { type: 'schedule', interval_s: 300 } })).trigger)
-      .toEqual({ type: 'schedule', cron: null, interval_s: 300 });
+    expect(runbookOf(runbookDoc({ trigger: { type: 'schedule', cron: '*/5 * * * *' } })).trigger).toEqual({
+      type: 'schedule',
+      cron: '*/5 * * * *',
+      interval_s: null,
+    });
+    expect(runbookOf(runbookDoc({ trigger: { type: 'schedule', interval_s: 300 } })).trigger).toEqual({ type: 'schedule', cron: null, interval_s: 300 });
     expect(runbookOf(runbookDoc({ trigger: { type: 'alert' } })).trigger).toEqual({ type: 'alert', conditions: {} });
   });
 
@@ -147,7 +191,10 @@ steps:
   });
 
   it('accepts a backward goto to a step it needs: goto edges are not part of the DAG', () => {
-    const steps = [{ id: 'a', action: 'case.tag' }, { id: 'b', action: 'case.tag', needs: ['a'], on_error: 'goto:a' }];
+    const steps = [
+      { id: 'a', action: 'case.tag' },
+      { id: 'b', action: 'case.tag', needs: ['a'], on_error: 'goto:a' },
+    ];
     expect(runbookOf(runbookDoc({ steps })).steps[1]?.on_error).toEqual({ kind: 'goto', target: 'a' });
   });
 });
@@ -177,7 +224,11 @@ describe('parseRunbook: the document', () => {
       owner: 'me',
       trigger: { type: 'manual', cron: '* * * * *' },
       inputs: [{ name: 'a', type: 'string', default: 'x' }],
-      steps: [comment, { id: 'b', action: 'case.tag', ui: { x: 1, y: 2, z: 3 } }, { id: 'c', action: 'case.tag', colour: 'blue', approval: { roles: ['admin'], quorum: 2 } }],
+      steps: [
+        comment,
+        { id: 'b', action: 'case.tag', ui: { x: 1, y: 2, z: 3 } },
+        { id: 'c', action: 'case.tag', colour: 'blue', approval: { roles: ['admin'], quorum: 2 } },
+      ],
     });
     expect(errorsOf(doc).map((e) => e.loc)).toEqual([
       ['colour'],
@@ -195,7 +246,10 @@ describe('parseRunbook: the document', () => {
     const doc = runbookDoc({
       id: 'X',
       version: 0,
-      steps: [{ id: 'a', action: 'nope.nope', retries: 11 }, { id: 'b', needs: ['zzz'] }],
+      steps: [
+        { id: 'a', action: 'nope.nope', retries: 11 },
+        { id: 'b', needs: ['zzz'] },
+      ],
     });
     expect(errorsOf(doc)).toEqual([
       { loc: ['id'], msg: 'must match ^[a-z0-9-]{3,64}$' },
@@ -265,20 +319,13 @@ describe('parseRunbook: triggers', () => {
 
   it('refuses the fields of other trigger types', () => {
     expect(triggerErrors({ type: 'alert', interval_s: 5 })).toEqual([{ loc: ['trigger', 'interval_s'], msg: "unknown field 'interval_s'" }]);
-    expect(triggerErrors({ type: 'schedule', interval_s: 5, conditions: {} })).toEqual([
-      { loc: ['trigger', 'conditions'], msg: "unknown field 'conditions'" },
-    ]);
+    expect(triggerErrors({ type: 'schedule', interval_s: 5, conditions: {} })).toEqual([{ loc: ['trigger', 'conditions'], msg: "unknown field 'conditions'" }]);
   });
 });
 
 describe('parseRunbook: inputs', () => {
   it('refuses bad input items, each at its loc', () => {
-    const inputs = [
-      { name: 'mailbox', type: 'string' },
-      { name: 'mailbox', type: 'number' },
-      { type: 'date', required: 'yes', description: 5 },
-      'mailbox',
-    ];
+    const inputs = [{ name: 'mailbox', type: 'string' }, { name: 'mailbox', type: 'number' }, { type: 'date', required: 'yes', description: 5 }, 'mailbox'];
     expect(errorsOf(runbookDoc({ inputs }))).toEqual([
       { loc: ['inputs', 1, 'name'], msg: "duplicate input name 'mailbox'" },
       { loc: ['inputs', 2, 'name'], msg: 'field required' },
@@ -322,9 +369,7 @@ describe('parseRunbook: step identity and kind', () => {
 
   it('needs a valid when on a branch step, and refuses the action-only fields there', () => {
     expect(stepErrors({ id: 'b', type: 'branch' })).toEqual([{ loc: ['steps', 0, 'when'], msg: 'field required' }]);
-    expect(stepErrors({ id: 'b', type: 'branch', when: 'trigger.x ==' })).toEqual([
-      { loc: ['steps', 0, 'when'], msg: 'invalid condition: broken condition' },
-    ]);
+    expect(stepErrors({ id: 'b', type: 'branch', when: 'trigger.x ==' })).toEqual([{ loc: ['steps', 0, 'when'], msg: 'invalid condition: broken condition' }]);
     expect(stepErrors({ id: 'b', type: 'branch', when: 'a == 1', action: 'case.tag', with: { a: 1 }, for_each: '{{ x }}' })).toEqual([
       { loc: ['steps', 0, 'action'], msg: 'a branch step has no action' },
       { loc: ['steps', 0, 'with'], msg: 'a branch step takes no with' },
@@ -333,9 +378,7 @@ describe('parseRunbook: step identity and kind', () => {
   });
 
   it('refuses when on an action step', () => {
-    expect(stepErrors({ id: 'a', action: 'case.tag', when: 'a == 1' })).toEqual([
-      { loc: ['steps', 0, 'when'], msg: 'only branch steps take when' },
-    ]);
+    expect(stepErrors({ id: 'a', action: 'case.tag', when: 'a == 1' })).toEqual([{ loc: ['steps', 0, 'when'], msg: 'only branch steps take when' }]);
   });
 });
 
@@ -353,7 +396,11 @@ describe('parseRunbook: needs and when_branch', () => {
   });
 
   it('accepts when_branch as the strings or YAML booleans true and false', () => {
-    const steps = [branch, { id: 'yes', action: 'case.tag', needs: ['check'], when_branch: true }, { id: 'no', action: 'case.tag', needs: ['check'], when_branch: 'false' }];
+    const steps = [
+      branch,
+      { id: 'yes', action: 'case.tag', needs: ['check'], when_branch: true },
+      { id: 'no', action: 'case.tag', needs: ['check'], when_branch: 'false' },
+    ];
     expect(runbookOf(runbookDoc({ steps })).steps.map((s) => s.when_branch)).toEqual([null, 'true', 'false']);
   });
 
@@ -380,9 +427,7 @@ describe('parseRunbook: needs and when_branch', () => {
   });
 
   it('reports a self-reference once, not also as a cycle', () => {
-    expect(stepErrors({ id: 'a', action: 'case.tag', needs: ['a'] })).toEqual([
-      { loc: ['steps', 0, 'needs', 0], msg: 'a step cannot need itself' },
-    ]);
+    expect(stepErrors({ id: 'a', action: 'case.tag', needs: ['a'] })).toEqual([{ loc: ['steps', 0, 'needs', 0], msg: 'a step cannot need itself' }]);
   });
 });
 
@@ -432,9 +477,7 @@ describe('parseRunbook: on_error, approval, ui', () => {
     expect(stepErrors({ id: 'a', action: 'case.tag', on_error: 'goto:nope' })).toEqual([
       { loc: ['steps', 0, 'on_error'], msg: "goto names unknown step 'nope'" },
     ]);
-    expect(stepErrors({ id: 'a', action: 'case.tag', on_error: 'goto:a' })).toEqual([
-      { loc: ['steps', 0, 'on_error'], msg: 'a step cannot goto itself' },
-    ]);
+    expect(stepErrors({ id: 'a', action: 'case.tag', on_error: 'goto:a' })).toEqual([{ loc: ['steps', 0, 'on_error'], msg: 'a step cannot goto itself' }]);
   });
 
   it('refuses approvals without valid roles or with a non-positive timeout', () => {

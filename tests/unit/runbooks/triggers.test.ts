@@ -81,7 +81,14 @@ describe('matchesConditions', () => {
 
 describe('matchingRunbooks', () => {
   const runbook = (id: string, trigger: Trigger, enabled = true): RunbookDefinition => ({
-    id, name: id, description: '', version: 1, enabled, trigger, inputs: [], steps: [],
+    id,
+    name: id,
+    description: '',
+    version: 1,
+    enabled,
+    trigger,
+    inputs: [],
+    steps: [],
   });
 
   it('returns the enabled alert-triggered runbooks whose conditions match, in id order', () => {

@@ -11,11 +11,28 @@ const T = '2026-01-01T00:00:00.000Z';
 const DEADLINE = '2026-01-01T02:00:00.000Z';
 
 const step = (id: string): StepDefinition => ({
-  id, kind: 'action', action: 'notify.webhook', when: null, needs: [], when_branch: null, with: {},
-  timeout_s: 120, retries: 0, on_error: { kind: 'fail' }, approval: null, autonomous: true, for_each: null, ui: null,
+  id,
+  kind: 'action',
+  action: 'notify.webhook',
+  when: null,
+  needs: [],
+  when_branch: null,
+  with: {},
+  timeout_s: 120,
+  retries: 0,
+  on_error: { kind: 'fail' },
+  approval: null,
+  autonomous: true,
+  for_each: null,
+  ui: null,
 });
 const runbook: RunbookDefinition = {
-  id: 'phish-triage', name: 'Phish triage', description: '', version: 1, enabled: true, trigger: { type: 'manual' },
+  id: 'phish-triage',
+  name: 'Phish triage',
+  description: '',
+  version: 1,
+  enabled: true,
+  trigger: { type: 'manual' },
   inputs: [
     { name: 'mailbox', type: 'string', required: true, description: '' },
     { name: 'ticket', type: 'string', required: true, description: '' },
@@ -25,29 +42,68 @@ const runbook: RunbookDefinition = {
 };
 
 const queue = (over: Partial<Extract<RunCommand, { type: 'queue_run' }>> = {}): RunCommand => ({
-  type: 'queue_run', runbook, runId: 'r1', caseId: 'k1', triggerType: 'manual', trigger: { case_id: 'k1' },
-  inputs: { mailbox: 'a@x', ticket: 'T-1' }, dryRun: false, requestedBy: 'a@x', now: T, ...over,
+  type: 'queue_run',
+  runbook,
+  runId: 'r1',
+  caseId: 'k1',
+  triggerType: 'manual',
+  trigger: { case_id: 'k1' },
+  inputs: { mailbox: 'a@x', ticket: 'T-1' },
+  dryRun: false,
+  requestedBy: 'a@x',
+  now: T,
+  ...over,
 });
 
 const log = (stepId: string, attempt: number, status: ActionLogRow['status'] = 'ok'): ActionLogRow => ({
-  run_id: 'r1', step_id: stepId, action: 'notify.webhook', attempt, status, input: null, output: null, error: null, started_at: T, finished_at: T,
+  run_id: 'r1',
+  step_id: stepId,
+  action: 'notify.webhook',
+  attempt,
+  status,
+  input: null,
+  output: null,
+  error: null,
+  started_at: T,
+  finished_at: T,
 });
 const queued: RunEvent = {
   type: 'run.queued',
-  data: { run_id: 'r1', runbook, case_id: 'k1', trigger_type: 'manual', trigger: { case_id: 'k1' }, inputs: { mailbox: 'a@x', ticket: 'T-1' }, dry_run: false, requested_by: 'a@x', queued_at: T },
+  data: {
+    run_id: 'r1',
+    runbook,
+    case_id: 'k1',
+    trigger_type: 'manual',
+    trigger: { case_id: 'k1' },
+    inputs: { mailbox: 'a@x', ticket: 'T-1' },
+    dry_run: false,
+    requested_by: 'a@x',
+    queued_at: T,
+  },
 };
 const started: RunEvent = { type: 'run.started', data: { run_id: 'r1', at: T } };
 const stepStarted = (stepId: string, attempt: number): RunEvent => ({ type: 'step.started', data: { run_id: 'r1', step_id: stepId, attempt, at: T } });
 const stepFinished = (stepId: string, attempt: number): RunEvent => ({
-  type: 'step.finished', data: { run_id: 'r1', step_id: stepId, attempt, status: 'ok', output: null, error: null, log: log(stepId, attempt), at: T },
+  type: 'step.finished',
+  data: { run_id: 'r1', step_id: stepId, attempt, status: 'ok', output: null, error: null, log: log(stepId, attempt), at: T },
 });
-const gateOpened: RunEvent = { type: 'gate.opened', data: { run_id: 'r1', step_id: 'b', reason: 'approval', roles: ['approver'], message: null, deadline: DEADLINE, at: T } };
+const gateOpened: RunEvent = {
+  type: 'gate.opened',
+  data: { run_id: 'r1', step_id: 'b', reason: 'approval', roles: ['approver'], message: null, deadline: DEADLINE, at: T },
+};
 const finished = (status: 'cancelled' | 'succeeded'): RunEvent => ({ type: 'run.finished', data: { run_id: 'r1', status, error: null, at: T } });
 
 const running = [queued, started];
 const waiting = [queued, started, stepStarted('a', 1), stepFinished('a', 1), gateOpened];
 const decideGate = (over: Partial<Extract<RunCommand, { type: 'decide_gate' }>> = {}): RunCommand => ({
-  type: 'decide_gate', stepId: 'b', decision: 'approved', by: 'a@x', roles: ['approver'], note: 'ok', now: '2026-01-01T01:00:00.000Z', ...over,
+  type: 'decide_gate',
+  stepId: 'b',
+  decision: 'approved',
+  by: 'a@x',
+  roles: ['approver'],
+  note: 'ok',
+  now: '2026-01-01T01:00:00.000Z',
+  ...over,
 });
 
 describe('queue_run', () => {
@@ -56,24 +112,34 @@ describe('queue_run', () => {
   });
 
   it('refuses a disabled runbook', () => {
-    const error = given(runDecider, []).when(queue({ runbook: { ...runbook, enabled: false } })).thenThrows('runbook_disabled', 422);
+    const error = given(runDecider, [])
+      .when(queue({ runbook: { ...runbook, enabled: false } }))
+      .thenThrows('runbook_disabled', 422);
     expect(error.params).toEqual({ slug: 'phish-triage' });
   });
 
   it('refuses a manual run missing required inputs, naming them', () => {
-    const error = given(runDecider, []).when(queue({ inputs: { note: 'x' } })).thenThrows('runbook_input_missing', 422);
+    const error = given(runDecider, [])
+      .when(queue({ inputs: { note: 'x' } }))
+      .thenThrows('runbook_input_missing', 422);
     expect(error.params).toEqual({ missing: ['mailbox', 'ticket'] });
     expect(error.detail).toBe('missing required inputs: mailbox, ticket');
   });
 
   it('queues an alert or a schedule run without inputs: required inputs are manual-run parameters', () => {
-    given(runDecider, []).when(queue({ triggerType: 'alert', inputs: {} })).thenMatch([{ type: 'run.queued', data: { trigger_type: 'alert', inputs: {} } }]);
-    given(runDecider, []).when(queue({ triggerType: 'schedule', caseId: null, inputs: {} })).thenMatch([{ type: 'run.queued', data: { trigger_type: 'schedule', case_id: null } }]);
+    given(runDecider, [])
+      .when(queue({ triggerType: 'alert', inputs: {} }))
+      .thenMatch([{ type: 'run.queued', data: { trigger_type: 'alert', inputs: {} } }]);
+    given(runDecider, [])
+      .when(queue({ triggerType: 'schedule', caseId: null, inputs: {} }))
+      .thenMatch([{ type: 'run.queued', data: { trigger_type: 'schedule', case_id: null } }]);
   });
 
   it('queues nothing on a run that exists, whatever its state (a schedule tick fired twice)', () => {
     given(runDecider, [queued]).when(queue()).then([]);
-    given(runDecider, [queued, started, finished('cancelled')]).when(queue({ runbook: { ...runbook, enabled: false } })).then([]);
+    given(runDecider, [queued, started, finished('cancelled')])
+      .when(queue({ runbook: { ...runbook, enabled: false } }))
+      .then([]);
   });
 });
 
@@ -84,16 +150,26 @@ describe('a run that does not exist or has finished', () => {
   });
 
   it('refuses a finished run any further move', () => {
-    given(runDecider, [...running, finished('succeeded')]).when({ type: 'start_step', stepId: 'a', attempt: 1, now: T }).thenThrows('run_finished', 409);
-    given(runDecider, [...running, finished('cancelled')]).when({ type: 'cancel', by: 'a@x', now: T }).thenThrows('run_finished', 409);
+    given(runDecider, [...running, finished('succeeded')])
+      .when({ type: 'start_step', stepId: 'a', attempt: 1, now: T })
+      .thenThrows('run_finished', 409);
+    given(runDecider, [...running, finished('cancelled')])
+      .when({ type: 'cancel', by: 'a@x', now: T })
+      .thenThrows('run_finished', 409);
   });
 
   it('accepts the end of the attempt in flight when the run was cancelled, and no other', () => {
     const cancelled = [...running, stepStarted('a', 1), finished('cancelled')];
     const end = { type: 'finish_step', stepId: 'a', status: 'ok', output: null, error: null, now: T } as const;
-    given(runDecider, cancelled).when({ ...end, attempt: 1, log: log('a', 1) }).then([stepFinished('a', 1)]);
-    given(runDecider, cancelled).when({ ...end, attempt: 2, log: log('a', 2) }).thenThrows('run_finished', 409);
-    given(runDecider, cancelled).when({ ...end, stepId: 'b', attempt: 1, log: log('b', 1) }).thenThrows('run_finished', 409);
+    given(runDecider, cancelled)
+      .when({ ...end, attempt: 1, log: log('a', 1) })
+      .then([stepFinished('a', 1)]);
+    given(runDecider, cancelled)
+      .when({ ...end, attempt: 2, log: log('a', 2) })
+      .thenThrows('run_finished', 409);
+    given(runDecider, cancelled)
+      .when({ ...end, stepId: 'b', attempt: 1, log: log('b', 1) })
+      .thenThrows('run_finished', 409);
   });
 });
 
@@ -106,7 +182,9 @@ describe('start_run', () => {
 
 describe('steps', () => {
   it('starts and finishes an open step', () => {
-    given(runDecider, running).when({ type: 'start_step', stepId: 'a', attempt: 1, now: T }).then([stepStarted('a', 1)]);
+    given(runDecider, running)
+      .when({ type: 'start_step', stepId: 'a', attempt: 1, now: T })
+      .then([stepStarted('a', 1)]);
     given(runDecider, [...running, stepStarted('a', 1)])
       .when({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log('a', 1), now: T })
       .then([stepFinished('a', 1)]);
@@ -120,8 +198,12 @@ describe('steps', () => {
   it('never starts, finishes or gates a finished step again', () => {
     const done = [...running, stepStarted('a', 1), stepFinished('a', 1)];
     given(runDecider, done).when({ type: 'start_step', stepId: 'a', attempt: 2, now: T }).thenThrows('step_already_finished', 409);
-    given(runDecider, done).when({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log('a', 1), now: T }).thenThrows('step_already_finished', 409);
-    given(runDecider, done).when({ type: 'open_gate', stepId: 'a', reason: 'risk', roles: ['approver'], message: null, deadline: DEADLINE, now: T }).thenThrows('step_already_finished', 409);
+    given(runDecider, done)
+      .when({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log('a', 1), now: T })
+      .thenThrows('step_already_finished', 409);
+    given(runDecider, done)
+      .when({ type: 'open_gate', stepId: 'a', reason: 'risk', roles: ['approver'], message: null, deadline: DEADLINE, now: T })
+      .thenThrows('step_already_finished', 409);
   });
 
   it('records a goto with the steps it resets', () => {
@@ -138,8 +220,24 @@ describe('steps', () => {
         {
           type: 'runbook.loop_cap_exceeded',
           data: {
-            run_id: 'r1', step_id: 'b', target: 'a', visits: 4, cap: 3, at: T,
-            log: { run_id: 'r1', step_id: 'b', action: null, attempt: 0, status: 'error', input: { target: 'a', visits: 4, cap: 3 }, output: null, error, started_at: T, finished_at: T },
+            run_id: 'r1',
+            step_id: 'b',
+            target: 'a',
+            visits: 4,
+            cap: 3,
+            at: T,
+            log: {
+              run_id: 'r1',
+              step_id: 'b',
+              action: null,
+              attempt: 0,
+              status: 'error',
+              input: { target: 'a', visits: 4, cap: 3 },
+              output: null,
+              error,
+              started_at: T,
+              finished_at: T,
+            },
           },
         },
         { type: 'run.finished', data: { run_id: 'r1', status: 'failed', error, at: T } },
@@ -158,11 +256,15 @@ describe('approval gates', () => {
 
   it('refuses a decision when no gate is open on that step', () => {
     given(runDecider, running).when(decideGate()).thenThrows('gate_not_open', 409);
-    given(runDecider, waiting).when(decideGate({ stepId: 'a' })).thenThrows('gate_not_open', 409);
+    given(runDecider, waiting)
+      .when(decideGate({ stepId: 'a' }))
+      .thenThrows('gate_not_open', 409);
   });
 
   it('refuses a decision at or after the deadline', () => {
-    const error = given(runDecider, waiting).when(decideGate({ now: DEADLINE })).thenThrows('approval_expired', 409);
+    const error = given(runDecider, waiting)
+      .when(decideGate({ now: DEADLINE }))
+      .thenThrows('approval_expired', 409);
     expect(error.params).toEqual({ run_id: 'r1', deadline: DEADLINE });
   });
 
@@ -171,11 +273,15 @@ describe('approval gates', () => {
       .when({ type: 'expire_gate', stepId: 'b', now: '2026-01-01T02:00:01.000Z' })
       .thenMatch([{ type: 'runbook.approval_expired' }, { type: 'run.finished', data: { status: 'expired' } }]);
     // Decided before the deadline, yet refused: the run is `expired`.
-    given(runDecider, [...waiting, ...events]).when(decideGate()).thenThrows('approval_expired', 409);
+    given(runDecider, [...waiting, ...events])
+      .when(decideGate())
+      .thenThrows('approval_expired', 409);
   });
 
   it('refuses a caller none of whose roles the gate accepts, with 403', () => {
-    const error = given(runDecider, waiting).when(decideGate({ roles: ['analyst'] })).thenThrows('approval_role_required', 403);
+    const error = given(runDecider, waiting)
+      .when(decideGate({ roles: ['analyst'] }))
+      .thenThrows('approval_role_required', 403);
     expect(error.params).toEqual({ roles: ['approver'] });
   });
 
@@ -187,8 +293,24 @@ describe('approval gates', () => {
         {
           type: 'gate.decided',
           data: {
-            run_id: 'r1', step_id: 'b', decision: 'approved', by: 'a@x', note: 'ok', at,
-            log: { run_id: 'r1', step_id: 'b', action: null, attempt: 0, status: 'approved', input: { by: 'a@x', note: 'ok', reason: 'approval' }, output: null, error: null, started_at: at, finished_at: at },
+            run_id: 'r1',
+            step_id: 'b',
+            decision: 'approved',
+            by: 'a@x',
+            note: 'ok',
+            at,
+            log: {
+              run_id: 'r1',
+              step_id: 'b',
+              action: null,
+              attempt: 0,
+              status: 'approved',
+              input: { by: 'a@x', note: 'ok', reason: 'approval' },
+              output: null,
+              error: null,
+              started_at: at,
+              finished_at: at,
+            },
           },
         },
       ]);
@@ -215,8 +337,22 @@ describe('approval gates', () => {
         {
           type: 'runbook.approval_expired',
           data: {
-            run_id: 'r1', step_id: 'b', deadline: DEADLINE, at,
-            log: { run_id: 'r1', step_id: 'b', action: null, attempt: 0, status: 'expired', input: { deadline: DEADLINE }, output: null, error, started_at: at, finished_at: at },
+            run_id: 'r1',
+            step_id: 'b',
+            deadline: DEADLINE,
+            at,
+            log: {
+              run_id: 'r1',
+              step_id: 'b',
+              action: null,
+              attempt: 0,
+              status: 'expired',
+              input: { deadline: DEADLINE },
+              output: null,
+              error,
+              started_at: at,
+              finished_at: at,
+            },
           },
         },
         { type: 'run.finished', data: { run_id: 'r1', status: 'expired', error, at } },
@@ -232,11 +368,17 @@ describe('approval gates', () => {
 
 describe('cancel and finish', () => {
   it('cancels a run in flight, naming who did', () => {
-    given(runDecider, waiting).when({ type: 'cancel', by: 'a@x', now: T }).then([{ type: 'run.finished', data: { run_id: 'r1', status: 'cancelled', error: 'cancelled by a@x', at: T } }]);
-    given(runDecider, [queued]).when({ type: 'cancel', by: null, now: T }).then([{ type: 'run.finished', data: { run_id: 'r1', status: 'cancelled', error: 'cancelled by the system', at: T } }]);
+    given(runDecider, waiting)
+      .when({ type: 'cancel', by: 'a@x', now: T })
+      .then([{ type: 'run.finished', data: { run_id: 'r1', status: 'cancelled', error: 'cancelled by a@x', at: T } }]);
+    given(runDecider, [queued])
+      .when({ type: 'cancel', by: null, now: T })
+      .then([{ type: 'run.finished', data: { run_id: 'r1', status: 'cancelled', error: 'cancelled by the system', at: T } }]);
   });
 
   it('finishes a run with the outcome the workflow reached', () => {
-    given(runDecider, running).when({ type: 'finish_run', status: 'succeeded', error: null, now: T }).then([finished('succeeded')]);
+    given(runDecider, running)
+      .when({ type: 'finish_run', status: 'succeeded', error: null, now: T })
+      .then([finished('succeeded')]);
   });
 });

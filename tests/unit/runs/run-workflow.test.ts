@@ -9,18 +9,48 @@ import { evolveRun, initialRunState, type RunState } from '../../../domain/runs/
 const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: '2026-01-01T00:00:00.000Z', riskOf: () => 'notify', bounded: () => false };
 
 const step = (id: string, over: Partial<StepDefinition> = {}): StepDefinition => ({
-  id, kind: 'action', action: 'notify.webhook', when: null, needs: [], when_branch: null, with: {},
-  timeout_s: 120, retries: 0, on_error: { kind: 'fail' }, approval: null, autonomous: false, for_each: null, ui: null, ...over,
+  id,
+  kind: 'action',
+  action: 'notify.webhook',
+  when: null,
+  needs: [],
+  when_branch: null,
+  with: {},
+  timeout_s: 120,
+  retries: 0,
+  on_error: { kind: 'fail' },
+  approval: null,
+  autonomous: false,
+  for_each: null,
+  ui: null,
+  ...over,
 });
 
 const runbook = (steps: StepDefinition[]): RunbookDefinition => ({
-  id: 'rb', name: 'rb', description: '', version: 1, enabled: true, trigger: { type: 'manual' }, inputs: [], steps,
+  id: 'rb',
+  name: 'rb',
+  description: '',
+  version: 1,
+  enabled: true,
+  trigger: { type: 'manual' },
+  inputs: [],
+  steps,
 });
 
 function started(steps: StepDefinition[]): RunState {
   const queued: RunEvent = {
     type: 'run.queued',
-    data: { run_id: 'r1', runbook: runbook(steps), case_id: null, trigger_type: 'manual', trigger: {}, inputs: {}, dry_run: false, requested_by: null, queued_at: 't' },
+    data: {
+      run_id: 'r1',
+      runbook: runbook(steps),
+      case_id: null,
+      trigger_type: 'manual',
+      trigger: {},
+      inputs: {},
+      dry_run: false,
+      requested_by: null,
+      queued_at: 't',
+    },
   };
   return [queued, { type: 'run.started', data: { run_id: 'r1', at: 't' } } as RunEvent].reduce(evolveRun, initialRunState());
 }
@@ -51,7 +81,8 @@ function play(steps: StepDefinition[], outcome: (id: string, nth: number) => Ste
       state = finish(state, move.step.id, 'skipped');
       continue;
     } else if (move.kind === 'goto') command = { type: 'goto', stepId: move.step.id, target: move.target, visit: move.visit, reset: move.reset, now: 't' };
-    else if (move.kind === 'loop_cap_exceeded') command = { type: 'exceed_loop_cap', stepId: move.step.id, target: move.target, visits: move.visits, cap: move.cap, now: 't' };
+    else if (move.kind === 'loop_cap_exceeded')
+      command = { type: 'exceed_loop_cap', stepId: move.step.id, target: move.target, visits: move.visits, cap: move.cap, now: 't' };
     else if (move.kind === 'finish_run') command = { type: 'finish_run', status: move.status, error: move.error, now: 't' };
     else throw new Error(`unexpected move ${move.kind}`);
     events.push(...decideRun(command, state).map((e) => e.type));
@@ -154,7 +185,17 @@ describe('gates', () => {
   const queuedWith = (steps: StepDefinition[], triggerType: 'manual' | 'alert' | 'schedule', dryRun = false): RunState => {
     const queued: RunEvent = {
       type: 'run.queued',
-      data: { run_id: 'r1', runbook: runbook(steps), case_id: null, trigger_type: triggerType, trigger: {}, inputs: {}, dry_run: dryRun, requested_by: null, queued_at: 't' },
+      data: {
+        run_id: 'r1',
+        runbook: runbook(steps),
+        case_id: null,
+        trigger_type: triggerType,
+        trigger: {},
+        inputs: {},
+        dry_run: dryRun,
+        requested_by: null,
+        queued_at: 't',
+      },
     };
     return [queued, { type: 'run.started', data: { run_id: 'r1', at: 't' } } as RunEvent].reduce(evolveRun, initialRunState());
   };
@@ -162,11 +203,16 @@ describe('gates', () => {
 
   it('opens an approval gate with timeout_h, else the default deadline', () => {
     expect(nextMove(queuedWith([approvalStep], 'manual'), at('2026-01-01T00:00:00.000Z'))).toMatchObject({
-      kind: 'open_gate', reason: 'approval', roles: ['approver'], message: 'ok?', deadline: '2026-01-01T02:00:00.000Z',
+      kind: 'open_gate',
+      reason: 'approval',
+      roles: ['approver'],
+      message: 'ok?',
+      deadline: '2026-01-01T02:00:00.000Z',
     });
     const noTimeout = step('gated', { approval: { roles: ['admin'], timeout_h: null, message: null } });
     expect(nextMove(queuedWith([noTimeout], 'manual'), { ...at('2026-01-01T00:00:00.000Z'), defaultApprovalTimeoutH: 5 })).toMatchObject({
-      kind: 'open_gate', deadline: '2026-01-01T05:00:00.000Z',
+      kind: 'open_gate',
+      deadline: '2026-01-01T05:00:00.000Z',
     });
   });
 
@@ -185,15 +231,26 @@ describe('gates', () => {
     const banlist = { ...limits, riskOf: () => 'write', bounded: (a: string) => a === 'banlist.block' };
     expect(nextMove(queuedWith([step('ban', { action: 'banlist.block' })], 'alert'), banlist).kind).toBe('execute_step');
     expect(nextMove(queuedWith([step('w', { action: 'case.update' })], 'alert'), banlist)).toMatchObject({ kind: 'open_gate', reason: 'risk' });
-    expect(nextMove(queuedWith([step('ban', { action: 'banlist.block', approval: { roles: ['approver'], timeout_h: null, message: null } })], 'alert'), banlist)).toMatchObject({ kind: 'open_gate', reason: 'approval' });
+    expect(
+      nextMove(queuedWith([step('ban', { action: 'banlist.block', approval: { roles: ['approver'], timeout_h: null, message: null } })], 'alert'), banlist),
+    ).toMatchObject({ kind: 'open_gate', reason: 'approval' });
   });
 
   const opened = () =>
     apply(queuedWith([approvalStep, step('after', { needs: ['gated'] })], 'manual'), {
-      type: 'open_gate', stepId: 'gated', reason: 'approval', roles: ['approver'], message: null, deadline: '2026-01-01T02:00:00.000Z', now: '2026-01-01T00:00:00.000Z',
+      type: 'open_gate',
+      stepId: 'gated',
+      reason: 'approval',
+      roles: ['approver'],
+      message: null,
+      deadline: '2026-01-01T02:00:00.000Z',
+      now: '2026-01-01T00:00:00.000Z',
     });
   const decide = (state: RunState, over: Partial<Extract<RunCommand, { type: 'decide_gate' }>> = {}) =>
-    decideRun({ type: 'decide_gate', stepId: 'gated', decision: 'approved', by: 'a@x', roles: ['approver'], note: null, now: '2026-01-01T01:00:00.000Z', ...over }, state);
+    decideRun(
+      { type: 'decide_gate', stepId: 'gated', decision: 'approved', by: 'a@x', roles: ['approver'], note: null, now: '2026-01-01T01:00:00.000Z', ...over },
+      state,
+    );
 
   it('waits until the deadline, then expires the gate and ends the run expired', () => {
     const state = opened();
@@ -233,8 +290,23 @@ describe('gates', () => {
 });
 
 describe('a run cancelled while an action is in flight', () => {
-  const log = (attempt: number) => ({ run_id: 'r1', step_id: 'a', action: 'notify.webhook', attempt, status: 'ok' as const, input: null, output: null, error: null, started_at: 't', finished_at: 't' });
-  const inFlight = apply(apply(started([step('a'), step('b', { needs: ['a'] })]), { type: 'start_step', stepId: 'a', attempt: 1, now: 't' }), { type: 'cancel', by: 'ana', now: 't' });
+  const log = (attempt: number) => ({
+    run_id: 'r1',
+    step_id: 'a',
+    action: 'notify.webhook',
+    attempt,
+    status: 'ok' as const,
+    input: null,
+    output: null,
+    error: null,
+    started_at: 't',
+    finished_at: 't',
+  });
+  const inFlight = apply(apply(started([step('a'), step('b', { needs: ['a'] })]), { type: 'start_step', stepId: 'a', attempt: 1, now: 't' }), {
+    type: 'cancel',
+    by: 'ana',
+    now: 't',
+  });
 
   it('still records the outcome of the attempt that was running', () => {
     const events = decideRun({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' }, inFlight);
@@ -255,6 +327,8 @@ describe('a run cancelled while an action is in flight', () => {
     expect(code({ type: 'finish_step', stepId: 'a', attempt: 2, status: 'ok', output: null, error: null, log: log(2), now: 't' })).toBe('run_finished');
     expect(code({ type: 'start_step', stepId: 'b', attempt: 1, now: 't' })).toBe('run_finished');
     const recorded = apply(inFlight, { type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' });
-    expect(code({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' }, recorded)).toBe('run_finished');
+    expect(code({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log(1), now: 't' }, recorded)).toBe(
+      'run_finished',
+    );
   });
 });

@@ -25,14 +25,42 @@ const T = '2026-01-01T00:00:00.000Z';
 const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: T, riskOf: () => 'write', bounded: () => false };
 
 const step = (id: string, needs: string[], comment: string): StepDefinition => ({
-  id, kind: 'action', action: 'case.update', when: null, needs, when_branch: null, with: { comment },
-  timeout_s: 120, retries: 0, on_error: { kind: 'fail' }, approval: null, autonomous: true, for_each: null, ui: null,
+  id,
+  kind: 'action',
+  action: 'case.update',
+  when: null,
+  needs,
+  when_branch: null,
+  with: { comment },
+  timeout_s: 120,
+  retries: 0,
+  on_error: { kind: 'fail' },
+  approval: null,
+  autonomous: true,
+  for_each: null,
+  ui: null,
 });
 const runbook: RunbookDefinition = {
-  id: 'notes', name: 'Notes', description: '', version: 1, enabled: true, trigger: { type: 'manual' }, inputs: [], steps: [step('c1', [], 'one'), step('c2', ['c1'], 'two')],
+  id: 'notes',
+  name: 'Notes',
+  description: '',
+  version: 1,
+  enabled: true,
+  trigger: { type: 'manual' },
+  inputs: [],
+  steps: [step('c1', [], 'one'), step('c2', ['c1'], 'two')],
 };
 const log = (stepId: string, attempt: number): ActionLogRow => ({
-  run_id: 'r1', step_id: stepId, action: 'case.update', attempt, status: 'ok', input: null, output: null, error: null, started_at: T, finished_at: T,
+  run_id: 'r1',
+  step_id: stepId,
+  action: 'case.update',
+  attempt,
+  status: 'ok',
+  input: null,
+  output: null,
+  error: null,
+  started_at: T,
+  finished_at: T,
 });
 
 const queued: RunEvent = {
@@ -42,7 +70,8 @@ const queued: RunEvent = {
 const runStarted: RunEvent = { type: 'run.started', data: { run_id: 'r1', at: T } };
 const started = (stepId: string, attempt: number): RunEvent => ({ type: 'step.started', data: { run_id: 'r1', step_id: stepId, attempt, at: T } });
 const finished = (stepId: string, attempt: number): RunEvent => ({
-  type: 'step.finished', data: { run_id: 'r1', step_id: stepId, attempt, status: 'ok', output: null, error: null, log: log(stepId, attempt), at: T },
+  type: 'step.finished',
+  data: { run_id: 'r1', step_id: stepId, attempt, status: 'ok', output: null, error: null, log: log(stepId, attempt), at: T },
 });
 const given = (events: RunEvent[]) => events.reduce(evolveRun, initialRunState());
 
@@ -55,11 +84,18 @@ describe('a run stream as a dead worker left it', () => {
   it('given a step whose end was appended with its effect, when the workflow decides, then it moves on and never runs that step again', () => {
     const move = nextMove(given([queued, runStarted, started('c1', 1), finished('c1', 1)]), limits);
     expect(move).toMatchObject({ kind: 'execute_step', step: { id: 'c2' }, attempt: 1 });
-    expect(() => decideRun({ type: 'start_step', stepId: 'c1', attempt: 2, now: T }, given([queued, runStarted, started('c1', 1), finished('c1', 1)]))).toThrow('already finished');
+    expect(() => decideRun({ type: 'start_step', stepId: 'c1', attempt: 2, now: T }, given([queued, runStarted, started('c1', 1), finished('c1', 1)]))).toThrow(
+      'already finished',
+    );
   });
 
   it('given a run cancelled while an attempt was in flight, when that attempt ends, then its end (with its effect) is taken, and the end of any other attempt is refused', () => {
-    const cancelled = given([queued, runStarted, started('c1', 1), { type: 'run.finished', data: { run_id: 'r1', status: 'cancelled', error: 'cancelled', at: T } }]);
+    const cancelled = given([
+      queued,
+      runStarted,
+      started('c1', 1),
+      { type: 'run.finished', data: { run_id: 'r1', status: 'cancelled', error: 'cancelled', at: T } },
+    ]);
     const end = { type: 'finish_step', stepId: 'c1', status: 'ok', output: null, error: null, now: T } as const;
     expect(decideRun({ ...end, attempt: 1, log: log('c1', 1) }, cancelled).map((e) => e.type)).toEqual(['step.finished']);
     expect(() => decideRun({ ...end, attempt: 2, log: log('c1', 2) }, cancelled)).toThrow('run already cancelled');
@@ -68,18 +104,53 @@ describe('a run stream as a dead worker left it', () => {
 
 /** A case stream `case-k1` read from plain events; every other stream is empty. */
 function caseStream(events: CaseEvent[]) {
-  const recorded: RecordedEvent[] = events.map((e, i) => ({ ...e, data: e.data as Record<string, unknown>, globalPosition: i + 1, streamId: 'case-k1', streamVersion: i + 1, metadata: {}, recordedAt: T }));
+  const recorded: RecordedEvent[] = events.map((e, i) => ({
+    ...e,
+    data: e.data as Record<string, unknown>,
+    globalPosition: i + 1,
+    streamId: 'case-k1',
+    streamVersion: i + 1,
+    metadata: {},
+    recordedAt: T,
+  }));
   return { readStream: async (streamId: string) => (streamId === 'case-k1' ? recorded : []) };
 }
 const opened: CaseEvent = {
   type: 'case.opened',
-  data: { case_id: 'k1', key: 'SVC-1', number: 1, title: 'Case', description: null, severity: 'high', tags: ['seed'], status: 'new', team: null, private: false, correlation_key: null, opened_at: T, opened_by: null, opened_by_id: null },
+  data: {
+    case_id: 'k1',
+    key: 'SVC-1',
+    number: 1,
+    title: 'Case',
+    description: null,
+    severity: 'high',
+    tags: ['seed'],
+    status: 'new',
+    team: null,
+    private: false,
+    correlation_key: null,
+    opened_at: T,
+    opened_by: null,
+    opened_by_id: null,
+  },
 };
 /** No comment in these tests mentions anyone, so the effects never read the database. */
-const noDatabase = new Proxy({}, { get: () => { throw new Error('a unit test has no database'); } }) as Kysely<Database>;
+const noDatabase = new Proxy(
+  {},
+  {
+    get: () => {
+      throw new Error('a unit test has no database');
+    },
+  },
+) as Kysely<Database>;
 let nextId = 0;
 const effects = createRunCaseEffects({
-  db: noDatabase, severities: ['low', 'high'], statuses: ['new', 'closed'], permissions: defaultPermissionMatrix, ids: () => `c-${++nextId}`, now: () => new Date(T),
+  db: noDatabase,
+  severities: ['low', 'high'],
+  statuses: ['new', 'closed'],
+  permissions: defaultPermissionMatrix,
+  ids: () => `c-${++nextId}`,
+  now: () => new Date(T),
 });
 
 describe('case.update staged with the step', () => {

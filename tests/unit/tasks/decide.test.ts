@@ -44,7 +44,19 @@ describe('create_task', () => {
     expect(created()).toEqual([
       {
         type: 'task.created',
-        data: { task_id: 't1', case_id: 'c1', title: 'Isolate host', description: null, phase: 'containment', position: 1, status: 'open', assignee_id: null, due_at: null, created_by: 'u-ana', at: now },
+        data: {
+          task_id: 't1',
+          case_id: 'c1',
+          title: 'Isolate host',
+          description: null,
+          phase: 'containment',
+          position: 1,
+          status: 'open',
+          assignee_id: null,
+          due_at: null,
+          created_by: 'u-ana',
+          at: now,
+        },
       },
     ]);
   });
@@ -52,7 +64,14 @@ describe('create_task', () => {
   it('assigns in the same decision when created with an assignee', () => {
     const events = created({ assignee: bob });
     expect(events.map((e) => e.type)).toEqual(['task.created', 'task.assigned']);
-    expect(events[1]?.data).toEqual({ task_id: 't1', case_id: 'c1', assignee_id: 'u-bob', assignee_email: 'bob@example.com', previous_assignee_id: null, at: now });
+    expect(events[1]?.data).toEqual({
+      task_id: 't1',
+      case_id: 'c1',
+      assignee_id: 'u-bob',
+      assignee_email: 'bob@example.com',
+      previous_assignee_id: null,
+      at: now,
+    });
   });
 
   it('refuses a second create and an unknown status', () => {
@@ -75,7 +94,9 @@ describe('update_task', () => {
 
   it('clears due_at and the assignee on explicit null and leaves them when absent', () => {
     const state = given(created({ assignee: bob, dueAt: now }));
-    expect(update(state, { status: 'done' })).toEqual([{ type: 'task.updated', data: { task_id: 't1', case_id: 'c1', changes: { status: 'done' }, at: later } }]);
+    expect(update(state, { status: 'done' })).toEqual([
+      { type: 'task.updated', data: { task_id: 't1', case_id: 'c1', changes: { status: 'done' }, at: later } },
+    ]);
     const cleared = update(state, { dueAt: null, assignee: null });
     expect(cleared).toEqual([{ type: 'task.updated', data: { task_id: 't1', case_id: 'c1', changes: { due_at: null, assignee_id: null }, at: later } }]);
     const after = given([...created({ assignee: bob, dueAt: now }), ...cleared]);
@@ -87,7 +108,10 @@ describe('update_task', () => {
     const state = given(created({ assignee: bob }));
     expect(update(state, { assignee: bob })).toEqual([]);
     expect(update(state, { assignee: cid })).toEqual([
-      { type: 'task.assigned', data: { task_id: 't1', case_id: 'c1', assignee_id: 'u-cid', assignee_email: 'cid@example.com', previous_assignee_id: 'u-bob', at: later } },
+      {
+        type: 'task.assigned',
+        data: { task_id: 't1', case_id: 'c1', assignee_id: 'u-cid', assignee_email: 'cid@example.com', previous_assignee_id: 'u-bob', at: later },
+      },
     ]);
   });
 
@@ -107,7 +131,17 @@ describe('task comments', () => {
     const [event] = comment(given(created({ assignee: bob })), 'k1');
     expect(event).toEqual({
       type: 'task.comment_added',
-      data: { task_id: 't1', case_id: 'c1', comment_id: 'k1', body: 'on it', author_id: 'u-ana', author_email: 'ana@example.com', mentions: noMentions(), assignee_id: 'u-bob', at: later },
+      data: {
+        task_id: 't1',
+        case_id: 'c1',
+        comment_id: 'k1',
+        body: 'on it',
+        author_id: 'u-ana',
+        author_email: 'ana@example.com',
+        mentions: noMentions(),
+        assignee_id: 'u-bob',
+        at: later,
+      },
     });
   });
 
@@ -118,7 +152,9 @@ describe('task comments', () => {
     expect(thrown(() => remove(state, 'k1', other))).toMatchObject({ code: 'forbidden', status: 403 });
     expect(remove(state, 'k1', other, true).map((e) => e.type)).toEqual(['task.comment_deleted']);
     const deleted = remove(state, 'k1', ana);
-    expect(deleted).toEqual([{ type: 'task.comment_deleted', data: { task_id: 't1', case_id: 'c1', comment_id: 'k1', deleted_by: 'ana@example.com', at: later } }]);
+    expect(deleted).toEqual([
+      { type: 'task.comment_deleted', data: { task_id: 't1', case_id: 'c1', comment_id: 'k1', deleted_by: 'ana@example.com', at: later } },
+    ]);
     const gone = given([...history, ...deleted]);
     expect(thrown(() => remove(gone, 'k1', ana))).toMatchObject({ code: 'comment_not_found', status: 404 });
     expect(thrown(() => remove(state, 'nope', ana, true))).toMatchObject({ code: 'comment_not_found', status: 404 });

@@ -12,7 +12,10 @@ const mentioning = (...ids: string[]): CommentMentions => ({ ...noMentions(), no
 
 describe('taskNotices', () => {
   it('notifies the new assignee of an assignment', () => {
-    const event: TaskEvent = { type: 'task.assigned', data: { task_id: 't1', case_id: 'c1', assignee_id: 'bob', assignee_email: null, previous_assignee_id: null, at } };
+    const event: TaskEvent = {
+      type: 'task.assigned',
+      data: { task_id: 't1', case_id: 'c1', assignee_id: 'bob', assignee_email: null, previous_assignee_id: null, at },
+    };
     expect(taskNotices(event)).toEqual([{ userId: 'bob', kind: 'task_assigned' }]);
   });
 

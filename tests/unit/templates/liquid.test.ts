@@ -111,9 +111,7 @@ describe('evaluateCondition', () => {
   });
 
   it('throws naming the expression when the result is not a boolean', async () => {
-    await expect(engine.evaluateCondition('trigger.count', context)).rejects.toThrow(
-      'condition "trigger.count" must evaluate to true or false, not number 3',
-    );
+    await expect(engine.evaluateCondition('trigger.count', context)).rejects.toThrow('condition "trigger.count" must evaluate to true or false, not number 3');
     await expect(engine.evaluateCondition('{{ case.key }}', context)).rejects.toThrow(/not string "CASE-7"/);
     await expect(engine.evaluateCondition('trigger.nothing', context)).rejects.toThrow(/not null/);
     await expect(engine.evaluateCondition('trigger.ips', context)).rejects.toThrow(/not a list/);

@@ -8,18 +8,39 @@ import { mapGenericAlert, type GenericSource } from '../../../domain/webhook-sou
 const source: GenericSource = {
   slug: 'siem',
   team: 'blue',
-  fieldMap: { rule_title: 'rule.name', severity: 'event.severity_label', external_id: 'kibana.alert.uuid', external_url: 'link', correlation_root: 'host.name' },
+  fieldMap: {
+    rule_title: 'rule.name',
+    severity: 'event.severity_label',
+    external_id: 'kibana.alert.uuid',
+    external_url: 'link',
+    correlation_root: 'host.name',
+  },
   defaultSeverity: 'medium',
 };
 const severities = ['low', 'medium', 'high', 'critical'];
 
 describe('mapGenericAlert', () => {
   it('reads nested and flat dotted paths, trims, and lower-cases a known severity', () => {
-    const payload = { rule: { name: ' Brute force ' }, 'event.severity_label': 'HIGH', 'kibana.alert.uuid': 'a-1', link: 'https://siem.example.com/a/1', host: { name: 'ws-1' } };
+    const payload = {
+      rule: { name: ' Brute force ' },
+      'event.severity_label': 'HIGH',
+      'kibana.alert.uuid': 'a-1',
+      link: 'https://siem.example.com/a/1',
+      host: { name: 'ws-1' },
+    };
     const r = mapGenericAlert(payload, source, severities, 'digest');
     expect(r).toEqual({
       ok: true,
-      alert: expect.objectContaining({ source: 'siem', title: 'Brute force', severity: 'high', external_id: 'a-1', url: 'https://siem.example.com/a/1', correlation_root: 'ws-1', team: 'blue', matched_log: payload }),
+      alert: expect.objectContaining({
+        source: 'siem',
+        title: 'Brute force',
+        severity: 'high',
+        external_id: 'a-1',
+        url: 'https://siem.example.com/a/1',
+        correlation_root: 'ws-1',
+        team: 'blue',
+        matched_log: payload,
+      }),
     });
   });
 
@@ -29,9 +50,18 @@ describe('mapGenericAlert', () => {
   });
 
   it('refuses a missing title and over-long keys, naming the payload path', () => {
-    expect(mapGenericAlert({}, source, severities, 'd')).toEqual({ ok: false, problems: [{ loc: ['rule.name'], msg: 'field_map.rule_title points here and finds no text' }] });
-    expect(mapGenericAlert({ rule: { name: 'x' } }, { ...source, fieldMap: {} }, severities, 'd')).toEqual({ ok: false, problems: [{ loc: [], msg: 'the source has no field_map.rule_title' }] });
+    expect(mapGenericAlert({}, source, severities, 'd')).toEqual({
+      ok: false,
+      problems: [{ loc: ['rule.name'], msg: 'field_map.rule_title points here and finds no text' }],
+    });
+    expect(mapGenericAlert({ rule: { name: 'x' } }, { ...source, fieldMap: {} }, severities, 'd')).toEqual({
+      ok: false,
+      problems: [{ loc: [], msg: 'the source has no field_map.rule_title' }],
+    });
     const long = mapGenericAlert({ rule: { name: 'x' }, 'kibana.alert.uuid': 'u'.repeat(257) }, source, severities, 'd');
-    expect(long).toEqual({ ok: false, problems: [{ loc: ['kibana.alert.uuid'], msg: 'field_map.external_id points here and finds more than 256 characters' }] });
+    expect(long).toEqual({
+      ok: false,
+      problems: [{ loc: ['kibana.alert.uuid'], msg: 'field_map.external_id points here and finds more than 256 characters' }],
+    });
   });
 });

@@ -99,7 +99,9 @@ describe('mailbox body', () => {
 
   it('refuses wrong types and unreadable values at their field', () => {
     expect(refusal({ subject: 'no sender' })).toEqual([{ loc: ['body', 'from'], msg: 'is required: the address the email is from' }]);
-    expect(refusal([{ from: 'a@x.example' }, { from: 'nobody' }])).toEqual([{ loc: ['body', 1, 'from'], msg: expect.stringContaining('must be an email address') }]);
+    expect(refusal([{ from: 'a@x.example' }, { from: 'nobody' }])).toEqual([
+      { loc: ['body', 1, 'from'], msg: expect.stringContaining('must be an email address') },
+    ]);
     expect(refusal({ from: 'a@x.example', subject: 5 })?.[0]?.loc).toEqual(['body', 'subject']);
     expect(refusal({ from: 'a@x.example', to: ['b@x.example', 7] })?.[0]?.loc).toEqual(['body', 'to', 1]);
     expect(refusal({ from: 'a@x.example', body: { text: 5 } })?.[0]?.loc).toEqual(['body', 'body', 'text']);

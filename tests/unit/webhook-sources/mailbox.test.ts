@@ -25,7 +25,11 @@ const email = (over: Partial<MailboxEmail> = {}): MailboxEmail => ({
     text: 'Pay now at https://billing-portal.example/pay?id=7. Or see (https://en.example/wiki/Fee_(finance)).',
     html: '<a href="https://billing-portal.example/pay?id=7&amp;src=mail">Pay</a> <img src="http://185.220.101.4/t.gif">',
   },
-  headers: { 'authentication-results': ['mx.corp.example; spf=pass smtp.mailfrom=billing-portal.example; dkim=none; dmarc=FAIL (p=reject) header.from=billing-portal.example'] },
+  headers: {
+    'authentication-results': [
+      'mx.corp.example; spf=pass smtp.mailfrom=billing-portal.example; dkim=none; dmarc=FAIL (p=reject) header.from=billing-portal.example',
+    ],
+  },
   attachments: [{ filename: 'invoice.pdf.html', content_type: 'text/html', size: 2048, sha256: hash }],
   ...over,
 });
@@ -121,7 +125,11 @@ describe('urlsIn', () => {
 
 describe('authenticationOf', () => {
   it('reads the first Authentication-Results field, else SPF from Received-SPF', () => {
-    expect(authenticationOf({ 'authentication-results': ['mx; dkim=pass header.d=a.example; dmarc=pass', 'older; dmarc=fail'] })).toEqual({ spf: null, dkim: 'pass', dmarc: 'pass' });
+    expect(authenticationOf({ 'authentication-results': ['mx; dkim=pass header.d=a.example; dmarc=pass', 'older; dmarc=fail'] })).toEqual({
+      spf: null,
+      dkim: 'pass',
+      dmarc: 'pass',
+    });
     expect(authenticationOf({ 'received-spf': ['SoftFail (mx: domain of x does not designate ...)'] })).toEqual({ spf: 'softfail', dkim: null, dmarc: null });
     expect(authenticationOf({})).toEqual({ spf: null, dkim: null, dmarc: null });
   });
@@ -144,10 +152,16 @@ describe('mail field readers', () => {
     expect(readAddress('Jane Doe')).toEqual({ ok: false, problems: [{ loc: [], msg: forms }] });
     expect(readAddress(42)).toEqual({ ok: false, problems: [{ loc: [], msg: forms }] });
     expect(readAddress({ address: 7 })).toEqual({ ok: false, problems: [{ loc: ['address'], msg: 'must be a string' }] });
-    expect(readAddress({ emailAddress: { name: 'x' } })).toEqual({ ok: false, problems: [{ loc: ['emailAddress', 'address'], msg: 'is required: the email address' }] });
+    expect(readAddress({ emailAddress: { name: 'x' } })).toEqual({
+      ok: false,
+      problems: [{ loc: ['emailAddress', 'address'], msg: 'is required: the email address' }],
+    });
     expect(readAddress({ address: 'two words@example.com' })).toEqual({ ok: false, problems: [{ loc: ['address'], msg: 'is not an email address' }] });
     expect(readAddress({ email: 'nobody' })).toEqual({ ok: false, problems: [{ loc: ['email'], msg: 'is not an email address' }] });
-    expect(readAddress({ emailAddress: { address: 'a@x.example', name: 5 } })).toEqual({ ok: false, problems: [{ loc: ['emailAddress', 'name'], msg: 'must be a string' }] });
+    expect(readAddress({ emailAddress: { address: 'a@x.example', name: 5 } })).toEqual({
+      ok: false,
+      problems: [{ loc: ['emailAddress', 'name'], msg: 'must be a string' }],
+    });
   });
 
   it('reads an address list from a string, a list or one address', () => {
@@ -179,7 +193,12 @@ describe('mail field readers', () => {
 
   it('reads headers as an object or a {name, value} list, lower-casing names and keeping every value', () => {
     expect(readHeaders({ 'Received-SPF': 'pass', Received: ['a', 'b'] })).toEqual({ ok: true, value: { 'received-spf': ['pass'], received: ['a', 'b'] } });
-    expect(readHeaders([{ Name: 'X-Mailer', Value: 'm' }, { name: 'x-mailer', value: 'n' }])).toEqual({ ok: true, value: { 'x-mailer': ['m', 'n'] } });
+    expect(
+      readHeaders([
+        { Name: 'X-Mailer', Value: 'm' },
+        { name: 'x-mailer', value: 'n' },
+      ]),
+    ).toEqual({ ok: true, value: { 'x-mailer': ['m', 'n'] } });
     const proto = readHeaders({ ['__proto__']: 'x' });
     expect(proto.ok && Object.getPrototypeOf(proto.value)).toBe(Object.prototype);
     expect(readHeaders({ 'Bad Name': 'x' })).toEqual({ ok: false, problems: [{ loc: ['Bad Name'], msg: 'must name a header field' }] });

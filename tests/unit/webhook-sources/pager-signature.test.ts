@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { pagerASignatureValid } from '../../../adapters/webhook-sources/pager-signature.ts';
 import { readFixtureJson } from '../../support/fixtures.ts';
 
-const vectors = readFixtureJson<{ secret: string; cases: { name: string; body: string; header: string | null }[] }>('vendors', 'pagerduty', 'signature_vectors.json');
+const vectors = readFixtureJson<{ secret: string; cases: { name: string; body: string; header: string | null }[] }>(
+  'vendors',
+  'pagerduty',
+  'signature_vectors.json',
+);
 const vector = (name: string) => vectors.cases.find((c) => c.name === name)!;
 const bytes = (s: string) => new TextEncoder().encode(s);
 

@@ -29,22 +29,50 @@ describe('parseTicketAWebhook', () => {
       remote_id: issue.id,
       remote_key: issue.key,
       status: null,
-      comments: [{ id: '10000', text: expect.stringMatching(/^Lorem ipsum dolor sit amet.*posuere augue semper\.$/), author: 'Mia Krystof', created_at: '2021-01-17T12:34:00.000+0000' }],
+      comments: [
+        {
+          id: '10000',
+          text: expect.stringMatching(/^Lorem ipsum dolor sit amet.*posuere augue semper\.$/),
+          author: 'Mia Krystof',
+          created_at: '2021-01-17T12:34:00.000+0000',
+        },
+      ],
     });
   });
 
   it('takes the status from the changelog, else from the issue', () => {
-    const items = [{ field: 'summary', toString: 'x' }, { field: 'status', fromString: 'To Do', toString: 'Done' }];
-    expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: 10002, key: 'ED-1', fields: { status: { name: 'In Progress' } } }, changelog: { items } })).toMatchObject({ remote_id: '10002', status: 'Done', comments: [] });
-    expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'In Progress' } } } }).status).toBe('In Progress');
+    const items = [
+      { field: 'summary', toString: 'x' },
+      { field: 'status', fromString: 'To Do', toString: 'Done' },
+    ];
+    expect(
+      parseTicketAWebhook({
+        webhookEvent: 'jira:issue_updated',
+        issue: { id: 10002, key: 'ED-1', fields: { status: { name: 'In Progress' } } },
+        changelog: { items },
+      }),
+    ).toMatchObject({ remote_id: '10002', status: 'Done', comments: [] });
+    expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'In Progress' } } } }).status).toBe(
+      'In Progress',
+    );
     // An item without its own toString is not refused for Object.prototype.toString.
-    expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'Done' } } }, changelog: { items: [{ field: 'resolution' }, { field: 'status' }] } }).status).toBe('Done');
-    expect(parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'In Progress' } } }, comment }).comments).toEqual([]);
+    expect(
+      parseTicketAWebhook({
+        webhookEvent: 'jira:issue_updated',
+        issue: { id: '10002', fields: { status: { name: 'Done' } } },
+        changelog: { items: [{ field: 'resolution' }, { field: 'status' }] },
+      }).status,
+    ).toBe('Done');
+    expect(
+      parseTicketAWebhook({ webhookEvent: 'jira:issue_updated', issue: { id: '10002', fields: { status: { name: 'In Progress' } } }, comment }).comments,
+    ).toEqual([]);
   });
 
   it('refuses a body that is not a Jira webhook', () => {
     expect(refusal(() => parseTicketAWebhook({ webhookEvent: 'jira:issue_updated' }))).toEqual([['body', 'issue']]);
-    expect(refusal(() => parseTicketAWebhook({ webhookEvent: 'comment_created', issue: { id: '1' }, comment: { body: 'x' } }))).toEqual([['body', 'comment', 'id']]);
+    expect(refusal(() => parseTicketAWebhook({ webhookEvent: 'comment_created', issue: { id: '1' }, comment: { body: 'x' } }))).toEqual([
+      ['body', 'comment', 'id'],
+    ]);
   });
 });
 
@@ -54,7 +82,15 @@ describe('adfText', () => {
       type: 'doc',
       version: 1,
       content: [
-        { type: 'paragraph', content: [{ type: 'text', text: 'Hi ' }, { type: 'mention', attrs: { id: 'x', text: '@Jane' } }, { type: 'hardBreak' }, { type: 'text', text: 'done' }] },
+        {
+          type: 'paragraph',
+          content: [
+            { type: 'text', text: 'Hi ' },
+            { type: 'mention', attrs: { id: 'x', text: '@Jane' } },
+            { type: 'hardBreak' },
+            { type: 'text', text: 'done' },
+          ],
+        },
         { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'one' }] }] }] },
       ],
     };
@@ -75,7 +111,13 @@ describe('parseTicketBWebhook', () => {
       comments: [{ id: 'c0ffee00c0ffee00c0ffee00c0ffee00', text: 'Reimaged.', author: 'beth.anglin', created_at: record.sys_updated_on }],
     });
     expect(parseTicketBWebhook({ ...record, comments: 'No id, not taken.' }).comments).toEqual([]);
-    expect(parseTicketBWebhook({ sys_id: { value: 'abc', display_value: 'abc' }, state: { value: '6', display_value: 'Resolved' }, number: { value: 'x', display_value: 'INC1' } })).toMatchObject({ remote_id: 'abc', status: '6', remote_key: 'INC1' });
+    expect(
+      parseTicketBWebhook({
+        sys_id: { value: 'abc', display_value: 'abc' },
+        state: { value: '6', display_value: 'Resolved' },
+        number: { value: 'x', display_value: 'INC1' },
+      }),
+    ).toMatchObject({ remote_id: 'abc', status: '6', remote_key: 'INC1' });
   });
 
   it('refuses a record without its sys_id', () => {
