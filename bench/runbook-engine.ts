@@ -34,6 +34,7 @@ import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../projections/database.ts';
 import { benchLine, median, printReport, runBench, startBenchService, type BenchService } from './bench-service.ts';
+import { systemClock } from '../adapters/shared/clock.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const runCount = Number(process.env.BENCH_RUNS ?? 50);
@@ -81,7 +82,7 @@ type Api = (method: string, path: string, body: unknown, headers?: Record<string
 function apiOf(bench: BenchService, token: string): Api {
   return async (method, path, body, headers = { authorization: `Bearer ${token}` }) => {
     const res = await fetch(`${bench.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    const at = Date.now();
+    const at = systemClock().getTime();
     return { status: res.status, body: await res.json(), at };
   };
 }
@@ -94,7 +95,7 @@ async function expectStatus(call: Promise<{ status: number; body: unknown }>, st
 
 /** Queues the dry runs at once, waits for all to finish; completed steps per second. */
 async function serviceSteps(db: Kysely<Database>, api: Api, caseId: string): Promise<number> {
-  const started = Date.now();
+  const started = systemClock().getTime();
   const queued = await Promise.all(
     Array.from({ length: runCount }, () => expectStatus(api('POST', `/cases/${caseId}/runbooks/${stepsRunbook}/run`, { dry_run: true }), 202, 'queue run')),
   );
@@ -136,7 +137,7 @@ async function baselineSteps(db: Kysely<Database>, workers: number): Promise<num
           select id, run, step from bench_jobs where due_at <= now() order by due_at, id limit 1 for update skip locked`.execute(trx);
         const job = rows[0];
         if (!job) return false;
-        const at = new Date().toISOString();
+        const at = systemClock().toISOString();
         const row = {
           run_id: job.run,
           step_id: `s${job.step}`,

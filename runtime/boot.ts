@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { builtinActions, createActionRegistry } from '../adapters/actions/registry.ts';
@@ -39,7 +38,6 @@ import { createWebhookSourceStore } from '../adapters/webhook-sources/store.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
 import { PostgresEventStore } from '../adapters/event-store/postgres.ts';
 import { createApp } from '../adapters/http/app.ts';
-import { devIdentityRefusal, devIssuer, ensureDevIdentity } from '../adapters/identity/dev-identity.ts';
 import { createJtiStore } from '../adapters/identity/jti-store.ts';
 import { parsePermissionMatrix } from '../adapters/identity/permissions.ts';
 import { createUserDirectory } from '../adapters/identity/users.ts';
@@ -66,6 +64,8 @@ import { attachmentsProjection } from '../projections/attachments/attachments.pr
 import { evidenceProjection } from '../projections/evidence/evidence.projection.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
+import { identitySource } from './identity-source.ts';
+import { readCaFile } from './outbound-ca.ts';
 import { loadRunbooks } from './runbook-loader.ts';
 import { loadSecretKey } from './secret-key.ts';
 import { startWorker, wakesWorker, type Worker } from './worker/worker.ts';
@@ -99,23 +99,11 @@ export type Service = {
   close: () => Promise<void>;
 };
 
-async function identityConfig(config: Config, env: NodeJS.ProcessEnv, log: Logger) {
-  if (config.identityJwks) {
-    if (!config.identityIssuer) throw new Error('SVC_IDENTITY_ISSUER is required with SVC_IDENTITY_JWKS');
-    return { issuer: config.identityIssuer, jwks: config.identityJwks };
-  }
-  const refusal = devIdentityRefusal(env);
-  if (refusal) throw new Error(`SVC_IDENTITY_JWKS is not set and dev identity is refused: ${refusal}`);
-  const identity = await ensureDevIdentity(config.dataDir);
-  log.warn('DEV IDENTITY MODE: trusting a locally generated signing key; mint tokens with `npx svc dev token` (never use this in production)');
-  return { issuer: devIssuer, jwks: identity.jwks };
-}
-
 /** What a caller may swap in: the clock (tests move a manual one). */
 export type ServiceOptions = { clock?: Clock };
 
 export async function startService(config: Config, env: NodeJS.ProcessEnv, log: Logger, options: ServiceOptions = {}): Promise<Service> {
-  const identity = await identityConfig(config, env, log);
+  const identity = await identitySource(config, env, log);
   const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
   const { db } = opened;
   await migrateToLatest(db);
@@ -431,16 +419,4 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     projector,
     close,
   };
-}
-
-/** SVC_OUTBOUND_CA_FILE's PEM text; a start error naming the variable when it cannot be read or holds no certificate. */
-function readCaFile(path: string): string {
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch {
-    throw new Error(`SVC_OUTBOUND_CA_FILE cannot be read: ${path}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`SVC_OUTBOUND_CA_FILE holds no PEM certificate: ${path}`);
-  return pem;
 }

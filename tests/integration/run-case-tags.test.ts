@@ -5,10 +5,10 @@
  * name the runbook as a system actor, not a person. A change the Case refuses (a severity
  * outside configuration) fails the step under the rule's code and changes nothing.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { recordedEvents } from '../support/events.ts';
 
 const ana = testPerson('ana@example.com', [{ team: null, role: 'analyst' }]);
 const tags = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
@@ -72,10 +72,9 @@ describe.each(e2eEngines)('concurrent case.update on $name', ({ server }) => {
     const comments = (await callAs(svc, ana, 'GET', `/cases/${caseId}/comments`)).body.items.map((c: { text: string }) => c.text);
     expect(comments.sort()).toEqual(tags.map((t) => `tagged ${t}`).sort());
 
-    const { rows } = await sql<{ type: string; actor: { kind: string; email: string } }>`
-      select type, metadata->'actor' as actor from events where stream_id = ${`case-${caseId}`} and type in ('case.updated', 'case.comment_added')`.execute(
-      svc.service.opened.db,
-    );
+    const rows = (
+      await recordedEvents(svc.service.opened.db, (e) => e.streamId === `case-${caseId}` && ['case.updated', 'case.comment_added'].includes(e.type))
+    ).map((e) => ({ type: e.type, actor: e.metadata.actor }));
     expect(rows).toHaveLength(tags.length * 2);
     for (const row of rows) expect(row.actor).toMatchObject({ kind: 'system', email: expect.stringMatching(/^runbook:tag-/) });
   });
