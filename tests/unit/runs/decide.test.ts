@@ -6,40 +6,21 @@ import { describe, expect, it } from 'vitest';
 import type { RunbookDefinition, StepDefinition } from '../../../domain/runbooks/model.ts';
 import { runDecider, type ActionLogRow, type RunCommand, type RunEvent } from '../../../domain/runs/index.ts';
 import { given } from '../../support/decider.ts';
+import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
 const T = '2026-01-01T00:00:00.000Z';
 const DEADLINE = '2026-01-01T02:00:00.000Z';
 
-const step = (id: string): StepDefinition => ({
-  id,
-  kind: 'action',
-  action: 'notify.webhook',
-  when: null,
-  needs: [],
-  when_branch: null,
-  with: {},
-  timeout_s: 120,
-  retries: 0,
-  on_error: { kind: 'fail' },
-  approval: null,
-  autonomous: true,
-  for_each: null,
-  ui: null,
-});
-const runbook: RunbookDefinition = {
+const step = (id: string): StepDefinition => stepDefinition(id);
+const runbook: RunbookDefinition = runbookDefinition([step('a'), step('b')], {
   id: 'phish-triage',
   name: 'Phish triage',
-  description: '',
-  version: 1,
-  enabled: true,
-  trigger: { type: 'manual' },
   inputs: [
     { name: 'mailbox', type: 'string', required: true, description: '' },
     { name: 'ticket', type: 'string', required: true, description: '' },
     { name: 'note', type: 'string', required: false, description: '' },
   ],
-  steps: [step('a'), step('b')],
-};
+});
 
 const queue = (over: Partial<Extract<RunCommand, { type: 'queue_run' }>> = {}): RunCommand => ({
   type: 'queue_run',

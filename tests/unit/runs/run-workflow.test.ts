@@ -5,37 +5,13 @@ import type { RunCommand } from '../../../domain/runs/commands.ts';
 import { decideRun } from '../../../domain/runs/decide.ts';
 import type { RunEvent, StepStatus } from '../../../domain/runs/events.ts';
 import { evolveRun, initialRunState, type RunState } from '../../../domain/runs/state.ts';
+import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
 const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: '2026-01-01T00:00:00.000Z', riskOf: () => 'notify', bounded: () => false };
 
-const step = (id: string, over: Partial<StepDefinition> = {}): StepDefinition => ({
-  id,
-  kind: 'action',
-  action: 'notify.webhook',
-  when: null,
-  needs: [],
-  when_branch: null,
-  with: {},
-  timeout_s: 120,
-  retries: 0,
-  on_error: { kind: 'fail' },
-  approval: null,
-  autonomous: false,
-  for_each: null,
-  ui: null,
-  ...over,
-});
+const step = (id: string, over: Partial<StepDefinition> = {}): StepDefinition => stepDefinition(id, { autonomous: false, ...over });
 
-const runbook = (steps: StepDefinition[]): RunbookDefinition => ({
-  id: 'rb',
-  name: 'rb',
-  description: '',
-  version: 1,
-  enabled: true,
-  trigger: { type: 'manual' },
-  inputs: [],
-  steps,
-});
+const runbook = (steps: StepDefinition[]): RunbookDefinition => runbookDefinition(steps);
 
 function started(steps: StepDefinition[]): RunState {
   const queued: RunEvent = {

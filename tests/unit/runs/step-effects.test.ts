@@ -20,36 +20,13 @@ import type { ActionLogRow, RunEvent } from '../../../domain/runs/events.ts';
 import { evolveRun, initialRunState } from '../../../domain/runs/state.ts';
 import type { RecordedEvent } from '../../../domain/shared/messages.ts';
 import type { Database } from '../../../projections/database.ts';
+import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
 const T = '2026-01-01T00:00:00.000Z';
 const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: T, riskOf: () => 'write', bounded: () => false };
 
-const step = (id: string, needs: string[], comment: string): StepDefinition => ({
-  id,
-  kind: 'action',
-  action: 'case.update',
-  when: null,
-  needs,
-  when_branch: null,
-  with: { comment },
-  timeout_s: 120,
-  retries: 0,
-  on_error: { kind: 'fail' },
-  approval: null,
-  autonomous: true,
-  for_each: null,
-  ui: null,
-});
-const runbook: RunbookDefinition = {
-  id: 'notes',
-  name: 'Notes',
-  description: '',
-  version: 1,
-  enabled: true,
-  trigger: { type: 'manual' },
-  inputs: [],
-  steps: [step('c1', [], 'one'), step('c2', ['c1'], 'two')],
-};
+const step = (id: string, needs: string[], comment: string): StepDefinition => stepDefinition(id, { action: 'case.update', needs, with: { comment } });
+const runbook: RunbookDefinition = runbookDefinition([step('c1', [], 'one'), step('c2', ['c1'], 'two')], { id: 'notes', name: 'Notes' });
 const log = (stepId: string, attempt: number): ActionLogRow => ({
   run_id: 'r1',
   step_id: stepId,

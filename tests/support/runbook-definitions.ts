@@ -1,0 +1,37 @@
+/**
+ * Parsed runbook definitions for tests of the run engine on plain data (domain/runbooks/
+ * model.ts), with the parser's defaults, so a test names only what it is about.
+ */
+import type { RunbookDefinition, StepDefinition } from '../../domain/runbooks/model.ts';
+
+/** An action step `id` (notify.webhook, no needs, no gate, autonomous) with `over` on top. */
+export const stepDefinition = (id: string, over: Partial<StepDefinition> = {}): StepDefinition => ({
+  id,
+  kind: 'action',
+  action: 'notify.webhook',
+  when: null,
+  needs: [],
+  when_branch: null,
+  with: {},
+  timeout_s: 120,
+  retries: 0,
+  on_error: { kind: 'fail' },
+  approval: null,
+  autonomous: true,
+  for_each: null,
+  ui: null,
+  ...over,
+});
+
+/** An enabled manual runbook `rb` of `steps`, no inputs, with `over` on top. */
+export const runbookDefinition = (steps: StepDefinition[], over: Partial<RunbookDefinition> = {}): RunbookDefinition => ({
+  id: 'rb',
+  name: 'rb',
+  description: '',
+  version: 1,
+  enabled: true,
+  trigger: { type: 'manual' },
+  inputs: [],
+  steps,
+  ...over,
+});
