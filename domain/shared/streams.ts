@@ -18,6 +18,10 @@ export const streams = {
   ticket: (linkId: string) => `ticket-${linkId}`,
   /** The record of one case's retention purge (domain/retention/events.ts). */
   retention: (caseId: string) => `retention-${caseId}`,
+  /** One operator-authored action (domain/custom-actions/). */
+  customAction: (customActionId: string) => `custom-action-${customActionId}`,
+  /** The claim of one custom action name: its first event names the action that holds it, so a name is taken once. */
+  customActionName: (name: string) => `custom-action-name-${name}`,
 } as const;
 
 /** The category part of a stream id (`case`, `alert`, `run`, ...). */

@@ -1,0 +1,179 @@
+/**
+ * Every rule of `specProblems` (domain/custom-actions/templates.ts): placeholders are
+ * `{{ inputs.<declared input> }}` and nothing else, a secret is never read, a path
+ * placeholder fills a whole segment of a path that cannot be left, names are unique and
+ * references name declared inputs.
+ */
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { customActionSpecSchema, type CustomActionSpec } from '../../../domain/custom-actions/spec.ts';
+import { placeholderInputs, specProblems } from '../../../domain/custom-actions/templates.ts';
+
+const inputs = [
+  { name: 'ip', type: 'string' },
+  { name: 'note', type: 'string' },
+  { name: 'api_key', type: 'string', secret: true },
+];
+const http = (over: Record<string, unknown> = {}): CustomActionSpec =>
+  v.parse(customActionSpecSchema, {
+    name: 'custom.vendor.block_ip',
+    title: 'Block an IP',
+    transport: 'http',
+    inputs,
+    http: { method: 'POST', path: '/v1/ips/{{ inputs.ip }}' },
+    effect_type: 'none',
+    risk: 'write',
+    ...over,
+  });
+const ssh = (args: string[]): CustomActionSpec =>
+  v.parse(customActionSpecSchema, {
+    name: 'custom.fw.ban',
+    title: 'Ban',
+    transport: 'ssh',
+    inputs,
+    ssh: { command: '/usr/local/bin/ban', args },
+    effect_type: 'none',
+    risk: 'write',
+  });
+const withPath = (path: string) => http({ http: { method: 'GET', path } });
+const body = (value: string) => http({ http: { method: 'POST', path: '/v1/x', body: { note: value } } });
+const types = (spec: CustomActionSpec) => specProblems(spec).map((p) => p.type);
+
+describe('templates', () => {
+  it('accepts {{ inputs.<declared> }} with or without whitespace, in every template field', () => {
+    const spec = http({
+      http: {
+        method: 'POST',
+        path: '/v1/ips/{{inputs.ip}}/notes',
+        headers: { 'X-Api-Key': '{{ inputs.api_key }}' },
+        query: { reason: 'soc: {{ inputs.note }}' },
+        body: { ip: '{{   inputs.ip   }}', note: 'literal text' },
+      },
+      idempotency_key: 'block-{{ inputs.ip }}',
+      compensation: { action: 'custom.vendor.unblock_ip', with: { ip: '{{ inputs.ip }}' } },
+    });
+    expect(specProblems(spec)).toEqual([]);
+    expect(specProblems(ssh(['--ip', '{{ inputs.ip }}', '--note={{ inputs.note }}']))).toEqual([]);
+    expect(placeholderInputs('a {{ inputs.ip }} b {{inputs.note}}')).toEqual(['ip', 'note']);
+  });
+
+  it('refuses a template reading a secret, a connection or the environment (template_reads_secret)', () => {
+    for (const text of [
+      '{{ secrets.api }}',
+      '{{ secret }}',
+      '{{ connection.secret }}',
+      '{{ env.HOME }}',
+      '{{ inputs.ip | append: secrets.x }}',
+      '{{ SECRETS.x }}',
+    ]) {
+      expect(specProblems(body(text)), text).toEqual([{ loc: ['http', 'body', 'note'], msg: expect.any(String), type: 'template_reads_secret' }]);
+    }
+  });
+
+  it('does not take an input whose name merely contains one of those words for a secret', () => {
+    const spec = http({
+      inputs: [...inputs, { name: 'env_name', type: 'string' }],
+      http: { method: 'POST', path: '/x', body: { e: '{{ inputs.env_name }}' } },
+    });
+    expect(specProblems(spec)).toEqual([]);
+  });
+
+  it('refuses filters, tags, other variables, undeclared inputs and unclosed placeholders', () => {
+    expect(types(body('{{ inputs.ip | upcase }}'))).toEqual(['template_filter']);
+    expect(types(body('{% if inputs.ip %}x{% endif %}'))).toEqual(['template_tag']);
+    expect(types(body('{{ case.title }}'))).toEqual(['template_invalid']);
+    expect(types(body('{{- inputs.ip -}}'))).toEqual(['template_invalid']);
+    expect(types(body('{{ inputs["ip"] }}'))).toEqual(['template_invalid']);
+    expect(types(body('{{ inputs.host }}'))).toEqual(['template_unknown_input']);
+    expect(types(body('{{ inputs.ip'))).toEqual(['template_invalid']);
+  });
+
+  it('holds ssh arguments, the idempotency key and compensation inputs to the same rules, each at its own loc', () => {
+    expect(specProblems(ssh(['ok', '{{ env.PATH }}']))).toEqual([{ loc: ['ssh', 'args', 1], msg: expect.any(String), type: 'template_reads_secret' }]);
+    expect(specProblems(http({ idempotency_key: '{{ inputs.nope }}' }))).toEqual([
+      { loc: ['idempotency_key'], msg: expect.any(String), type: 'template_unknown_input' },
+    ]);
+    expect(specProblems(http({ compensation: { action: 'custom.vendor.unblock_ip', with: { ip: '{{ secrets.ip }}' } } }))).toEqual([
+      { loc: ['compensation', 'with', 'ip'], msg: expect.any(String), type: 'template_reads_secret' },
+    ]);
+    expect(specProblems(http({ http: { method: 'GET', path: '/x', query: { q: '{{ inputs.ip | url_encode }}' } } }))).toEqual([
+      { loc: ['http', 'query', 'q'], msg: expect.any(String), type: 'template_filter' },
+    ]);
+  });
+});
+
+describe('the http path', () => {
+  it('takes placeholders that fill whole segments, and a trailing slash', () => {
+    for (const path of ['/v1/ips/{{ inputs.ip }}', '/v1/{{ inputs.ip }}/notes/{{ inputs.note }}/', '/', "/a-b_c.d~!$&'()*+,;=:@/%20x"]) {
+      expect(specProblems(withPath(path)), path).toEqual([]);
+    }
+  });
+
+  it('refuses what would let a rendered value leave the declared path (path_escapes)', () => {
+    for (const path of [
+      '/v1/ips/ip-{{ inputs.ip }}',
+      '/v1/{{ inputs.ip }}.json',
+      '/v1/{{ inputs.ip }}{{ inputs.note }}',
+      '/v1/../admin/{{ inputs.ip }}',
+      '/v1/./x',
+      '/v1/%2e%2E/x',
+      '/v1/.%2e/x',
+      '/v1/x?force=1',
+      '/v1/x#frag',
+      '/v1\\x',
+      '//evil.example/x',
+      '/v1//x',
+    ]) {
+      expect(types(withPath(path)), path).toContain('path_escapes');
+      expect(
+        specProblems(withPath(path)).every((p) => p.loc.join('.') === 'http.path'),
+        path,
+      ).toBe(true);
+    }
+  });
+
+  it('refuses characters a path does not take as they are, and a stray %', () => {
+    expect(types(withPath('/v1/a b'))).toEqual(['path_invalid']);
+    expect(types(withPath('/v1/100%'))).toEqual(['path_invalid']);
+    expect(types(withPath('/v1/"x"'))).toEqual(['path_invalid']);
+  });
+
+  it('reads a secret in the path as a secret read', () => {
+    expect(types(withPath('/v1/{{ secrets.token }}'))).toEqual(['template_reads_secret']);
+  });
+});
+
+describe('names and references', () => {
+  it('refuses an input or output declared twice', () => {
+    const spec = http({
+      inputs: [...inputs, { name: 'ip', type: 'integer' }],
+      outputs: [
+        { name: 'id', path: '$.id', type: 'string' },
+        { name: 'id', path: '$.data.id', type: 'string' },
+      ],
+    });
+    expect(specProblems(spec)).toEqual([
+      { loc: ['inputs', 3, 'name'], msg: expect.any(String), type: 'duplicate_name' },
+      { loc: ['outputs', 1, 'name'], msg: expect.any(String), type: 'duplicate_name' },
+    ]);
+  });
+
+  it('refuses a target or redaction naming an input the spec does not declare', () => {
+    expect(specProblems(http({ target: { type: 'ip', input: 'address' } }))).toEqual([
+      { loc: ['target', 'input'], msg: expect.any(String), type: 'unknown_input' },
+    ]);
+    expect(specProblems(http({ target: { type: 'ip', input: 'ip' }, redact: ['$.input.api_key', '$.output.token.value'] }))).toEqual([]);
+    expect(specProblems(http({ redact: ['$.input.password', '$.input.api_key.inner'] }))).toEqual([
+      { loc: ['redact', 0], msg: expect.any(String), type: 'unknown_input' },
+      { loc: ['redact', 1], msg: expect.any(String), type: 'redact_invalid' },
+    ]);
+  });
+
+  it('refuses headers the transport sets itself', () => {
+    for (const name of ['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Idempotency-Key']) {
+      expect(specProblems(http({ http: { method: 'GET', path: '/x', headers: { [name]: 'x' } } }))).toEqual([
+        { loc: ['http', 'headers', name], msg: expect.any(String), type: 'header_reserved' },
+      ]);
+    }
+  });
+});
