@@ -170,11 +170,18 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   });
   if (config.outbound.allowPrivate)
     log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
-  const tokens = createTokenSource(outbound);
+  const tokens = createTokenSource(outbound, () => now().getTime());
   const exchange = createExchangeClient(config.exchange, tokens);
   const detector = createDetectorClient(outbound, exchange);
   const actions = createActionRegistry(builtinActions(outbound, tokens, detector), config.installedProducts);
-  const connectionProbes = createConnectionProbes({ outbound, tokens, exchange, detector, timeoutMs: config.connectionTestTimeoutMs });
+  const connectionProbes = createConnectionProbes({
+    outbound,
+    tokens,
+    exchange,
+    detector,
+    timeoutMs: config.connectionTestTimeoutMs,
+    now: () => now().getTime(),
+  });
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
   for (const refused of report.errors) log.warn({ file: refused.file, errors: refused.errors }, 'runbook file refused');

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { ActionFailure, type ResolvedConnection } from './action.ts';
 import { readCappedText, refusalIn, retryableStatus, type OutboundFetch } from './outbound-http.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /** Seconds before `expires_in` runs out at which a cached token is no longer used. */
 export const TOKEN_EXPIRY_MARGIN_S = 60;
@@ -54,7 +55,7 @@ export function oauth2Settings(action: string, connection: ResolvedConnection): 
  * A token source sending token requests through `fetchImpl` (the guarded edge), with
  * `now` in epoch milliseconds. One per process: the cache lives in its memory.
  */
-export function createTokenSource(fetchImpl: OutboundFetch, now: () => number = Date.now): TokenSource {
+export function createTokenSource(fetchImpl: OutboundFetch, now: () => number = () => systemClock().getTime()): TokenSource {
   const cache = new Map<string, Entry>();
   const inFlight = new Map<string, Promise<MintedToken>>();
 

@@ -36,6 +36,7 @@ import { probeStatus } from './probe-http.ts';
 import { probeObjectStorage } from './s3-probe.ts';
 import { probeDetector, probePipeline } from './suite-probes.ts';
 import { probeChatA, probeChatB, probePagerA, probePagerB, probeTicketA, probeTicketB } from './vendor-probes.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /** What a probe reports: `ok`, the kind-specific facts it checked, and on failure the error's type and message. */
 export const probeResultSchema = v.strictObject({
@@ -68,7 +69,7 @@ type Probe = { name: string; run: (connection: ResolvedConnection, signal: Abort
  * throws DomainError 501 `probe_not_implemented` only for a kind outside SPEC.md's list.
  */
 export function createConnectionProbes(deps: ProbeDeps) {
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? (() => systemClock().getTime());
   const probes: Record<string, (connection: ResolvedConnection) => Probe> = {
     http: (connection) =>
       connection.config.auth === 'oauth2_client_credentials'
