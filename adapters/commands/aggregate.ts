@@ -52,13 +52,15 @@ export type AlsoAppend<E extends Event, S> = (events: E[], before: S) => StreamW
  * Decides `command(state)` against `streamId` and appends the events with the
  * version it read, plus whatever `also` adds, in one atomic `appendMany`. Returns the
  * events, the state after them, and the last global position written (null when the
- * decision produced no event; `also` is not asked then).
+ * decision produced no event; `also` is not asked then). `command` may read what the
+ * decision needs from other streams (a custom action's name claim); it is called again
+ * on every retry, so a conflict on such a stream is decided against what moved it.
  */
 export async function decideAndAppend<C, E extends Event, S>(
   store: EventStore,
   streamId: string,
   decider: Decider<C, E, S>,
-  command: (state: S) => C,
+  command: (state: S) => C | Promise<C>,
   metadata: EventMetadata,
   also?: AlsoAppend<E, S>,
 ): Promise<Decided<E, S>> {
@@ -80,14 +82,14 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
   store: EventStore,
   streamId: string,
   decider: Decider<C, E, S>,
-  command: (state: S) => C,
+  command: (state: S) => C | Promise<C>,
   metadata: EventMetadata,
   also: AlsoAppend<E, S> | undefined,
 ): Promise<Decided<E, S>> {
   return retryOnConflict(async () => {
     const history = await store.readStream(streamId);
     const state = fold(decider, history);
-    const events = decider.decide(command(state), state);
+    const events = decider.decide(await command(state), state);
     if (events.length === 0) return { events, state, position: null };
     const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length };
     const extra = also?.(events, state) ?? [];
