@@ -425,6 +425,38 @@ export interface CaseTicketsTable {
   event_position: number;
 }
 
+/** One custom action at its current version (migration 0027); `spec` as stored, without `enabled`. */
+export interface CustomActionsTable {
+  id: string;
+  name: string;
+  version: number;
+  enabled: boolean;
+  transport: string;
+  risk: string;
+  effect_type: string;
+  spec: Json<Record<string, unknown>>;
+  source: string;
+  created_at: Timestamp;
+  created_by: string | null;
+  updated_at: Timestamp;
+  updated_by: string | null;
+  /** The aggregate stream version the row reflects (projection idempotency). */
+  stream_version: number;
+}
+
+/** Every saved version of a custom action (migration 0027). */
+export interface CustomActionVersionsTable {
+  custom_action_id: string;
+  version: number;
+  name: string;
+  spec: Json<Record<string, unknown>>;
+  enabled: boolean;
+  source: string;
+  acknowledged_danger: boolean;
+  saved_at: Timestamp;
+  saved_by: string | null;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -458,4 +490,6 @@ export interface Database {
   retention_state: RetentionStateTable;
   case_pages: CasePagesTable;
   case_tickets: CaseTicketsTable;
+  custom_actions: CustomActionsTable;
+  custom_action_versions: CustomActionVersionsTable;
 }

@@ -24,6 +24,7 @@ import * as casePages from './0023-case-pages.ts';
 import * as caseTickets from './0024-case-tickets.ts';
 import * as chatIdentities from './0025-chat-identities.ts';
 import * as ticketOutbox from './0026-ticket-outbox.ts';
+import * as customActions from './0027-custom-actions.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0024-case-tickets': caseTickets,
   '0025-chat-identities': chatIdentities,
   '0026-ticket-outbox': ticketOutbox,
+  '0027-custom-actions': customActions,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */
