@@ -26,6 +26,8 @@ import { createCaseCommands } from '../adapters/commands/cases.ts';
 import { createCaseTemplateCommands } from '../adapters/commands/case-templates.ts';
 import { loadCaseTemplates } from '../adapters/case-templates/catalog.ts';
 import { createObservableCommands } from '../adapters/commands/observables.ts';
+import { createCustomActionCommands } from '../adapters/commands/custom-actions.ts';
+import { customActionsProjection } from '../projections/custom-actions/custom-actions.projection.ts';
 import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
 import { createRunCommands } from '../adapters/commands/runs.ts';
@@ -148,6 +150,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       ticketsProjection,
       ticketOutboxProjection,
       retentionProjection,
+      customActionsProjection,
     ],
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -162,18 +165,19 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   projector.start();
 
   const templates = createTemplateEngine();
+  const extraCa = config.outbound.caFile === null ? null : readCaFile(config.outbound.caFile);
   const outbound = createGuardedFetch({
     allowPrivate: config.outbound.allowPrivate,
     allowedHosts: config.outbound.peerHosts,
     exchangeOrigin: config.outbound.exchangeOrigin,
-    ...(config.outbound.caFile === null ? {} : { extraCa: readCaFile(config.outbound.caFile) }),
+    ...(extraCa === null ? {} : { extraCa }),
   });
   if (config.outbound.allowPrivate)
     log.warn('SVC_ALLOW_PRIVATE_TARGETS is on: outbound HTTP may reach private, loopback and metadata addresses (development only)');
   const tokens = createTokenSource(outbound, () => now().getTime());
   const exchange = createExchangeClient(config.exchange, tokens);
   const detector = createDetectorClient(outbound, exchange);
-  const actions = createActionRegistry(builtinActions(outbound, tokens, detector), config.installedProducts);
+  const actions = createActionRegistry(builtinActions(outbound, tokens, detector, extraCa), config.installedProducts);
   const connectionProbes = createConnectionProbes({
     outbound,
     tokens,
@@ -181,6 +185,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     detector,
     timeoutMs: config.connectionTestTimeoutMs,
     now: () => now().getTime(),
+    extraCa,
   });
   const { store: runbooks, report } = await loadRunbooks({ db, actions, templates, dir: config.runbooksDir, now });
   log.info({ created: report.created, updated: report.updated, skipped: report.skipped }, 'runbooks loaded');
@@ -290,6 +295,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         runbookGit: config.runbooksGit && { source: config.runbooksGit, proxy: config.proxy },
         actions,
         connections,
+        customActions: createCustomActionCommands({ store, audit, ids, now }),
         connectionProbes,
         webhookSources: createWebhookSourceStore(db, box, ids, now),
         audit,

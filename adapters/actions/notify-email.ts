@@ -6,16 +6,19 @@
  * default) or `smtps://host[:port]` (implicit TLS, 465); `config.from` (required sender),
  * `config.username` (optional; the connection secret is the password),
  * `config.tls`: `required` (default: no STARTTLS, no send) or `none` (a local relay
- * without TLS). Relays are admin-configured and usually internal, so this edge does not
+ * without TLS). Certificates are checked against Node's roots and SVC_OUTBOUND_CA_FILE's
+ * CA (`extraCa`). Relays are admin-configured and usually internal, so this edge does not
  * go through the HTTP SSRF guard. The Message-ID derives from (run, step, attempt), so a
  * receiver can tell a redelivery. Failures name the host and the SMTP code, never the
- * password or the body; 4xx replies and connection errors are retryable, 5xx final.
+ * password or the body; 4xx replies and connection errors are retryable, 5xx and an
+ * untrusted certificate (`tls_failed`) final.
  */
 import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { REDACTED, requireConnection } from './outbound-http.ts';
+import { trustedCa } from '../outbound/trusted-ca.ts';
 
 const NAME = 'notify.email';
 const address = v.pipe(v.string(), v.trim(), v.email('must be an email address'), v.maxLength(320));
@@ -62,7 +65,8 @@ function messageId(context: ActionContext): string {
   return `<${digest}@svc.notify>`;
 }
 
-export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: string }> = {
+/** `notify.email`, trusting `extraCa` (SVC_OUTBOUND_CA_FILE's PEM text, or null) besides Node's roots. */
+export const createNotifyEmail = (extraCa: string | null): ActionDefinition<NotifyEmailInput, { message_id: string }> => ({
   name: NAME,
   connectionKind: 'email_smtp',
   risk: 'notify',
@@ -70,7 +74,7 @@ export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: strin
   output: v.object({ message_id: v.string() }),
   async execute(step, context) {
     const target = smtpTarget(context);
-    return withTransport(target, context.connection?.secret ?? null, context.signal, async (transport) => {
+    return withTransport(target, context.connection?.secret ?? null, extraCa, context.signal, async (transport) => {
       const id = messageId(context);
       await transport.sendMail({ from: target.from, to: step.to, cc: step.cc, subject: step.subject, text: step.body, messageId: id });
       return { message_id: id };
@@ -88,16 +92,16 @@ export const notifyEmail: ActionDefinition<NotifyEmailInput, { message_id: strin
       auth: target.username === null ? null : { user: target.username, pass: REDACTED },
     };
   },
-};
+});
 
 /**
  * The connection probe of an `email_smtp` connection (POST /connections/<id>/test):
  * connects, upgrades to TLS as `config.tls` demands and authenticates, then quits
  * without sending (nodemailer's verify). Throws the action's ActionFailures.
  */
-export async function probeSmtp(connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function probeSmtp(connection: ResolvedConnection, signal: AbortSignal, extraCa: string | null): Promise<Record<string, unknown>> {
   const target = smtpTarget({ connection });
-  await withTransport(target, connection.secret, signal, (transport) => transport.verify());
+  await withTransport(target, connection.secret, extraCa, signal, (transport) => transport.verify());
   return {
     smtp: `${target.secure ? 'smtps' : 'smtp'}://${target.host}:${target.port}`,
     tls: target.secure || target.tlsRequired ? 'required' : 'none',
@@ -106,13 +110,20 @@ export async function probeSmtp(connection: ResolvedConnection, signal: AbortSig
 }
 
 /** A transport to `target` for `use`, closed afterwards; nodemailer errors become ActionFailures naming the host and SMTP code only. */
-async function withTransport<T>(target: SmtpTarget, password: string | null, signal: AbortSignal, use: (transport: Transporter) => Promise<T>): Promise<T> {
+async function withTransport<T>(
+  target: SmtpTarget,
+  password: string | null,
+  extraCa: string | null,
+  signal: AbortSignal,
+  use: (transport: Transporter) => Promise<T>,
+): Promise<T> {
   const transport = nodemailer.createTransport({
     host: target.host,
     port: target.port,
     secure: target.secure,
     requireTLS: !target.secure && target.tlsRequired,
     ignoreTLS: !target.secure && !target.tlsRequired,
+    ...(extraCa !== null && { tls: { ca: trustedCa(extraCa) } }),
     ...(target.username !== null && { auth: { user: target.username, pass: password ?? '' } }),
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
@@ -127,6 +138,9 @@ async function withTransport<T>(target: SmtpTarget, password: string | null, sig
     const { code, responseCode } = error as { code?: string; responseCode?: number };
     if (code === 'ETLS')
       throw new ActionFailure('tls_required', `${NAME}: ${target.host} did not upgrade to TLS with STARTTLS and config.tls is 'required'`, false, error);
+    // An untrusted or mismatched certificate will not change by retrying: final, like the IMAP probe's `tls_failed`.
+    if (/certificate|CERT_|SELF_SIGNED|ALTNAME/i.test(`${code ?? ''} ${(error as Error).message ?? ''}`))
+      throw new ActionFailure('tls_failed', `${NAME}: no trusted TLS with ${target.host} (its certificate is not trusted)`, false, error);
     if (typeof responseCode === 'number')
       throw new ActionFailure('smtp_rejected', `${NAME}: ${target.host} answered SMTP ${responseCode}`, responseCode < 500, error);
     throw new ActionFailure('network_error', `${NAME}: cannot reach ${target.host}`, true, error);

@@ -11,7 +11,7 @@ import { builtinCatalog } from './builtin-catalog.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 import { caseUpdate } from './case-update.ts';
 import { createHttpRequest } from './http-request.ts';
-import { notifyEmail } from './notify-email.ts';
+import { createNotifyEmail } from './notify-email.ts';
 import { banlistBlock, banlistStatus, banlistUnblock } from './banlist.ts';
 import { pipelineActions } from './pipeline.ts';
 import { reputationActions } from './enrich-reputation.ts';
@@ -75,16 +75,22 @@ export type ActionRegistry = {
  * The actions that execute in this build; the HTTP ones send through `outbound`, which
  * must be the SSRF-guarded edge (adapters/outbound/guarded-fetch.ts) outside tests, and
  * `http.request` takes oauth2 tokens from `tokens` (shared with the connection probe); the
- * detector actions exist when a `detector` client (with its exchange) is given.
+ * detector actions exist when a `detector` client (with its exchange) is given; `notify.email`
+ * trusts `extraCa` (SVC_OUTBOUND_CA_FILE's PEM text) besides Node's roots.
  */
-export function builtinActions(outbound: OutboundFetch, tokens: TokenSource = createTokenSource(outbound), detector?: DetectorClient): ActionDefinition[] {
+export function builtinActions(
+  outbound: OutboundFetch,
+  tokens: TokenSource = createTokenSource(outbound),
+  detector?: DetectorClient,
+  extraCa: string | null = null,
+): ActionDefinition[] {
   return [
     caseUpdate,
     createHttpRequest(outbound, tokens),
     createNotifyWebhook(outbound),
     createNotifyPagerA(outbound),
     createNotifyPagerB(outbound),
-    notifyEmail,
+    createNotifyEmail(extraCa),
     sshCommand,
     banlistBlock,
     banlistStatus,

@@ -5,7 +5,8 @@
  * required before LOGIN; `none`: clear text, for a relay on a trusted network), LOGIN (or
  * AUTHENTICATE PLAIN, as the server offers) as `config.username` with the secret, then
  * LOGOUT. Besides CAPABILITY, ID and NAMESPACE nothing is sent: no mailbox is selected, no
- * message read, flagged or moved. Certificates are checked against Node's bundled roots.
+ * message read, flagged or moved. Certificates are checked against Node's bundled roots and
+ * SVC_OUTBOUND_CA_FILE's CA (`extraCa`).
  *
  * Like SMTP relays and SSH hosts, IMAP servers are admin-configured and not behind the HTTP
  * SSRF guard. Failures: `auth_failed` (final), `auth_unavailable` (retryable: the server
@@ -16,6 +17,7 @@ import { ImapFlow } from 'imapflow';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { configText } from '../actions/notify-ticket.ts';
 import { probeSecret } from './probe-http.ts';
+import { trustedCa } from '../outbound/trusted-ca.ts';
 
 const ACTION = 'imap connection test';
 
@@ -40,13 +42,14 @@ function imapTarget(connection: ResolvedConnection): ImapTarget {
 }
 
 /** imap: connect, TLS as configured, authenticate, log out. */
-export async function probeImap(connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function probeImap(connection: ResolvedConnection, signal: AbortSignal, extraCa: string | null): Promise<Record<string, unknown>> {
   const target = imapTarget(connection);
   const where = `${target.host}:${target.port}`;
   const client = new ImapFlow({
     host: target.host,
     port: target.port,
     secure: target.tls === 'implicit',
+    ...(extraCa !== null && { tls: { ca: trustedCa(extraCa) } }),
     ...(target.tls !== 'implicit' && { doSTARTTLS: target.tls === 'starttls' }),
     auth: { user: target.username, pass: probeSecret(ACTION, connection, 'password') },
     verifyOnly: true,

@@ -58,6 +58,8 @@ export type ProbeDeps = {
   detector: DetectorClient;
   timeoutMs: number;
   now?: () => number;
+  /** SVC_OUTBOUND_CA_FILE's PEM text: IMAP and SMTP probes trust it besides Node's roots. */
+  extraCa?: string | null;
 };
 
 export type ConnectionProbes = ReturnType<typeof createConnectionProbes>;
@@ -77,7 +79,7 @@ export function createConnectionProbes(deps: ProbeDeps) {
         : { name: 'http_get', run: (c, signal) => httpStatus(deps.outbound, 'http', c, 'GET', signal) },
     webhook: () => ({ name: 'http_head', run: (c, signal) => httpStatus(deps.outbound, 'webhook', c, 'HEAD', signal) }),
     ssh: () => ({ name: 'ssh_auth', run: probeSsh }),
-    email_smtp: () => ({ name: 'smtp_auth', run: probeSmtp }),
+    email_smtp: () => ({ name: 'smtp_auth', run: (c, signal) => probeSmtp(c, signal, deps.extraCa ?? null) }),
     mcp: () => ({ name: 'mcp_tools', run: (c, signal) => mcpTools(deps.outbound, c, signal) }),
     detector: () => ({ name: 'detector_alerts', run: (c, signal) => probeDetector(deps.exchange, deps.detector, c, now(), signal) }),
     pipeline: () => ({ name: 'deploy_requests', run: (c, signal) => probePipeline(deps.outbound, c, signal) }),
@@ -87,7 +89,7 @@ export function createConnectionProbes(deps: ProbeDeps) {
     ticket_b: () => ({ name: 'table_read', run: (c, signal) => probeTicketB(deps.outbound, c, signal) }),
     pager_a: () => ({ name: 'routing_key_head', run: (c, signal) => probePagerA(deps.outbound, c, signal) }),
     pager_b: () => ({ name: 'account_read', run: (c, signal) => probePagerB(deps.outbound, c, signal) }),
-    imap: () => ({ name: 'imap_auth', run: probeImap }),
+    imap: () => ({ name: 'imap_auth', run: (c, signal) => probeImap(c, signal, deps.extraCa ?? null) }),
     mailbox_graph: () => ({ name: 'graph_mailbox_read', run: (c, signal) => probeMailboxGraph(deps.outbound, deps.tokens, c, signal) }),
     object_storage: () => ({ name: 's3_list_objects', run: (c, signal) => probeObjectStorage(deps.outbound, c, signal) }),
   };

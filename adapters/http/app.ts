@@ -22,6 +22,7 @@ import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
 import { caseRoutes } from './cases.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
+import { customActionRoutes } from './custom-actions.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
@@ -88,6 +89,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', runbookRoutes(deps));
   authed.route('/', actionRoutes(deps));
   authed.route('/', connectionRoutes(deps));
+  authed.route('/', customActionRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { ObservableCommands } from '../commands/observables.ts';
+import type { CustomActionCommands } from '../commands/custom-actions.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
 import type { TaskCommands } from '../commands/tasks.ts';
 import type { CaseFileCommands } from '../commands/case-files.ts';
@@ -85,6 +86,8 @@ export type HttpDeps = {
   runbookGit: { source: GitSourceConfig; proxy: ProxyEnv } | null;
   actions: ActionRegistry;
   connections: ConnectionStore;
+  /** Custom action commands (adapters/commands/custom-actions.ts). */
+  customActions: CustomActionCommands;
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;

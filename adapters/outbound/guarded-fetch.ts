@@ -15,10 +15,10 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv6 } from 'node:net';
-import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
 import { classifyAddress, OutboundRefusedError } from './address-policy.ts';
+import { trustedCa } from './trusted-ca.ts';
 
 export { OutboundRefusedError } from './address-policy.ts';
 
@@ -66,8 +66,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   });
   const exchangeOrigin = options.exchangeOrigin === null ? null : new URL(options.exchangeOrigin).origin;
   const exempt = (target: Target) => options.allowPrivate || isPeer(peers, target) || originOf(target) === exchangeOrigin;
-  // Node's `ca` replaces the bundled roots, so an extra CA is added to them, not swapped in.
-  const base = buildConnector(options.extraCa === undefined ? {} : { ca: [...rootCertificates, options.extraCa] });
+  const ca = trustedCa(options.extraCa ?? null);
+  const base = buildConnector(ca === undefined ? {} : { ca });
   const agent = new Agent({
     connect: (connectOptions, callback) => {
       const target = { protocol: connectOptions.protocol, hostname: connectOptions.hostname, port: connectOptions.port };

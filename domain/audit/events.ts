@@ -36,6 +36,10 @@ export const auditActions = [
   'chat.identity_link',
   'chat.identity_unlink',
   'ticket.status_sync',
+  'custom_action.create',
+  'custom_action.update',
+  'custom_action.disable',
+  'custom_action.enable',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

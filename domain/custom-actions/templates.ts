@@ -79,7 +79,10 @@ export function templateProblems(template: string, inputs: ReadonlySet<string>, 
 /** The problems of `http.path` beyond its templates: where a rendered value could go. */
 export function pathProblems(path: string, loc: (string | number)[]): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const escapes = (msg: string) => problems.push({ loc, msg, type: 'path_escapes' });
+  /** Each reason once, however many segments have it. */
+  const escapes = (msg: string) => {
+    if (!problems.some((p) => p.msg === msg)) problems.push({ loc, msg, type: 'path_escapes' });
+  };
   if (/[?#\\]/.test(path.replace(PLACEHOLDER, ''))) escapes('the path holds no ?, # or \\: query fields go in `query`');
   const segments = path.split('/').slice(1);
   segments.forEach((segment, i) => {

@@ -404,3 +404,40 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
     expect(d.log().match(/Logged out .*/g)?.[0]).toMatch(/deleted=0 expunged=0 trashed=0/);
   });
 });
+
+describe.each(e2eEngines)('an IMAP probe trusting SVC_OUTBOUND_CA_FILE on $name', ({ server: onServer }) => {
+  let dovecot: TestDovecot | null = null;
+  let trusting: InProcessService;
+  beforeAll(async () => {
+    if (!dovecotAvailable) return;
+    dovecot = await startDovecot();
+    trusting = await startInProcessService({ server: onServer }, { extraEnv: { SVC_OUTBOUND_CA_FILE: dovecot.certFile } });
+  });
+  afterAll(async () => {
+    await trusting?.close();
+    await dovecot?.close();
+  });
+
+  it.skipIf(!dovecotAvailable)('logs in over implicit TLS and over STARTTLS to a server whose certificate that CA file holds', async () => {
+    const d = dovecot;
+    if (!d) throw new Error('dovecot did not start');
+    const create = async (name: string, config: Record<string, unknown>) => {
+      const res = await callAs(trusting, root, 'POST', '/connections', {
+        kind: 'imap',
+        name,
+        secret: d.password,
+        config: { host: '127.0.0.1', username: d.username, ...config },
+      });
+      expect(res.status, res.text).toBe(201);
+      return (await callAs(trusting, root, 'POST', `/connections/${res.body.id}/test`)).body;
+    };
+    expect(await create('imaps-trusted', { port: d.tlsPort, tls: 'implicit' })).toMatchObject({
+      ok: true,
+      details: { imap: `127.0.0.1:${d.tlsPort}`, tls: 'implicit', authenticated: true },
+    });
+    expect(await create('imap-starttls-trusted', { port: d.port, tls: 'starttls' })).toMatchObject({
+      ok: true,
+      details: { imap: `127.0.0.1:${d.port}`, tls: 'starttls', authenticated: true },
+    });
+  });
+});

@@ -23,8 +23,10 @@ const NOBODY = 65534;
 export type TestDovecot = {
   /** IMAP port: clear text, STARTTLS offered. */
   port: number;
-  /** IMAPS port: TLS from the first byte, with a certificate no client trusts. */
+  /** IMAPS port: TLS from the first byte, with a self-signed certificate (`certFile`) no client trusts unless told to. */
   tlsPort: number;
+  /** The server's certificate (PEM file, IP SAN 127.0.0.1), for SVC_OUTBOUND_CA_FILE. */
+  certFile: string;
   username: string;
   password: string;
   log: () => string;
@@ -89,6 +91,7 @@ service anvil {
   return {
     port,
     tlsPort,
+    certFile,
     username,
     password,
     log,

@@ -10,7 +10,10 @@ import { SMTPServer } from 'smtp-server';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionFailure, ActionContext, ResolvedConnection } from '../../../adapters/actions/action.ts';
-import { notifyEmail } from '../../../adapters/actions/notify-email.ts';
+import { createNotifyEmail } from '../../../adapters/actions/notify-email.ts';
+import { selfSignedCertificate } from '../../support/tls-cert.ts';
+
+const notifyEmail = createNotifyEmail(null);
 
 type Mail = { from: string | undefined; to: string[]; data: string; user: string | null };
 
@@ -134,5 +137,44 @@ describe('notify.email', () => {
     });
     expect(JSON.stringify(preview)).not.toContain(PASSWORD);
     expect(mails).toHaveLength(0);
+  });
+});
+
+describe('notify.email over implicit TLS (smtps://)', () => {
+  const certificate = selfSignedCertificate();
+  let tlsServer: SMTPServer;
+  let tlsPort = 0;
+  const delivered: string[] = [];
+  beforeAll(async () => {
+    tlsServer = new SMTPServer({
+      secure: true,
+      key: certificate.key,
+      cert: certificate.cert,
+      authOptional: true,
+      logger: false,
+      onData(stream, session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          delivered.push(session.envelope.rcptTo.map((r) => r.address).join(','));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    tlsPort = (tlsServer.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+  const smtps = (): ResolvedConnection => ({ ...connection({ from: 'svc@example.com' }, null), base_url: `smtps://127.0.0.1:${tlsPort}` });
+
+  it('refuses a relay whose certificate no trusted CA signed, finally, and sends nothing', async () => {
+    const error = await failure(createNotifyEmail(null).execute(step, context(smtps())));
+    expect(error).toMatchObject({ type: 'tls_failed', retryable: false });
+    expect(delivered).toEqual([]);
+  });
+
+  it('delivers through a relay whose certificate SVC_OUTBOUND_CA_FILE trusts', async () => {
+    const out = await createNotifyEmail(certificate.cert).execute(step, context(smtps()));
+    expect(out.message_id).toMatch(/@svc\.notify>$/);
+    expect(delivered).toEqual(['soc@example.com,lead@example.com']);
   });
 });
