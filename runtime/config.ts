@@ -33,6 +33,8 @@ export type Config = {
   maxBodyBytes: number;
   /** Deepest accepted nesting of a JSON request body (SVC_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /** Largest OpenAPI document `POST /custom-actions/import/openapi` accepts, KiB (SVC_MAX_OPENAPI_KB). */
+  maxOpenApiKb: number;
   /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES); stored under `<dataDir>/attachments`. */
   attachmentMaxBytes: number;
   correlationWindowMs: number;
@@ -269,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     detectorBootstrapSecret: env.SVC_DETECTOR_BOOTSTRAP_SECRET || null,
     maxBodyBytes: int(env, 'SVC_MAX_BODY_BYTES', 1024 * 1024, 1024),
     maxJsonDepth: int(env, 'SVC_MAX_JSON_DEPTH', 64, 2),
+    maxOpenApiKb: int(env, 'SVC_MAX_OPENAPI_KB', 512, 1),
     attachmentMaxBytes: int(env, 'SVC_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),
     correlationWindowMs: int(env, 'SVC_CORRELATION_WINDOW', 24 * 3600, 1) * 1000,
     severities,

@@ -66,6 +66,7 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_CASE_CLOSED_STATUSES: 'list',
   SVC_ACK_SLA_MINUTES: 'list',
   SVC_MAX_BODY_BYTES: 'integer',
+  SVC_MAX_OPENAPI_KB: 'integer',
   SVC_ATTACHMENT_MAX_BYTES: 'integer',
   SVC_CORRELATION_WINDOW: 'integer',
   SVC_INTAKE_CACHE_ENTRIES: 'integer',
