@@ -268,6 +268,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         basePath: config.basePath,
         maxBodyBytes: config.maxBodyBytes,
         maxJsonDepth: config.maxJsonDepth,
+        maxOpenApiBytes: config.maxOpenApiKb * 1024,
         detectorBootstrapSecret: config.detectorBootstrapSecret,
         caseConfig,
         ackSla: config.ackSla,

@@ -22,6 +22,7 @@ import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
 import { caseRoutes } from './cases.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
+import { customActionImportRoutes, isOpenApiImport, openApiImportBodyLimit } from './custom-actions-import.routes.ts';
 import { customActionRoutes } from './custom-actions.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -48,12 +49,13 @@ import { chatInteractionRoutes } from './chat-interactions.routes.ts';
 export function createApp(deps: HttpDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', deps.metrics.api.middleware);
-  // Attachment uploads stream under their own, larger cap (attachments.routes.ts); every
-  // other request is held to SVC_MAX_BODY_BYTES.
+  // Attachment uploads stream under their own, larger cap (attachments.routes.ts), and an
+  // OpenAPI import has its own limit sized to SVC_MAX_OPENAPI_KB (custom-actions-import.routes.ts);
+  // every other request is held to SVC_MAX_BODY_BYTES.
   api.use(
     '*',
     except(
-      isAttachmentUpload,
+      [isAttachmentUpload, isOpenApiImport],
       bodyLimit({
         maxSize: deps.maxBodyBytes,
         onError: () => {
@@ -62,6 +64,7 @@ export function createApp(deps: HttpDeps) {
       }),
     ),
   );
+  api.use('*', openApiImportBodyLimit(deps));
   api.get(
     '/healthz',
     describeRoute({
@@ -89,6 +92,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', runbookRoutes(deps));
   authed.route('/', actionRoutes(deps));
   authed.route('/', connectionRoutes(deps));
+  authed.route('/', customActionImportRoutes(deps));
   authed.route('/', customActionRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));

@@ -47,6 +47,8 @@ export type HttpDeps = {
   maxBodyBytes: number;
   /** Deepest accepted nesting of a JSON body, the root object being 1 (SVC_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /** Largest OpenAPI document of `POST /custom-actions/import/openapi`, bytes (SVC_MAX_OPENAPI_KB). */
+  maxOpenApiBytes: number;
   detectorBootstrapSecret: string | null;
   caseConfig: CaseConfig;
   /** Acknowledgement targets per severity, seconds (SVC_ACK_SLA_MINUTES). */
