@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { assertionAs, callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -26,15 +26,7 @@ const IMPORT = '/custom-actions/import/openapi';
 
 /** POSTs to `path` as root with a Content-Length of `declared` bytes, sends a few, and answers what the service says first. */
 async function postDeclaring(svc: InProcessService, path: string, declared: number): Promise<{ status: number | undefined; body: unknown }> {
-  const token = await svc.identity.sign({
-    token_use: 'assertion',
-    sub: root.sub,
-    email: root.email,
-    name: root.email,
-    grants: root.grants,
-    htm: 'POST',
-    htu: path,
-  });
+  const token = await assertionAs(svc, root, 'POST', path);
   return new Promise((resolve, reject) => {
     const req = request(`${svc.url}${path}`, {
       method: 'POST',

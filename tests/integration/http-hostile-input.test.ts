@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import {
+  assertionAs,
   callAs,
   detectorIntake,
   startInProcessService,
@@ -46,15 +47,7 @@ describe.each(e2eEngines)('hostile input on $name', ({ server }) => {
   const call = (method: string, path: string, body?: unknown) => callAs(svc, root, method, path, body);
   /** Sends `text` as the JSON body, unchanged. */
   const callRaw = async (method: string, path: string, text: string, headers: Record<string, string> = {}): Promise<TestAnswer> => {
-    const token = await svc.identity.sign({
-      token_use: 'assertion',
-      sub: root.sub,
-      email: root.email,
-      name: root.email,
-      grants: root.grants,
-      htm: method,
-      htu: path.split('?')[0],
-    });
+    const token = await assertionAs(svc, root, method, path);
     const res = await fetch(`${svc.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },

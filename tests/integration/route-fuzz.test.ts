@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { assertionAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { answerChecker, type AnswerChecker } from '../support/openapi-check.ts';
 import { manualNoteRunbook } from '../support/runbooks.ts';
@@ -89,17 +89,7 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
 
   const send = async (method: string, path: string, body: string | undefined, label: string) => {
     const webhook = path.startsWith('/webhooks/');
-    const token = webhook
-      ? null
-      : await svc.identity.sign({
-          token_use: 'assertion',
-          sub: root.sub,
-          email: root.email,
-          name: root.email,
-          grants: root.grants,
-          htm: method,
-          htu: path.split('?')[0],
-        });
+    const token = webhook ? null : await assertionAs(svc, root, method, path);
     const headers: Record<string, string> = {
       ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -126,15 +116,7 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
     );
     doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as typeof doc;
     checker = answerChecker(doc as Parameters<typeof answerChecker>[0]);
-    const token = await svc.identity.sign({
-      token_use: 'assertion',
-      sub: root.sub,
-      email: root.email,
-      name: root.email,
-      grants: root.grants,
-      htm: 'POST',
-      htu: '/cases',
-    });
+    const token = await assertionAs(svc, root, 'POST', '/cases');
     const created = await fetch(`${svc.url}/cases`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

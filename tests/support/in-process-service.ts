@@ -93,9 +93,9 @@ export async function expectDeclared(svc: InProcessService, method: string, path
   if (problem !== null) throw new Error(`answer does not match /openapi.json: ${problem}`);
 }
 
-/** Calls the service as `who`, with a request-bound assertion as the gateway mints it (CONTRACTS.md section 2). */
-export async function callAs(svc: InProcessService, who: TestPerson, method: string, path: string, body?: unknown): Promise<TestAnswer> {
-  const token = await svc.identity.sign({
+/** A request-bound assertion for `who` as the gateway mints it (CONTRACTS.md section 2), for `method` on `path` (its query ignored). */
+export function assertionAs(svc: InProcessService, who: TestPerson, method: string, path: string): Promise<string> {
+  return svc.identity.sign({
     token_use: 'assertion',
     sub: who.sub,
     email: who.email,
@@ -104,6 +104,11 @@ export async function callAs(svc: InProcessService, who: TestPerson, method: str
     htm: method,
     htu: path.split('?')[0],
   });
+}
+
+/** Calls the service as `who`, with a request-bound assertion as the gateway mints it (CONTRACTS.md section 2). */
+export async function callAs(svc: InProcessService, who: TestPerson, method: string, path: string, body?: unknown): Promise<TestAnswer> {
+  const token = await assertionAs(svc, who, method, path);
   const res = await fetch(`${svc.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -160,6 +160,8 @@ describe('notify.email over implicit TLS (smtps://)', () => {
         });
       },
     });
+    // The refused client hangs up mid-handshake; the server reports that as an error event.
+    tlsServer.on('error', () => {});
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
     tlsPort = (tlsServer.server.address() as AddressInfo).port;
   });
