@@ -88,6 +88,19 @@ export type ActionDefinition<Input = any, Output = unknown> = {
    * runs do not gate it (SPEC.md "Ban-list built-in actions": "bounded non-danger").
    */
   bounded?: true;
+  /**
+   * Every live execution, manual runs included and whatever `autonomous` says, waits for
+   * an admin's approval (SPEC.md "Custom action": the arbitrary tier of custom actions).
+   */
+  adminGate?: true;
+  /** The connection a step without `with.connection` uses (a custom action's `default_connection`). */
+  defaultConnection?: string;
+  /**
+   * Masks what the action log must not keep: applied by the worker to the step's `input`
+   * (the rendered `with`) and `output` wherever the log row gets them, so the step output
+   * as stored is the masked one.
+   */
+  redactLog?: (row: { input: unknown; output: unknown }) => { input: unknown; output: unknown };
   input: GenericSchema<unknown, Input>;
   /** The output's shape; GET /actions publishes it as JSON Schema. */
   output: GenericSchema;

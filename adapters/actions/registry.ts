@@ -1,6 +1,7 @@
 /**
  * The action registry (SPEC.md "Action registry entry", GET /actions): the 34 built-ins
- * of `builtin-catalog.ts` with the implementations this build carries. It answers
+ * of `builtin-catalog.ts` with the implementations this build carries, and the enabled
+ * custom actions (runtime/custom-action-sync.ts keeps them current). It answers
  * runbook validation (unknown actions, actions of a product that is not installed,
  * literal `with` values that break the input schema) and the worker (implementation, risk).
  */
@@ -50,6 +51,13 @@ export type ActionRegistry = {
   riskOf: (name: string) => string | null;
   /** Whether the implemented action's risk is bounded, so automatic runs need no gate for it. */
   isBounded: (name: string) => boolean;
+  /** Whether every live execution of the action needs an admin's approval (arbitrary-tier custom actions). */
+  needsAdminGate: (name: string) => boolean;
+  /**
+   * Replaces the custom actions with `custom` (the enabled ones); names in `disabled`
+   * are refused with their own reason. A custom name never shadows a built-in.
+   */
+  setCustomActions: (custom: ActionDefinition[], disabled?: readonly string[]) => void;
   /** Every action, sorted by name. */
   entries: () => ActionRegistryEntry[];
   /** The product (`detector`, `pipeline`) an action needs installed, or null. */
@@ -106,37 +114,50 @@ export function builtinActions(
 
 /**
  * Builds the registry from `implementations` (the runtime passes `builtinActions`)
- * and the installed products (`detector`, `pipeline`; default none).
+ * and the installed products (`detector`, `pipeline`; default none). Custom actions
+ * come and go at run time through `setCustomActions`, which replaces an immutable
+ * snapshot: every lookup stays synchronous and sees one whole set.
  */
 export function createActionRegistry(implementations: ActionDefinition[], installedProducts: readonly string[] = []): ActionRegistry {
-  const byName = new Map(implementations.map((a) => [a.name, a]));
   const catalog = new Map(builtinCatalog.map((e) => [e.name, e]));
   const installed = new Set(installedProducts);
-  const inputOf = (name: string) => byName.get(name)?.input ?? builtinSchemas[name]?.input;
   const productOf = (name: string) => PRODUCT_PREFIXES.find((p) => name.startsWith(`${p}.`)) ?? null;
-  const isKnownAction = (name: string) => catalog.has(name) || byName.has(name);
-  const entries = [...new Set([...catalog.keys(), ...byName.keys()])].sort().map((name): ActionRegistryEntry => {
-    const impl = byName.get(name);
-    const builtin = catalog.get(name);
-    const schemas = builtinSchemas[name];
-    return {
-      name,
-      input_schema: jsonSchema(impl?.input ?? schemas?.input),
-      output_schema: jsonSchema(impl?.output ?? schemas?.output),
-      connection_kind: impl?.connectionKind ?? builtin?.connectionKind ?? 'internal',
-      implemented: impl !== undefined,
-      risk: impl?.risk ?? builtin?.risk ?? 'arbitrary',
-    };
-  });
+  type Snapshot = { byName: Map<string, ActionDefinition>; disabled: ReadonlySet<string>; entries: ActionRegistryEntry[] };
+  const snapshotOf = (custom: ActionDefinition[], disabled: readonly string[]): Snapshot => {
+    const builtinNames = new Set(implementations.map((a) => a.name));
+    const byName = new Map([...custom.filter((a) => !builtinNames.has(a.name) && !catalog.has(a.name)), ...implementations].map((a) => [a.name, a]));
+    const entries = [...new Set([...catalog.keys(), ...byName.keys()])].sort().map((name): ActionRegistryEntry => {
+      const impl = byName.get(name);
+      const builtin = catalog.get(name);
+      const schemas = builtinSchemas[name];
+      return {
+        name,
+        input_schema: jsonSchema(impl?.input ?? schemas?.input),
+        output_schema: jsonSchema(impl?.output ?? schemas?.output),
+        connection_kind: impl?.connectionKind ?? builtin?.connectionKind ?? 'internal',
+        implemented: impl !== undefined,
+        risk: impl?.risk ?? builtin?.risk ?? 'arbitrary',
+      };
+    });
+    return { byName, disabled: new Set(disabled.filter((n) => !byName.has(n))), entries };
+  };
+  let current = snapshotOf([], []);
+  const inputOf = (name: string) => current.byName.get(name)?.input ?? builtinSchemas[name]?.input;
+  const isKnownAction = (name: string) => catalog.has(name) || current.byName.has(name);
   return {
     isKnownAction,
-    implementation: (name) => byName.get(name),
-    riskOf: (name) => byName.get(name)?.risk ?? catalog.get(name)?.risk ?? null,
-    isBounded: (name) => byName.get(name)?.bounded === true,
-    entries: () => entries,
+    implementation: (name) => current.byName.get(name),
+    riskOf: (name) => current.byName.get(name)?.risk ?? catalog.get(name)?.risk ?? null,
+    isBounded: (name) => current.byName.get(name)?.bounded === true,
+    needsAdminGate: (name) => current.byName.get(name)?.adminGate === true,
+    entries: () => current.entries,
+    setCustomActions: (custom, disabled = []) => {
+      current = snapshotOf(custom, disabled);
+    },
     productOf,
     productInstalled: (product) => installed.has(product),
     actionProblem: (name, ignoreProducts = false) => {
+      if (current.disabled.has(name)) return `custom action '${name}' is disabled`;
       if (!isKnownAction(name)) return `unknown action '${name}'`;
       const product = productOf(name);
       if (!ignoreProducts && product !== null && !installed.has(product)) {

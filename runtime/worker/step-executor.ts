@@ -2,9 +2,10 @@
  * Executes one action step (SPEC.md "Step object", "Dry-run"): renders `with` with
  * the run's template context, validates it against the action's input schema,
  * resolves the connection named by `with.connection` (a reserved key, never passed
- * to the action), then calls `execute` (live) or `preview` (dry run) under the
- * step's `timeout_s`, retrying retryable failures `retries` times with exponential
- * backoff (base 2 s). Never throws: failures come back as an `error` outcome.
+ * to the action; absent, the action's `defaultConnection`), then calls `execute`
+ * (live) or `preview` (dry run) under the step's `timeout_s`, retrying retryable
+ * failures `retries` times with exponential backoff (base 2 s). Never throws: failures come back as an `error` outcome. The
+ * outcome's input and output are masked by the action's `redactLog`, if it has one.
  *
  * An action's effect on our own store (`record`) is not run here: `settleRun` runs it
  * into the step's unit of work, once per try of the run driver to append the step's
@@ -59,23 +60,36 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
     return fail(step.with, `template error: ${error instanceof Error ? error.message : String(error)}`);
   }
   const action = step.action ? deps.actions.implementation(step.action) : undefined;
-  if (!action) return fail(rendered, `action_not_implemented: ${step.action ?? '(none)'} cannot run in this build`);
+  if (!action) {
+    const problem = step.action ? deps.actions.actionProblem(step.action, true) : null;
+    // Without the action there is no redaction to apply: the log keeps the step's templates, not their values.
+    if (problem !== null && step.action?.startsWith('custom.')) return fail(step.with, `action_unavailable: ${problem}`);
+    return fail(rendered, `action_not_implemented: ${step.action ?? '(none)'} cannot run in this build`);
+  }
+  // The action log keeps the input and output as the action masks them (ActionDefinition.redactLog).
+  const redact = action.redactLog ?? ((row: { input: unknown; output: unknown }) => row);
+  const masked = (run: ActionRun): ActionRun => {
+    const { input, output } = redact({ input: run.input, output: run.output });
+    return { ...run, input, output };
+  };
+  const failMasked = (input: unknown, error: string): ActionRun => masked(fail(input, error));
 
-  const { connection: connectionName, ...withoutConnection } = rendered;
+  const { connection: stepConnection, ...withoutConnection } = rendered;
+  const connectionName = stepConnection ?? action.defaultConnection;
   const parsed = v.safeParse(action.input, withoutConnection);
   if (!parsed.success) {
     const detail = parsed.issues.map((i) => `${v.getDotPath(i) ?? 'with'}: ${i.message}`).join('; ');
-    return fail(rendered, `invalid input: ${detail}`);
+    return failMasked(rendered, `invalid input: ${detail}`);
   }
   let connection: ResolvedConnection | null = null;
   if (typeof connectionName === 'string') {
     connection = await deps.resolveConnection(connectionName);
-    if (!connection) return fail(rendered, `connection_missing: no connection named ${connectionName}`);
+    if (!connection) return failMasked(rendered, `connection_missing: no connection named ${connectionName}`);
     if (connection.kind !== action.connectionKind) {
-      return fail(rendered, `connection_kind_mismatch: ${connectionName} is ${connection.kind}, ${action.name} needs ${action.connectionKind}`);
+      return failMasked(rendered, `connection_kind_mismatch: ${connectionName} is ${connection.kind}, ${action.name} needs ${action.connectionKind}`);
     }
   } else if (connectionName !== undefined) {
-    return fail(rendered, 'invalid input: connection: must be a connection name');
+    return failMasked(rendered, 'invalid input: connection: must be a connection name');
   }
 
   for (let retry = 0; ; retry++) {
@@ -95,13 +109,20 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
       const work = req.dryRun ? action.preview(parsed.output, context) : action.execute(parsed.output, context);
       const output = await raceAbort(work, controller.signal);
       const record = req.dryRun ? undefined : action.record?.bind(action);
-      return { status: 'ok', input: rendered, output, error: null, record: record ? (cases) => record(parsed.output, output, { ...context, cases }) : null };
+      return masked({
+        status: 'ok',
+        input: rendered,
+        output,
+        error: null,
+        // What `record` resolves is the stored output: masked like the one `execute` gave.
+        record: record ? async (cases) => redact({ input: rendered, output: await record(parsed.output, output, { ...context, cases }) }).output : null,
+      });
     } catch (error) {
       if (error instanceof ActionFailure && error.retryable && retry < step.retries) {
         await deps.sleep(deps.backoffBaseMs * 2 ** retry);
         continue;
       }
-      return fail(rendered, failureMessage(error));
+      return failMasked(rendered, failureMessage(error));
     } finally {
       clearTimeout(timer);
     }
