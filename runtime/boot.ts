@@ -28,6 +28,7 @@ import { loadCaseTemplates } from '../adapters/case-templates/catalog.ts';
 import { createObservableCommands } from '../adapters/commands/observables.ts';
 import { createCustomActionCommands } from '../adapters/commands/custom-actions.ts';
 import { customActionsProjection } from '../projections/custom-actions/custom-actions.projection.ts';
+import { createCustomActionSync, type CustomActionSync } from './custom-action-sync.ts';
 import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
 import { createRunCommands } from '../adapters/commands/runs.ts';
@@ -127,6 +128,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       log.error({ err: error, ...context }, message);
     };
   let scheduleTicker: ScheduleTicker | null = null;
+  let customActions: CustomActionSync | null = null;
   let livePublishing: Promise<void> = Promise.resolve();
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
@@ -157,6 +159,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       onError: failure('projector.batch_failed', 'projector batch failed'),
       onAdvance: (applied) => {
         if (wakesWorker(applied)) worker?.wake();
+        // A custom action saved, enabled or disabled anywhere reaches this process's registry.
+        if (customActions?.touches(applied)) customActions.refresh().catch(failure('runbooks.refresh_failed', 'custom action refresh failed'));
         // In order, one batch after the other; a failure loses frames, never a projection.
         livePublishing = livePublishing.then(() => publishLiveUpdates(db, applied)).catch(failure('live.bus_failed', 'live update publish failed'));
       },
@@ -178,6 +182,18 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const exchange = createExchangeClient(config.exchange, tokens);
   const detector = createDetectorClient(outbound, exchange);
   const actions = createActionRegistry(builtinActions(outbound, tokens, detector, extraCa), config.installedProducts);
+  customActions = createCustomActionSync({
+    db,
+    actions,
+    actionDeps: { fetch: outbound, tokens },
+    onInvalid: (name, issues) => log.warn({ action: name, issues }, 'custom action left out: its stored spec does not validate'),
+  });
+  // Before the runbooks load, so runbooks calling custom actions validate.
+  await customActions.refresh();
+  const customActionRefresh = setInterval(
+    () => customActions?.refresh().catch(failure('runbooks.refresh_failed', 'custom action refresh failed')),
+    config.runbookRefreshMs,
+  );
   const connectionProbes = createConnectionProbes({
     outbound,
     tokens,
@@ -224,6 +240,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     if (server) await new Promise<void>((r) => server?.close(() => r()));
     await inFlight?.idle(SHUTDOWN_GRACE_MS);
     clearInterval(runbookRefresh);
+    clearInterval(customActionRefresh);
     await scheduleTicker?.stop();
     await retentionLoop?.stop();
     await ticketLoop?.stop();
@@ -235,6 +252,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     await store.settle();
     await projector.stop();
     await livePublishing;
+    await customActions?.idle();
     await opened.close();
   };
   try {
@@ -417,6 +435,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           defaultApprovalTimeoutH: config.defaultApprovalTimeoutH,
           caseContext: (caseId) => findCaseContext(db, caseId),
           caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
+          audit,
         },
       });
     }

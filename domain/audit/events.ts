@@ -40,6 +40,7 @@ export const auditActions = [
   'custom_action.update',
   'custom_action.disable',
   'custom_action.enable',
+  'custom_action.execute',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -18,7 +18,9 @@
  * before a step whose action risk is `write` or `arbitrary` runs in an automatic
  * (alert or schedule) run unless it is `autonomous` or its action's risk is bounded, the run waits in
  * `waiting_approval`. The deadline is `approval.timeout_h` hours after opening, else
- * `defaultApprovalTimeoutH`; at the deadline the gate expires. Dry runs open no gates:
+ * `defaultApprovalTimeoutH`; at the deadline the gate expires. An action `adminGate`
+ * names (arbitrary-tier custom actions) opens a gate only admins decide before every
+ * live execution, in every kind of run and whatever `autonomous` says. Dry runs open no gates:
  * they only preview.
  */
 import type { GateReason } from '../runs/events.ts';
@@ -51,10 +53,17 @@ export type WorkflowLimits = {
   now: string;
   riskOf: (action: string) => string | null;
   bounded: (action: string) => boolean;
+  /**
+   * Whether every live execution of the action needs an admin's approval (arbitrary-tier
+   * custom actions, SPEC.md "Custom action"); absent means none does.
+   */
+  adminGate?: (action: string) => boolean;
 };
 
 /** Roles that may decide a gate the engine opens itself (the default-deny risk gate). */
 export const RISK_GATE_ROLES = ['approver', 'admin'];
+/** Roles that may decide the gate before an arbitrary-tier custom action runs. */
+export const ADMIN_GATE_ROLES = ['admin'];
 const GATED_RISKS = new Set(['write', 'arbitrary']);
 
 export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
@@ -92,6 +101,11 @@ export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
 function gateFor(step: StepDefinition, triggerType: string, limits: WorkflowLimits) {
   const hours = step.approval?.timeout_h ?? limits.defaultApprovalTimeoutH;
   const deadline = new Date(Date.parse(limits.now) + hours * 3_600_000).toISOString();
+  // Before the step's own approval: whoever else it names, an admin decides this one.
+  if (step.action !== null && limits.adminGate?.(step.action) === true) {
+    const message = `${step.action} is an arbitrary-tier custom action: every live execution needs an admin's approval`;
+    return { reason: 'risk' as const, roles: ADMIN_GATE_ROLES, message: step.approval?.message ?? message, deadline };
+  }
   if (step.approval) return { reason: 'approval' as const, roles: step.approval.roles, message: step.approval.message, deadline };
   const automatic = triggerType === 'alert' || triggerType === 'schedule';
   const risk = step.action === null ? null : limits.riskOf(step.action);

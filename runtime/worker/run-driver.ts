@@ -13,6 +13,7 @@
  */
 import type { CaseEffects } from '../../adapters/actions/action.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from '../../adapters/commands/aggregate.ts';
+import { systemActor as auditSystemActor, type AuditLog } from '../../adapters/commands/audit.ts';
 import { createUnitOfWork, type UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
 import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
@@ -36,6 +37,11 @@ export type RunDriverDeps = StepExecutorDeps & {
   maxStepVisits: number;
   /** SVC_APPROVAL_DEFAULT_TIMEOUT_H: a gate's deadline when its step names no `timeout_h`. */
   defaultApprovalTimeoutH: number;
+  /**
+   * Where a live execution of an arbitrary-tier custom action is audited
+   * (`custom_action.execute`, in the same append as the step's end); absent, it is not.
+   */
+  audit?: AuditLog;
 };
 
 type Existing = Extract<RunState, { exists: true }>;
@@ -132,6 +138,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
         now: now(),
         riskOf: (action) => deps.actions.riskOf(action),
         bounded: (action) => deps.actions.isBounded(action),
+        adminGate: (action) => deps.actions.needsAdminGate(action),
       });
       if (move.kind === 'idle') {
         await flush();
@@ -195,6 +202,16 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
               const finishedAt = now();
               const status = before.dryRun && outcome.status === 'ok' ? 'dry_run' : outcome.status;
               const log = logRow(before, step.id, step.action, attempt, status, outcome.input, outcome.output, outcome.error, startedAt, finishedAt);
+              if (!before.dryRun && step.action !== null && deps.audit && deps.actions.needsAdminGate(step.action)) {
+                const entry = deps.audit.write({
+                  action: 'custom_action.execute',
+                  actor: auditSystemActor('runbook_run'),
+                  target: { type: 'run', id: runId },
+                  team: null,
+                  detail: { action: step.action, runbook_id: before.runbook.id, step_id: step.id, attempt, status: outcome.status },
+                });
+                unit.create(entry.streamId, entry.events, entry.events[0]?.metadata ?? systemActor);
+              }
               return {
                 type: 'finish_step',
                 stepId: step.id,

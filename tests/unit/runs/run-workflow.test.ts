@@ -203,6 +203,20 @@ describe('gates', () => {
     expect(nextMove(queuedWith([call], 'alert', true), risky).kind).toBe('execute_step');
   });
 
+  it('opens an admin-only gate before every live execution of an arbitrary-tier custom action, manual and autonomous included', () => {
+    const tier = { ...limits, riskOf: () => 'arbitrary', adminGate: (a: string) => a === 'custom.jump.run' };
+    const custom = step('c', { action: 'custom.jump.run', autonomous: true });
+    for (const trigger of ['manual', 'alert', 'schedule'] as const) {
+      expect(nextMove(queuedWith([custom], trigger), tier)).toMatchObject({ kind: 'open_gate', reason: 'risk', roles: ['admin'] });
+    }
+    // The step's own approval roles do not replace the admin's.
+    const withApproval = { ...custom, approval: { roles: ['approver'], timeout_h: 2, message: null } };
+    expect(nextMove(queuedWith([withApproval], 'manual'), tier)).toMatchObject({ kind: 'open_gate', roles: ['admin'], deadline: '2026-01-01T02:00:00.000Z' });
+    // Dry runs only preview; other arbitrary actions (http.request) keep the default-deny rule.
+    expect(nextMove(queuedWith([custom], 'manual', true), tier).kind).toBe('execute_step');
+    expect(nextMove(queuedWith([step('h', { action: 'http.request', autonomous: true })], 'manual'), tier).kind).toBe('execute_step');
+  });
+
   it('opens no risk gate in automatic runs for a write action whose risk is bounded (the ban list)', () => {
     const banlist = { ...limits, riskOf: () => 'write', bounded: (a: string) => a === 'banlist.block' };
     expect(nextMove(queuedWith([step('ban', { action: 'banlist.block' })], 'alert'), banlist).kind).toBe('execute_step');
