@@ -34,3 +34,4 @@ bench: node_modules
 	node --import tsx bench/case-list.ts
 	node --import tsx bench/runbook-engine.ts
 	node --import tsx bench/chain-verify.ts
+	node --import tsx bench/custom-action.ts

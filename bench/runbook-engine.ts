@@ -16,9 +16,9 @@
  *    delete it after the last); COMMIT.
  * 2. `alert_to_first_step_p50_ms` / `_p95_ms`: BENCH_ALERTS (200) detector alerts sent one
  *    at a time BENCH_ALERT_GAP_MS (50) apart, each opening a new case and triggering a
- *    1-step alert runbook (`case.update`, autonomous). From the client clock right after
- *    the 202 to the step's `started_at` as the engine records it (`step.started`); both
- *    are the clock of this process, since the service runs in it.
+ *    1-step alert runbook (`case.update`, autonomous). From the client clock just before
+ *    the alert is sent to the step's `started_at` as the engine records it
+ *    (`step.started`); both are the clock of this process, since the service runs in it.
  *    Baseline: a LISTEN/NOTIFY round trip on the same database, from just before
  *    `pg_notify` is sent to the listener's callback: two connections on a server, the
  *    embedded client's own `listen` API on PGlite.
@@ -81,8 +81,9 @@ type Api = (method: string, path: string, body: unknown, headers?: Record<string
 
 function apiOf(bench: BenchService, token: string): Api {
   return async (method, path, body, headers = { authorization: `Bearer ${token}` }) => {
-    const res = await fetch(`${bench.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    // BENCH.md: a latency counts from the moment the request is sent (the step may start before the 202 arrives).
     const at = systemClock().getTime();
+    const res = await fetch(`${bench.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     return { status: res.status, body: await res.json(), at };
   };
 }
@@ -168,9 +169,9 @@ async function baselineSteps(db: Kysely<Database>, workers: number): Promise<num
   return (runCount * stepCount) / elapsedS;
 }
 
-/** Sequential alerts, each a new case with one run; ms from each 202 to its first step's start. */
+/** Sequential alerts, each a new case with one run; ms from sending each to its first step's start. */
 async function serviceFirstStep(db: Kysely<Database>, api: Api, round: number): Promise<number[]> {
-  const sent: { runId: string; acceptedAt: number }[] = [];
+  const sent: { runId: string; sentAt: number }[] = [];
   for (let i = 0; i < alertCount; i++) {
     const res = await api(
       'POST',
@@ -186,7 +187,7 @@ async function serviceFirstStep(db: Kysely<Database>, api: Api, round: number): 
     if (res.status !== 202 || result.runs?.length !== 1 || result.correlated || result.deduplicated) {
       throw new Error(`alert ${i}: expected a new case with one run, got HTTP ${res.status} ${JSON.stringify(res.body)}`);
     }
-    sent.push({ runId: result.runs[0] as string, acceptedAt: res.at });
+    sent.push({ runId: result.runs[0] as string, sentAt: res.at });
     await sleep(alertGapMs);
   }
   const ids = sent.map((s) => s.runId);
@@ -195,7 +196,7 @@ async function serviceFirstStep(db: Kysely<Database>, api: Api, round: number): 
       select run_id, started_at from run_steps where step_id = 'tag' and run_id in (${sql.join(ids)})`.execute(db);
     if (rows.length === ids.length && rows.every((r) => r.started_at !== null)) {
       const startedAt = new Map(rows.map((r) => [r.run_id, (r.started_at as Date).getTime()]));
-      return sent.map((s) => (startedAt.get(s.runId) as number) - s.acceptedAt);
+      return sent.map((s) => (startedAt.get(s.runId) as number) - s.sentAt);
     }
     await sleep(20);
   }
