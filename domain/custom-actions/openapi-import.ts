@@ -33,8 +33,8 @@
 import * as v from 'valibot';
 import { parse as parseYaml } from 'yaml';
 import { unprocessable } from '../shared/errors.ts';
-import { customActionSpecSchema, httpMethods, type CustomActionInput, type CustomActionSpec } from './spec.ts';
-import { reservedHeaders, specProblems } from './templates.ts';
+import { customActionSpecSchema, HEADER_NAME, httpMethods, type CustomActionInput, type CustomActionSpec } from './spec.ts';
+import { PCHAR, reservedHeaders, specProblems } from './templates.ts';
 
 /** Most drafts one import returns; the operations after the last are skipped as past the limit. */
 export const OPENAPI_IMPORT_MAX_DRAFTS = 200;
@@ -150,9 +150,6 @@ function messageOf(error: unknown): string {
 
 const pathItemMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'];
 const supportedMethods: readonly string[] = httpMethods;
-/** RFC 3986 `pchar`, as templates.ts checks a literal path segment. */
-const PCHAR = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*$/;
-const HEADER_NAME = /^[A-Za-z0-9-]{1,100}$/;
 const OUTPUT_PATH_PART = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** Names (snake case) of values that look like credentials: `access_token`, `client_secret`, `password`; not paging tokens. */
 const CREDENTIAL_NAME = /^(?!.*(page|next|continuation|sync|cursor)_token$).*(^|_)(token|secret|password|passwd|passphrase|api_?key|private_key|credentials?)$/;

@@ -17,7 +17,8 @@ export const CUSTOM_ACTION_NAME = /^custom(\.[a-z][a-z0-9_]{0,62}){1,3}$/;
 const INPUT_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 /** A bare program name or path: no spaces, quotes or shell syntax. */
 const BARE_COMMAND = /^[A-Za-z0-9_./+-]{1,200}$/;
-const HEADER_NAME = /^[A-Za-z0-9-]{1,100}$/;
+/** A header name a custom action may declare (shared with the OpenAPI import). */
+export const HEADER_NAME = /^[A-Za-z0-9-]{1,100}$/;
 
 export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const inputTypes = ['string', 'integer', 'number', 'boolean'] as const;

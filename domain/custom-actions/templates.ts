@@ -38,7 +38,8 @@ const INPUT_REFERENCE = /^\s*inputs\.([a-z][a-z0-9_]*)\s*$/;
 const INPUT_PATH = /inputs\.[A-Za-z0-9_]+/g;
 /** Names that would reach outside the declared inputs, as whole identifiers. */
 const SECRET_NAMES = /(^|[^A-Za-z0-9_])(secrets?|connection|env)(?![A-Za-z0-9_])/i;
-const PCHAR = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*$/;
+/** RFC 3986 `pchar`: what a literal path segment may hold as it is (shared with the OpenAPI import). */
+export const PCHAR = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*$/;
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 export const reservedHeaders: readonly string[] = ['host', 'content-length', 'transfer-encoding', 'connection', 'idempotency-key'];
 
