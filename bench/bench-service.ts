@@ -15,10 +15,12 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
 import { startService, type Service } from '../runtime/boot.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
+import type { Database } from '../projections/database.ts';
 import type { LoadJob, LoadResult } from './load-worker.ts';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -35,6 +37,31 @@ export function load(job: LoadJob): Promise<LoadResult> {
     child.once('error', reject);
     child.send(job);
   });
+}
+
+/** Resolves the answer's body; throws naming `what` when its status is not `status`. */
+export async function expectStatus(call: Promise<{ status: number; body: unknown }>, status: number, what: string): Promise<unknown> {
+  const res = await call;
+  if (res.status !== status) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * Polls the `runs` read model every 20 ms until every run of `ids` has finished; resolves
+ * the latest `finished_at`. Throws naming `what` as soon as one finished other than `succeeded`.
+ */
+export async function runsFinished(db: Kysely<Database>, ids: string[], what: string): Promise<Date> {
+  for (;;) {
+    const { rows } = await sql<{ open: number; failed: number; last: Date | null }>`
+      select count(*) filter (where finished_at is null)::int as open,
+             count(*) filter (where status <> 'succeeded' and finished_at is not null)::int as failed,
+             max(finished_at) as last
+      from runs where id in (${sql.join(ids)})`.execute(db);
+    const row = rows[0];
+    if (row && row.failed > 0) throw new Error(`${row.failed} runs of ${what} did not succeed`);
+    if (row && row.open === 0 && row.last) return row.last;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** A BENCH.md line: `name value baseline ratio target`. */

@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../projections/database.ts';
 import { systemClock } from '../adapters/shared/clock.ts';
-import { benchLine, median, printReport, runBench, startBenchService, type BenchService } from './bench-service.ts';
+import { benchLine, expectStatus, median, printReport, runBench, runsFinished, startBenchService, type BenchService } from './bench-service.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const runCount = Number(process.env.BENCH_RUNS ?? 30);
@@ -41,12 +41,6 @@ function apiOf(bench: BenchService, token: string): Api {
     });
     return { status: res.status, body: await res.json() };
   };
-}
-
-async function expectStatus(call: Promise<{ status: number; body: unknown }>, status: number, what: string): Promise<unknown> {
-  const res = await call;
-  if (res.status !== status) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
 }
 
 /** A 10-step chain of `step` lines (YAML, indented under `steps:`). */
@@ -82,23 +76,12 @@ async function stepsPerSecond(db: Kysely<Database>, api: Api, caseId: string, sl
     Array.from({ length: runCount }, () => expectStatus(api('POST', `/cases/${caseId}/runbooks/${slug}/run`, {}), 202, `queue ${slug}`)),
   );
   const ids = queued.map((r) => (r as { id: string }).id);
-  for (;;) {
-    const { rows } = await sql<{ open: number; failed: number; last: Date | null }>`
-      select count(*) filter (where finished_at is null)::int as open,
-             count(*) filter (where status <> 'succeeded' and finished_at is not null)::int as failed,
-             max(finished_at) as last
-      from runs where id in (${sql.join(ids)})`.execute(db);
-    const row = rows[0];
-    if (row && row.failed > 0) throw new Error(`${row.failed} runs of ${slug} did not succeed`);
-    if (row && row.open === 0 && row.last) {
-      const { rows: log } = await sql<{ ok: number }>`
-        select count(*) filter (where row->>'status' = 'ok')::int as ok from action_log where run_id in (${sql.join(ids)})`.execute(db);
-      const ok = log[0]?.ok ?? 0;
-      if (ok !== runCount * stepCount) throw new Error(`${slug}: expected ${runCount * stepCount} ok action-log rows, found ${ok}`);
-      return ok / ((row.last.getTime() - started) / 1000);
-    }
-    await sleep(20);
-  }
+  const last = await runsFinished(db, ids, slug);
+  const { rows: log } = await sql<{ ok: number }>`
+    select count(*) filter (where row->>'status' = 'ok')::int as ok from action_log where run_id in (${sql.join(ids)})`.execute(db);
+  const ok = log[0]?.ok ?? 0;
+  if (ok !== runCount * stepCount) throw new Error(`${slug}: expected ${runCount * stepCount} ok action-log rows, found ${ok}`);
+  return ok / ((last.getTime() - started) / 1000);
 }
 
 /** Saves a runbook, again while the registry has not yet taken the custom action in (it refreshes after the projector). */

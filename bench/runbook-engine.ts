@@ -33,7 +33,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../projections/database.ts';
-import { benchLine, median, printReport, runBench, startBenchService, type BenchService } from './bench-service.ts';
+import { benchLine, expectStatus, median, printReport, runBench, runsFinished, startBenchService, type BenchService } from './bench-service.ts';
 import { systemClock } from '../adapters/shared/clock.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -88,12 +88,6 @@ function apiOf(bench: BenchService, token: string): Api {
   };
 }
 
-async function expectStatus(call: Promise<{ status: number; body: unknown }>, status: number, what: string) {
-  const res = await call;
-  if (res.status !== status) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 /** Queues the dry runs at once, waits for all to finish; completed steps per second. */
 async function serviceSteps(db: Kysely<Database>, api: Api, caseId: string): Promise<number> {
   const started = systemClock().getTime();
@@ -101,25 +95,14 @@ async function serviceSteps(db: Kysely<Database>, api: Api, caseId: string): Pro
     Array.from({ length: runCount }, () => expectStatus(api('POST', `/cases/${caseId}/runbooks/${stepsRunbook}/run`, { dry_run: true }), 202, 'queue run')),
   );
   const ids = queued.map((r) => (r as { id: string }).id);
-  for (;;) {
-    const { rows } = await sql<{ open: number; failed: number; last: Date | null }>`
-      select count(*) filter (where finished_at is null)::int as open,
-             count(*) filter (where status <> 'succeeded' and finished_at is not null)::int as failed,
-             max(finished_at) as last
-      from runs where id in (${sql.join(ids)})`.execute(db);
-    const row = rows[0];
-    if (row && row.failed > 0) throw new Error(`${row.failed} bench runs did not succeed`);
-    if (row && row.open === 0 && row.last) {
-      const { rows: log } = await sql<{ steps: number; dry: number }>`
-        select count(*)::int as steps, count(*) filter (where row->>'status' = 'dry_run')::int as dry
-        from action_log where run_id in (${sql.join(ids)})`.execute(db);
-      const steps = log[0]?.steps ?? 0;
-      if (steps !== runCount * stepCount || log[0]?.dry !== steps)
-        throw new Error(`expected ${runCount * stepCount} dry_run action-log rows, found ${JSON.stringify(log[0])}`);
-      return steps / ((row.last.getTime() - started) / 1000);
-    }
-    await sleep(20);
-  }
+  const last = await runsFinished(db, ids, 'the dry runs');
+  const { rows: log } = await sql<{ steps: number; dry: number }>`
+    select count(*)::int as steps, count(*) filter (where row->>'status' = 'dry_run')::int as dry
+    from action_log where run_id in (${sql.join(ids)})`.execute(db);
+  const steps = log[0]?.steps ?? 0;
+  if (steps !== runCount * stepCount || log[0]?.dry !== steps)
+    throw new Error(`expected ${runCount * stepCount} dry_run action-log rows, found ${JSON.stringify(log[0])}`);
+  return steps / ((last.getTime() - started) / 1000);
 }
 
 /** The naive FOR UPDATE SKIP LOCKED loop over the same number of runs and steps; steps per second. */
