@@ -18,25 +18,9 @@ import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { idParam, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
+import { connectionKinds } from '../connections/kinds.ts';
 
-const kinds = [
-  'detector',
-  'pipeline',
-  'chat_a',
-  'ticket_a',
-  'ticket_b',
-  'pager_a',
-  'pager_b',
-  'chat_b',
-  'email_smtp',
-  'imap',
-  'mailbox_graph',
-  'mcp',
-  'object_storage',
-  'webhook',
-  'http',
-  'ssh',
-] as const;
+const kinds = connectionKinds;
 
 const name = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'must be 2-64 chars of a-z, 0-9, _ or -'));
 /** A URL, or null; an empty string is taken as null (a form that leaves the field blank). */

@@ -22,6 +22,8 @@ export const streams = {
   customAction: (customActionId: string) => `custom-action-${customActionId}`,
   /** The claim of one custom action name: its first event names the action that holds it, so a name is taken once. */
   customActionName: (name: string) => `custom-action-name-${name}`,
+  /** What is installed of one integration pack, keyed by its registry id (domain/integration-packs/). */
+  integrationPack: (packId: string) => `integration-pack-${packId}`,
 } as const;
 
 /** The category part of a stream id (`case`, `alert`, `run`, ...). */
