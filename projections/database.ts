@@ -457,6 +457,20 @@ export interface CustomActionVersionsTable {
   saved_by: string | null;
 }
 
+/** One installed integration pack (migration 0028); `actions` as the pack left them. */
+export interface IntegrationPacksTable {
+  pack_id: string;
+  version: string;
+  sha256: string;
+  actions: Json<{ name: string; custom_action_id: string; version: number }[]>;
+  installed_at: Timestamp;
+  installed_by: string | null;
+  updated_at: Timestamp;
+  updated_by: string | null;
+  /** The aggregate stream version the row reflects (projection idempotency). */
+  stream_version: number;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -492,4 +506,5 @@ export interface Database {
   case_tickets: CaseTicketsTable;
   custom_actions: CustomActionsTable;
   custom_action_versions: CustomActionVersionsTable;
+  integration_packs: IntegrationPacksTable;
 }

@@ -28,6 +28,10 @@ import { loadCaseTemplates } from '../adapters/case-templates/catalog.ts';
 import { createObservableCommands } from '../adapters/commands/observables.ts';
 import { createCustomActionCommands } from '../adapters/commands/custom-actions.ts';
 import { customActionsProjection } from '../projections/custom-actions/custom-actions.projection.ts';
+import { integrationPacksProjection } from '../projections/integration-packs/integration-packs.projection.ts';
+import { unfinishedRuns } from '../projections/runs/runs.queries.ts';
+import { createIntegrationPackCommands } from '../adapters/commands/integration-packs.ts';
+import { connectionKinds } from '../adapters/connections/kinds.ts';
 import { createCustomActionSync, type CustomActionSync } from './custom-action-sync.ts';
 import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
@@ -60,7 +64,7 @@ import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { listenError } from './listen-error.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker/worker-metrics.ts';
 import { createErrorCounts, type ErrorClass } from '../adapters/diagnostics/error-counts.ts';
-import { createDiagnostics } from './diagnostics.ts';
+import { createDiagnostics, serviceVersion } from './diagnostics.ts';
 import { taskNotificationsProjection } from '../projections/notifications/task-notifications.projection.ts';
 import { tasksProjection } from '../projections/tasks/tasks.projection.ts';
 import { attachmentsProjection } from '../projections/attachments/attachments.projection.ts';
@@ -153,6 +157,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       ticketOutboxProjection,
       retentionProjection,
       customActionsProjection,
+      integrationPacksProjection,
     ],
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -315,6 +320,11 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         actions,
         connections,
         customActions: createCustomActionCommands({ store, audit, ids, now }),
+        integrationPacks: {
+          dir: config.packsDir,
+          verify: { publicKey: config.packPublicKey, serviceVersion: serviceVersion(), connectionKinds },
+          commands: createIntegrationPackCommands({ store, audit, ids, now, unfinishedRuns: () => unfinishedRuns(db) }),
+        },
         connectionProbes,
         webhookSources: createWebhookSourceStore(db, box, ids, now),
         audit,

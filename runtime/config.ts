@@ -8,6 +8,7 @@ import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } fr
 import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
 import type { ExchangeSettings } from '../adapters/exchange/client.ts';
 import type { RetentionSettings } from '../domain/retention/policy.ts';
+import { publicKeyFromBase64 } from '../domain/integration-packs/registry.ts';
 
 export type Config = {
   port: number;
@@ -35,6 +36,10 @@ export type Config = {
   maxJsonDepth: number;
   /** Largest OpenAPI document `POST /custom-actions/import/openapi` accepts, KiB (SVC_MAX_OPENAPI_KB). */
   maxOpenApiKb: number;
+  /** The pack registry folder: `index.yaml` and the pack files it names (SVC_PACKS_DIR). */
+  packsDir: string;
+  /** The publisher's ed25519 public key packs must be signed with (SVC_PACK_PUBLIC_KEY, base64); null: checksum-verified only. */
+  packPublicKey: Uint8Array | null;
   /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES); stored under `<dataDir>/attachments`. */
   attachmentMaxBytes: number;
   correlationWindowMs: number;
@@ -219,6 +224,16 @@ function retentionSettings(env: NodeJS.ProcessEnv): RetentionSettings {
 }
 
 /** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
+/** SVC_PACK_PUBLIC_KEY as the 32 bytes of an ed25519 public key, or null when unset; a malformed key stops the start. */
+function packPublicKey(value: string | undefined): Uint8Array | null {
+  if (!value) return null;
+  try {
+    return publicKeyFromBase64(value);
+  } catch (error) {
+    throw new Error(`SVC_PACK_PUBLIC_KEY: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 function gitSource(env: NodeJS.ProcessEnv): GitSourceConfig | null {
   const url = env.SVC_RUNBOOKS_GIT_URL;
   if (!url) return null;
@@ -272,6 +287,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int(env, 'SVC_MAX_BODY_BYTES', 1024 * 1024, 1024),
     maxJsonDepth: int(env, 'SVC_MAX_JSON_DEPTH', 64, 2),
     maxOpenApiKb: int(env, 'SVC_MAX_OPENAPI_KB', 512, 1),
+    packsDir: resolve(env.SVC_PACKS_DIR || './packs'),
+    packPublicKey: packPublicKey(env.SVC_PACK_PUBLIC_KEY),
     attachmentMaxBytes: int(env, 'SVC_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),
     correlationWindowMs: int(env, 'SVC_CORRELATION_WINDOW', 24 * 3600, 1) * 1000,
     severities,

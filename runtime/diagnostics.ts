@@ -112,6 +112,9 @@ const DEPENDENCIES = ['@electric-sql/pglite', 'hono', 'jose', 'kysely', 'liquidj
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const versionOf = (packageDir: string): string => (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
 
+/** This service's version (package.json), which pack compatibility ranges are checked against. */
+export const serviceVersion = (): string => versionOf(repoRoot);
+
 /** Component states; the same inputs always give the same state. */
 export type HealthProbes = {
   /** The projector's position and the store's head: `ok` when caught up, else `catching_up`. */
@@ -128,7 +131,7 @@ export type DiagnosticsDeps = { db: Kysely<Database>; env: NodeJS.ProcessEnv; er
  */
 export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<DiagnosticsDocument> {
   const versions = {
-    module: versionOf(repoRoot),
+    module: serviceVersion(),
     dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, versionOf(join(repoRoot, 'node_modules', name))])),
   };
   const configShape = () =>

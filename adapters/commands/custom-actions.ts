@@ -38,6 +38,9 @@ export type CustomActionAuthorship = { actor: Actor; audit: AuditActor; globalAd
 /** What a save carries besides the spec. */
 export type CustomActionSave = { acknowledgeDanger: boolean; source: CustomActionSource };
 
+/** The author facts a custom action decision reads (domain/custom-actions/commands.ts). */
+export const authorOf = (who: CustomActionAuthorship) => ({ by: who.actor.email ?? who.actor.userId, globalAdmin: who.globalAdmin });
+
 export type CustomActionResult = { customActionId: string; position: number | null; state: CustomActionState };
 
 const auditActions: Record<CustomActionEvent['type'], AuditAction> = {
@@ -47,34 +50,38 @@ const auditActions: Record<CustomActionEvent['type'], AuditAction> = {
   'custom_action.enabled': 'custom_action.enable',
 };
 
+/** One audit entry per decided custom action event, with the action's non-secret facts (never the spec's templates). */
+export function customActionAuditWrites(audit: AuditLog, actor: AuditActor, events: readonly CustomActionEvent[]): StreamWrite[] {
+  return events.map((e) =>
+    audit.write({
+      action: auditActions[e.type],
+      actor,
+      target: { type: 'custom_action', id: e.data.custom_action_id },
+      team: null,
+      detail:
+        e.type === 'custom_action.created' || e.type === 'custom_action.updated'
+          ? {
+              name: e.data.name,
+              version: e.data.version,
+              transport: e.data.spec.transport,
+              risk: e.data.spec.risk,
+              effect_type: e.data.spec.effect_type,
+              enabled: e.data.enabled,
+              source: e.data.source,
+              acknowledged_danger: e.data.acknowledged_danger,
+            }
+          : { name: e.data.name, version: e.data.version },
+    }),
+  );
+}
+
 export function createCustomActionCommands(deps: CustomActionCommandDeps) {
   const { store } = deps;
-  /** One audit entry per decided event, with the action's non-secret facts (never the spec's templates). */
   const audited =
     (who: CustomActionAuthorship): AlsoAppend<CustomActionEvent, CustomActionState> =>
     (events) =>
-      events.map((e) =>
-        deps.audit.write({
-          action: auditActions[e.type],
-          actor: who.audit,
-          target: { type: 'custom_action', id: e.data.custom_action_id },
-          team: null,
-          detail:
-            e.type === 'custom_action.created' || e.type === 'custom_action.updated'
-              ? {
-                  name: e.data.name,
-                  version: e.data.version,
-                  transport: e.data.spec.transport,
-                  risk: e.data.spec.risk,
-                  effect_type: e.data.spec.effect_type,
-                  enabled: e.data.enabled,
-                  source: e.data.source,
-                  acknowledged_danger: e.data.acknowledged_danger,
-                }
-              : { name: e.data.name, version: e.data.version },
-        }),
-      );
-  const author = (who: CustomActionAuthorship) => ({ by: who.actor.email ?? who.actor.userId, globalAdmin: who.globalAdmin });
+      customActionAuditWrites(deps.audit, who.audit, events);
+  const author = authorOf;
   const on = async (
     customActionId: string,
     who: CustomActionAuthorship,

@@ -24,6 +24,7 @@ import { caseRoutes } from './cases.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
 import { customActionImportRoutes, isOpenApiImport, openApiImportBodyLimit } from './custom-actions-import.routes.ts';
 import { customActionRoutes } from './custom-actions.routes.ts';
+import { integrationPackRoutes } from './integration-packs.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
@@ -94,6 +95,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', connectionRoutes(deps));
   authed.route('/', customActionImportRoutes(deps));
   authed.route('/', customActionRoutes(deps));
+  authed.route('/', integrationPackRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));

@@ -8,6 +8,7 @@ import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { ObservableCommands } from '../commands/observables.ts';
 import type { CustomActionCommands } from '../commands/custom-actions.ts';
+import type { PackRegistryDeps } from './integration-packs.routes.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
 import type { TaskCommands } from '../commands/tasks.ts';
 import type { CaseFileCommands } from '../commands/case-files.ts';
@@ -90,6 +91,8 @@ export type HttpDeps = {
   connections: ConnectionStore;
   /** Custom action commands (adapters/commands/custom-actions.ts). */
   customActions: CustomActionCommands;
+  /** The pack registry (SVC_PACKS_DIR, SVC_PACK_PUBLIC_KEY) and the install commands. */
+  integrationPacks: PackRegistryDeps;
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;

@@ -41,6 +41,8 @@ export const auditActions = [
   'custom_action.disable',
   'custom_action.enable',
   'custom_action.execute',
+  'integration_pack.install',
+  'integration_pack.upgrade',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -82,24 +82,20 @@ export function storedSpecOf(action: PackAction): StoredCustomActionSpec {
 }
 
 /**
- * The rules beyond the schema: each action is named `custom.<pack name>.<...>`, once;
- * its transport is one of `connection_kinds`; it names no default connection (a pack
- * carries kinds only); its spec keeps the custom action template rules (`specProblems`);
- * a fixture matches the transport (`response` for http, `result` for ssh) and its input
- * and `expect` name declared inputs and outputs. Types: `action_name_prefix`,
- * `duplicate_name`, `transport_kind_undeclared`, `default_connection_refused`,
- * `fixture_transport`, `fixture_unknown_input`, `fixture_unknown_output`, and those of
- * `specProblems`.
+ * The rules beyond the schema: each action name is declared once; its transport is one
+ * of `connection_kinds`; it names no default connection (a pack carries kinds only); its
+ * spec keeps the custom action template rules (`specProblems`); a fixture matches the
+ * transport (`response` for http, `result` for ssh) and its input and `expect` name
+ * declared inputs and outputs. Types: `duplicate_name`, `transport_kind_undeclared`,
+ * `default_connection_refused`, `fixture_transport`, `fixture_unknown_input`,
+ * `fixture_unknown_output`, and those of `specProblems`.
  */
 export function packProblems(pack: IntegrationPack): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const prefix = `custom.${pack.name}.`;
   const seen = new Set<string>();
   pack.actions.forEach((action, i) => {
     const loc = ['actions', i];
     const { spec } = action;
-    if (!spec.name.startsWith(prefix))
-      problems.push({ loc: [...loc, 'spec', 'name'], msg: `a pack action is named ${prefix}<name>`, type: 'action_name_prefix' });
     if (seen.has(spec.name)) problems.push({ loc: [...loc, 'spec', 'name'], msg: `${spec.name} is declared twice`, type: 'duplicate_name' });
     seen.add(spec.name);
     if (!pack.connection_kinds.includes(spec.transport)) {

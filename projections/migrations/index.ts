@@ -25,6 +25,7 @@ import * as caseTickets from './0024-case-tickets.ts';
 import * as chatIdentities from './0025-chat-identities.ts';
 import * as ticketOutbox from './0026-ticket-outbox.ts';
 import * as customActions from './0027-custom-actions.ts';
+import * as integrationPacks from './0028-integration-packs.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0025-chat-identities': chatIdentities,
   '0026-ticket-outbox': ticketOutbox,
   '0027-custom-actions': customActions,
+  '0028-integration-packs': integrationPacks,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

@@ -70,3 +70,8 @@ export async function runSteps(db: Kysely<Database>, runId: string) {
 export async function runActionLog(db: Kysely<Database>, runId: string) {
   return db.selectFrom('action_log').selectAll().where('run_id', '=', runId).orderBy('chain_index').execute();
 }
+
+/** Runs that have not finished (queued, running, waiting for approval), whatever their case: the ones a pack upgrade may not change actions under. */
+export async function unfinishedRuns(db: Kysely<Database>) {
+  return db.selectFrom('runs').select(['id', 'runbook_id', 'status']).where('status', 'in', ['queued', 'running', 'waiting_approval']).orderBy('id').execute();
+}
