@@ -7,8 +7,9 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { ActionContext, ResolvedConnection } from '../../../adapters/actions/action.ts';
-import { customActionDefinition, extractOutputs, readJsonPath, redactRow, renderPath } from '../../../adapters/actions/custom-action.ts';
+import { customActionDefinition, redactRow } from '../../../adapters/actions/custom-action.ts';
 import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
+import { extractOutputs, readJsonPath, renderPath } from '../../../domain/custom-actions/render.ts';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../../../domain/custom-actions/spec.ts';
 
 const specOf = (over: Record<string, unknown> = {}): StoredCustomActionSpec => {
@@ -78,10 +79,14 @@ const fetchAnswering = (answers: (() => Response)[]) => {
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 describe('custom HTTP action', () => {
-  it('encodes each path value as one segment and refuses an empty one', () => {
+  it('encodes each path value as one segment and refuses an empty one, finally', async () => {
     expect(renderPath('a', '/hosts/{{ inputs.ip }}/x', { ip: '../../admin?x=1#y' })).toBe('/hosts/..%2F..%2Fadmin%3Fx%3D1%23y/x');
-    expect(() => renderPath('a', '/hosts/{{ inputs.ip }}', { ip: '' })).toThrow(expect.objectContaining({ type: 'path_segment_empty', retryable: false }));
+    expect(() => renderPath('a', '/hosts/{{ inputs.ip }}', { ip: '' })).toThrow(expect.objectContaining({ type: 'path_segment_empty' }));
     expect(() => renderPath('a', '/hosts/{{ inputs.ip }}', {})).toThrow(/empty/);
+    const { sent, fetch } = fetchAnswering([() => json({})]);
+    const action = customActionDefinition(specOf(), { fetch });
+    await expect(action.execute({ ip: '' }, contextOf())).rejects.toMatchObject({ name: 'ActionFailure', type: 'path_segment_empty', retryable: false });
+    expect(sent).toHaveLength(0);
   });
 
   it('sends the rendered request with the connection auth, typed body fields, a derived Idempotency-Key, and extracts typed outputs', async () => {
