@@ -6,7 +6,9 @@
  *
  * Our additions, documented in docs/configuration.md "Connections": `http.client_auth`
  * (`basic`, the default, or `post`: how the oauth2 client secret reaches `token_url`),
- * `http.audience` (sent with the token request, as Auth0-style servers want), the
+ * `http.audience` (sent with the token request, as Auth0-style servers want), `test_mode`
+ * on `http` and `ssh` (the connection is a vendor sandbox or a local double: integration
+ * pack tests execute actions only against such a connection), the
  * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`,
  * the ticket keys `inbound_status_map` and `outbound_status_map` (docs/configuration.md "Tickets"), the `detector` keys `alerts_path`,
  * `rules_path` and `page_size` (docs/suite-contracts.md), and every key of the kinds SPEC.md shows none for:
@@ -27,6 +29,7 @@ const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must
 const httpsUrl = v.pipe(v.string('must be a string'), v.url('must be a URL'), v.startsWith('https://', 'must be an https URL'));
 const port = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be 1-65535'), v.maxValue(65535, 'must be 1-65535'));
 const toolNames = v.pipe(v.array(text, 'must be a list of tool names'), v.maxLength(500));
+const testMode = v.optional(v.boolean('must be true or false'), false);
 
 const http = v.pipe(
   v.looseObject({
@@ -38,6 +41,7 @@ const http = v.pipe(
     scope: v.optional(v.string('must be a string')),
     audience: v.optional(text),
     client_auth: v.optional(v.picklist(['basic', 'post'], "must be 'basic' or 'post'")),
+    test_mode: testMode,
   }),
   v.forward(
     v.check((c) => c.auth !== 'oauth2_client_credentials' || c.token_url !== undefined, 'is required with auth oauth2_client_credentials'),
@@ -56,6 +60,7 @@ const ssh = v.pipe(
     username: text,
     known_hosts: v.optional(text),
     accept_unknown_host_key: v.optional(v.boolean('must be true or false')),
+    test_mode: testMode,
   }),
   v.forward(
     v.check(
@@ -192,7 +197,7 @@ const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<stri
 };
 
 /**
- * `config` checked against `kind`'s known keys, with defaults filled in (ssh `port` 22,
+ * `config` checked against `kind`'s known keys, with defaults filled in (http and ssh `test_mode` false, ssh `port` 22,
  * detector `alerts_path` and `page_size`, ticket `poll_interval_s` 300, mcp tool lists [],
  * imap `tls` and `port`, mailbox_graph `token_url`, object_storage `region` and `path_style`). Throws ValidationFailed (422) with
  * `loc: ['body', 'config', key]` for each problem.

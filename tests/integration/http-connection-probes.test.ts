@@ -123,11 +123,11 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
       port: 22,
     });
     const custom = await create({ kind: 'http', name: 'custom-keys', base_url: 'https://api.example', config: { vendor_region: 'eu' } });
-    expect(custom.config).toEqual({ vendor_region: 'eu' });
+    expect(custom.config).toEqual({ vendor_region: 'eu', test_mode: false });
 
     const put = await callAs(svc, root, 'PUT', `/connections/${custom.id}`, { config: { auth: 'oauth2_client_credentials' } });
     expect(put.status).toBe(422);
-    expect((await callAs(svc, root, 'GET', `/connections/${custom.id}`)).body.config).toEqual({ vendor_region: 'eu' });
+    expect((await callAs(svc, root, 'GET', `/connections/${custom.id}`)).body.config).toEqual({ vendor_region: 'eu', test_mode: false });
   });
 
   it('mints a fresh token on every test of an oauth2 http connection, and reports a refused client without its secret', async () => {

@@ -1,7 +1,8 @@
 /**
  * Connection routes on the real service, on every engine (SPEC.md "Actions and
  * connections"): change, delete and rotate with `manage_connections`; the rotation
- * overlap deadline on every answer; secrets never returned; each refusal names its field.
+ * overlap deadline on every answer; secrets never returned; each refusal names its field;
+ * the `test_mode` config key of http and ssh connections (ours: integration pack tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
@@ -48,5 +49,28 @@ describe.each(e2eEngines)('connection routes on $name', ({ server }) => {
     expect(gone.status).toBe(404);
     expect(gone.body.code).toBe('connection_not_found');
     expect(JSON.stringify(svc.errors())).not.toContain(NEW.slice(6));
+  });
+
+  it('takes test_mode on http and ssh connections: false unless set, true kept, anything but a boolean refused', async () => {
+    const ssh = { host: '127.0.0.1', username: 'svc', accept_unknown_host_key: true };
+    const plain = await callAs(svc, root, 'POST', '/connections', { kind: 'http', name: 'vendor', base_url: 'https://api.example' });
+    expect(plain.status, plain.text).toBe(201);
+    expect(plain.body.config).toEqual({ test_mode: false });
+    const sandbox = await callAs(svc, root, 'POST', '/connections', { kind: 'ssh', name: 'sandbox-ssh', config: { ...ssh, test_mode: true } });
+    expect(sandbox.status, sandbox.text).toBe(201);
+    expect(sandbox.body.config).toMatchObject({ test_mode: true });
+    expect((await callAs(svc, root, 'GET', `/connections/${sandbox.body.id}`)).body.config.test_mode).toBe(true);
+
+    for (const [kind, config] of [
+      ['http', { test_mode: 'yes' }],
+      ['ssh', { ...ssh, test_mode: 1 }],
+    ] as const) {
+      const refused = await callAs(svc, root, 'POST', '/connections', { kind, name: `bad-${kind}`, base_url: 'https://api.example', config });
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'config', 'test_mode'], msg: 'must be true or false' })]);
+    }
+    const put = await callAs(svc, root, 'PUT', `/connections/${plain.body.id}`, { config: { test_mode: null } });
+    expect(put.status).toBe(422);
+    expect((await callAs(svc, root, 'PUT', `/connections/${plain.body.id}`, { config: { test_mode: true } })).body.config).toEqual({ test_mode: true });
   });
 });
