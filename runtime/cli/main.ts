@@ -6,6 +6,7 @@
  *   svc dev token ...    print a dev exchange token (dev identity only)
  *   svc dev gateway ...  local gateway minting request-bound assertions
  *   svc dev receiver ... local notify.webhook receiver verifying signatures
+ *   svc pack ...         integration pack publishing: keygen, build, sign, index, verify (pack.ts)
  */
 import { pino } from 'pino';
 import { openDatabase } from '../../adapters/db/connect.ts';
@@ -16,8 +17,10 @@ import { runAuditVerify } from './audit-verify.ts';
 import { runDevGateway } from './dev-gateway.ts';
 import { runDevReceiver } from './dev-receiver.ts';
 import { runDevToken } from './dev-token.ts';
+import { runPack } from './pack.ts';
 
-const usage = 'usage: svc serve | svc migrate | svc audit verify | svc dev token|gateway|receiver [options]';
+const usage =
+  'usage: svc serve | svc migrate | svc audit verify | svc dev token|gateway|receiver [options] | svc pack keygen|build|sign|index|verify [options]';
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -57,6 +60,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'dev' && sub === 'token') return runDevToken(rest, process.env);
   if (command === 'dev' && sub === 'gateway') return runDevGateway(rest, process.env);
   if (command === 'dev' && sub === 'receiver') return runDevReceiver(rest);
+  if (command === 'pack') {
+    process.exitCode = await runPack(argv.slice(1), process.env);
+    return;
+  }
   process.stderr.write(`${usage}\n`);
   process.exitCode = 2;
 }
