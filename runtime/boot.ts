@@ -324,6 +324,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           dir: config.packsDir,
           verify: { publicKey: config.packPublicKey, serviceVersion: serviceVersion(), connectionKinds },
           commands: createIntegrationPackCommands({ store, audit, ids, now, unfinishedRuns: () => unfinishedRuns(db) }),
+          test: { resolveConnection: connections.resolveByName, actionDeps: { fetch: outbound, tokens }, newId: ids, now },
         },
         connectionProbes,
         webhookSources: createWebhookSourceStore(db, box, ids, now),

@@ -223,7 +223,6 @@ function retentionSettings(env: NodeJS.ProcessEnv): RetentionSettings {
   };
 }
 
-/** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
 /** SVC_PACK_PUBLIC_KEY as the 32 bytes of an ed25519 public key, or null when unset; a malformed key stops the start. */
 function packPublicKey(value: string | undefined): Uint8Array | null {
   if (!value) return null;
@@ -234,6 +233,7 @@ function packPublicKey(value: string | undefined): Uint8Array | null {
   }
 }
 
+/** SVC_RUNBOOKS_GIT_URL and its companions; refuses a URL or path the Git source rules forbid. */
 function gitSource(env: NodeJS.ProcessEnv): GitSourceConfig | null {
   const url = env.SVC_RUNBOOKS_GIT_URL;
   if (!url) return null;

@@ -8,7 +8,9 @@ import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { ObservableCommands } from '../commands/observables.ts';
 import type { CustomActionCommands } from '../commands/custom-actions.ts';
-import type { PackRegistryDeps } from './integration-packs.routes.ts';
+import type { IntegrationPackCommands } from '../commands/integration-packs.ts';
+import type { PackTestDeps } from '../integration-packs/pack-test-runner.ts';
+import type { VerifyContext } from '../../domain/integration-packs/registry.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
 import type { TaskCommands } from '../commands/tasks.ts';
 import type { CaseFileCommands } from '../commands/case-files.ts';
@@ -38,6 +40,18 @@ import type { Presence } from '../live/hub.ts';
 import type { ChatIdentityLinks } from '../chat/identity-links.ts';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
 import type { Clock } from '../shared/clock.ts';
+
+/**
+ * The pack registry of this install: its folder and what verification needs (SVC_PACKS_DIR,
+ * SVC_PACK_PUBLIC_KEY), the install commands, and what a pack test runs actions with
+ * (its `mayRunArbitrary` comes from the tester, per request).
+ */
+export type PackRegistryDeps = {
+  dir: string;
+  verify: VerifyContext;
+  commands: IntegrationPackCommands;
+  test: Omit<PackTestDeps, 'mayRunArbitrary'>;
+};
 
 export type HttpDeps = {
   db: Kysely<Database>;

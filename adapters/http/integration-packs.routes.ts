@@ -7,6 +7,9 @@
  *   side-effect free, with drift, blocking runs and its `preview_token`;
  * - `POST .../install`, `.../upgrade {preview_token, accepted_overwrite_ids?, acknowledge_danger?}`
  *   -> the plan carried out (adapters/commands/integration-packs.ts);
+ * - `POST .../test {connections?: {http?, ssh?}}` -> `{pack_id, version, rows, summary}`:
+ *   fixture-driven checks (adapters/integration-packs/pack-test-runner.ts), actions run
+ *   only against the named test-mode connections; audited as `integration_pack.test`;
  * - `GET /integration-packs/export` -> the API-authored custom actions as pack YAML.
  * A pack that is not `available` is refused before planning with its refusal's code
  * (422, e.g. `pack_checksum_mismatch`), so nothing of it is ever installed.
@@ -16,7 +19,8 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { exportPack } from '../../domain/integration-packs/export.ts';
 import { PACK_NAME, semanticVersion } from '../../domain/integration-packs/pack.ts';
-import { installStateOf, type VerifyContext } from '../../domain/integration-packs/registry.ts';
+import { packTestRowSchema } from '../../domain/integration-packs/pack-test.ts';
+import { installStateOf } from '../../domain/integration-packs/registry.ts';
 import type { StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import { listCustomActions } from '../../projections/custom-actions/custom-actions.queries.ts';
@@ -26,6 +30,7 @@ import type { CustomActionAuthorship } from '../commands/custom-actions.ts';
 import type { IntegrationPackCommands, PackSource } from '../commands/integration-packs.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
+import { runPackTest } from '../integration-packs/pack-test-runner.ts';
 import { readRegistry, readRegistryItem, type RegistryItem } from '../integration-packs/registry-source.ts';
 import { requirePermission } from './auth.ts';
 import { actorOf } from './cases.routes.ts';
@@ -34,10 +39,7 @@ import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
 
-/** The pack registry of this install: its folder and what verification needs (SVC_PACKS_DIR, SVC_PACK_PUBLIC_KEY). */
-export type PackRegistryDeps = { dir: string; verify: VerifyContext; commands: IntegrationPackCommands };
-
-export type IntegrationPackRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'waitFor' | 'integrationPacks'>;
+export type IntegrationPackRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'waitFor' | 'integrationPacks' | 'audit'>;
 
 const refusalSchema = v.strictObject({ code: v.string(), message: v.string(), params: v.optional(v.record(v.string(), v.unknown())) });
 const installStates = ['not_installed', 'installed', 'upgrade_available', 'installed_ahead'] as const;
@@ -111,6 +113,24 @@ const installedSchema = v.strictObject({
   version: v.string(),
   plan: packPlanSchema,
   actions: v.array(v.strictObject({ name: v.string(), custom_action_id: v.string(), version: v.number() })),
+});
+
+const testBody = v.object({
+  /** The test-mode connection each transport's actions run against, by name; a transport left out is not executed. */
+  connections: v.optional(
+    v.strictObject({
+      http: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+      ssh: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    }),
+    {},
+  ),
+});
+
+const testAnswerSchema = v.strictObject({
+  pack_id: v.string(),
+  version: v.string(),
+  rows: v.array(packTestRowSchema),
+  summary: v.strictObject({ pass: v.number(), fail: v.number(), skipped: v.number() }),
 });
 
 const exportQuery = v.object({
@@ -235,6 +255,34 @@ export function integrationPackRoutes(deps: IntegrationPackRouteDeps) {
       async (c) => {
         const source = await sourceOf(c.req.valid('param').pack_id);
         return c.json(await carried(await packs.commands.upgrade(source, consentOf(c.req.valid('json')), authorship(c.get('principal')))));
+      },
+    )
+    .post(
+      '/integration-packs/registry/:pack_id/test',
+      describeRoute({
+        summary: 'Fixture-driven checks of a pack, one row per check; actions run only against test-mode connections',
+        tags: ['integration-packs'],
+        responses: { 200: jsonAnswer(testAnswerSchema, 'Every row (compiles, fixtures, template, connection, execution) and their counts') },
+      }),
+      manage,
+      validate('param', packIdParam),
+      requireJson,
+      validate('json', testBody),
+      async (c) => {
+        const source = await sourceOf(c.req.valid('param').pack_id);
+        const who = authorship(c.get('principal'));
+        const connections = c.req.valid('json').connections;
+        const rows = await runPackTest(source.pack, connections, { ...packs.test, mayRunArbitrary: who.globalAdmin });
+        const summary = { pass: 0, fail: 0, skipped: 0 };
+        for (const row of rows) summary[row.status] += 1;
+        await deps.audit.record({
+          action: 'integration_pack.test',
+          actor: who.audit,
+          target: { type: 'integration_pack', id: source.packId },
+          team: null,
+          detail: { version: source.pack.version, sha256: source.sha256, connections, ...summary },
+        });
+        return c.json({ pack_id: source.packId, version: source.pack.version, rows, summary });
       },
     )
     .get(

@@ -11,6 +11,7 @@
  *   fixture's input. An effectful action without a fixture is `skipped`; so is a read
  *   without a fixture that has required inputs (one without runs with no input). It
  *   passes when the action succeeds and every declared output comes back with its type.
+ *   An arbitrary-tier action runs only for a global administrator (else `skipped`).
  *
  * Actions run one after another, each bounded by its spec's `timeout_s` (and retried
  * within it as its `max_attempts` says, as in a run). With no `idempotency_key` in the
@@ -19,6 +20,7 @@
  * Details name outputs, never their values, so a `redact` output never shows.
  */
 import * as v from 'valibot';
+import { isArbitraryTier } from '../../domain/custom-actions/decide.ts';
 import type { IntegrationPack } from '../../domain/integration-packs/pack.ts';
 import { EFFECTFUL_WITHOUT_FIXTURE, isEffectful, type PackTestRow, staticActionChecks } from '../../domain/integration-packs/pack-test.ts';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
@@ -32,6 +34,8 @@ export type PackTestDeps = {
   resolveConnection: (name: string) => Promise<ResolvedConnection | null>;
   /** What a custom action runs with: the service's guarded outbound fetch and its oauth2 token source (ssh needs none). */
   actionDeps: CustomActionDeps;
+  /** Whether the tester is a global administrator: only one runs an arbitrary-tier action, as in a run (where an admin approves it first). */
+  mayRunArbitrary: boolean;
   /** A fresh id for this test (a UUID), from which the derived idempotency keys come. */
   newId: () => string;
   now: () => Date;
@@ -81,6 +85,10 @@ export async function runPackTest(pack: IntegrationPack, connectionNames: PackTe
     }
     if (connection.status !== 'pass') {
       skip(`not run: no test-mode ${spec.transport} connection passed`);
+      continue;
+    }
+    if (isArbitraryTier(spec) && !deps.mayRunArbitrary) {
+      skip('not run: an arbitrary-tier action runs only for a global administrator');
       continue;
     }
     const required = spec.inputs.filter((i) => i.required).map((i) => i.name);

@@ -43,6 +43,7 @@ export const auditActions = [
   'custom_action.execute',
   'integration_pack.install',
   'integration_pack.upgrade',
+  'integration_pack.test',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

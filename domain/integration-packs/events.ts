@@ -4,7 +4,9 @@
  * with the versions the pack left them at, which is how drift is told later.
  */
 import type { Event } from '../shared/messages.ts';
-import type { InstalledAction } from './state.ts';
+
+/** An action a pack installed, at the version the install or upgrade left it. */
+export type InstalledAction = { name: string; custom_action_id: string; version: number };
 
 type Installed = {
   pack_id: string;

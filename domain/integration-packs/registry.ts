@@ -132,7 +132,7 @@ function signatureState(entry: RegistryEntry, file: Uint8Array | null, publicKey
   if (!entry.signature) return 'missing';
   if (file === null) return 'invalid';
   try {
-    return ed25519Verify(Buffer.from(entry.signature, 'base64'), file, publicKey) ? 'verified' : 'invalid';
+    return ed25519Verify(fromBase64(entry.signature), file, publicKey) ? 'verified' : 'invalid';
   } catch {
     return 'invalid';
   }
@@ -151,7 +151,12 @@ export function installStateOf(registryVersion: string, installedVersion: string
 export function publicKeyFromBase64(text: string): Uint8Array {
   const trimmed = text.trim();
   if (!BASE64.test(trimmed)) throw new Error('the pack public key is not base64');
-  const bytes = Uint8Array.from(Buffer.from(trimmed, 'base64'));
+  const bytes = fromBase64(trimmed);
   if (bytes.length !== 32) throw new Error(`an ed25519 public key is 32 bytes, this one is ${bytes.length}`);
   return bytes;
+}
+
+/** Base64 text as bytes through the web platform's `atob` (no Node API in domain/); throws on text that is not base64. */
+function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }

@@ -1,8 +1,7 @@
 /** What is installed of one pack, rebuilt from its stream. */
-import type { IntegrationPackEvent } from './events.ts';
+import type { InstalledAction, IntegrationPackEvent } from './events.ts';
 
-/** An action a pack installed, at the version the install or upgrade left it. */
-export type InstalledAction = { name: string; custom_action_id: string; version: number };
+export type { InstalledAction } from './events.ts';
 
 export type IntegrationPackState =
   | { exists: false }

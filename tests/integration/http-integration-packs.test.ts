@@ -16,6 +16,7 @@ import { packDigest, readPackText } from '../../domain/integration-packs/integri
 import { recordedEvents } from '../support/events.ts';
 import { assertionAs, callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { packText, writeRegistry, type RegistryFile } from '../support/pack-registry.ts';
+import { startReceiver } from '../support/receiver.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -102,15 +103,23 @@ type Plan = { preview_token: string; kind: string; actions: any[]; drift: any[];
 
 describe.each(e2eEngines)('integration packs on $name', ({ server }) => {
   let svc: InProcessService;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const requests: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'svc-it-packs-'));
   const publish = (lab: string, labVersion: string) => writeRegistry(dir, [{ id: 'lab_tools', version: labVersion, text: lab }, broken, alien, danger]);
 
   beforeAll(async () => {
     publish(v1, '1.0.0');
+    receiver = await startReceiver((req, res) => {
+      requests.push(`${req.method} ${req.path}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ score: 97 }));
+    });
     svc = await startInProcessService({ server }, { extraEnv: { SVC_PACKS_DIR: dir } });
   }, 60_000);
   afterAll(async () => {
     await svc?.close();
+    await receiver?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -284,6 +293,59 @@ steps:
     publish(v1, '1.0.0');
     expect((await registry()).lab_tools).toMatchObject({ install_state: 'installed_ahead', installed_version: '1.1.0' });
     expect((await callAs(svc, root, 'POST', '/integration-packs/registry/lab_tools/preview')).body.code).toBe('pack_installed_ahead');
+  });
+
+  it('tests a pack row by row: fixtures without I/O, executions only against a test-mode connection, effectful ones without a fixture skipped; audited', async () => {
+    publish(v11, '1.1.0');
+    for (const [name, testMode] of [
+      ['lab-sandbox', true],
+      ['lab-prod', false],
+    ] as const) {
+      const conn = await callAs(svc, root, 'POST', '/connections', {
+        kind: 'http',
+        name,
+        base_url: receiver.url,
+        secret: 'k',
+        config: { test_mode: testMode },
+      });
+      expect(conn.status, conn.text).toBe(201);
+    }
+    const rowsOf = (body: any) => Object.fromEntries((body.rows as any[]).map((r) => [`${r.action.split('.').pop()} ${r.check}`, r.status]));
+
+    const offline = await callAs(svc, root, 'POST', '/integration-packs/registry/lab_tools/test', {});
+    expect(offline.status, offline.text).toBe(200);
+    expect(rowsOf(offline.body)).toMatchObject({
+      'lookup compiles': 'pass',
+      'lookup fixtures': 'pass',
+      'lookup template': 'pass',
+      'lookup connection': 'skipped',
+      'lookup execution': 'skipped',
+      'block fixtures': 'skipped',
+      'block execution': 'skipped',
+    });
+    expect(offline.body.summary.fail).toBe(0);
+
+    const prod = await callAs(svc, root, 'POST', '/integration-packs/registry/lab_tools/test', { connections: { http: 'lab-prod' } });
+    expect(rowsOf(prod.body)).toMatchObject({ 'lookup connection': 'fail', 'lookup execution': 'skipped' });
+    expect(requests).toEqual([]);
+
+    const sandbox = await callAs(svc, root, 'POST', '/integration-packs/registry/lab_tools/test', { connections: { http: 'lab-sandbox' } });
+    expect(sandbox.status, sandbox.text).toBe(200);
+    expect(rowsOf(sandbox.body)).toMatchObject({
+      'lookup connection': 'pass',
+      'lookup execution': 'pass',
+      'block execution': 'skipped',
+      'note execution': 'skipped',
+    });
+    expect(requests).toEqual(['GET /lookup/203.0.113.7']);
+
+    const audit = await callAs(svc, root, 'GET', '/audit?action=integration_pack.test');
+    expect(audit.body.items).toHaveLength(3);
+    expect(audit.body.items.find((e: any) => e.detail.connections.http === 'lab-sandbox')).toMatchObject({
+      target: { id: 'lab_tools' },
+      detail: { version: '1.1.0', pass: sandbox.body.summary.pass, fail: 0 },
+    });
+    expect((await callAs(svc, root, 'POST', '/integration-packs/registry/broken/test', {})).body.code).toBe('pack_checksum_mismatch');
   });
 
   it('installs an arbitrary-tier pack only for a global administrator who acknowledges the danger', async () => {

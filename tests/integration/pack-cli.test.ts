@@ -15,6 +15,9 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEX_HEADER, packBuild, packIndex, packIndexText, packKeygen, packSign, packVerify, runPack } from '../../runtime/cli/pack.ts';
+import { connectionKinds } from '../../adapters/connections/kinds.ts';
+import { readRegistry } from '../../adapters/integration-packs/registry-source.ts';
+import { staticActionChecks } from '../../domain/integration-packs/pack-test.ts';
 import { serviceVersion } from '../../runtime/diagnostics.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
@@ -298,6 +301,19 @@ describe('the shipped packs/ folder', () => {
     expect(report.packs.map((p) => p.id)).toContain('ip_reputation');
     for (const p of report.packs) expect(p).toMatchObject({ signature_state: 'unverified', verified: true, available: true, refusal: null });
     expect(report.ok).toBe(true);
+  });
+
+  it('proves every shipped action with its fixtures: each compiles, and its fixtures and templates pass', async () => {
+    const items = await readRegistry(shipped, { publicKey: null, serviceVersion: serviceVersion(), connectionKinds });
+    for (const { verdict } of items) {
+      const pack = verdict.pack;
+      if (pack === null) throw new Error(`${verdict.refusal?.code}`);
+      pack.actions.forEach((action, index) => {
+        const rows = staticActionChecks(pack, index).rows;
+        expect(action.fixtures.length, action.spec.name).toBeGreaterThan(0);
+        for (const row of rows) expect(row, `${row.action} ${row.check}`).toMatchObject({ status: 'pass' });
+      });
+    }
   });
 
   it('has packs/index.yaml exactly as svc pack index writes it now', async () => {

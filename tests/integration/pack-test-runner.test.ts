@@ -132,7 +132,7 @@ describe.each(engines)('integration pack test on $name', (engine) => {
     store = createConnectionStore(opened.db, createSecretBox(randomBytes(32)), randomUUID, () => new Date(), 24 * 3600 * 1000);
     // The guard stays on: the receiver is reachable only as a configured peer host, as a sandbox on a private network would be.
     outbound = createGuardedFetch({ allowPrivate: false, allowedHosts: [new URL(receiver.url).host], exchangeOrigin: null });
-    deps = { resolveConnection: store.resolveByName, actionDeps: { fetch: outbound }, newId: randomUUID, now: () => new Date() };
+    deps = { resolveConnection: store.resolveByName, actionDeps: { fetch: outbound }, mayRunArbitrary: true, newId: randomUUID, now: () => new Date() };
 
     await store.create({ kind: 'http', name: 'sandbox', base_url: `${receiver.url}/api`, config: { test_mode: true }, secret: SANDBOX_KEY });
     await store.create({ kind: 'http', name: 'production', base_url: `${receiver.url}/api`, secret: SANDBOX_KEY });
