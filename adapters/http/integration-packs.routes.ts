@@ -14,7 +14,7 @@
  * A pack that is not `available` is refused before planning with its refusal's code
  * (422, e.g. `pack_checksum_mismatch`), so nothing of it is ever installed.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { exportPack } from '../../domain/integration-packs/export.ts';
@@ -182,6 +182,26 @@ export function integrationPackRoutes(deps: IntegrationPackRouteDeps) {
     await deps.waitFor(r.position);
     return { pack_id: r.plan.pack_id, version: r.plan.to_version, plan: r.plan, actions: r.actions };
   };
+  /** The handlers of install and upgrade: the same consent, the plan carried out by `kind`. */
+  const carryOut = (kind: 'install' | 'upgrade', summary: string) =>
+    [
+      describeRoute({
+        summary,
+        tags: ['integration-packs'],
+        responses: {
+          200: jsonAnswer(installedSchema, `The pack ${kind === 'install' ? 'installed' : 'upgraded'}: the plan carried out and its actions`),
+          ...conflictAnswers,
+        },
+      }),
+      manage,
+      validate('param', packIdParam),
+      requireJson,
+      validate('json', consentBody),
+      async (c: Context<AppEnv, string, { out: { param: v.InferOutput<typeof packIdParam>; json: v.InferOutput<typeof consentBody> } }>) => {
+        const source = await sourceOf(c.req.valid('param').pack_id);
+        return c.json(await carried(await packs.commands[kind](source, consentOf(c.req.valid('json')), authorship(c.get('principal')))));
+      },
+    ] as const;
   const conflictAnswers = {
     // A 422 (the pack's refusal such as pack_checksum_mismatch, or pack_danger_unacknowledged) is declared for every route with input.
     409: jsonAnswer(
@@ -225,38 +245,8 @@ export function integrationPackRoutes(deps: IntegrationPackRouteDeps) {
       validate('param', packIdParam),
       async (c) => c.json(await packs.commands.preview(await sourceOf(c.req.valid('param').pack_id))),
     )
-    .post(
-      '/integration-packs/registry/:pack_id/install',
-      describeRoute({
-        summary: 'Install a pack as previewed',
-        tags: ['integration-packs'],
-        responses: { 200: jsonAnswer(installedSchema, 'The pack installed: the plan carried out and its actions'), ...conflictAnswers },
-      }),
-      manage,
-      validate('param', packIdParam),
-      requireJson,
-      validate('json', consentBody),
-      async (c) => {
-        const source = await sourceOf(c.req.valid('param').pack_id);
-        return c.json(await carried(await packs.commands.install(source, consentOf(c.req.valid('json')), authorship(c.get('principal')))));
-      },
-    )
-    .post(
-      '/integration-packs/registry/:pack_id/upgrade',
-      describeRoute({
-        summary: 'Upgrade an installed pack to the registry version as previewed',
-        tags: ['integration-packs'],
-        responses: { 200: jsonAnswer(installedSchema, 'The pack upgraded: the plan carried out and its actions'), ...conflictAnswers },
-      }),
-      manage,
-      validate('param', packIdParam),
-      requireJson,
-      validate('json', consentBody),
-      async (c) => {
-        const source = await sourceOf(c.req.valid('param').pack_id);
-        return c.json(await carried(await packs.commands.upgrade(source, consentOf(c.req.valid('json')), authorship(c.get('principal')))));
-      },
-    )
+    .post('/integration-packs/registry/:pack_id/install', ...carryOut('install', 'Install a pack as previewed'))
+    .post('/integration-packs/registry/:pack_id/upgrade', ...carryOut('upgrade', 'Upgrade an installed pack to the registry version as previewed'))
     .post(
       '/integration-packs/registry/:pack_id/test',
       describeRoute({

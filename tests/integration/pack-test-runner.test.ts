@@ -7,17 +7,16 @@
  * absent never gets a request; an effectful action without a fixture never runs.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../adapters/connections/secret-box.ts';
 import { createConnectionStore, type ConnectionStore } from '../../adapters/connections/store.ts';
 import { runPackTest, type PackTestDeps } from '../../adapters/integration-packs/pack-test-runner.ts';
 import { createGuardedFetch, type GuardedFetch } from '../../adapters/outbound/guarded-fetch.ts';
-import { integrationPackSchema, type IntegrationPack } from '../../domain/integration-packs/pack.ts';
 import { EFFECTFUL_WITHOUT_FIXTURE, type PackTestRow } from '../../domain/integration-packs/pack-test.ts';
 import { engines } from '../support/engines.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { sshdAvailable, startSshd, type TestSshd } from '../support/sshd.ts';
+import { parsedPack } from '../support/pack-documents.ts';
 
 const SANDBOX_KEY = 'sandbox-key-5f2a91';
 
@@ -95,18 +94,7 @@ const check = {
   fixtures: [{ name: 'db', input: { host: "db1; echo 'x'" }, result: { exit_code: 0, stdout: '{"host":"db1","argc":1}' }, expect: { argc: 1 } }],
 };
 
-const packOf = (actions: unknown[]): IntegrationPack =>
-  v.parse(integrationPackSchema, {
-    format: 'integration-pack',
-    format_version: 1,
-    name: 'intel',
-    version: '1.0.0',
-    title: 'Intel',
-    publisher: 'Example',
-    connection_kinds: ['http', 'ssh'],
-    actions,
-    integrity: { algorithm: 'sha256', digest: '0'.repeat(64) },
-  });
+const packOf = (actions: unknown[]) => parsedPack(actions);
 
 const table = (rows: PackTestRow[]) => rows.map((r) => `${r.action.slice('custom.intel.'.length)} ${r.check}${r.fixture ? `/${r.fixture}` : ''}: ${r.status}`);
 const row = (rows: PackTestRow[], action: string, check: string) => rows.find((r) => r.action === `custom.intel.${action}` && r.check === check);

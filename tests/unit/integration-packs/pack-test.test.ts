@@ -7,7 +7,6 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { integrationPackSchema, type IntegrationPack } from '../../../domain/integration-packs/pack.ts';
 import {
   EFFECTFUL_WITHOUT_FIXTURE,
   isEffectful,
@@ -15,6 +14,7 @@ import {
   packTestRowSchema,
   staticActionChecks,
 } from '../../../domain/integration-packs/pack-test.ts';
+import { parsedPack } from '../../support/pack-documents.ts';
 
 const lookup = {
   name: 'custom.intel.lookup',
@@ -58,18 +58,7 @@ const block = {
   target: { type: 'ip', input: 'ip' },
 };
 
-const packOf = (actions: { spec: Record<string, unknown>; fixtures?: unknown[] }[]): IntegrationPack =>
-  v.parse(integrationPackSchema, {
-    format: 'integration-pack',
-    format_version: 1,
-    name: 'intel',
-    version: '1.0.0',
-    title: 'Intel',
-    publisher: 'Example',
-    connection_kinds: ['http', 'ssh'],
-    actions,
-    integrity: { algorithm: 'sha256', digest: '0'.repeat(64) },
-  });
+const packOf = (actions: { spec: Record<string, unknown>; fixtures?: unknown[] }[]) => parsedPack(actions);
 
 /** The rows of the pack's only action, each row checked against the published schema. */
 const rowsOf = (spec: Record<string, unknown>, fixtures?: unknown[]): PackTestRow[] => {

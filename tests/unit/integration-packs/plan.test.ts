@@ -1,33 +1,17 @@
-/**
- * The install and upgrade plan and the pack decider on plain data (SPEC.md "Integration
- * packs": preview with drift and blocking runs, consent fields; domain/integration-packs/
- * plan.ts, decide.ts): each row kind, drift from a local edit and from an action the pack
- * did not install, blocking runs, the token binding the plan, and every consent refusal.
- */
-import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { integrationPackDecider, type IntegrationPackEvent, type IntegrationPackState } from '../../../domain/integration-packs/index.ts';
-import { integrationPackSchema, storedSpecOf, type IntegrationPack } from '../../../domain/integration-packs/pack.ts';
+import { storedSpecOf, type IntegrationPack } from '../../../domain/integration-packs/pack.ts';
 import { checkConsent, planPack, type ActiveRun, type CurrentAction, type PackPlan } from '../../../domain/integration-packs/plan.ts';
 import { DomainError } from '../../../domain/shared/errors.ts';
 import { given } from '../../support/decider.ts';
+import { parsedPack } from '../../support/pack-documents.ts';
 
 const T1 = '2026-11-24T10:00:00.000Z';
 const action = (name: string, over: Record<string, unknown> = {}) => ({
   spec: { name, title: name, transport: 'http', http: { method: 'GET', path: '/x' }, effect_type: 'enrich', risk: 'read', ...over },
 });
 const pack = (version: string, actions: ReturnType<typeof action>[]): IntegrationPack =>
-  v.parse(integrationPackSchema, {
-    format: 'integration-pack',
-    format_version: 1,
-    name: 'lab',
-    version,
-    title: 'Lab',
-    publisher: 'tests',
-    connection_kinds: ['http'],
-    actions,
-    integrity: { algorithm: 'sha256', digest: '0'.repeat(64) },
-  });
+  parsedPack(actions, { name: 'lab', version, connection_kinds: ['http'] });
 const current = (p: IntegrationPack, name: string, id: string, version: number, over: Partial<CurrentAction> = {}): CurrentAction => {
   const found = p.actions.find((a) => a.spec.name === name);
   if (!found) throw new Error(name);
