@@ -112,7 +112,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
   const buildHttp = (inputs: CustomInputs, context: Pick<ActionContext, 'connection' | 'runId' | 'stepId' | 'attempt'>) => {
     if (!spec.http) throw new ActionFailure('action_invalid', `${name}: the spec has no http part`, false);
     const connection = requireConnection(name, context, 'http');
-    const auth = httpAuth(connection);
+    const auth = httpAuth(connection, name);
     const rendered = final(() => renderHttp(spec, inputs, auth.header));
     const headers = { ...rendered.headers };
     const key = rendered.idempotencyKey ?? webhookId(context.runId, context.stepId, context.attempt);

@@ -127,25 +127,25 @@ function buildRequest(step: HttpRequestInput, context: ActionContext) {
 /** How an `http` connection authenticates: oauth2 bearer tokens, or one header carrying the secret (value null: no secret). */
 export type HttpAuth = { kind: 'oauth2'; header: 'Authorization' } | { kind: 'header'; header: string; value: string | null };
 
-/** The auth of `connection` per its config (see createHttpRequest); throws a final ActionFailure 'connection_invalid'. */
-export function httpAuth(connection: ResolvedConnection): HttpAuth {
+/** The auth of `connection` per its config (see createHttpRequest); throws a final ActionFailure 'connection_invalid' naming `action`. */
+export function httpAuth(connection: ResolvedConnection, action: string = NAME): HttpAuth {
   const { name: connectionName, config, secret } = connection;
   const mode = config.auth ?? 'header';
   if (mode === 'oauth2_client_credentials') {
-    oauth2Settings(NAME, connection);
+    oauth2Settings(action, connection);
     return { kind: 'oauth2', header: 'Authorization' };
   }
   if (mode !== 'header') {
-    throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has an unknown auth mode`, false);
+    throw new ActionFailure('connection_invalid', `${action}: connection '${connectionName}' has an unknown auth mode`, false);
   }
   const header = typeof config.auth_header === 'string' ? config.auth_header : 'Authorization';
-  if (!HEADER_NAME.test(header)) throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has an invalid auth_header`, false);
+  if (!HEADER_NAME.test(header)) throw new ActionFailure('connection_invalid', `${action}: connection '${connectionName}' has an invalid auth_header`, false);
   if (secret === null) return { kind: 'header', header, value: null };
   const prefix = typeof config.auth_prefix === 'string' ? config.auth_prefix : header.toLowerCase() === 'authorization' ? 'Bearer ' : '';
   const value = `${prefix}${secret}`;
   // Checked here because fetch's own error would quote the offending value: the secret.
   if (!HEADER_VALUE.test(value))
-    throw new ActionFailure('connection_invalid', `${NAME}: connection '${connectionName}' has a secret that cannot be sent in a header`, false);
+    throw new ActionFailure('connection_invalid', `${action}: connection '${connectionName}' has a secret that cannot be sent in a header`, false);
   return { kind: 'header', header, value };
 }
 
