@@ -143,7 +143,7 @@ async function httpStatus(
   const action = `${kind} connection test`;
   if (!connection.base_url) throw new ActionFailure('connection_invalid', `${action}: connection '${connection.name}' has no base_url`, false);
   const url = joinUrl(action, connection.base_url);
-  const auth = kind === 'http' ? httpAuth(connection) : null;
+  const auth = kind === 'http' ? httpAuth(connection, action) : null;
   const headers: Record<string, string> = auth?.kind === 'header' && auth.value !== null ? { [auth.header]: auth.value } : {};
   // A webhook receiver that verifies signatures refuses the unsigned HEAD: that still shows it is there.
   return probeStatus(action, outbound, url, { method, headers }, signal, kind === 'http');

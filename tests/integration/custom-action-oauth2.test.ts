@@ -12,7 +12,7 @@
  * run's action log or the service's logged errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { e2eEngines } from '../support/service-process.ts';
@@ -97,30 +97,13 @@ describe.each(e2eEngines)('custom HTTP action with oauth2 client credentials on 
     await oauth?.close();
   });
 
-  /** Waits until GET /actions lists `name` (the registry refreshes when the projector applies the event). */
-  const listed = async (name: string) => {
-    for (let i = 0; i < 200; i++) {
-      const items: { name: string }[] = (await callAs(svc, root, 'GET', '/actions')).body;
-      if (items.some((a) => a.name === name)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`GET /actions did not list ${name}`);
-  };
+  const listed = (name: string) => actionListed(svc, root, name);
   /** Starts a manual run of `slug` on the case and waits until it ends; the run view with its action log. */
   const runToEnd = async (slug: string): Promise<{ run: Run; log: unknown }> => {
     const queued = await callAs(svc, root, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, {});
     expect(queued.status, queued.text).toBe(202);
     const id = queued.body.id as string;
-    let run = {} as Run;
-    await expect
-      .poll(
-        async () => {
-          run = (await callAs(svc, root, 'GET', `/runs/${id}`)).body;
-          return run.status;
-        },
-        { timeout: 20_000, interval: 50 },
-      )
-      .toMatch(/^(succeeded|failed|cancelled)$/);
+    const run: Run = await runWhen(svc, root, id, /^(succeeded|failed|cancelled)$/);
     const log = await callAs(svc, root, 'GET', `/runs/${id}/log`);
     expect(log.status, log.text).toBe(200);
     return { run: { ...run, id }, log: log.body };

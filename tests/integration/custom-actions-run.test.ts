@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../support/receiver.ts';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { sshdAvailable, startSshd, type TestSshd } from '../support/sshd.ts';
 
@@ -106,34 +106,14 @@ describe.each(e2eEngines)('custom actions in runbooks on $name', ({ server }) =>
     await sshd?.close();
   });
 
-  /** Waits until GET /actions lists `name` (the registry refreshes when the projector applies the event). */
-  const listed = async (name: string, present = true) => {
-    for (let i = 0; i < 200; i++) {
-      const items: { name: string }[] = (await callAs(svc, root, 'GET', '/actions')).body;
-      if (items.some((a) => a.name === name) === present) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`GET /actions did not ${present ? 'list' : 'drop'} ${name}`);
-  };
+  const listed = (name: string, present = true) => actionListed(svc, root, name, present);
   const save = (slug: string, yaml: string) => callAs(svc, root, 'POST', `/runbooks/${slug}`, { yaml_text: yaml });
   const start = async (slug: string, body: Record<string, unknown> = {}) => {
     const queued = await callAs(svc, root, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, body);
     expect(queued.status, queued.text).toBe(202);
     return queued.body.id as string;
   };
-  const until = async (id: string, pattern: RegExp): Promise<Run> => {
-    let run = {} as Run;
-    await expect
-      .poll(
-        async () => {
-          run = (await callAs(svc, root, 'GET', `/runs/${id}`)).body;
-          return run.status;
-        },
-        { timeout: 20_000, interval: 50 },
-      )
-      .toMatch(pattern);
-    return { ...run, id };
-  };
+  const until = (id: string, pattern: RegExp): Promise<Run> => runWhen(svc, root, id, pattern);
 
   it('lists a created custom action in GET /actions as implemented, with its input schema', async () => {
     const entry = (await callAs(svc, root, 'GET', '/actions')).body.find((a: { name: string }) => a.name === 'custom.test.lookup');

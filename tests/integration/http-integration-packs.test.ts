@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packDigest, readPackText } from '../../domain/integration-packs/integrity.ts';
 import { recordedEvents } from '../support/events.ts';
-import { assertionAs, callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { assertionAs, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { packText, writeRegistry, type RegistryFile } from '../support/pack-registry.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { e2eEngines } from '../support/service-process.ts';
@@ -234,7 +234,7 @@ steps:
     const queued = await callAs(svc, root, 'POST', `/cases/${kase.body.id}/runbooks/gated-lookup/run`, {});
     expect(queued.status, queued.text).toBe(202);
     const runId = queued.body.id;
-    await expect.poll(async () => (await callAs(svc, root, 'GET', `/runs/${runId}`)).body.status, { timeout: 20_000, interval: 50 }).toBe('waiting_approval');
+    await runWhen(svc, root, runId, /^waiting_approval$/);
 
     const blocked = await preview('lab_tools');
     expect(blocked).toMatchObject({ kind: 'upgrade', from_version: '1.0.0', to_version: '1.1.0' });
@@ -258,7 +258,7 @@ steps:
     expect(byRuns.body).toMatchObject({ code: 'pack_blocked_by_runs', params: { runs: [runId] } });
 
     expect((await callAs(svc, root, 'POST', `/runs/${runId}/cancel`, {})).status).toBeLessThan(300);
-    await expect.poll(async () => (await callAs(svc, root, 'GET', `/runs/${runId}`)).body.status, { timeout: 20_000, interval: 50 }).toBe('cancelled');
+    await runWhen(svc, root, runId, /^cancelled$/);
     const stale = await callAs(svc, root, 'POST', '/integration-packs/registry/lab_tools/upgrade', {
       preview_token: blocked.preview_token,
       accepted_overwrite_ids: [blockId],

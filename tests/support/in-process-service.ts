@@ -144,11 +144,25 @@ export async function detectorIntake(svc: InProcessService, body: unknown): Prom
 export async function runOnCase(svc: InProcessService, who: TestPerson, caseId: string, slug: string): Promise<any> {
   const queued = await callAs(svc, who, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, {});
   if (queued.status !== 202) throw new Error(`run of ${slug} not queued: ${queued.text}`);
-  const id = queued.body.run_id ?? queued.body.id;
-  for (let i = 0; i < 300; i++) {
+  return runWhen(svc, who, queued.body.run_id ?? queued.body.id, /^(succeeded|failed)$/);
+}
+
+/** Polls `GET /runs/<id>` as `who` until its status matches `status` (at most 20 s); the run view, `id` included. */
+export async function runWhen(svc: InProcessService, who: TestPerson, id: string, status: RegExp): Promise<any> {
+  for (let i = 0; i < 400; i++) {
     const run = await callAs(svc, who, 'GET', `/runs/${id}`);
-    if (['succeeded', 'failed'].includes(run.body.status)) return run.body;
+    if (status.test(run.body.status)) return { ...run.body, id };
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`run ${id} did not finish`);
+  throw new Error(`run ${id} never reached ${status}`);
+}
+
+/** Waits until `GET /actions` lists `name` (or no longer does, `present` false): the registry refreshes when the projector applies a custom action event. */
+export async function actionListed(svc: InProcessService, who: TestPerson, name: string, present = true): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const items: { name: string }[] = (await callAs(svc, who, 'GET', '/actions')).body;
+    if (items.some((a) => a.name === name) === present) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`GET /actions did not ${present ? 'list' : 'drop'} ${name}`);
 }
