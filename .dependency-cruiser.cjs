@@ -3,7 +3,7 @@
  * `make lint` so the architecture cannot rot.
  */
 /** The only npm packages pure domain code may use: parsing, hashing and scheduling with no I/O. */
-const domainPackages = ['valibot', 'yaml', 'croner', 'safe-stable-stringify', '@noble/hashes', '@noble/ed25519', 'semver'];
+const domainPackages = ['valibot', 'yaml', 'croner', 'safe-stable-stringify', '@noble/hashes', '@noble/ed25519', 'semver', 'ipaddr.js', 'tr46'];
 
 module.exports = {
   forbidden: [

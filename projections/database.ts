@@ -471,6 +471,15 @@ export interface IntegrationPacksTable {
   stream_version: number;
 }
 
+/** One published response policy version (migration 0029); the newest is in force. */
+export interface ResponsePolicyVersionsTable {
+  version: number;
+  policy: Json<Record<string, unknown>>;
+  digest: string;
+  published_at: Timestamp;
+  published_by: string | null;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -507,4 +516,5 @@ export interface Database {
   custom_actions: CustomActionsTable;
   custom_action_versions: CustomActionVersionsTable;
   integration_packs: IntegrationPacksTable;
+  response_policy_versions: ResponsePolicyVersionsTable;
 }

@@ -29,6 +29,8 @@ import { createObservableCommands } from '../adapters/commands/observables.ts';
 import { createCustomActionCommands } from '../adapters/commands/custom-actions.ts';
 import { customActionsProjection } from '../projections/custom-actions/custom-actions.projection.ts';
 import { integrationPacksProjection } from '../projections/integration-packs/integration-packs.projection.ts';
+import { responsePolicyProjection } from '../projections/response-policy/response-policy.projection.ts';
+import { createResponsePolicyCommands } from '../adapters/commands/response-policy.ts';
 import { unfinishedRuns } from '../projections/runs/runs.queries.ts';
 import { createIntegrationPackCommands } from '../adapters/commands/integration-packs.ts';
 import { connectionKinds } from '../adapters/connections/kinds.ts';
@@ -158,6 +160,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       retentionProjection,
       customActionsProjection,
       integrationPacksProjection,
+      responsePolicyProjection,
     ],
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -320,6 +323,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         actions,
         connections,
         customActions: createCustomActionCommands({ store, audit, ids, now }),
+        responsePolicy: createResponsePolicyCommands({ store, audit, now }),
         integrationPacks: {
           dir: config.packsDir,
           verify: { publicKey: config.packPublicKey, serviceVersion: serviceVersion(), connectionKinds },

@@ -25,6 +25,7 @@ import { connectionRoutes } from './connections.routes.ts';
 import { customActionImportRoutes, isOpenApiImport, openApiImportBodyLimit } from './custom-actions-import.routes.ts';
 import { customActionRoutes } from './custom-actions.routes.ts';
 import { integrationPackRoutes } from './integration-packs.routes.ts';
+import { responsePolicyRoutes } from './response-policy.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
@@ -96,6 +97,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', customActionImportRoutes(deps));
   authed.route('/', customActionRoutes(deps));
   authed.route('/', integrationPackRoutes(deps));
+  authed.route('/', responsePolicyRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));

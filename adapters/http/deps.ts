@@ -9,6 +9,7 @@ import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { ObservableCommands } from '../commands/observables.ts';
 import type { CustomActionCommands } from '../commands/custom-actions.ts';
 import type { IntegrationPackCommands } from '../commands/integration-packs.ts';
+import type { ResponsePolicyCommands } from '../commands/response-policy.ts';
 import type { PackTestDeps } from '../integration-packs/pack-test-runner.ts';
 import type { VerifyContext } from '../../domain/integration-packs/registry.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
@@ -107,6 +108,8 @@ export type HttpDeps = {
   customActions: CustomActionCommands;
   /** The pack registry (SVC_PACKS_DIR, SVC_PACK_PUBLIC_KEY) and the install commands. */
   integrationPacks: PackRegistryDeps;
+  /** Publishes response policy versions (adapters/commands/response-policy.ts). */
+  responsePolicy: ResponsePolicyCommands;
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;

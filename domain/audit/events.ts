@@ -44,6 +44,7 @@ export const auditActions = [
   'integration_pack.install',
   'integration_pack.upgrade',
   'integration_pack.test',
+  'response_policy.publish',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

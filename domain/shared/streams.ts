@@ -24,6 +24,8 @@ export const streams = {
   customActionName: (name: string) => `custom-action-name-${name}`,
   /** What is installed of one integration pack, keyed by its registry id (domain/integration-packs/). */
   integrationPack: (packId: string) => `integration-pack-${packId}`,
+  /** The one response policy of the install, every published version in order (domain/response-policy/). */
+  responsePolicy: () => 'response-policy',
 } as const;
 
 /** The category part of a stream id (`case`, `alert`, `run`, ...). */

@@ -26,6 +26,7 @@ import * as chatIdentities from './0025-chat-identities.ts';
 import * as ticketOutbox from './0026-ticket-outbox.ts';
 import * as customActions from './0027-custom-actions.ts';
 import * as integrationPacks from './0028-integration-packs.ts';
+import * as responsePolicy from './0029-response-policy.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0026-ticket-outbox': ticketOutbox,
   '0027-custom-actions': customActions,
   '0028-integration-packs': integrationPacks,
+  '0029-response-policy': responsePolicy,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */
