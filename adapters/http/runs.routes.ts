@@ -54,7 +54,7 @@ const runList = v.strictObject({ items: v.array(runSchema) });
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
 
 /** What the run routes read of the service (adapters/http/deps.ts). */
-export type RunRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'runs' | 'waitFor'>;
+export type RunRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'runs' | 'waitFor' | 'now'>;
 
 export function runRoutes(deps: RunRouteDeps) {
   const { db } = deps;
@@ -195,7 +195,7 @@ export function runRoutes(deps: RunRouteDeps) {
       validate('query', v.object({ status: v.optional(v.picklist(['pending'], 'must be pending'), 'pending'), limit: paging.limit })),
       async (c) => {
         const scope = caseScopeOf(c.get('principal'), deps.permissions);
-        const rows = await pendingApprovals(db, scope, c.req.valid('query').limit);
+        const rows = await pendingApprovals(db, scope, c.req.valid('query').limit, deps.now());
         return c.json({ items: rows.map(approvalView) });
       },
     )

@@ -2,7 +2,7 @@
  * Run queries (SPEC.md "Runbooks and runs"): list, detail with steps and action
  * log, the log alone (the chain is verified by projections/chains/chain-table.ts).
  */
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
 
@@ -29,15 +29,16 @@ export async function findRun(db: Kysely<Database>, id: string, scope: CaseScope
 }
 
 /**
- * Pending approval gates of runs `scope` may see whose deadline is still ahead, soonest
- * deadline first (SPEC.md `GET /approvals?status=pending`).
+ * Pending approval gates of runs `scope` may see whose deadline is still ahead of `now`
+ * (the service clock the deadlines were computed with), soonest deadline first (SPEC.md
+ * `GET /approvals?status=pending`).
  */
-export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, limit: number) {
+export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, limit: number, now: Date) {
   return db
     .selectFrom('run_gates')
     .innerJoin('runs', 'runs.id', 'run_gates.run_id')
     .where('run_gates.status', '=', 'pending')
-    .where('run_gates.deadline', '>', sql<Date>`now()`)
+    .where('run_gates.deadline', '>', now)
     .where(visibleRuns(scope))
     .select([
       'run_gates.run_id',

@@ -3,6 +3,10 @@
  * with `FOR UPDATE SKIP LOCKED` and a lease, renews the lease while it drives the
  * run, and leaves the job to the projector to delete when the run finishes. A job
  * whose lease expired (its worker died) is claimed again by any worker.
+ *
+ * A job is due by the service clock (`driver.now`), the clock its `due_at` was computed
+ * with (queue time, gate deadline), so a test that moves the clock expires a gate; leases
+ * stay on the database's clock, which every process shares.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -41,7 +45,7 @@ export function startWorker(options: WorkerOptions): Worker {
       update jobs set lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${options.leaseMs / 1000})
       where id = (
         select id from jobs
-        where kind = ${RUN_JOB} and due_at <= now() and (lease_until is null or lease_until < now())
+        where kind = ${RUN_JOB} and due_at <= ${options.driver.now()} and (lease_until is null or lease_until < now())
         order by due_at, id
         limit 1
         for update skip locked
