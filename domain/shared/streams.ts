@@ -26,6 +26,8 @@ export const streams = {
   integrationPack: (packId: string) => `integration-pack-${packId}`,
   /** The one response policy of the install, every published version in order (domain/response-policy/). */
   responsePolicy: () => 'response-policy',
+  /** One managed containment effect (domain/effects/). */
+  effect: (effectId: string) => `effect-${effectId}`,
 } as const;
 
 /** The category part of a stream id (`case`, `alert`, `run`, ...). */
