@@ -3,7 +3,18 @@
  * `make lint` so the architecture cannot rot.
  */
 /** The only npm packages pure domain code may use: parsing, hashing and scheduling with no I/O. */
-const domainPackages = ['valibot', 'yaml', 'croner', 'safe-stable-stringify', '@noble/hashes', '@noble/ed25519', 'semver', 'ipaddr.js', 'tr46'];
+const domainPackages = [
+  'valibot',
+  'yaml',
+  'croner',
+  'safe-stable-stringify',
+  '@noble/hashes',
+  '@noble/ed25519',
+  'semver',
+  'ipaddr.js',
+  'tr46',
+  'fast-xml-parser',
+];
 
 module.exports = {
   forbidden: [

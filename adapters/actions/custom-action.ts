@@ -15,8 +15,10 @@
  * not sent. `Idempotency-Key` is the rendered `idempotency_key`, else one derived from
  * run, step and attempt (as notify.webhook's `webhook-id`). Auth is the connection's, as
  * `http.request` does it (header or oauth2 client credentials). The output is the
- * declared outputs read from the JSON response by their `$.a.b[0]` paths (missing or of
- * another type: null); the raw body is never kept.
+ * declared outputs read from the response by their `$.a.b[0]` paths (missing or of
+ * another type: null): a JSON answer, or an XML one (`application/xml`, `text/xml`,
+ * `+xml`) read into nested objects by domain/custom-actions/xml-answer.ts; the raw body
+ * is never kept.
  *
  * SSH: the bare command and each rendered argument single-quoted on its own, run with
  * `sshExec`; output `{exit_code, <outputs>}`, the outputs read from stdout as JSON.
@@ -31,6 +33,7 @@ import {
   customOutputSchema,
   extractOutputs,
   parseJsonText,
+  readAnswer,
   RenderFailure,
   renderHttp,
   renderSshArgs,
@@ -157,7 +160,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     }
     const text = await readCappedText(name, response, request.url, signal);
     if (response.status >= 400) throw statusFailure(name, request.url, response.status);
-    return extractOutputs(spec, text === '' ? undefined : parseJsonText(text));
+    return extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document);
   };
 
   const executeSsh = async (inputs: CustomInputs, context: ActionContext, signal: AbortSignal) => {

@@ -13,6 +13,7 @@
 import * as v from 'valibot';
 import type { StoredCustomActionSpec } from './spec.ts';
 import { placeholderInputs } from './templates.ts';
+import { isXmlContentType, readXmlAnswer } from './xml-answer.ts';
 
 export type Scalar = string | number | boolean;
 /** A step's inputs; an optional one may be absent or null (a template that rendered to nothing), both meaning absent. */
@@ -189,6 +190,19 @@ export function typedOutput(value: unknown, type: ValueType): Scalar | null {
 /** The declared outputs extracted from a parsed JSON document (undefined: none could be read). */
 export function extractOutputs(spec: StoredCustomActionSpec, document: unknown): Record<string, Scalar | null> {
   return Object.fromEntries(spec.outputs.map((o) => [o.name, typedOutput(readJsonPath(document, o.path), o.type)]));
+}
+
+/**
+ * The document an HTTP answer's outputs are read from: with an XML content type
+ * (`isXmlContentType`) the text read by `readXmlAnswer`, or the text itself when it stays
+ * text, `unread` then saying why; otherwise the text parsed as JSON (undefined when it is
+ * not JSON). An empty body is undefined whatever its type.
+ */
+export function readAnswer(text: string, contentType: string | null): { document: unknown; unread: string | null } {
+  if (text === '') return { document: undefined, unread: null };
+  if (!isXmlContentType(contentType)) return { document: parseJsonText(text), unread: null };
+  const xml = readXmlAnswer(text);
+  return xml.read ? { document: xml.document, unread: null } : { document: text, unread: `the XML answer stays text (${xml.reason}: ${xml.detail})` };
 }
 
 /** `text` parsed as JSON, or undefined when it is not JSON. */

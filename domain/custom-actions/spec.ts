@@ -48,8 +48,11 @@ export const customActionInputSchema = v.object({
 
 export const customActionOutputSchema = v.object({
   name: v.pipe(v.string(), v.regex(INPUT_NAME, 'lower-case letters, digits and _, starting with a letter')),
-  /** Where the value is in the response body (JSON), e.g. `$.data.id` or `$.items[0].name`. */
-  path: v.pipe(v.string(), v.regex(/^\$(\.[A-Za-z_][A-Za-z0-9_-]*|\[\d+\])*$/, 'a JSON path of $, .name and [index] parts')),
+  /**
+   * Where the value is in the answer, e.g. `$.data.id` or `$.items[0].name`; a name may be
+   * an XML answer's `@attribute`, `#text` or `prefix:tag` (xml-answer.ts).
+   */
+  path: v.pipe(v.string(), v.regex(/^\$(\.(@?[A-Za-z_][A-Za-z0-9_:-]*|#text)|\[\d+\])*$/, 'a path of $, .name (.@attribute, .#text) and [index] parts')),
   type: v.picklist(inputTypes),
 });
 

@@ -11,7 +11,8 @@
  *   action (`packProblems`, which include `specProblems`). When it fails, every other
  *   check of the action is `skipped`: nothing about a spec that cannot be saved is proven.
  * - `fixtures`, one row per fixture: the recorded answer read as a run reads it
- *   (domain/custom-actions/render.ts): an HTTP status a run fails on (400 and above) or a
+ *   (domain/custom-actions/render.ts; an XML `content_type` reads the string body as XML,
+ *   and when it stays text the row says why): an HTTP status a run fails on (400 and above) or a
  *   non-zero exit code is a fail; otherwise every declared output must be there with its
  *   type, and every `expect` value must equal the extracted one.
  * - `template`, one row per fixture: the fixture's input passes the action's input
@@ -20,8 +21,9 @@
  * An action without fixtures gets one `skipped` row for each of the two.
  */
 import * as v from 'valibot';
-import { customInputSchema, parseJsonText, RenderFailure, readJsonPath, renderHttp, renderSshArgs, typedOutput } from '../custom-actions/render.ts';
+import { customInputSchema, parseJsonText, RenderFailure, readAnswer, readJsonPath, renderHttp, renderSshArgs, typedOutput } from '../custom-actions/render.ts';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
+import { isXmlContentType } from '../custom-actions/xml-answer.ts';
 import { type IntegrationPack, type PackFixture, packProblems, storedSpecOf } from './pack.ts';
 
 export const packTestChecks = ['compiles', 'fixtures', 'template', 'connection', 'execution'] as const;
@@ -110,17 +112,24 @@ function compileProblems(pack: IntegrationPack, index: number): string[] {
 }
 
 /** What the recorded answer makes of the action's run: the failure a run would end with, or the extracted output. */
-function readFixture(spec: StoredCustomActionSpec, fixture: PackFixture): { failure: string } | { document: unknown; extra: Record<string, number> } {
+function readFixture(
+  spec: StoredCustomActionSpec,
+  fixture: PackFixture,
+): { failure: string } | { document: unknown; extra: Record<string, number>; unread: string | null } {
   if (spec.transport === 'http') {
     const response = fixture.response;
     if (!response) return { failure: 'the fixture records no response' };
     if (response.status >= 400) return { failure: `a run fails on HTTP ${response.status} (http_status): the fixture proves no outputs` };
-    return { document: response.body, extra: {} };
+    if (typeof response.body === 'string' && isXmlContentType(response.content_type)) {
+      const answer = readAnswer(response.body, response.content_type ?? null);
+      return { document: answer.document, extra: {}, unread: answer.unread };
+    }
+    return { document: response.body, extra: {}, unread: null };
   }
   const result = fixture.result;
   if (!result) return { failure: 'the fixture records no result' };
   if (result.exit_code !== 0) return { failure: `a run fails on exit code ${result.exit_code} (command_failed): the fixture proves no outputs` };
-  return { document: spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout), extra: { exit_code: result.exit_code } };
+  return { document: spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout), extra: { exit_code: result.exit_code }, unread: null };
 }
 
 function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): string[] {
@@ -139,7 +148,7 @@ function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): st
     const got = extracted[name] ?? null;
     if (got !== expected) failures.push(`expect ${name}: ${JSON.stringify(expected)} expected, ${JSON.stringify(got)} extracted`);
   }
-  return failures;
+  return failures.length > 0 && read.unread !== null ? [read.unread, ...failures] : failures;
 }
 
 function fixturePassed(spec: StoredCustomActionSpec, fixture: PackFixture): string {

@@ -13,6 +13,7 @@ import semver from 'semver';
 import * as v from 'valibot';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
 import { specProblems, type SpecProblem } from '../custom-actions/templates.ts';
+import { isXmlContentType } from '../custom-actions/xml-answer.ts';
 
 /** A pack's name, which is also its registry id: `edge_waf`, `ip_reputation`. */
 export const PACK_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -33,14 +34,29 @@ const versionRange = v.pipe(
 const scalar = v.union([v.string(), v.number(), v.boolean(), v.null()]);
 
 /**
- * A recorded vendor answer with the input that produced it: `response` (HTTP status and
- * JSON body) for an http action, `result` (exit code and stdout) for an ssh one; `expect`
- * holds output values the extraction must yield.
+ * A recorded HTTP answer: its status, its body, and optionally its `content_type`. Without
+ * one, or with a type that is not XML, `body` is the JSON document itself, as YAML writes
+ * it; with an XML type (`application/xml`, `text/xml`, `+xml`) `body` is the XML text,
+ * read as a run reads it (custom-actions/xml-answer.ts).
+ */
+const fixtureResponseSchema = v.pipe(
+  v.strictObject({
+    status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)), 200),
+    content_type: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    body: v.unknown(),
+  }),
+  v.check((r) => !isXmlContentType(r.content_type) || typeof r.body === 'string', 'an XML answer records its body as the XML text, a string'),
+);
+
+/**
+ * A recorded vendor answer with the input that produced it: `response` (HTTP status,
+ * body and optional content type) for an http action, `result` (exit code and stdout)
+ * for an ssh one; `expect` holds output values the extraction must yield.
  */
 export const packFixtureSchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(FIXTURE_NAME, 'lower-case letters, digits and _, starting with a letter')),
   input: v.optional(v.record(v.string(), scalar), {}),
-  response: v.optional(v.strictObject({ status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)), 200), body: v.unknown() })),
+  response: v.optional(fixtureResponseSchema),
   result: v.optional(v.strictObject({ exit_code: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), stdout: v.optional(v.string(), '') })),
   expect: v.optional(v.record(v.string(), scalar), {}),
 });

@@ -110,6 +110,45 @@ describe('pack test static checks', () => {
     expect(pick(redirect, 'fixtures', 'moved')?.status).toBe('fail');
   });
 
+  it('reads a string body with an XML content type as XML, as a run reads an XML answer, and says why one stays text', () => {
+    const xmlLookup = {
+      ...lookup,
+      outputs: [
+        { name: 'org', path: '$.host.@org', type: 'string' },
+        { name: 'first', path: '$.host.port[0]', type: 'string' },
+      ],
+    };
+    const xml = '<?xml version="1.0"?><host org="ACME"><port>22</port><port>443</port></host>';
+    const rows = rowsOf(xmlLookup, [
+      {
+        name: 'xml',
+        input: { ip: '10.0.0.1' },
+        response: { status: 200, content_type: 'text/xml; charset=utf-8', body: xml },
+        expect: { org: 'ACME', first: '22' },
+      },
+      { name: 'dtd', input: { ip: '10.0.0.1' }, response: { content_type: 'application/xml', body: `<!DOCTYPE host>${xml.slice(21)}` } },
+      // Without an XML content type a string body is a JSON document that is a string: nothing at the paths.
+      { name: 'untyped', input: { ip: '10.0.0.1' }, response: { body: xml } },
+    ]);
+    expect(pick(rows, 'fixtures', 'xml')?.status).toBe('pass');
+    expect(pick(rows, 'fixtures', 'dtd')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^the XML answer stays text \(dtd: .*; output org: nothing at \$\.host\.@org/),
+    });
+    expect(pick(rows, 'fixtures', 'untyped')).toMatchObject({
+      status: 'fail',
+      detail: 'output org: nothing at $.host.@org; output first: nothing at $.host.port[0]',
+    });
+
+    // A JSON fixture may name its content type; its body stays the document.
+    const json = rowsOf(lookup, [{ name: 'typed', input: { ip: '10.0.0.1' }, response: { content_type: 'application/json', body: okBody } }]);
+    expect(pick(json, 'fixtures', 'typed')?.status).toBe('pass');
+    // An XML answer is recorded as its text.
+    expect(() => packOf([{ spec: xmlLookup, fixtures: [{ name: 'obj', response: { content_type: 'application/xml', body: { host: {} } } }] }])).toThrow(
+      /an XML answer records its body as the XML text/,
+    );
+  });
+
   it('reads an ssh result as a run does: stdout as JSON plus exit_code, a non-zero exit failing', () => {
     const rows = rowsOf(shell, [
       { name: 'up', input: { host: 'db1' }, result: { exit_code: 0, stdout: '{"state":"up"}' }, expect: { state: 'up', exit_code: 0 } },

@@ -1,0 +1,122 @@
+/**
+ * What a custom HTTP action makes of a vendor's answer, on the real service and worker on
+ * every engine (SPEC.md "Managed containment actions", "Exit and verdict handling";
+ * docs/configuration.md "Custom actions"): an XML answer from a local receiver read into
+ * nested objects and its declared outputs extracted by their paths, a DTD answer left
+ * as text.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from '../support/receiver.ts';
+import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { e2eEngines } from '../support/service-process.ts';
+
+const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
+
+const ADDRESS_OBJECT = `<?xml version="1.0" encoding="UTF-8"?>
+<response status="success" code="19">
+  <result total-count="2">
+    <entry name="svc-10.0.0.1"><ip-netmask>10.0.0.1/32</ip-netmask><tag><member>svc</member><member>ttl</member></tag></entry>
+    <entry name="svc-10.0.0.2"><ip-netmask>10.0.0.2/32</ip-netmask></entry>
+  </result>
+  <msg lang="en">command succeeded</msg>
+</response>`;
+const WITH_DTD = '<?xml version="1.0"?><!DOCTYPE response [<!ENTITY x SYSTEM "file:///etc/passwd">]><response status="&x;"/>';
+
+const xmlLookup = {
+  name: 'custom.fw.address_lookup',
+  title: 'Address object lookup',
+  transport: 'http',
+  default_connection: 'firewall',
+  inputs: [{ name: 'object', type: 'string', required: true }],
+  http: { method: 'GET', path: '/objects/{{ inputs.object }}' },
+  outputs: [
+    { name: 'status', path: '$.response.@status', type: 'string' },
+    { name: 'total', path: '$.response.result.@total-count', type: 'string' },
+    { name: 'second', path: '$.response.result.entry[1].@name', type: 'string' },
+    { name: 'netmask', path: '$.response.result.entry[0].ip-netmask', type: 'string' },
+    { name: 'tag', path: '$.response.result.entry[0].tag.member[1]', type: 'string' },
+    { name: 'message', path: '$.response.msg.#text', type: 'string' },
+    { name: 'code', path: '$.response.@code', type: 'integer' },
+  ],
+  effect_type: 'enrich',
+  risk: 'read',
+};
+
+const runbook = (slug: string, action: string, withMap: string) => `
+id: ${slug}
+name: ${slug}
+version: 1
+trigger: { type: manual }
+steps:
+  - id: call
+    action: ${action}
+    autonomous: true
+    with: ${withMap}
+`;
+
+type Run = { id: string; status: string; error: string | null; steps: any[]; action_log: any[] };
+
+describe.each(e2eEngines)('custom actions reading vendor answers on $name', ({ server }) => {
+  let svc: InProcessService;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let caseId = '';
+
+  beforeAll(async () => {
+    receiver = await startReceiver((req, res) => {
+      if (req.path === '/api/objects/svc-list') {
+        res.writeHead(200, { 'content-type': 'application/xml; charset=utf-8' });
+        res.end(ADDRESS_OBJECT);
+      } else if (req.path === '/api/objects/dtd') {
+        res.writeHead(200, { 'content-type': 'text/xml' });
+        res.end(WITH_DTD);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    svc = await startInProcessService({ server });
+    const conn = await callAs(svc, root, 'POST', '/connections', { kind: 'http', name: 'firewall', base_url: `${receiver.url}/api`, secret: 'fw-key' });
+    expect(conn.status, conn.text).toBe(201);
+    const created = await callAs(svc, root, 'POST', '/custom-actions', { spec: xmlLookup });
+    expect(created.status, created.text).toBe(201);
+    const kase = await callAs(svc, root, 'POST', '/cases', { title: 'Vendor answers', severity: 'high', team: null });
+    expect(kase.status, kase.text).toBe(201);
+    caseId = kase.body.id;
+    await actionListed(svc, root, xmlLookup.name);
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.close();
+    await receiver?.close();
+  });
+
+  const run = async (slug: string, action: string, withMap: string): Promise<Run> => {
+    const saved = await callAs(svc, root, 'POST', `/runbooks/${slug}`, { yaml_text: runbook(slug, action, withMap) });
+    expect(saved.status, saved.text).toBeLessThan(300);
+    const queued = await callAs(svc, root, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, {});
+    expect(queued.status, queued.text).toBe(202);
+    return runWhen(svc, root, queued.body.id, /^(succeeded|failed)$/);
+  };
+
+  it('reads an XML answer into nested objects and extracts the declared outputs by attribute, text and list paths', async () => {
+    const done = await run('xml-lookup', xmlLookup.name, '{ object: "svc-list" }');
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    expect(done.steps.find((s) => s.id === 'call').output).toEqual({
+      status: 'success',
+      total: '2',
+      second: 'svc-10.0.0.2',
+      netmask: '10.0.0.1/32',
+      tag: 'ttl',
+      message: 'command succeeded',
+      // Values stay strings: "19" is not an integer, so the declared type check leaves it null.
+      code: null,
+    });
+    expect(receiver.received.at(-1)?.path).toBe('/api/objects/svc-list');
+  });
+
+  it('leaves an XML answer with a DTD as text: no entity is resolved and no output is read', async () => {
+    const done = await run('xml-dtd', xmlLookup.name, '{ object: "dtd" }');
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    const output = done.steps.find((s) => s.id === 'call').output;
+    expect(Object.values(output).every((value) => value === null)).toBe(true);
+    expect(JSON.stringify(done)).not.toContain('root:');
+  });
+});
