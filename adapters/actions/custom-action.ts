@@ -18,7 +18,12 @@
  * declared outputs read from the response by their `$.a.b[0]` paths (missing or of
  * another type: null): a JSON answer, or an XML one (`application/xml`, `text/xml`,
  * `+xml`) read into nested objects by domain/custom-actions/xml-answer.ts; the raw body
- * is never kept.
+ * is never kept. With `effect.outcome`, a 2xx whose verdict is not a success fails the
+ * step, final, as `vendor_refused`, `vendor_already_present` or `vendor_already_absent`,
+ * and a 4xx whose message says already present or absent as one of the last two
+ * (domain/custom-actions/outcome.ts), carrying the vendor's message (`[redacted]` when
+ * its output is redacted). `enforced_*` and `ownership` are declarations for the managed
+ * containment actions (issue 22) and change no run here.
  *
  * SSH: the bare command and each rendered argument single-quoted on its own, run with
  * `sshExec`; output `{exit_code, <outputs>}`, the outputs read from stdout as JSON.
@@ -27,6 +32,7 @@
  * tries a retryable failure again within one step attempt. `redactLog` masks every
  * `secret` input and every `redact` path as `[redacted]` in the action log.
  */
+import { outcomeVerdict } from '../../domain/custom-actions/outcome.ts';
 import type { StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
 import {
   customInputSchema,
@@ -159,8 +165,16 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
       response = await send(request.auth.value);
     }
     const text = await readCappedText(name, response, request.url, signal);
+    const outputs = extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document);
+    const outcome = spec.effect?.outcome;
+    const verdict = outcome ? outcomeVerdict(outcome, response.status, outputs) : null;
+    if (outcome && verdict && !verdict.ok) {
+      // A message output the action redacts stays out of the step's error as it stays out of its log.
+      const detail = spec.redact.includes(`$.output.${outcome.message}`) ? REDACTED : verdict.detail;
+      throw new ActionFailure(verdict.type, `${name}: ${detail}`, false);
+    }
     if (response.status >= 400) throw statusFailure(name, request.url, response.status);
-    return extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document);
+    return outputs;
   };
 
   const executeSsh = async (inputs: CustomInputs, context: ActionContext, signal: AbortSignal) => {

@@ -72,6 +72,47 @@ export const customSshSchema = v.object({
   args: v.optional(v.pipe(v.array(template), v.maxLength(50)), []),
 });
 
+const outputName = v.pipe(v.string(), v.regex(INPUT_NAME, 'an output name: lower-case letters, digits and _, starting with a letter'));
+/** Vendor values or message fragments: each trimmed and never empty (an empty fragment would match every message). */
+const vendorTexts = v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))), v.maxLength(20));
+
+/**
+ * What the action declares about its effect on the vendor (SPEC.md "Managed containment
+ * actions": "Read-back rule", "Exit and verdict handling"; docs/configuration.md "Custom
+ * actions", "Effect declarations"). Every part is optional; templates.ts/specProblems
+ * checks that named outputs are declared and each part fits the action.
+ *
+ * - `enforced_output`, `enforced_values`: on a read, the output telling whether the target
+ *   is enforced and the values meaning it is.
+ * - `outcome`, on an http action: the output carrying the vendor's verdict, the values
+ *   meaning success, the output carrying its message, and message fragments meaning the
+ *   object is already there (`already_present`) or already gone (`already_absent`);
+ *   outcome.ts applies it.
+ * - `ownership`: the read action proving a shared vendor object's entry is ours, and the
+ *   refusal when it is not.
+ *
+ * Strict: a misspelt declaration is refused rather than silently dropped.
+ */
+export const customEffectSchema = v.strictObject({
+  enforced_output: v.optional(outputName),
+  enforced_values: v.optional(vendorTexts),
+  outcome: v.optional(
+    v.strictObject({
+      output: outputName,
+      success: vendorTexts,
+      message: outputName,
+      already_present: v.optional(vendorTexts, []),
+      already_absent: v.optional(vendorTexts, []),
+    }),
+  ),
+  ownership: v.optional(
+    v.strictObject({
+      read: v.pipe(v.string(), v.regex(CUSTOM_ACTION_NAME, 'a custom action name')),
+      refusal: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(500)),
+    }),
+  ),
+});
+
 export const customActionSpecSchema = v.pipe(
   v.object({
     name: v.pipe(v.string(), v.regex(CUSTOM_ACTION_NAME, 'custom. followed by one to three lower-case segments')),
@@ -108,6 +149,8 @@ export const customActionSpecSchema = v.pipe(
     idempotency_key: v.optional(v.nullable(template), null),
     /** The action that undoes this one, with its inputs as templates over this action's inputs. */
     compensation: v.optional(v.nullable(v.object({ action: v.pipe(v.string(), v.regex(CUSTOM_ACTION_NAME)), with: v.optional(fieldTemplates, {}) })), null),
+    /** Absent when the action declares nothing about its effect; absent stays absent, so specs saved before it compare equal. */
+    effect: v.optional(customEffectSchema),
   }),
   v.check(
     (s) => (s.transport === 'http' ? s.http !== null && s.ssh === null : s.ssh !== null && s.http === null),
@@ -120,3 +163,5 @@ export type CustomActionSpec = v.InferOutput<typeof customActionSpecSchema>;
 /** A spec as stored in events and read models: without `enabled`, which is the action's state. */
 export type StoredCustomActionSpec = Omit<CustomActionSpec, 'enabled'>;
 export type CustomActionInput = v.InferOutput<typeof customActionInputSchema>;
+export type CustomEffect = v.InferOutput<typeof customEffectSchema>;
+export type CustomOutcome = NonNullable<CustomEffect['outcome']>;

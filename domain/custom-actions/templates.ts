@@ -26,8 +26,15 @@
  * scalars, so a redaction goes no deeper: `redact_invalid`). Headers the transport sets
  * itself (`Host`, `Content-Length`, `Transfer-Encoding`, `Connection`, `Idempotency-Key`)
  * may not be declared (`header_reserved`).
+ *
+ * Effect (spec.ts `customEffectSchema`). Each output `effect` names is a declared one
+ * (`exit_code` too for ssh; `unknown_output`). `enforced_output` and a non-empty
+ * `enforced_values` come together, and `outcome.success` is not empty
+ * (`effect_incomplete`). `enforced_*` are on a read (risk `read`), `outcome` on an http
+ * action, and `ownership.read` names another action (`effect_not_applicable`). No
+ * message fragment means both already present and already absent (`effect_ambiguous`).
  */
-import type { CustomActionSpec } from './spec.ts';
+import type { CustomActionSpec, CustomEffect } from './spec.ts';
 
 export type SpecProblem = { loc: (string | number)[]; msg: string; type: string };
 
@@ -126,12 +133,45 @@ export function specProblems(spec: CustomActionSpec): SpecProblem[] {
   if (spec.target && !inputs.has(spec.target.input)) {
     problems.push({ loc: ['target', 'input'], msg: `target input ${spec.target.input} is not a declared input`, type: 'unknown_input' });
   }
+  if (spec.effect) problems.push(...effectProblems(spec, spec.effect));
   spec.redact.forEach((path, i) => {
     const [, root, name, ...deeper] = path.split('.');
     if (root !== 'input' || name === undefined) return;
     if (!inputs.has(name)) problems.push({ loc: ['redact', i], msg: `${path} names no declared input`, type: 'unknown_input' });
     else if (deeper.length > 0) problems.push({ loc: ['redact', i], msg: `inputs are scalars: redact $.input.${name} itself`, type: 'redact_invalid' });
   });
+  return problems;
+}
+
+/** The problems of `effect`: named outputs declared, lists that decide not empty, each part on an action it fits. */
+function effectProblems(spec: CustomActionSpec, effect: CustomEffect): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const outputs = new Set([...spec.outputs.map((o) => o.name), ...(spec.transport === 'ssh' ? ['exit_code'] : [])]);
+  const problem = (loc: (string | number)[], msg: string, type: string) => problems.push({ loc: ['effect', ...loc], msg, type });
+  const declared = (name: string | undefined, loc: (string | number)[]) => {
+    if (name !== undefined && !outputs.has(name)) problem(loc, `${name} is not a declared output`, 'unknown_output');
+  };
+
+  if (effect.enforced_output !== undefined || effect.enforced_values !== undefined) {
+    if (spec.risk !== 'read') problem(['enforced_output'], 'only a read action (risk read) declares what enforced reads as', 'effect_not_applicable');
+    if (effect.enforced_output === undefined) problem(['enforced_output'], 'enforced_values need the enforced_output they are read from', 'effect_incomplete');
+    if (!effect.enforced_values?.length) problem(['enforced_values'], 'enforced_output needs at least one enforced value', 'effect_incomplete');
+    declared(effect.enforced_output, ['enforced_output']);
+  }
+  const outcome = effect.outcome;
+  if (outcome) {
+    if (spec.transport !== 'http') problem(['outcome'], 'an outcome reads an http answer: an ssh action has its exit code', 'effect_not_applicable');
+    declared(outcome.output, ['outcome', 'output']);
+    declared(outcome.message, ['outcome', 'message']);
+    if (outcome.success.length === 0) problem(['outcome', 'success'], 'an outcome needs at least one success value', 'effect_incomplete');
+    const present = new Set(outcome.already_present.map((m) => m.toLowerCase()));
+    outcome.already_absent.forEach((m, i) => {
+      if (present.has(m.toLowerCase()))
+        problem(['outcome', 'already_absent', i], `${JSON.stringify(m)} cannot mean both already present and already absent`, 'effect_ambiguous');
+    });
+  }
+  if (effect.ownership?.read === spec.name)
+    problem(['ownership', 'read'], 'the ownership read is another action, a read of the vendor object', 'effect_not_applicable');
   return problems;
 }
 

@@ -12,16 +12,29 @@
  *   check of the action is `skipped`: nothing about a spec that cannot be saved is proven.
  * - `fixtures`, one row per fixture: the recorded answer read as a run reads it
  *   (domain/custom-actions/render.ts; an XML `content_type` reads the string body as XML,
- *   and when it stays text the row says why): an HTTP status a run fails on (400 and above) or a
- *   non-zero exit code is a fail; otherwise every declared output must be there with its
- *   type, and every `expect` value must equal the extracted one.
+ *   and when it stays text the row says why): a verdict of `effect.outcome` that is not
+ *   a success (custom-actions/outcome.ts), an HTTP status a run fails on (400 and above)
+ *   or a non-zero exit code is a fail; otherwise every declared output must be there
+ *   with its type (the outcome's `message` may be missing), and every `expect` value
+ *   must equal the extracted one.
  * - `template`, one row per fixture: the fixture's input passes the action's input
  *   schema and every template (path, query, headers, body, idempotency key, ssh args)
  *   renders without a RenderFailure.
  * An action without fixtures gets one `skipped` row for each of the two.
  */
 import * as v from 'valibot';
-import { customInputSchema, parseJsonText, RenderFailure, readAnswer, readJsonPath, renderHttp, renderSshArgs, typedOutput } from '../custom-actions/render.ts';
+import { outcomeVerdict } from '../custom-actions/outcome.ts';
+import {
+  customInputSchema,
+  parseJsonText,
+  RenderFailure,
+  readAnswer,
+  readJsonPath,
+  renderHttp,
+  renderSshArgs,
+  type Scalar,
+  typedOutput,
+} from '../custom-actions/render.ts';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
 import { isXmlContentType } from '../custom-actions/xml-answer.ts';
 import { type IntegrationPack, type PackFixture, packProblems, storedSpecOf } from './pack.ts';
@@ -111,38 +124,47 @@ function compileProblems(pack: IntegrationPack, index: number): string[] {
   return [...issues, ...rules];
 }
 
-/** What the recorded answer makes of the action's run: the failure a run would end with, or the extracted output. */
+/**
+ * The recorded answer as a run reads it: the failure a run ends with before reading
+ * outputs, or the document the outputs are read from, with the HTTP status (null for ssh).
+ */
 function readFixture(
   spec: StoredCustomActionSpec,
   fixture: PackFixture,
-): { failure: string } | { document: unknown; extra: Record<string, number>; unread: string | null } {
+): { failure: string } | { document: unknown; extra: Record<string, number>; unread: string | null; status: number | null } {
   if (spec.transport === 'http') {
     const response = fixture.response;
     if (!response) return { failure: 'the fixture records no response' };
-    if (response.status >= 400) return { failure: `a run fails on HTTP ${response.status} (http_status): the fixture proves no outputs` };
     if (typeof response.body === 'string' && isXmlContentType(response.content_type)) {
       const answer = readAnswer(response.body, response.content_type ?? null);
-      return { document: answer.document, extra: {}, unread: answer.unread };
+      return { document: answer.document, extra: {}, unread: answer.unread, status: response.status };
     }
-    return { document: response.body, extra: {}, unread: null };
+    return { document: response.body, extra: {}, unread: null, status: response.status };
   }
   const result = fixture.result;
   if (!result) return { failure: 'the fixture records no result' };
   if (result.exit_code !== 0) return { failure: `a run fails on exit code ${result.exit_code} (command_failed): the fixture proves no outputs` };
-  return { document: spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout), extra: { exit_code: result.exit_code }, unread: null };
+  const document = spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout);
+  return { document, extra: { exit_code: result.exit_code }, unread: null, status: null };
 }
 
 function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): string[] {
   const read = readFixture(spec, fixture);
   if ('failure' in read) return [read.failure];
+  const raws = new Map(spec.outputs.map((o) => [o.name, readJsonPath(read.document, o.path)]));
+  const extracted: Record<string, Scalar | null> = { ...read.extra };
+  for (const output of spec.outputs) extracted[output.name] = typedOutput(raws.get(output.name), output.type);
+  const outcome = spec.effect?.outcome;
+  const verdict = outcome && read.status !== null ? outcomeVerdict(outcome, read.status, extracted) : null;
+  if (verdict && !verdict.ok) return [`a run fails with ${verdict.type} (${verdict.detail}): the fixture proves no outputs`];
+  if (read.status !== null && read.status >= 400) return [`a run fails on HTTP ${read.status} (http_status): the fixture proves no outputs`];
   const failures: string[] = [];
-  const extracted: Record<string, unknown> = { ...read.extra };
   for (const output of spec.outputs) {
-    const raw = readJsonPath(read.document, output.path);
-    const value = typedOutput(raw, output.type);
-    extracted[output.name] = value;
-    if (raw === undefined) failures.push(`output ${output.name}: nothing at ${output.path}`);
-    else if (value === null) failures.push(`output ${output.name}: ${jsonType(raw)} at ${output.path} is not ${article(output.type)}`);
+    const raw = raws.get(output.name);
+    // A vendor sends its message with a refusal, so a success answer need not carry the outcome's message.
+    if (raw === undefined && output.name !== outcome?.message) failures.push(`output ${output.name}: nothing at ${output.path}`);
+    else if (raw !== undefined && extracted[output.name] === null)
+      failures.push(`output ${output.name}: ${jsonType(raw)} at ${output.path} is not ${article(output.type)}`);
   }
   for (const [name, expected] of Object.entries(fixture.expect)) {
     const got = extracted[name] ?? null;

@@ -102,9 +102,10 @@ export function storedSpecOf(action: PackAction): StoredCustomActionSpec {
  * of `connection_kinds`; it names no default connection (a pack carries kinds only); its
  * spec keeps the custom action template rules (`specProblems`); a fixture matches the
  * transport (`response` for http, `result` for ssh) and its input and `expect` name
- * declared inputs and outputs. Types: `duplicate_name`, `transport_kind_undeclared`,
+ * declared inputs and outputs; an `effect.ownership.read` names a read action (risk
+ * `read`) of the same pack. Types: `duplicate_name`, `transport_kind_undeclared`,
  * `default_connection_refused`, `fixture_transport`, `fixture_unknown_input`,
- * `fixture_unknown_output`, and those of `specProblems`.
+ * `fixture_unknown_output`, `ownership_read_unknown`, and those of `specProblems`.
  */
 export function packProblems(pack: IntegrationPack): SpecProblem[] {
   const problems: SpecProblem[] = [];
@@ -126,6 +127,17 @@ export function packProblems(pack: IntegrationPack): SpecProblem[] {
     }
     for (const p of specProblems(spec)) problems.push({ ...p, loc: [...loc, 'spec', ...p.loc] });
     problems.push(...fixtureProblems(action, loc));
+  });
+  const reads = new Set(pack.actions.filter((a) => a.spec.risk === 'read').map((a) => a.spec.name));
+  pack.actions.forEach((action, i) => {
+    const read = action.spec.effect?.ownership?.read;
+    if (read !== undefined && read !== action.spec.name && !reads.has(read)) {
+      problems.push({
+        loc: ['actions', i, 'spec', 'effect', 'ownership', 'read'],
+        msg: `${read} is not a read action (risk read) of this pack`,
+        type: 'ownership_read_unknown',
+      });
+    }
   });
   return problems;
 }

@@ -149,6 +149,41 @@ describe('pack test static checks', () => {
     );
   });
 
+  it('judges a fixture by the action effect.outcome as a run does: only a success verdict proves outputs', () => {
+    const judged = {
+      ...block,
+      outputs: [
+        { name: 'id', path: '$.result.id', type: 'string' },
+        { name: 'ok', path: '$.success', type: 'string' },
+        { name: 'message', path: '$.errors[0].message', type: 'string' },
+      ],
+      effect: { outcome: { output: 'ok', success: ['true'], message: 'message', already_present: ['duplicate_of_existing'] } },
+    };
+    const duplicate = { result: null, success: false, errors: [{ code: 10009, message: 'firewallaccessrules.api.duplicate_of_existing' }] };
+    const rows = rowsOf(judged, [
+      { name: 'created', input: { ip: '10.0.0.1' }, response: { body: { result: { id: 'r1' }, success: true, errors: [] } }, expect: { id: 'r1' } },
+      { name: 'refused', input: { ip: '10.0.0.1' }, response: { body: { result: null, success: false, errors: [{ message: 'invalid ip' }] } } },
+      { name: 'duplicate', input: { ip: '10.0.0.1' }, response: { status: 400, body: duplicate } },
+      { name: 'forbidden', input: { ip: '10.0.0.1' }, response: { status: 403, body: { success: false, errors: [{ message: 'no' }] } } },
+      { name: 'thin', input: { ip: '10.0.0.1' }, response: { body: { success: true } } },
+    ]);
+    // A success answer carries no message: the outcome's message output may be missing, no other.
+    expect(pick(rows, 'fixtures', 'created')?.status).toBe('pass');
+    expect(pick(rows, 'fixtures', 'refused')).toMatchObject({
+      status: 'fail',
+      detail: 'a run fails with vendor_refused (invalid ip): the fixture proves no outputs',
+    });
+    expect(pick(rows, 'fixtures', 'duplicate')).toMatchObject({
+      status: 'fail',
+      detail: 'a run fails with vendor_already_present (firewallaccessrules.api.duplicate_of_existing): the fixture proves no outputs',
+    });
+    expect(pick(rows, 'fixtures', 'forbidden')).toMatchObject({
+      status: 'fail',
+      detail: 'a run fails on HTTP 403 (http_status): the fixture proves no outputs',
+    });
+    expect(pick(rows, 'fixtures', 'thin')).toMatchObject({ status: 'fail', detail: 'output id: nothing at $.result.id' });
+  });
+
   it('reads an ssh result as a run does: stdout as JSON plus exit_code, a non-zero exit failing', () => {
     const rows = rowsOf(shell, [
       { name: 'up', input: { host: 'db1' }, result: { exit_code: 0, stdout: '{"state":"up"}' }, expect: { state: 'up', exit_code: 0 } },
