@@ -12,6 +12,7 @@ import { startReceiver } from '../support/receiver.ts';
 import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { sshdAvailable, startSshd, type TestSshd } from '../support/sshd.ts';
+import { oneStepRunbookYaml } from '../support/runbook-definitions.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
@@ -62,17 +63,7 @@ const shell = {
   risk: 'arbitrary',
 };
 
-const runbook = (slug: string, action: string, withMap: string) => `
-id: ${slug}
-name: ${slug}
-version: 1
-trigger: { type: manual }
-steps:
-  - id: call
-    action: ${action}
-    autonomous: true
-    with: ${withMap}
-`;
+const runbook = oneStepRunbookYaml;
 
 type Run = { id: string; status: string; error: string | null; steps: any[]; action_log: any[] };
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../support/receiver.ts';
 import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { oneStepRunbookYaml } from '../support/runbook-definitions.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
@@ -68,17 +69,7 @@ const aliasAnswers: Record<string, { status: number; body: unknown }> = {
   '10.0.0.4': { status: 404, body: { message: 'address not found in alias svc_block' } },
 };
 
-const runbook = (slug: string, action: string, withMap: string) => `
-id: ${slug}
-name: ${slug}
-version: 1
-trigger: { type: manual }
-steps:
-  - id: call
-    action: ${action}
-    autonomous: true
-    with: ${withMap}
-`;
+const runbook = oneStepRunbookYaml;
 
 type Run = { id: string; status: string; error: string | null; steps: any[]; action_log: any[] };
 

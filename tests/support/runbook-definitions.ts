@@ -35,3 +35,16 @@ export const runbookDefinition = (steps: StepDefinition[], over: Partial<Runbook
   steps,
   ...over,
 });
+
+/** The YAML text of a manual runbook `slug` of one autonomous step `call` running `action` with `withMap` (a YAML flow map). */
+export const oneStepRunbookYaml = (slug: string, action: string, withMap: string): string => `
+id: ${slug}
+name: ${slug}
+version: 1
+trigger: { type: manual }
+steps:
+  - id: call
+    action: ${action}
+    autonomous: true
+    with: ${withMap}
+`;
