@@ -480,6 +480,36 @@ export interface ResponsePolicyVersionsTable {
   published_by: string | null;
 }
 
+/** One managed containment effect (migration 0030): what is blocked, by which adapter, until when. */
+export interface EffectsTable {
+  id: string;
+  effect_type: string;
+  target_type: string;
+  target: string;
+  /** pending, degraded, failed, active, reversing, reversal_failed, reversed (domain/effects/state.ts). */
+  status: string;
+  ttl_seconds: number;
+  expires_at: OptionalTimestamp;
+  adapter_id: string | null;
+  policy_version: number | null;
+  snapshot_digest: string | null;
+  handle: string | null;
+  already_enforced: ColumnType<boolean, boolean | undefined, boolean>;
+  enforcement_performed: ColumnType<boolean, boolean | undefined, boolean>;
+  last_error: string | null;
+  reversal_attempts: ColumnType<number, number | undefined, number>;
+  retry_at: OptionalTimestamp;
+  run_id: string | null;
+  step_id: string | null;
+  case_id: string | null;
+  requested_by: string | null;
+  requested_at: Timestamp;
+  applied_at: OptionalTimestamp;
+  reversed_at: OptionalTimestamp;
+  updated_at: Timestamp;
+  stream_version: number;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -517,4 +547,5 @@ export interface Database {
   custom_action_versions: CustomActionVersionsTable;
   integration_packs: IntegrationPacksTable;
   response_policy_versions: ResponsePolicyVersionsTable;
+  effects: EffectsTable;
 }

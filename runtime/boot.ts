@@ -30,6 +30,7 @@ import { createCustomActionCommands } from '../adapters/commands/custom-actions.
 import { customActionsProjection } from '../projections/custom-actions/custom-actions.projection.ts';
 import { integrationPacksProjection } from '../projections/integration-packs/integration-packs.projection.ts';
 import { responsePolicyProjection } from '../projections/response-policy/response-policy.projection.ts';
+import { effectsProjection } from '../projections/effects/effects.projection.ts';
 import { createResponsePolicyCommands } from '../adapters/commands/response-policy.ts';
 import { unfinishedRuns } from '../projections/runs/runs.queries.ts';
 import { createIntegrationPackCommands } from '../adapters/commands/integration-packs.ts';
@@ -161,6 +162,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       customActionsProjection,
       integrationPacksProjection,
       responsePolicyProjection,
+      effectsProjection,
     ],
     {
       pollIntervalMs: config.pollIntervalMs,

@@ -26,6 +26,7 @@ import { customActionImportRoutes, isOpenApiImport, openApiImportBodyLimit } fro
 import { customActionRoutes } from './custom-actions.routes.ts';
 import { integrationPackRoutes } from './integration-packs.routes.ts';
 import { responsePolicyRoutes } from './response-policy.routes.ts';
+import { effectRoutes } from './effects.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
@@ -98,6 +99,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', customActionRoutes(deps));
   authed.route('/', integrationPackRoutes(deps));
   authed.route('/', responsePolicyRoutes(deps));
+  authed.route('/', effectRoutes(deps));
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));

@@ -27,6 +27,7 @@ import * as ticketOutbox from './0026-ticket-outbox.ts';
 import * as customActions from './0027-custom-actions.ts';
 import * as integrationPacks from './0028-integration-packs.ts';
 import * as responsePolicy from './0029-response-policy.ts';
+import * as effects from './0030-effects.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0027-custom-actions': customActions,
   '0028-integration-packs': integrationPacks,
   '0029-response-policy': responsePolicy,
+  '0030-effects': effects,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

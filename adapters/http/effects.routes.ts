@@ -1,0 +1,106 @@
+/**
+ * Effect read routes (SPEC.md "Effect (managed containment)"; the routes are ours,
+ * docs/containment.md "Reading effects"), with the `read` permission and case scoping
+ * like runs (an effect of an invisible case reads like an absent one):
+ * - `GET /effects?target_type=&target=&status=&limit=&offset=` -> `{items}`, newest first;
+ *   `target` needs `target_type` and is normalized like a request's target, so any
+ *   spelling of an address finds its effects;
+ * - `GET /effects/<id>` -> one effect: its target, state, TTL end, adapter and origin.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { normalizeTarget, targetTypes } from '../../domain/response-policy/targets.ts';
+import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import { findEffect, listEffects } from '../../projections/effects/effects.queries.ts';
+import { caseScopeOf } from '../identity/case-scope.ts';
+import { requirePermission } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import type { HttpDeps } from './deps.ts';
+import { jsonAnswer } from './openapi.ts';
+import { idParam, paging } from './shapes.ts';
+import { validate } from './validation.ts';
+
+export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions'>;
+
+const effectStatuses = ['pending', 'degraded', 'failed', 'active', 'reversing', 'reversal_failed', 'reversed'] as const;
+const nullableTime = v.nullable(v.string());
+
+export const effectViewSchema = v.strictObject({
+  id: v.string(),
+  effect_type: v.string(),
+  target_type: v.string(),
+  /** Normalized (docs/containment.md "Targets"). */
+  target: v.string(),
+  status: v.picklist(effectStatuses),
+  ttl_seconds: v.number(),
+  /** When the effect ends and is reversed; null until applied. */
+  expires_at: nullableTime,
+  adapter_id: v.nullable(v.string()),
+  policy_version: v.nullable(v.number()),
+  snapshot_digest: v.nullable(v.string()),
+  /** The provider's handle of the applied effect (rule id, decision id). */
+  handle: v.nullable(v.string()),
+  already_enforced: v.boolean(),
+  enforcement_performed: v.boolean(),
+  /** The refusal or failure code of a degraded, failed or reversal_failed effect. */
+  last_error: v.nullable(v.string()),
+  reversal_attempts: v.number(),
+  /** When a failed reversal is tried again. */
+  retry_at: nullableTime,
+  run_id: v.nullable(v.string()),
+  step_id: v.nullable(v.string()),
+  case_id: v.nullable(v.string()),
+  requested_by: v.nullable(v.string()),
+  requested_at: v.string(),
+  applied_at: nullableTime,
+  reversed_at: nullableTime,
+  updated_at: v.string(),
+});
+
+const listQuery = v.object({
+  target_type: v.optional(v.picklist(targetTypes)),
+  target: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(320))),
+  status: v.optional(v.picklist(effectStatuses)),
+  ...paging,
+});
+
+export function effectRoutes(deps: EffectRouteDeps) {
+  const read = requirePermission('read', 'svc:runs:read', deps.permissions);
+  return new Hono<AppEnv>()
+    .get(
+      '/effects',
+      describeRoute({
+        summary: 'Containment effects: what is blocked or contained, by which adapter, until when',
+        tags: ['effects'],
+        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(effectViewSchema) }), 'Visible effects, newest first') },
+      }),
+      read,
+      validate('query', listQuery),
+      async (c) => {
+        const q = c.req.valid('query');
+        let target: string | undefined;
+        if (q.target !== undefined) {
+          if (q.target_type === undefined) throw new ValidationFailed([{ loc: ['query', 'target_type'], msg: 'target needs target_type', type: 'missing' }]);
+          const normalized = normalizeTarget(q.target_type, q.target);
+          if (!normalized.ok) throw new ValidationFailed([{ loc: ['query', 'target'], msg: normalized.reason, type: 'target_invalid' }]);
+          target = normalized.value;
+        }
+        const scope = caseScopeOf(c.get('principal'), deps.permissions);
+        const items = await listEffects(deps.db, { targetType: q.target_type, target, status: q.status, limit: q.limit, offset: q.offset }, scope);
+        return c.json({ items: items as v.InferOutput<typeof effectViewSchema>[] });
+      },
+    )
+    .get(
+      '/effects/:id',
+      describeRoute({ summary: 'One containment effect', tags: ['effects'], responses: { 200: jsonAnswer(effectViewSchema, 'The effect') } }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const found = await findEffect(deps.db, id, caseScopeOf(c.get('principal'), deps.permissions));
+        if (!found) throw notFound('effect_not_found', 'effect not found', { effect_id: id });
+        return c.json(found as v.InferOutput<typeof effectViewSchema>);
+      },
+    );
+}
