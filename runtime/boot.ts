@@ -31,6 +31,9 @@ import { customActionsProjection } from '../projections/custom-actions/custom-ac
 import { integrationPacksProjection } from '../projections/integration-packs/integration-packs.projection.ts';
 import { responsePolicyProjection } from '../projections/response-policy/response-policy.projection.ts';
 import { effectsProjection } from '../projections/effects/effects.projection.ts';
+import { createEffectCommands } from '../adapters/commands/effects.ts';
+import { createEffectReverser } from '../adapters/effects/reversal.ts';
+import { startEffectExpiry } from './worker/effect-expiry.ts';
 import { createResponsePolicyCommands } from '../adapters/commands/response-policy.ts';
 import { unfinishedRuns } from '../projections/runs/runs.queries.ts';
 import { createIntegrationPackCommands } from '../adapters/commands/integration-packs.ts';
@@ -139,6 +142,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let livePublishing: Promise<void> = Promise.resolve();
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
+  let effectExpiry: ReturnType<typeof startEffectExpiry> | null = null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
   const projector = createProjector(
@@ -254,6 +258,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     await scheduleTicker?.stop();
     await retentionLoop?.stop();
     await ticketLoop?.stop();
+    await effectExpiry?.stop();
     await worker?.stop();
     await metricsServer?.close();
     hub?.close();
@@ -425,6 +430,14 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         config.ticketPoll.tickMs,
         failure('tickets.poll_failed', 'ticket mirroring failed'),
       );
+      effectExpiry = startEffectExpiry({
+        db,
+        reverser: createEffectReverser({ effects: createEffectCommands({ store }), actions, resolveConnection: connections.resolveByName, now }),
+        now,
+        leaseMs: config.workerLeaseMs,
+        pollIntervalMs: config.pollIntervalMs,
+        onError: failure('worker.step_failed', 'effect reversal failed'),
+      });
       workerMetrics = createWorkerMetrics(now);
       metricsServer = await startMetricsServer({
         registry: workerMetrics.registry,

@@ -2,11 +2,18 @@
  * Effects read model (`effects`, migration 0030) from the `effect-<uuid>` streams
  * (domain/effects/events.ts): `effect.requested` inserts the row, every later event
  * moves its state. Idempotent: a row changes only for an event past its `stream_version`.
+ *
+ * It also keeps the worker's `jobs` row of kind `effect_expiry` for each effect that must
+ * be reversed: due at `expires_at` once applied, at `retry_at` after a failed reversal,
+ * and gone once reversed (runtime/worker/effect-expiry.ts claims it, by the service clock).
  */
 import type { Kysely, Updateable } from 'kysely';
 import { effectEventTypes, type EffectEvent } from '../../domain/effects/index.ts';
 import type { Database, EffectsTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
+
+/** The worker job kind that reverses one effect when its TTL ends (or retries a failed reversal). */
+export const EFFECT_EXPIRY_JOB = 'effect_expiry';
 
 export const effectsProjection: Projection = {
   name: 'effects',
@@ -46,11 +53,24 @@ async function applyOne(trx: Kysely<Database>, event: EffectEvent, streamVersion
     return;
   }
   const change = changeOf(event);
-  await trx
+  const moved = await trx
     .updateTable('effects')
     .set({ ...change, updated_at: event.data.at, stream_version: streamVersion })
     .where('id', '=', event.data.effect_id)
     .where('stream_version', '<', streamVersion)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) === 0) return;
+  if (event.type === 'effect.applied') await dueAt(trx, event.data.effect_id, event.data.expires_at);
+  if (event.type === 'effect.reversal_failed') await dueAt(trx, event.data.effect_id, event.data.retry_at);
+  if (event.type === 'effect.reversed') await trx.deleteFrom('jobs').where('kind', '=', EFFECT_EXPIRY_JOB).where('key', '=', event.data.effect_id).execute();
+}
+
+/** The effect's expiry job, due at `at`, its lease released. */
+async function dueAt(trx: Kysely<Database>, effectId: string, at: string): Promise<void> {
+  await trx
+    .insertInto('jobs')
+    .values({ kind: EFFECT_EXPIRY_JOB, key: effectId, due_at: at, lease_owner: null, lease_until: null })
+    .onConflict((oc) => oc.columns(['kind', 'key']).doUpdateSet({ due_at: at, lease_owner: null, lease_until: null }))
     .execute();
 }
 

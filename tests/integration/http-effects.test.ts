@@ -14,6 +14,7 @@ import { snapshotDigest, snapshotOf } from '../../domain/effects/binding.ts';
 import { effectDecider, type EffectCommand } from '../../domain/effects/index.ts';
 import { normalizePolicy, responsePolicySchema } from '../../domain/response-policy/policy.ts';
 import { streams } from '../../domain/shared/streams.ts';
+import { manualClock } from '../support/clock.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -47,7 +48,8 @@ describe.each(e2eEngines)('effects read model on $name', ({ server }) => {
   const failing = randomUUID();
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server });
+    // The service clock stays at T0: none of these effects is due for reversal while the test reads them.
+    svc = await startInProcessService({ server }, { clock: manualClock(T0).now });
     const kase = await callAs(svc, root, 'POST', '/cases', { title: 'Blocked source', severity: 'high', team: 'blue' });
     expect(kase.status, kase.text).toBe(201);
     caseId = kase.body.id;
