@@ -265,13 +265,15 @@ export function integrationPackRoutes(deps: IntegrationPackRouteDeps) {
         const rows = await runPackTest(source.pack, connections, { ...packs.test, mayRunArbitrary: who.globalAdmin });
         const summary = { pass: 0, fail: 0, skipped: 0 };
         for (const row of rows) summary[row.status] += 1;
-        await deps.audit.record({
+        const position = await deps.audit.record({
           action: 'integration_pack.test',
           actor: who.audit,
           target: { type: 'integration_pack', id: source.packId },
           team: null,
           detail: { version: source.pack.version, sha256: source.sha256, connections, ...summary },
         });
+        // Read-your-writes: the test's audit entry is listed once the answer arrives.
+        await deps.waitFor(position);
         return c.json({ pack_id: source.packId, version: source.pack.version, rows, summary });
       },
     )
