@@ -34,7 +34,7 @@ import { conflict, DomainError, notFound, unprocessable } from '../shared/errors
 import { assertNever } from '../shared/messages.ts';
 import type { CustomActionAuthor, CustomActionCommand, CustomActionSource } from './commands.ts';
 import type { CustomActionEvent, CustomActionNameClaimed } from './events.ts';
-import { managedEffectTypes, type CustomActionSpec, type StoredCustomActionSpec } from './spec.ts';
+import { managedEffectTypes, storedSpec, type CustomActionSpec, type StoredCustomActionSpec } from './spec.ts';
 import type { CustomActionState } from './state.ts';
 import { specProblems } from './templates.ts';
 
@@ -82,7 +82,7 @@ function update(c: Cmd<'update'>, state: Existing): CustomActionEvent[] {
   if (isArbitraryTier(state.spec)) requireGlobalAdmin(c.author, state.name);
   checkSpec(c.spec, c.author, c.acknowledgeDanger, c.source);
   const enabled = c.spec.enabled ?? state.enabled;
-  if (canonicalJson(stored(c.spec)) === canonicalJson(state.spec) && c.source === state.source) {
+  if (canonicalJson(storedSpec(c.spec)) === canonicalJson(state.spec) && c.source === state.source) {
     if (enabled === state.enabled) return [];
     return [toggled(enabled ? 'custom_action.enabled' : 'custom_action.disabled', state, c.author, c.now)];
   }
@@ -117,19 +117,12 @@ function requireGlobalAdmin(author: CustomActionAuthor, name: string): void {
   }
 }
 
-/** The spec as stored: everything but `enabled`, which is the action's state. */
-function stored(spec: CustomActionSpec): StoredCustomActionSpec {
-  const copy: Partial<CustomActionSpec> = { ...spec };
-  delete copy.enabled;
-  return copy as StoredCustomActionSpec;
-}
-
 function saved(c: Cmd<'create'> | Cmd<'update'>, version: number, enabled: boolean) {
   return {
     custom_action_id: c.customActionId,
     name: c.spec.name,
     version,
-    spec: stored(c.spec),
+    spec: storedSpec(c.spec),
     enabled,
     source: c.source,
     acknowledged_danger: isArbitraryTier(c.spec) && c.acknowledgeDanger,

@@ -162,6 +162,13 @@ export const customActionSpecSchema = v.pipe(
 export type CustomActionSpec = v.InferOutput<typeof customActionSpecSchema>;
 /** A spec as stored in events and read models: without `enabled`, which is the action's state. */
 export type StoredCustomActionSpec = Omit<CustomActionSpec, 'enabled'>;
+
+/** The spec as stored: everything but `enabled`, which is the action's state. */
+export function storedSpec(spec: CustomActionSpec): StoredCustomActionSpec {
+  const copy: Partial<CustomActionSpec> = { ...spec };
+  delete copy.enabled;
+  return copy as StoredCustomActionSpec;
+}
 export type CustomActionInput = v.InferOutput<typeof customActionInputSchema>;
 export type CustomEffect = v.InferOutput<typeof customEffectSchema>;
 export type CustomOutcome = NonNullable<CustomEffect['outcome']>;

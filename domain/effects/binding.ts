@@ -15,12 +15,11 @@
  * (SHA-256 of its canonical JSON), so a later policy publish never changes how an effect
  * already applied is read back or reversed.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Binding, ManagedEffectType, ResponsePolicy } from '../response-policy/policy.ts';
 import type { TargetType } from '../response-policy/targets.ts';
 import { canonicalJson } from '../shared/canonical-json.ts';
 import type { EffectRefusal } from './request.ts';
+import { sha256Hex } from '../shared/hash-chain.ts';
 
 type Scalar = string | number | boolean;
 export type InputDeclaration = { name: string; type: 'string' | 'integer' | 'number' | 'boolean'; required: boolean };
@@ -72,7 +71,7 @@ export function snapshotOf(policy: ResponsePolicy, policyVersion: number, effect
 }
 
 /** SHA-256 of the snapshot's canonical JSON. */
-export const snapshotDigest = (snapshot: ParametersSnapshot): string => bytesToHex(sha256(utf8ToBytes(canonicalJson(snapshot))));
+export const snapshotDigest = (snapshot: ParametersSnapshot): string => sha256Hex(canonicalJson(snapshot));
 
 /**
  * The call of the snapshot's `role` action with its input from `vocabulary` and the

@@ -16,10 +16,9 @@
  * of data does. Everything here is pure and never throws on bad input: a problem is
  * returned as a message.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { isMap, isScalar, parseDocument, type Document } from 'yaml';
 import { canonicalJson } from '../shared/canonical-json.ts';
+import { sha256Hex } from '../shared/hash-chain.ts';
 
 export const INTEGRITY_KEY = 'integrity';
 
@@ -34,7 +33,7 @@ export function canonicalPackText(data: Record<string, unknown>): string {
 
 /** The hex SHA-256 of the canonical YAML of a pack's data; throws a TypeError when the data is not JSON (`.inf`, `.nan`). */
 export function packDigest(data: Record<string, unknown>): string {
-  return bytesToHex(sha256(utf8ToBytes(canonicalPackText(data))));
+  return sha256Hex(canonicalPackText(data));
 }
 
 /**

@@ -35,9 +35,9 @@ import {
   type Scalar,
   typedOutput,
 } from '../custom-actions/render.ts';
-import { customActionSpecSchema, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
+import { customActionSpecSchema, storedSpec, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
 import { isXmlContentType } from '../custom-actions/xml-answer.ts';
-import { type IntegrationPack, type PackFixture, packProblems, storedSpecOf } from './pack.ts';
+import { type IntegrationPack, type PackFixture, packProblems } from './pack.ts';
 
 export const packTestChecks = ['compiles', 'fixtures', 'template', 'connection', 'execution'] as const;
 export const packTestStatuses = ['pass', 'fail', 'skipped'] as const;
@@ -74,7 +74,7 @@ export type ActionStaticChecks = { spec: StoredCustomActionSpec; compiles: boole
 export function staticActionChecks(pack: IntegrationPack, index: number): ActionStaticChecks {
   const action = pack.actions[index];
   if (!action) throw new RangeError(`the pack has no action ${index}`);
-  const spec = storedSpecOf(action);
+  const spec = storedSpec(action.spec);
   const row = (check: PackTestCheck, fixture: string | null, status: PackTestRow['status'], detail: string): PackTestRow => ({
     action: spec.name,
     check,

@@ -11,7 +11,7 @@
  */
 import semver from 'semver';
 import * as v from 'valibot';
-import { customActionSpecSchema, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
+import { customActionSpecSchema } from '../custom-actions/spec.ts';
 import { specProblems, type SpecProblem } from '../custom-actions/templates.ts';
 import { isXmlContentType } from '../custom-actions/xml-answer.ts';
 
@@ -89,13 +89,6 @@ export const integrationPackSchema = v.strictObject({
 export type IntegrationPack = v.InferOutput<typeof integrationPackSchema>;
 export type PackAction = v.InferOutput<typeof packActionSchema>;
 export type PackFixture = v.InferOutput<typeof packFixtureSchema>;
-
-/** A pack action's spec as a custom action stores it (`enabled` is the action's state). */
-export function storedSpecOf(action: PackAction): StoredCustomActionSpec {
-  const copy: Partial<PackAction['spec']> = { ...action.spec };
-  delete copy.enabled;
-  return copy as StoredCustomActionSpec;
-}
 
 /**
  * The rules beyond the schema: each action name is declared once; its transport is one

@@ -17,16 +17,15 @@
  * the pack file (its sha256), every row, the drift and the blocking runs: when any of
  * them changed since the preview, install and upgrade are refused as stale.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { isArbitraryTier } from '../custom-actions/decide.ts';
 import type { CustomActionSource } from '../custom-actions/commands.ts';
-import type { StoredCustomActionSpec } from '../custom-actions/spec.ts';
+import { storedSpec, type StoredCustomActionSpec } from '../custom-actions/spec.ts';
 import { canonicalJson } from '../shared/canonical-json.ts';
 import { conflict, unprocessable } from '../shared/errors.ts';
-import { storedSpecOf, type IntegrationPack } from './pack.ts';
+import type { IntegrationPack } from './pack.ts';
 import { installStateOf } from './registry.ts';
 import type { InstalledAction, IntegrationPackState } from './state.ts';
+import { sha256Hex } from '../shared/hash-chain.ts';
 
 /** A custom action as it stands now, read from its stream. */
 export type CurrentAction = { id: string; name: string; version: number; source: CustomActionSource; enabled: boolean; spec: StoredCustomActionSpec };
@@ -100,7 +99,7 @@ export function planPack(input: PlanInput, kind: 'install' | 'upgrade' | null): 
   const actions: PlanAction[] = [];
   const drift: PlanDrift[] = [];
   for (const action of pack.actions) {
-    const spec = storedSpecOf(action);
+    const spec = storedSpec(action.spec);
     const cur = input.current.get(spec.name);
     const facts = { name: spec.name, risk: spec.risk, effect_type: spec.effect_type, arbitrary: isArbitraryTier(spec) };
     if (!cur) {
@@ -148,7 +147,7 @@ export function planPack(input: PlanInput, kind: 'install' | 'upgrade' | null): 
     blocking_runs,
     requires_acknowledge_danger,
   };
-  return { ...plan, preview_token: bytesToHex(sha256(utf8ToBytes(canonicalJson(plan)))) };
+  return { ...plan, preview_token: sha256Hex(canonicalJson(plan)) };
 }
 
 /**

@@ -12,12 +12,11 @@
  * its `(effect_type, target_type)` without the approval gate, with a TTL of at most
  * `max_ttl_seconds`, on cases of the listed severities (all when empty).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import * as v from 'valibot';
 import { canonicalJson } from '../shared/canonical-json.ts';
 import type { SpecProblem } from '../custom-actions/templates.ts';
 import { normalizeTarget, targetTypes, type TargetType } from './targets.ts';
+import { sha256Hex } from '../shared/hash-chain.ts';
 
 export const managedEffectTypes = ['block', 'contain', 'disable_identity'] as const;
 export type ManagedEffectType = (typeof managedEffectTypes)[number];
@@ -147,5 +146,5 @@ export function normalizePolicy(policy: ResponsePolicy): ResponsePolicy {
 
 /** SHA-256 of the policy's canonical JSON (RFC 8785): what a publish records and audits. */
 export function policyDigest(policy: ResponsePolicy): string {
-  return bytesToHex(sha256(utf8ToBytes(canonicalJson(policy))));
+  return sha256Hex(canonicalJson(policy));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { integrationPackDecider, type IntegrationPackEvent, type IntegrationPackState } from '../../../domain/integration-packs/index.ts';
-import { storedSpecOf, type IntegrationPack } from '../../../domain/integration-packs/pack.ts';
+import { storedSpec } from '../../../domain/custom-actions/spec.ts';
+import type { IntegrationPack } from '../../../domain/integration-packs/pack.ts';
 import { checkConsent, planPack, type ActiveRun, type CurrentAction, type PackPlan } from '../../../domain/integration-packs/plan.ts';
 import { DomainError } from '../../../domain/shared/errors.ts';
 import { given } from '../../support/decider.ts';
@@ -15,7 +16,7 @@ const pack = (version: string, actions: ReturnType<typeof action>[]): Integratio
 const current = (p: IntegrationPack, name: string, id: string, version: number, over: Partial<CurrentAction> = {}): CurrentAction => {
   const found = p.actions.find((a) => a.spec.name === name);
   if (!found) throw new Error(name);
-  return { id, name, version, source: 'pack', enabled: true, spec: storedSpecOf(found), ...over };
+  return { id, name, version, source: 'pack', enabled: true, spec: storedSpec(found.spec), ...over };
 };
 const installed = (version: string, actions: { name: string; custom_action_id: string; version: number }[]): IntegrationPackState => ({
   exists: true,
