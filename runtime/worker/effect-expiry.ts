@@ -2,8 +2,7 @@
  * TTL expiry of containment effects (SPEC.md "Managed containment effects": "TTL expiry
  * reverses through the bound unblock action from a due-time row any worker can claim").
  * Claims one due `effect_expiry` job (projections/effects/effects.projection.ts) at a time
- * with `FOR UPDATE SKIP LOCKED` and a lease, by the service clock the due times were
- * computed with, and reverses its effect (adapters/effects/reversal.ts). The projector then
+ * (due-jobs.ts: by the service clock, with a lease) and reverses its effect (adapters/effects/reversal.ts). The projector then
  * deletes the job (reversed) or moves it to the retry time (failed) and frees it; a worker
  * that dies mid-reversal leaves the lease to expire and another worker claims the job.
  */
@@ -13,6 +12,7 @@ import type { EffectReverser } from '../../adapters/effects/reversal.ts';
 import { startCatchUpLoop, type CatchUpLoop } from '../../projections/catch-up.ts';
 import type { Database } from '../../projections/database.ts';
 import { EFFECT_EXPIRY_JOB } from '../../projections/effects/effects.projection.ts';
+import { claimDueJob } from './due-jobs.ts';
 
 export type EffectExpiryOptions = {
   db: Kysely<Database>;
@@ -26,19 +26,7 @@ export type EffectExpiryOptions = {
 /** Starts the loop; `stop` waits for a reversal in flight. */
 export function startEffectExpiry(options: EffectExpiryOptions): CatchUpLoop {
   const owner = `effects-${randomUUID()}`;
-  const claim = async (): Promise<string | null> => {
-    const { rows } = await sql<{ key: string }>`
-      update jobs set lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${options.leaseMs / 1000})
-      where id = (
-        select id from jobs
-        where kind = ${EFFECT_EXPIRY_JOB} and due_at <= ${options.now()} and (lease_until is null or lease_until < now())
-        order by due_at, id
-        limit 1
-        for update skip locked
-      )
-      returning key`.execute(options.db);
-    return rows[0]?.key ?? null;
-  };
+  const claim = () => claimDueJob(options.db, { kind: EFFECT_EXPIRY_JOB, owner, leaseMs: options.leaseMs, now: options.now() });
   return startCatchUpLoop({
     pollIntervalMs: options.pollIntervalMs,
     onError: options.onError,

@@ -5,14 +5,15 @@
  * whose lease expired (its worker died) is claimed again by any worker.
  *
  * A job is due by the service clock (`driver.now`), the clock its `due_at` was computed
- * with (queue time, gate deadline), so a test that moves the clock expires a gate; leases
- * stay on the database's clock, which every process shares.
+ * with (queue time, gate deadline), so a test that moves the clock expires a gate
+ * (due-jobs.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { startCatchUpLoop, type CatchUpLoop } from '../../projections/catch-up.ts';
 import type { Database } from '../../projections/database.ts';
 import { RUN_JOB } from '../../projections/runs/runs.projection.ts';
+import { claimDueJob } from './due-jobs.ts';
 import { driveRun, type RunDriverDeps } from './run-driver.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
@@ -40,19 +41,7 @@ export function startWorker(options: WorkerOptions): Worker {
   const owner = `worker-${randomUUID()}`;
   const { db } = options;
 
-  const claim = async (): Promise<string | null> => {
-    const { rows } = await sql<{ key: string }>`
-      update jobs set lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${options.leaseMs / 1000})
-      where id = (
-        select id from jobs
-        where kind = ${RUN_JOB} and due_at <= ${options.driver.now()} and (lease_until is null or lease_until < now())
-        order by due_at, id
-        limit 1
-        for update skip locked
-      )
-      returning key`.execute(db);
-    return rows[0]?.key ?? null;
-  };
+  const claim = () => claimDueJob(db, { kind: RUN_JOB, owner, leaseMs: options.leaseMs, now: options.driver.now() });
 
   const renew = async (runId: string): Promise<boolean> => {
     const r = await sql`

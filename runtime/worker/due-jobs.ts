@@ -1,0 +1,26 @@
+/**
+ * Claiming due rows of the `jobs` table (run jobs, effect expiry jobs): the oldest row of
+ * `kind` due by the service clock `now` (the clock its `due_at` was computed with) whose
+ * lease is free or expired, taken with `FOR UPDATE SKIP LOCKED` so concurrent workers never
+ * claim one row twice, and leased to `owner` for `leaseMs` on the database's clock, which
+ * every process shares.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../projections/database.ts';
+
+export type DueJobClaim = { kind: string; owner: string; leaseMs: number; now: Date };
+
+/** The claimed job's key, or null when none of `kind` is due. */
+export async function claimDueJob(db: Kysely<Database>, claim: DueJobClaim): Promise<string | null> {
+  const { rows } = await sql<{ key: string }>`
+    update jobs set lease_owner = ${claim.owner}, lease_until = now() + make_interval(secs => ${claim.leaseMs / 1000})
+    where id = (
+      select id from jobs
+      where kind = ${claim.kind} and due_at <= ${claim.now} and (lease_until is null or lease_until < now())
+      order by due_at, id
+      limit 1
+      for update skip locked
+    )
+    returning key`.execute(db);
+  return rows[0]?.key ?? null;
+}
