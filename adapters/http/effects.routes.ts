@@ -8,17 +8,19 @@
  * - `GET /effects/<id>` -> one effect: its target, state, TTL end, adapter and origin.
  */
 import { Hono } from 'hono';
+import type { Selectable } from 'kysely';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { normalizeTarget, targetTypes } from '../../domain/response-policy/targets.ts';
 import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import type { EffectsTable } from '../../projections/database.ts';
 import { findEffect, listEffects } from '../../projections/effects/effects.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam, paging } from './shapes.ts';
+import { idParam, iso, paging } from './shapes.ts';
 import { validate } from './validation.ts';
 
 export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions'>;
@@ -58,6 +60,38 @@ export const effectViewSchema = v.strictObject({
   updated_at: v.string(),
 });
 
+type EffectView = v.InferOutput<typeof effectViewSchema>;
+
+/** An `effects` row as the API answers it. */
+function effectView(r: Selectable<EffectsTable>): EffectView {
+  return {
+    id: r.id,
+    effect_type: r.effect_type,
+    target_type: r.target_type,
+    target: r.target,
+    status: r.status as EffectView['status'],
+    ttl_seconds: r.ttl_seconds,
+    expires_at: iso(r.expires_at),
+    adapter_id: r.adapter_id,
+    policy_version: r.policy_version,
+    snapshot_digest: r.snapshot_digest,
+    handle: r.handle,
+    already_enforced: r.already_enforced,
+    enforcement_performed: r.enforcement_performed,
+    last_error: r.last_error,
+    reversal_attempts: r.reversal_attempts,
+    retry_at: iso(r.retry_at),
+    run_id: r.run_id,
+    step_id: r.step_id,
+    case_id: r.case_id,
+    requested_by: r.requested_by,
+    requested_at: iso(r.requested_at),
+    applied_at: iso(r.applied_at),
+    reversed_at: iso(r.reversed_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
 const listQuery = v.object({
   target_type: v.optional(v.picklist(targetTypes)),
   target: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(320))),
@@ -88,7 +122,7 @@ export function effectRoutes(deps: EffectRouteDeps) {
         }
         const scope = caseScopeOf(c.get('principal'), deps.permissions);
         const items = await listEffects(deps.db, { targetType: q.target_type, target, status: q.status, limit: q.limit, offset: q.offset }, scope);
-        return c.json({ items: items as v.InferOutput<typeof effectViewSchema>[] });
+        return c.json({ items: items.map(effectView) });
       },
     )
     .get(
@@ -100,7 +134,7 @@ export function effectRoutes(deps: EffectRouteDeps) {
         const { id } = c.req.valid('param');
         const found = await findEffect(deps.db, id, caseScopeOf(c.get('principal'), deps.permissions));
         if (!found) throw notFound('effect_not_found', 'effect not found', { effect_id: id });
-        return c.json(found as v.InferOutput<typeof effectViewSchema>);
+        return c.json(effectView(found));
       },
     );
 }

@@ -24,7 +24,7 @@ import { installStateOf } from '../../domain/integration-packs/registry.ts';
 import type { StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import { listCustomActions } from '../../projections/custom-actions/custom-actions.queries.ts';
-import { installedPacks } from '../../projections/integration-packs/integration-packs.queries.ts';
+import { installedVersions } from '../../projections/integration-packs/integration-packs.queries.ts';
 import { auditActorOf } from '../commands/audit.ts';
 import type { CustomActionAuthorship } from '../commands/custom-actions.ts';
 import type { IntegrationPackCommands, PackSource } from '../commands/integration-packs.ts';
@@ -226,11 +226,11 @@ export function integrationPackRoutes(deps: IntegrationPackRouteDeps) {
       }),
       manage,
       async (c) => {
-        const [items, installed] = await Promise.all([readRegistry(packs.dir, packs.verify), installedPacks(deps.db)]);
+        const [items, installed] = await Promise.all([readRegistry(packs.dir, packs.verify), installedVersions(deps.db)]);
         return c.json({
           format: 'pack-registry' as const,
           version: 1 as const,
-          items: items.map((i) => itemView(i, installed.get(i.entry.id)?.version ?? null)),
+          items: items.map((i) => itemView(i, installed.get(i.entry.id) ?? null)),
         });
       },
     )

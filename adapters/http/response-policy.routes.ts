@@ -18,6 +18,7 @@ import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { listCustomActions } from '../../projections/custom-actions/custom-actions.queries.ts';
 import { currentResponsePolicy, responsePolicyVersions } from '../../projections/response-policy/response-policy.queries.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
+import { boundActionFacts } from '../effects/bound-actions.ts';
 import { auditActorOf } from '../commands/audit.ts';
 import { requirePermission } from './auth.ts';
 import { actorOf } from './cases.routes.ts';
@@ -67,13 +68,12 @@ const versionsSchema = v.strictObject({
   ),
 });
 
-/** Registry facts a binding is checked against (domain/response-policy/policy.ts). */
+/** Registry facts a binding is checked against (domain/response-policy/policy.ts), read as the effects runtime reads them. */
 export function actionFacts(registry: ActionRegistry): (name: string) => ActionFacts {
-  return (name) => ({
-    registered: registry.actionProblem(name, true) === null && registry.implementation(name) !== undefined,
-    managed: name.startsWith('response.'),
-    arbitrary: registry.riskOf(name) === 'arbitrary' || registry.needsAdminGate(name),
-  });
+  return (name) => {
+    const bound = boundActionFacts(registry, name);
+    return { registered: bound?.enabled ?? false, managed: name.startsWith('response.'), arbitrary: bound?.arbitrary ?? false };
+  };
 }
 
 export function responsePolicyRoutes(deps: ResponsePolicyRouteDeps) {

@@ -2,33 +2,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../database.ts';
 
-export type InstalledPackView = {
-  pack_id: string;
-  version: string;
-  sha256: string;
-  actions: { name: string; custom_action_id: string; version: number }[];
-  installed_at: string;
-  installed_by: string | null;
-  updated_at: string;
-  updated_by: string | null;
-};
-
-/** Every installed pack by id. */
-export async function installedPacks(db: Kysely<Database>): Promise<Map<string, InstalledPackView>> {
-  const rows = await db.selectFrom('integration_packs').selectAll().orderBy('pack_id').execute();
-  return new Map(
-    rows.map((r) => [
-      r.pack_id,
-      {
-        pack_id: r.pack_id,
-        version: r.version,
-        sha256: r.sha256,
-        actions: r.actions,
-        installed_at: new Date(r.installed_at).toISOString(),
-        installed_by: r.installed_by,
-        updated_at: new Date(r.updated_at).toISOString(),
-        updated_by: r.updated_by,
-      },
-    ]),
-  );
+/** The installed version of every installed pack, by pack id. */
+export async function installedVersions(db: Kysely<Database>): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('integration_packs').select(['pack_id', 'version']).execute();
+  return new Map(rows.map((r) => [r.pack_id, r.version]));
 }
