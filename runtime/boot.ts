@@ -424,7 +424,12 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         onError: failure('tickets.poll_failed', 'ticket mirroring failed'),
       };
       const ticketOutbox = createTicketOutbox(ticketWork);
-      const ticketPoller = createTicketPoller({ ...ticketWork, closedStatuses: config.closedStatuses });
+      const ticketPoller = createTicketPoller({
+        ...ticketWork,
+        closedStatuses: config.closedStatuses,
+        headPosition: () => store.headPosition(),
+        waitFor: (position) => projector.waitFor(position),
+      });
       ticketLoop = startTicketLoop(
         [ticketOutbox.drain, ticketPoller.tick],
         config.ticketPoll.tickMs,

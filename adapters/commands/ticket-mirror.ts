@@ -9,6 +9,10 @@
  * status outcome in one append, together with a `ticket.status_sync` audit entry when the
  * status could not be applied. A crash between the two steps leaves the status unrecorded,
  * so the next delivery or poll applies it again.
+ *
+ * A poll passes the store position it read the ticket at; its status is then taken only when
+ * nothing newer is known of the link's or case's status (domain/tickets/mirror.ts
+ * polledStatusIsCurrent), and its comments are taken either way.
  */
 import type { Kysely } from 'kysely';
 import * as v from 'valibot';
@@ -16,7 +20,7 @@ import type { AuditActor } from '../../domain/audit/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { fold } from '../../domain/shared/messages.ts';
 import { ticketLinkDecider, type MirrorVia, type RecordMirrored, type StatusSyncReason, type TicketLinkState } from '../../domain/tickets/index.ts';
-import { planRemoteStatus, type RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
+import { planRemoteStatus, polledStatusIsCurrent, type RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
 import type { Database } from '../../projections/database.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';
@@ -62,8 +66,28 @@ export type TicketMirrorDeps = {
 
 export type TicketMirror = ReturnType<typeof createTicketMirror>;
 
+const STATUS_EVENTS: ReadonlySet<string> = new Set(['ticket.remote_status_received', 'ticket.status_mirrored', 'case.status_changed']);
+
 export function createTicketMirror(deps: TicketMirrorDeps) {
   const linkState = async (linkId: string): Promise<TicketLinkState> => fold(ticketLinkDecider, await deps.store.readStream(streams.ticket(linkId)));
+
+  /** Whether a status polled at `observedAt` is still the news for this link (see polledStatusIsCurrent). */
+  const pollIsCurrent = async (link: { link_id: string; case_id: string }, observedAt: number): Promise<boolean> => {
+    const [linkEvents, caseEvents, pending] = await Promise.all([
+      deps.store.readStream(streams.ticket(link.link_id)),
+      deps.store.readStream(streams.case(link.case_id)),
+      deps.db
+        .selectFrom('ticket_outbox')
+        .select('event_position')
+        .where('link_id', '=', link.link_id)
+        .where('kind', '=', 'status')
+        .where('done_at', 'is', null)
+        .limit(1)
+        .executeTakeFirst(),
+    ]);
+    const positions = [...linkEvents, ...caseEvents].filter((e) => STATUS_EVENTS.has(e.type)).map((e) => e.globalPosition);
+    return polledStatusIsCurrent(observedAt, positions, pending !== undefined);
+  };
   return {
     /** The link's state from its stream (what was taken in and sent out). */
     linkState,
@@ -78,9 +102,15 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
 
     /**
      * Applies `update` to every link of its ticket; `actor` is who delivered it (the webhook
-     * source, or the system for a poll). Resolves with the result and the last position written.
+     * source, or the system for a poll); `observedAt` is the store position a poll read the
+     * ticket at. Resolves with the result and the last position written.
      */
-    async apply(update: RemoteTicketUpdate, via: MirrorVia, actor: AuditActor): Promise<{ result: TicketUpdateResult; position: number | null }> {
+    async apply(
+      update: RemoteTicketUpdate,
+      via: MirrorVia,
+      actor: AuditActor,
+      observedAt?: number,
+    ): Promise<{ result: TicketUpdateResult; position: number | null }> {
       const links = await deps.db
         .selectFrom('case_tickets as t')
         .innerJoin('cases as c', 'c.id', 't.case_id')
@@ -96,11 +126,14 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
       let position: number | null = null;
       for (const link of links) {
         const state = await linkState(link.link_id);
-        const status = planRemoteStatus(state, update.status, await deps.inboundStatusMap(link.connection), {
-          status: link.status,
-          statuses: deps.caseConfig.statuses,
-          closedStatuses: [...deps.caseConfig.closedStatuses],
-        });
+        const current = observedAt === undefined || (await pollIsCurrent(link, observedAt));
+        const status = current
+          ? planRemoteStatus(state, update.status, await deps.inboundStatusMap(link.connection), {
+              status: link.status,
+              statuses: deps.caseConfig.statuses,
+              closedStatuses: [...deps.caseConfig.closedStatuses],
+            })
+          : null;
         if (status?.reason === 'applied' && status.localStatus !== null) {
           const changed = await deps.cases.changeStatus(
             link.case_id,

@@ -12,6 +12,9 @@
  *   one is mapped through the connection's `inbound_status_map` onto a case status; when it
  *   cannot be applied the link records why (`ticket.remote_status_received` with `applied:
  *   false`), and the caller audits it and reports it as `ticket_status_sync`.
+ * - A polled status is a reading taken at one moment: it is stale, and dropped until the next
+ *   poll, when the link or its case recorded a status after the reading, or when a case
+ *   status of ours is still on its way to the ticket (polledStatusIsCurrent).
  * - Outbound, a case comment posted to the ticket and a case status set on it are recorded
  *   (`ticket.comment_mirrored`, `ticket.status_mirrored`), so neither is sent twice.
  */
@@ -59,6 +62,18 @@ export function planRemoteStatus(
   if (theCase.closedStatuses.includes(theCase.status) && !theCase.closedStatuses.includes(mapped))
     return { remoteStatus, localStatus: mapped, reason: 'case_closed' };
   return { remoteStatus, localStatus: mapped, reason: 'applied' };
+}
+
+/**
+ * Whether a polled remote status may be taken as the ticket's current status. The poll read
+ * the ticket once the store's head was at `observedAt` (a global position) and every
+ * projection had caught up to it; `statusPositions` are the global positions of the link's
+ * and its case's status events, and `pushPending` whether a case status is still queued for
+ * this ticket. Otherwise a reading taken just before a local status change or our own push
+ * would look like a new remote change and undo it.
+ */
+export function polledStatusIsCurrent(observedAt: number, statusPositions: readonly number[], pushPending: boolean): boolean {
+  return !pushPending && statusPositions.every((position) => position <= observedAt);
 }
 
 /** The remote comments not yet taken on this link, in the order given, without our own echoes. */

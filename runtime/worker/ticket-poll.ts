@@ -6,7 +6,9 @@
  * Every tick one `UPDATE ... FOR UPDATE SKIP LOCKED` claims up to `batch` due links (their
  * `last_polled_at` is set as they are claimed, so two workers never poll one link in one
  * interval), then each is read through adapters/tickets/poll-client.ts and applied like a
- * webhook delivery (adapters/commands/ticket-mirror.ts). `last_poll_error` is a class, never
+ * webhook delivery (adapters/commands/ticket-mirror.ts). Before the read the poller notes the
+ * store's head and waits for the projections to reach it, so the mirror can tell a reading
+ * older than a local status change, or than our own push still in the outbox, and drop it. `last_poll_error` is a class, never
  * a message; a success clears it. These two columns of `case_tickets` belong to the poller:
  * the projection never writes them.
  */
@@ -28,6 +30,10 @@ export type TicketPollerOptions = {
   outbound: OutboundFetch;
   closedStatuses: readonly string[];
   now: () => Date;
+  /** The store's head position now (EventStore.headPosition). */
+  headPosition: () => Promise<number>;
+  /** Resolves once the projections have applied `position` (Projector.waitFor). */
+  waitFor: (position: number) => Promise<void>;
   /** Links claimed per tick. */
   batch: number;
   /** Longest one poll may take, ms. */
@@ -67,9 +73,11 @@ export function createTicketPoller(options: TicketPollerOptions) {
     try {
       const connection = await options.resolveConnection(link.connection);
       if (!connection) throw new TicketApiFailure('connection_missing', true);
+      const observedAt = await options.headPosition();
+      await options.waitFor(observedAt);
       const update = await pollTicket(options.outbound, connection, link, AbortSignal.timeout(options.timeoutMs));
       // Applied like a webhook delivery, to every link of the ticket (each takes it once), under the id the link knows.
-      await options.mirror.apply({ ...update, provider: link.provider, remote_id: link.remote_id }, 'poll', SYSTEM);
+      await options.mirror.apply({ ...update, provider: link.provider, remote_id: link.remote_id }, 'poll', SYSTEM, observedAt);
       await record(link.link_id, null);
       return true;
     } catch (error) {

@@ -280,6 +280,24 @@ describe.each(e2eEngines)('ticket polling on $name', ({ server }) => {
     expect((await link(jiraLink.id)).last_polled_at).toBe(new Date(0).toISOString());
   });
 
+  it('drops a polled status read before a local status change or before our own push of it, so the reading cannot undo the change', async () => {
+    // The first poll of the new Jira link reads "To Do" and is held while the analyst moves the case on.
+    const held = jira.holdReads();
+    const { case: c, jira: jiraLink, snow: snowLink } = await openLinkedCase(svc, 'Stale reading');
+    await held.arrived;
+    expect((await callAs(svc, admin, 'POST', `/cases/${c.id}/status`, { status: 'in_progress' })).status).toBe(200);
+    held.release();
+    // The held "To Do" (and ServiceNow's "1", read while our "2" waits in the outbox) map to new: neither is taken.
+    // One loop polls, then pushes: once both tickets show our status, both stale readings were applied.
+    await expect.poll(() => jira.tickets.get(jiraLink.remote_id)!.status, { timeout: 15_000 }).toBe('In Progress');
+    await expect.poll(() => snow.tickets.get(snowLink.remote_id)!.status, { timeout: 15_000 }).toBe('2');
+    expect((await callAs(svc, admin, 'GET', `/cases/${c.id}`)).body.status).toBe('in_progress');
+    // A later reading is current again: a real change in Jira is taken.
+    jira.tickets.get(jiraLink.remote_id)!.status = 'Done';
+    await due(jiraLink.id);
+    await expect.poll(async () => (await callAs(svc, admin, 'GET', `/cases/${c.id}`)).body.status, { timeout: 15_000 }).toBe('resolved');
+  });
+
   it('mirrors local comments and mapped statuses out once, never echoes them back, and sends a ticket-caused status to the other links only', async () => {
     const { case: c, jira: jiraLink, snow: snowLink } = await openLinkedCase(svc, 'Mirrored out');
     const jiraTicket = jira.tickets.get(jiraLink.remote_id)!;

@@ -17,7 +17,8 @@
  * - ticket_b answers `GET /api/now/table/task/<sys_id>` with `{result: {sys_id, number,
  *   state}}` and `GET /api/now/table/sys_journal_field?sysparm_query=element_id=<sys_id>^...`
  *   with `{result: [{sys_id, element, element_id, value, sys_created_by, sys_created_on}]}`.
- * `failReads` makes every read answer that status (a product outage).
+ * `failReads` makes every read answer that status (a product outage); ticket_a's `holdReads`
+ * takes the next ticket read as it arrives but answers it only on `release` (a slow product).
  *
  * For the connection probe: ticket_a answers `GET /rest/api/3/myself` with the account
  * (`{accountId, emailAddress, displayName, active, ...}`); ticket_b answers `GET
@@ -54,7 +55,7 @@ export type StoredTicket = { key: string; status: string; comments: { id: string
 export async function startTicketAServer(email: string, token: string, projects: string[]) {
   let next = 10_001;
   const tickets = new Map<string, StoredTicket>();
-  const reads = { failWith: null as number | null };
+  const reads = { failWith: null as number | null, hold: null as null | { arrived: () => void; released: Promise<void> } };
   const server = await startReceiver((r, res) => {
     if (r.headers.authorization !== basic(email, token)) return res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
     if (r.method === 'GET' && r.path === '/rest/api/3/myself') {
@@ -104,11 +105,16 @@ export async function startTicketAServer(email: string, token: string, projects:
         body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: c.text }] }] },
         created: c.created,
       }));
-      return json(res, 200, {
+      const body = {
         id: read[1],
         key: t.key,
         fields: { status: { name: t.status }, comment: { comments, maxResults: comments.length, total: comments.length, startAt: 0 } },
-      });
+      };
+      const hold = reads.hold;
+      if (hold === null) return json(res, 200, body);
+      reads.hold = null;
+      hold.arrived();
+      return void hold.released.then(() => json(res, 200, body));
     }
     if (r.method !== 'POST' || r.path !== '/rest/api/3/issue') return json(res, 404, { errorMessages: ['Not found'], errors: {} });
     const fields = (JSON.parse(r.body) as { fields?: Record<string, any> }).fields ?? {};
@@ -133,6 +139,17 @@ export async function startTicketAServer(email: string, token: string, projects:
     tickets,
     failReads: (status: number | null) => {
       reads.failWith = status;
+    },
+    /** Holds the next ticket read: `arrived` resolves when it came in, `release` answers it with the ticket as it was then. */
+    holdReads: () => {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const arrived = new Promise<void>((resolve) => {
+        reads.hold = { arrived: resolve, released };
+      });
+      return { arrived, release };
     },
   };
 }

@@ -1,6 +1,6 @@
 /** The status mapping and comment de-duplication of inbound ticket mirroring (domain/tickets/mirror.ts). */
 import { describe, expect, it } from 'vitest';
-import { mirrorMarker, newRemoteComments, planRemoteStatus } from '../../../domain/tickets/mirror.ts';
+import { mirrorMarker, newRemoteComments, planRemoteStatus, polledStatusIsCurrent } from '../../../domain/tickets/mirror.ts';
 import { initialTicketLinkState } from '../../../domain/tickets/state.ts';
 
 const theCase = (status: string) => ({ status, statuses: ['new', 'in_progress', 'resolved', 'closed'], closedStatuses: ['resolved', 'closed'] });
@@ -31,5 +31,14 @@ describe('newRemoteComments', () => {
       { id: '3', text: `from svc ${mirrorMarker('3f0c8a52-5d0e-4b7e-9d67-0f5a3c1e2b4d')}`, author: null, created_at: null },
     ];
     expect(newRemoteComments(state, comments).map((c) => c.id)).toEqual(['2']);
+  });
+});
+
+describe('polledStatusIsCurrent', () => {
+  it('takes a reading only when no status was recorded after it and none of ours is on its way', () => {
+    expect(polledStatusIsCurrent(40, [12, 40], false)).toBe(true);
+    expect(polledStatusIsCurrent(40, [], false)).toBe(true);
+    expect(polledStatusIsCurrent(40, [12, 41], false)).toBe(false);
+    expect(polledStatusIsCurrent(40, [12], true)).toBe(false);
   });
 });
