@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { builtinActions, createActionRegistry } from '../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry, type ActionRegistry } from '../adapters/actions/registry.ts';
+import { responseActions } from '../adapters/actions/response.ts';
+import { unresolvedEffectsOn } from '../projections/effects/effects.queries.ts';
 import { createTokenSource } from '../adapters/actions/oauth2-token.ts';
 import { createExchangeClient } from '../adapters/exchange/client.ts';
 import { createDetectorClient } from '../adapters/detector/client.ts';
@@ -195,7 +197,28 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const tokens = createTokenSource(outbound, () => now().getTime());
   const exchange = createExchangeClient(config.exchange, tokens);
   const detector = createDetectorClient(outbound, exchange);
-  const actions = createActionRegistry(builtinActions(outbound, tokens, detector, extraCa), config.installedProducts);
+  const audit = createAuditLog({ store, ids, now });
+  const effects = createEffectCommands({ store });
+  const responsePolicy = createResponsePolicyCommands({ store, audit, now });
+  const actions: ActionRegistry = createActionRegistry(
+    [
+      ...builtinActions(outbound, tokens, detector, extraCa),
+      ...responseActions({
+        registry: () => actions,
+        policy: responsePolicy.inForce,
+        effects,
+        reverser: () => reverser,
+        resolveConnection: connections.resolveByName,
+        caseSeverity: async (caseId) => (await db.selectFrom('cases').select('severity').where('id', '=', caseId).executeTakeFirst())?.severity ?? null,
+        openEffects: async (effectType, targetType, target) =>
+          (await unresolvedEffectsOn(db, effectType, targetType, target)).map((e) => ({ id: e.id, adapterId: e.adapter_id, handle: e.handle })),
+        waitFor: (position) => projector.waitFor(position),
+        now,
+      }),
+    ],
+    config.installedProducts,
+  );
+  const reverser = createEffectReverser({ effects, actions, resolveConnection: connections.resolveByName, now });
   customActions = createCustomActionSync({
     db,
     actions,
@@ -224,7 +247,6 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
 
   const caseConfig = caseConfigFrom(config);
   const permissions = parsePermissionMatrix(config.permissionsJson);
-  const audit = createAuditLog({ store, ids, now });
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
   const ticketMirror = createTicketMirror({
     store,
@@ -330,7 +352,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         actions,
         connections,
         customActions: createCustomActionCommands({ store, audit, ids, now }),
-        responsePolicy: createResponsePolicyCommands({ store, audit, now }),
+        responsePolicy,
         integrationPacks: {
           dir: config.packsDir,
           verify: { publicKey: config.packPublicKey, serviceVersion: serviceVersion(), connectionKinds },
@@ -437,7 +459,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       );
       effectExpiry = startEffectExpiry({
         db,
-        reverser: createEffectReverser({ effects: createEffectCommands({ store }), actions, resolveConnection: connections.resolveByName, now }),
+        reverser,
         now,
         leaseMs: config.workerLeaseMs,
         pollIntervalMs: config.pollIntervalMs,

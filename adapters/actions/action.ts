@@ -11,6 +11,7 @@
  * the step again) or the end without the effect (docs/architecture.md "Run path").
  */
 import type { GenericSchema } from 'valibot';
+import type { CustomEffect } from '../../domain/custom-actions/spec.ts';
 
 export type Risk = 'read' | 'write' | 'notify' | 'arbitrary';
 
@@ -93,6 +94,18 @@ export type ActionDefinition<Input = any, Output = unknown> = {
    * an admin's approval (SPEC.md "Custom action": the arbitrary tier of custom actions).
    */
   adminGate?: true;
+  /**
+   * What a custom action declares about its vendor effect (`effect`: the enforced state a
+   * read reports, the verdicts, ownership); the managed containment actions read it.
+   */
+  effect?: CustomEffect;
+  /**
+   * Whether this live execution waits for a human first, decided on the rendered input
+   * before the step starts (a managed containment request no automatic grant covers):
+   * the gate's message, or null to run at once. A throw runs the step, which then fails
+   * with the action's own refusal.
+   */
+  gate?(input: Input, context: Pick<ActionContext, 'runId' | 'stepId' | 'caseId'>): Promise<string | null>;
   /** The connection a step without `with.connection` uses (a custom action's `default_connection`). */
   defaultConnection?: string;
   /**

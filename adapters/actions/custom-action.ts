@@ -195,6 +195,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     risk: spec.risk,
     ...(spec.risk === 'arbitrary' ? { adminGate: true as const } : {}),
     ...(spec.default_connection === null ? {} : { defaultConnection: spec.default_connection }),
+    ...(spec.effect === undefined ? {} : { effect: spec.effect }),
     input: customInputSchema(spec),
     output: customOutputSchema(spec),
     async execute(inputs, context) {

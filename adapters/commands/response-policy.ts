@@ -7,6 +7,7 @@
  */
 import { responsePolicyDecider, type ResponsePolicyState } from '../../domain/response-policy/index.ts';
 import { policyDigest, type ResponsePolicy } from '../../domain/response-policy/policy.ts';
+import { fold } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';
@@ -20,6 +21,8 @@ export type PublishResult = { position: number | null; state: ResponsePolicyStat
 
 export function createResponsePolicyCommands(deps: ResponsePolicyCommandDeps) {
   return {
+    /** The policy in force and its version, from the stream (version 0, the default, before any publish). */
+    inForce: async (): Promise<ResponsePolicyState> => fold(responsePolicyDecider, await deps.store.readStream(streams.responsePolicy())),
     /** Publishes `policy` as the next version unless it is the one in force; 409 `response_policy_version_conflict` on a stale `baseVersion`. */
     publish: async (policy: ResponsePolicy, baseVersion: number | null, who: Pick<CustomActionAuthorship, 'actor' | 'audit'>): Promise<PublishResult> => {
       const digest = policyDigest(policy);

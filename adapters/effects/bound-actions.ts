@@ -1,7 +1,8 @@
 /**
  * What the runtime knows of an action a binding names and of its connection
  * (domain/effects/binding.ts `BoundActionFacts`, `ConnectionFacts`): from the live action
- * registry (enabled, arbitrary tier, the declared inputs of its published input schema)
+ * registry (enabled, arbitrary tier, the declared inputs of its published input schema,
+ * the enforced state a custom read declares)
  * and the connection store (exists, `config.test_mode`).
  */
 import type { BoundActionFacts, ConnectionFacts, InputDeclaration } from '../../domain/effects/binding.ts';
@@ -22,10 +23,14 @@ export function boundActionFacts(registry: ActionRegistry, name: string): BoundA
       const type = typeof property.type === 'string' ? property.type : property.anyOf?.map((a) => a.type).find((t) => typeof t === 'string' && t !== 'null');
       return { name: key, type: jsonTypes[String(type)] ?? 'string', required: required.has(key) };
     });
+  const effect = registry.implementation(name)?.effect;
+  const enforced =
+    effect?.enforced_output !== undefined && effect.enforced_values?.length ? { output: effect.enforced_output, values: effect.enforced_values } : null;
   return {
     enabled: registry.actionProblem(name, true) === null,
     arbitrary: registry.riskOf(name) === 'arbitrary' || registry.needsAdminGate(name),
     inputs,
+    enforced,
   };
 }
 

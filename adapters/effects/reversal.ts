@@ -11,7 +11,9 @@
  * target is already gone (`vendor_already_absent`), is `reversed`; an adapter refusal or
  * any other failure is `reversal_failed`, tried again after 60 s doubling up to an hour.
  * An effect found `reversing` (a worker died mid-call) is called again: the unblock is
- * idempotent, and already-gone counts as success.
+ * idempotent, and already-gone counts as success. An effect applied as `already_enforced`
+ * placed nothing at the vendor (the target was blocked before it, by us or by someone
+ * else), so it removes nothing: it is `reversed` as `already_reversed` with no call.
  */
 import * as v from 'valibot';
 import { resolveAdapter } from '../../domain/effects/binding.ts';
@@ -55,6 +57,11 @@ export function createEffectReverser(deps: EffectReverserDeps) {
         state = (await deps.effects.decide({ type: 'start_reversal', effectId, reason, by, now: deps.now().toISOString() })).state;
       }
       if (!state.exists || state.status !== 'reversing') return 'not_due';
+      if (state.alreadyEnforced) {
+        // The vendor had the target blocked before this effect: the effect placed nothing, so it removes nothing.
+        await deps.effects.decide({ type: 'record_reversal', effectId, outcome: { status: 'reversed', already: true }, now: deps.now().toISOString() });
+        return 'reversed';
+      }
       const snapshot = state.snapshot;
       const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
       const resolved = resolveAdapter(snapshot, 'unblock', (name) => boundActionFacts(deps.actions, name), connectionFacts(connection), {

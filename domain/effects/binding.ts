@@ -23,8 +23,10 @@ import { sha256Hex } from '../shared/hash-chain.ts';
 
 type Scalar = string | number | boolean;
 export type InputDeclaration = { name: string; type: 'string' | 'integer' | 'number' | 'boolean'; required: boolean };
+/** What a read declares enforced reads as (a custom action's `effect.enforced_output` / `enforced_values`). */
+export type EnforcedDeclaration = { output: string; values: string[] };
 /** A bound action as the registry knows it; null when it is not registered at all. */
-export type BoundActionFacts = { enabled: boolean; arbitrary: boolean; inputs: InputDeclaration[] } | null;
+export type BoundActionFacts = { enabled: boolean; arbitrary: boolean; inputs: InputDeclaration[]; enforced: EnforcedDeclaration | null } | null;
 export type ConnectionFacts = { exists: boolean; testMode: boolean };
 export type AdapterRole = 'block' | 'unblock' | 'status';
 
@@ -43,7 +45,7 @@ export type Vocabulary = {
 
 export type ParametersSnapshot = { policy_version: number; binding: Binding };
 
-export type AdapterCall = { action: string; input: Record<string, Scalar>; connectionName: string };
+export type AdapterCall = { action: string; input: Record<string, Scalar>; connectionName: string; enforced: EnforcedDeclaration | null };
 export type Resolved = { ok: true; snapshot: ParametersSnapshot; digest: string; call: AdapterCall } | { ok: false; refusal: EffectRefusal };
 
 const vocabularyNames: Record<string, (v: Vocabulary) => Scalar | null> = {
@@ -77,7 +79,8 @@ export const snapshotDigest = (snapshot: ParametersSnapshot): string => sha256He
  * The call of the snapshot's `role` action with its input from `vocabulary` and the
  * binding's parameters, or the typed refusal. `actionFacts` and `connection` describe the
  * runtime now. A status role without a bound status action is refused as
- * `adapter_no_status_action`.
+ * `adapter_no_status_action`, and one whose action declares no enforced state as
+ * `adapter_status_undeclared`, before any vendor call.
  */
 export function resolveAdapter(
   snapshot: ParametersSnapshot | null,
@@ -97,6 +100,9 @@ export function resolveAdapter(
   const facts = actionFacts(action);
   if (facts === null || !facts.enabled) return refuse('adapter_action_unavailable', `${action} is not a registered, enabled action`, { action });
   if (facts.arbitrary) return refuse('adapter_action_arbitrary', `${action} is in the arbitrary tier`, { action });
+  if (role === 'status' && facts.enforced === null) {
+    return refuse('adapter_status_undeclared', `${action} declares no effect.enforced_output: its answer cannot say whether the target is blocked`, { action });
+  }
   if (!connection.exists)
     return refuse('adapter_connection_missing', `connection ${binding.connection_name} does not exist`, { connection: binding.connection_name });
   if (connection.testMode) {
@@ -107,7 +113,7 @@ export function resolveAdapter(
   const input = boundInput(facts.inputs, vocabulary, binding.parameters);
   if (!input.ok) return { ok: false, refusal: input.refusal };
   const digest = snapshotDigest(snapshot);
-  return { ok: true, snapshot, digest, call: { action, input: input.value, connectionName: binding.connection_name } };
+  return { ok: true, snapshot, digest, call: { action, input: input.value, connectionName: binding.connection_name, enforced: facts.enforced } };
 }
 
 /**

@@ -10,8 +10,11 @@
  * covers it, `params.protected` lists which), `ttl_missing` (absent, zero, negative or not
  * a whole number of seconds), `ttl_out_of_policy` (outside the policy's min..max).
  * Otherwise the request goes ahead with its normalized target, and needs the approval
- * gate unless it is autonomous and an automatic grant covers it (its pair, a TTL within
- * the grant, and the case's severity when the grant lists severities).
+ * gate unless an automatic grant covers it (its pair, a TTL within the grant, and the
+ * case's severity when the grant lists severities). The grant waives only this gate: a
+ * step of an automatic run that is not `autonomous` meets the engine's default-deny risk
+ * gate first (domain/runbooks/run-workflow.ts), and once a person approved the step no
+ * second gate opens.
  */
 import { effectTargets, type ManagedEffectType, type ResponsePolicy } from '../response-policy/policy.ts';
 import { normalizeTarget, protectedHits, type Target, type TargetType } from '../response-policy/targets.ts';
@@ -24,8 +27,6 @@ export type EffectRequest = {
   ttlSeconds: number | null | undefined;
   /** The severity of the run's case, null without a case. */
   severity: string | null;
-  /** Whether the step runs without a human (an automatic trigger, or `autonomous: true`). */
-  autonomous: boolean;
 };
 
 export type EffectRefusal = { code: string; message: string; params?: Record<string, unknown> };
@@ -57,14 +58,12 @@ export function evaluateRequest(policy: ResponsePolicy, request: EffectRequest):
       max_seconds: policy.ttl.max_seconds,
     });
   }
-  const grantIndex = request.autonomous
-    ? policy.automatic_grants.findIndex(
-        (g) =>
-          g.effect_type === request.effectType &&
-          g.target_type === request.targetType &&
-          ttl <= g.max_ttl_seconds &&
-          (g.severities.length === 0 || (request.severity !== null && g.severities.includes(request.severity))),
-      )
-    : -1;
+  const grantIndex = policy.automatic_grants.findIndex(
+    (g) =>
+      g.effect_type === request.effectType &&
+      g.target_type === request.targetType &&
+      ttl <= g.max_ttl_seconds &&
+      (g.severities.length === 0 || (request.severity !== null && g.severities.includes(request.severity))),
+  );
   return { ok: true, target, ttlSeconds: ttl, needsApproval: grantIndex === -1, grantIndex: grantIndex === -1 ? null : grantIndex };
 }

@@ -23,6 +23,8 @@ export type EffectState =
       ttlSeconds: number;
       snapshot: ParametersSnapshot | null;
       handle: string | null;
+      /** The vendor already had the target blocked when it was applied: this effect performed nothing. */
+      alreadyEnforced: boolean;
       expiresAt: string | null;
       reversalAttempts: number;
       lastError: string | null;
@@ -43,6 +45,7 @@ export function evolveEffect(state: EffectState, event: EffectEvent): EffectStat
       ttlSeconds: d.ttl_seconds,
       snapshot: d.parameters_snapshot,
       handle: null,
+      alreadyEnforced: false,
       expiresAt: null,
       reversalAttempts: 0,
       lastError: null,
@@ -53,7 +56,7 @@ export function evolveEffect(state: EffectState, event: EffectEvent): EffectStat
     case 'effect.degraded':
       return { ...state, status: 'degraded', lastError: event.data.code };
     case 'effect.applied':
-      return { ...state, status: 'active', handle: event.data.handle, expiresAt: event.data.expires_at };
+      return { ...state, status: 'active', handle: event.data.handle, alreadyEnforced: event.data.already_enforced, expiresAt: event.data.expires_at };
     case 'effect.apply_failed':
       return { ...state, status: 'failed', lastError: event.data.code };
     case 'effect.reversal_started':

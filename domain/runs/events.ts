@@ -8,8 +8,11 @@ import type { Event } from '../shared/messages.ts';
 export type StepStatus = 'ok' | 'error' | 'skipped';
 /** How a run ends: `denied` after a deny, `expired` when a gate's deadline passed, `cancelled` by POST cancel. */
 export type RunOutcome = 'succeeded' | 'failed' | 'denied' | 'expired' | 'cancelled';
-/** Why a gate opened: the step's `approval`, or the engine's default-deny risk gate. */
-export type GateReason = 'approval' | 'risk';
+/**
+ * Why a gate opened: the step's `approval`, the engine's default-deny risk gate, or a
+ * managed containment request no automatic grant of the response policy covers.
+ */
+export type GateReason = 'approval' | 'risk' | 'response_policy';
 /** What starts a run: an alert matched its trigger, a person asked, or its schedule came due. */
 export type TriggerType = 'alert' | 'manual' | 'schedule';
 

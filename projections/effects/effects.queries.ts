@@ -28,3 +28,17 @@ export async function listEffects(db: Kysely<Database>, f: EffectFilters, scope:
 export async function findEffect(db: Kysely<Database>, id: string, scope: CaseScope): Promise<Selectable<EffectsTable> | undefined> {
   return db.selectFrom('effects').selectAll().where('id', '=', id).where(visibleEffects(scope)).executeTakeFirst();
 }
+
+/** Unresolved effects (active, reversing, or with a failed reversal) of `effectType` on a normalized target, newest first, whoever may see them. */
+export async function unresolvedEffectsOn(db: Kysely<Database>, effectType: string, targetType: string, target: string): Promise<Selectable<EffectsTable>[]> {
+  return db
+    .selectFrom('effects')
+    .selectAll()
+    .where('effect_type', '=', effectType)
+    .where('target_type', '=', targetType)
+    .where('target', '=', target)
+    .where('status', 'in', ['active', 'reversing', 'reversal_failed'])
+    .orderBy('applied_at', 'desc')
+    .orderBy('id')
+    .execute();
+}

@@ -18,11 +18,11 @@ import { createUnitOfWork, type UnitOfWork } from '../../adapters/commands/unit-
 import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
-import { nextMove } from '../../domain/runbooks/run-workflow.ts';
+import { nextMove, RISK_GATE_ROLES } from '../../domain/runbooks/run-workflow.ts';
 import { finishedStatuses, runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
 import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { executeStep, settleRun, type ActionRun, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
+import { executeStep, settleRun, stepGate, type ActionRun, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
 
 export type RunDriverDeps = StepExecutorDeps & {
   store: EventStore;
@@ -187,6 +187,16 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
         case 'execute_step': {
           const before = state;
           const { step, attempt } = move;
+          if (step.action !== null && !before.dryRun && !before.approved.includes(step.id) && deps.actions.implementation(step.action)?.gate) {
+            const context = await templateContext(deps, before);
+            const message = await stepGate(deps, { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context });
+            if (message !== null) {
+              const hours = step.approval?.timeout_h ?? deps.defaultApprovalTimeoutH;
+              const deadline = new Date(deps.now().getTime() + hours * 3_600_000).toISOString();
+              record({ type: 'open_gate', stepId: step.id, reason: 'response_policy', roles: RISK_GATE_ROLES, message, deadline, now: now() });
+              break;
+            }
+          }
           const startedAt = now();
           record({ type: 'start_step', stepId: step.id, attempt, now: startedAt });
           // The start is durable before the action runs (a crash from here on reruns the

@@ -130,6 +130,40 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
 }
 
 /**
+ * The gate `req`'s action asks for before this live execution (ActionDefinition.gate: a
+ * managed containment request no automatic grant covers), or null. A `for_each` step asks
+ * for each item and waits when any item would. Input that does not render or validate
+ * asks for nothing: the step then fails on it when it runs, with the action's own error.
+ */
+export async function stepGate(deps: StepExecutorDeps, req: StepRequest): Promise<string | null> {
+  const action = req.step.action ? deps.actions.implementation(req.step.action) : undefined;
+  if (req.dryRun || !action?.gate) return null;
+  const gateOf = async (context: Record<string, unknown>): Promise<string | null> => {
+    try {
+      const { connection: _connection, ...rendered } = (await deps.templates.renderValue(req.step.with, context)) as Record<string, unknown>;
+      const parsed = v.safeParse(action.input, rendered);
+      return parsed.success ? ((await action.gate?.(parsed.output, { runId: req.runId, stepId: req.step.id, caseId: req.caseId })) ?? null) : null;
+    } catch {
+      return null;
+    }
+  };
+  if (req.step.for_each === null) return gateOf(req.context);
+  let list: unknown;
+  try {
+    list = await deps.templates.renderValue(req.step.for_each, req.context);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(list)) return null;
+  const messages: string[] = [];
+  for (const [index, item] of list.entries()) {
+    const message = await gateOf({ ...req.context, item, loop: { index, count: list.length } });
+    if (message !== null) messages.push(`[${index}] ${message}`);
+  }
+  return messages.length === 0 ? null : messages.join('; ');
+}
+
+/**
  * The outcome of `run` once its store effect is staged: its recorder runs into `unit`
  * through `cases` and gives the output. A recorder that throws makes the outcome `error`
  * and drops what it staged, so a failed step writes no effect. Call it once per try

@@ -78,6 +78,15 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'notify.webhook',
       'pipeline.await_confirmation',
       'pipeline.deploy_request',
+      'response.domain_block',
+      'response.domain_status',
+      'response.domain_unblock',
+      'response.host_isolate',
+      'response.host_release',
+      'response.host_status',
+      'response.ip_block',
+      'response.ip_status',
+      'response.ip_unblock',
       'ssh.command',
     ]);
     expect(res.body.find((a: { name: string }) => a.name === 'pipeline.deploy_request')).toMatchObject({

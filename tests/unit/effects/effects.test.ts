@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { boundInput, resolveAdapter, snapshotDigest, snapshotOf, type BoundActionFacts, type Vocabulary } from '../../../domain/effects/binding.ts';
+import { boundInput, resolveAdapter, snapshotDigest, snapshotOf, type BoundActionFacts, type EnforcedDeclaration, type Vocabulary } from '../../../domain/effects/binding.ts';
 import { effectDecider, type EffectCommand, type EffectEvent } from '../../../domain/effects/index.ts';
 import { evaluateRequest, type EffectRequest } from '../../../domain/effects/request.ts';
 import { normalizePolicy, responsePolicySchema } from '../../../domain/response-policy/policy.ts';
@@ -46,7 +46,6 @@ const request = (over: Partial<EffectRequest> = {}): EffectRequest => ({
   target: '203.0.113.7',
   ttlSeconds: 600,
   severity: 'high',
-  autonomous: true,
   ...over,
 });
 
@@ -74,7 +73,7 @@ describe('evaluateRequest', () => {
     expect(r).toMatchObject({ ok: false, refusal: { code: 'target_protected', params: { protected: [{ type: 'ip', value: '10.0.0.0/8' }] } } });
   });
 
-  it('lets an autonomous request skip the gate only inside an automatic grant', () => {
+  it('lets a request skip the approval gate only inside an automatic grant', () => {
     expect(evaluateRequest(policy, request())).toEqual({
       ok: true,
       target: { type: 'ip', value: '203.0.113.7' },
@@ -87,7 +86,7 @@ describe('evaluateRequest', () => {
       if (!r.ok) throw new Error(r.refusal.code);
       return r.needsApproval;
     };
-    expect(gated({ autonomous: false })).toBe(true);
+    expect(gated({ effectType: 'block', targetType: 'domain', target: 'evil.example.net' })).toBe(true);
     expect(gated({ ttlSeconds: 3601 })).toBe(true);
     expect(gated({ severity: 'low' })).toBe(true);
     expect(gated({ severity: null })).toBe(true);
@@ -114,6 +113,7 @@ describe('resolveAdapter and the bound-action input', () => {
       { name: 'duration', type: 'string', required: false },
       { name: 'zone_id', type: 'string', required: true },
     ],
+    enforced: null,
   };
   const facts =
     (over: Record<string, BoundActionFacts> = {}) =>
@@ -132,6 +132,7 @@ describe('resolveAdapter and the bound-action input', () => {
         action: 'custom.edge_waf.block',
         connectionName: 'waf',
         input: { ip: '203.0.113.7', note: 'SVC-1: SSH brute force', duration: '600s', zone_id: 'z-1' },
+        enforced: null,
       },
     });
   });
@@ -148,6 +149,17 @@ describe('resolveAdapter and the bound-action input', () => {
     expect(code(resolveAdapter(snapshot, 'block', facts(), { exists: false, testMode: false }, vocabulary))).toBe('adapter_connection_missing');
     expect(code(resolveAdapter(snapshot, 'block', facts(), { exists: true, testMode: true }, vocabulary))).toBe('adapter_connection_test_mode');
     expect(code(resolveAdapter(snapshot, 'status', facts(), live, vocabulary))).toBe('adapter_no_status_action');
+  });
+
+  it('refuses a bound read that declares no enforced state before any call, and carries the declaration of one that does', () => {
+    const withRead = snapshot && { ...snapshot, binding: { ...snapshot.binding, status_action: 'custom.edge_waf.status' } };
+    const read = (enforced: EnforcedDeclaration | null) =>
+      resolveAdapter(withRead, 'status', facts({ 'custom.edge_waf.status': { ...blockFacts, enforced } }), live, { ...vocabulary, handle: 'r-9' });
+    expect(code(read(null))).toBe('adapter_status_undeclared');
+    expect(read({ output: 'mode', values: ['block'] })).toMatchObject({
+      ok: true,
+      call: { action: 'custom.edge_waf.status', enforced: { output: 'mode', values: ['block'] } },
+    });
   });
 
   it('refuses a required input nothing supplies, by field, and a value of another type', () => {

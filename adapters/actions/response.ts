@@ -1,0 +1,341 @@
+/**
+ * The nine managed containment actions, `response.*` (SPEC.md "Managed containment
+ * actions", "Managed containment effects"; docs/containment.md). Each normalizes its
+ * target, checks the response policy in force and delegates the vendor call to the
+ * action bound for its `(effect_type, target_type)`, run through the registry's own
+ * implementation: nothing here speaks a vendor's API.
+ *
+ * - block (`ip_block`, `domain_block`, `host_isolate`): a policy refusal
+ *   (domain/effects/request.ts: `target_invalid`, `target_protected`, `ttl_missing`,
+ *   `ttl_out_of_policy`, ...) fails the step before any vendor call and creates no effect.
+ *   Otherwise an effect is requested with the binding frozen; an adapter refusal
+ *   (domain/effects/binding.ts) leaves it `degraded` and fails the step, still before any
+ *   vendor call. Then the bound block action runs with the effect's idempotency key, and
+ *   its answer is the effect's verdict (domain/effects/managed.ts `applyVerdict`): `active`
+ *   until now + TTL, its expiry job reversing it (runtime/worker/effect-expiry.ts). Output
+ *   `{target, enforced, enforcement_performed, effect_id}`.
+ * - unblock (`ip_unblock`, `domain_unblock`, `host_release`): releases every unresolved
+ *   effect on the target early through its frozen binding (adapters/effects/reversal.ts);
+ *   with none, calls the bound unblock action directly (already gone is success).
+ * - status (`ip_status`, `domain_status`, `host_status`): the bound read, with the handle
+ *   of the newest unresolved effect on the target by the same adapter; `enforced` by the
+ *   read-back rule, `enforcement_performed` always false, `state` `enforced` or
+ *   `not_enforced`. A read answering that the object is gone is a successful read.
+ *
+ * Idempotent per attempt: an effect's id is derived from (run, step, attempt, try), so a
+ * try repeated after a crash finds its own effect: a pending one is called again with the
+ * same idempotency key, an applied one is answered as it stands, and only a failed or
+ * degraded one leads to a new try. The effect's events are in the store before the vendor
+ * is called, so a crash mid-call leaves a visible `pending` effect, never a silent block.
+ *
+ * `gate` (ActionDefinition): a block no automatic grant covers waits for a person before
+ * its step starts (the driver opens the gate with reason `response_policy`); one the
+ * policy or the adapter refuses does not wait, it fails at once.
+ */
+import * as v from 'valibot';
+import { v5 as uuidV5 } from 'uuid';
+import { resolveAdapter, snapshotDigest, snapshotOf, type AdapterCall, type Vocabulary } from '../../domain/effects/binding.ts';
+import { applyVerdict, managedActions, readBack, type AdapterAnswer, type ManagedAction } from '../../domain/effects/managed.ts';
+import { evaluateRequest, type EffectRefusal } from '../../domain/effects/request.ts';
+import type { EffectState } from '../../domain/effects/state.ts';
+import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
+import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
+import type { EffectCommands } from '../commands/effects.ts';
+import { boundActionFacts, connectionFacts } from '../effects/bound-actions.ts';
+import type { EffectReverser } from '../effects/reversal.ts';
+import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
+import { builtinSchemas } from './builtin-schemas.ts';
+import type { ActionRegistry } from './registry.ts';
+
+/** Namespace of the effect ids derived from (run, step, attempt, try). */
+const EFFECT_ID_NAMESPACE = '6f1c3a0e-2b7d-5c4e-9a8f-0d3e5b7c9a21';
+/** Tries of one attempt looked at before giving up (each failed or degraded try leads to the next). */
+const MAX_TRIES = 20;
+
+/** An unresolved effect on a target (active, reversing or with a failed reversal), newest first. */
+export type OpenEffect = { id: string; adapterId: string | null; handle: string | null };
+
+export type ResponseActionDeps = {
+  /** The registry the bound actions run from (it holds these actions too, hence a getter). */
+  registry: () => ActionRegistry;
+  /** The response policy in force and its version (0: the default). */
+  policy: () => Promise<{ policy: ResponsePolicy; version: number }>;
+  effects: EffectCommands;
+  reverser: () => EffectReverser;
+  resolveConnection: (name: string) => Promise<ResolvedConnection | null>;
+  /** The severity of a case, null when it is gone. */
+  caseSeverity: (caseId: string) => Promise<string | null>;
+  /** Unresolved effects of the type on the normalized target, newest first. */
+  openEffects: (effectType: string, targetType: TargetType, target: string) => Promise<OpenEffect[]>;
+  /** Resolves once the projections have applied `position` (an effect is listed before its step ends). */
+  waitFor: (position: number) => Promise<void>;
+  now: () => Date;
+};
+
+type Input = { reason?: string; ttl_seconds?: number } & Record<string, unknown>;
+type Output = { target: string; enforced: boolean; enforcement_performed: boolean; effect_id: string | null };
+type StatusOutput = { target: string; enforced: boolean; enforcement_performed: false; state: 'enforced' | 'not_enforced' };
+
+const refused = (refusal: EffectRefusal) => new ActionFailure(refusal.code, refusal.message, false);
+
+/** The id of try `n` of the step attempt `context` runs. */
+export const effectIdOf = (context: Pick<ActionContext, 'runId' | 'stepId' | 'attempt'>, n: number): string =>
+  uuidV5(`${context.runId}/${context.stepId}/${context.attempt}/${n}`, EFFECT_ID_NAMESPACE);
+
+/** The nine `response.*` actions. */
+export function responseActions(deps: ResponseActionDeps): ActionDefinition[] {
+  return Object.entries(managedActions).map(([name, managed]) =>
+    managed.role === 'block'
+      ? blockAction(deps, name, managed)
+      : managed.role === 'unblock'
+        ? unblockAction(deps, name, managed)
+        : statusAction(deps, name, managed),
+  );
+}
+
+const schemasOf = (name: string) => {
+  const schemas = builtinSchemas[name];
+  if (!schemas) throw new Error(`no schema for ${name}`);
+  return schemas;
+};
+
+/** The target as the step wrote it, normalized, or the `target_invalid` refusal. */
+function normalized(managed: ManagedAction, input: Input): string {
+  const result = normalizeTarget(managed.targetType, String(input[managed.input] ?? ''));
+  if (!result.ok) throw new ActionFailure('target_invalid', result.reason, false);
+  return result.value;
+}
+
+/** Runs `call` through the registry's implementation of its action; resolves the answer, never throws for the vendor's failures. */
+async function callBound(
+  deps: ResponseActionDeps,
+  call: AdapterCall,
+  connection: ResolvedConnection | null,
+  context: Pick<ActionContext, 'signal' | 'caseId'>,
+  key: { runId: string; stepId: string; attempt: number },
+): Promise<AdapterAnswer & { retryable: boolean }> {
+  const definition = deps.registry().implementation(call.action);
+  const parsed = definition && v.safeParse(definition.input, call.input);
+  if (!definition || !parsed?.success) return { ok: false, type: 'adapter_input_invalid', message: `${call.action} refused its input`, retryable: false };
+  try {
+    const output = await definition.execute(parsed.output, { ...key, caseId: context.caseId, connection, signal: context.signal, cases: null, now: deps.now });
+    return { ok: true, output, retryable: false };
+  } catch (error) {
+    if (error instanceof ActionFailure) return { ok: false, type: error.type, message: error.message, retryable: error.retryable };
+    return { ok: false, type: 'adapter_error', message: error instanceof Error ? error.message : String(error), retryable: false };
+  }
+}
+
+function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAction): ActionDefinition<Input, Output> {
+  const evaluate = async (input: Input, caseId: string | null) => {
+    const inForce = await deps.policy();
+    const severity = caseId === null ? null : await deps.caseSeverity(caseId);
+    const evaluation = evaluateRequest(inForce.policy, {
+      effectType: managed.effectType,
+      targetType: managed.targetType,
+      target: String(input[managed.input] ?? ''),
+      ttlSeconds: input.ttl_seconds,
+      severity,
+    });
+    return { inForce, evaluation };
+  };
+
+  /** The adapter call for this request, or its refusal, with the binding frozen now. */
+  const resolve = async (
+    inForce: { policy: ResponsePolicy; version: number },
+    target: string,
+    ttlSeconds: number,
+    input: Input,
+    context: Pick<ActionContext, 'runId' | 'stepId'>,
+  ) => {
+    const snapshot = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
+    const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
+    const vocabulary: Vocabulary = {
+      target,
+      scope: null,
+      reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
+      ttlSeconds,
+      until: new Date(deps.now().getTime() + ttlSeconds * 1000).toISOString(),
+      handle: null,
+    };
+    const resolved = resolveAdapter(snapshot, 'block', (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), vocabulary);
+    return { snapshot, connection, resolved };
+  };
+
+  /** The try this execution continues or starts: the first whose effect is absent, pending or applied. */
+  const currentTry = async (context: ActionContext): Promise<{ effectId: string; state: EffectState }> => {
+    for (let n = 1; n <= MAX_TRIES; n++) {
+      const effectId = effectIdOf(context, n);
+      const state = await deps.effects.read(effectId);
+      if (!state.exists || (state.status !== 'failed' && state.status !== 'degraded')) return { effectId, state };
+    }
+    throw new ActionFailure('effect_tries_exhausted', `${MAX_TRIES} tries of this step attempt failed`, false);
+  };
+
+  /** The step's output for an effect this attempt already applied. */
+  const answered = (target: string, effectId: string, state: EffectState): Output => ({
+    target,
+    enforced: state.exists && state.status === 'active',
+    enforcement_performed: state.exists && state.status !== 'pending' && !state.alreadyEnforced,
+    effect_id: effectId,
+  });
+
+  return {
+    name,
+    connectionKind: 'internal',
+    risk: 'write',
+    input: schemasOf(name).input as v.GenericSchema<unknown, Input>,
+    output: schemasOf(name).output,
+    async gate(input, context) {
+      const { inForce, evaluation } = await evaluate(input, context.caseId);
+      if (!evaluation.ok || !evaluation.needsApproval) return null;
+      // A request the adapter refuses fails at once (degraded): nobody is asked to approve what cannot run.
+      const { resolved } = await resolve(inForce, evaluation.target.value, evaluation.ttlSeconds, input, context);
+      if (!resolved.ok) return null;
+      return `${name} of ${evaluation.target.value} for ${evaluation.ttlSeconds} s: no automatic grant of the response policy covers it`;
+    },
+    async execute(input, context) {
+      const { inForce, evaluation } = await evaluate(input, context.caseId);
+      if (!evaluation.ok) throw refused(evaluation.refusal);
+      const target = evaluation.target.value;
+      const { effectId, state } = await currentTry(context);
+      if (state.exists && state.status !== 'pending') return answered(target, effectId, state);
+      const { snapshot, connection, resolved } = await resolve(inForce, target, evaluation.ttlSeconds, input, context);
+      const requested = await deps.effects.decide({
+        type: 'request',
+        effectId,
+        effectType: managed.effectType,
+        targetType: managed.targetType,
+        target,
+        ttlSeconds: evaluation.ttlSeconds,
+        snapshot,
+        snapshotDigest: snapshot && snapshotDigest(snapshot),
+        refusal: resolved.ok ? null : resolved.refusal,
+        origin: { runId: context.runId, stepId: context.stepId, attempt: context.attempt, caseId: context.caseId, by: null },
+        now: deps.now().toISOString(),
+      });
+      if (!resolved.ok) {
+        if (requested.position !== null) await deps.waitFor(requested.position);
+        throw refused(resolved.refusal);
+      }
+      const answer = await callBound(deps, resolved.call, connection, context, { runId: `effect-${effectId}`, stepId: 'apply', attempt: 1 });
+      const verdict = applyVerdict(answer);
+      const recorded = await deps.effects.decide({
+        type: 'record_apply',
+        effectId,
+        outcome: verdict.status === 'applied' ? verdict : { status: 'failed', code: verdict.code, message: verdict.message },
+        now: deps.now().toISOString(),
+      });
+      if (recorded.position !== null) await deps.waitFor(recorded.position);
+      if (verdict.status === 'failed') throw new ActionFailure(verdict.code, verdict.message, answer.ok ? false : answer.retryable);
+      return answered(target, effectId, recorded.state);
+    },
+    async preview(input, context) {
+      const { inForce, evaluation } = await evaluate(input, context.caseId);
+      if (!evaluation.ok) return { would: 'refuse', refusal: evaluation.refusal };
+      const { resolved } = await resolve(inForce, evaluation.target.value, evaluation.ttlSeconds, input, context);
+      return {
+        would: resolved.ok ? 'apply' : 'degrade',
+        effect_type: managed.effectType,
+        target_type: managed.targetType,
+        target: evaluation.target.value,
+        ttl_seconds: evaluation.ttlSeconds,
+        needs_approval: evaluation.needsApproval,
+        ...(resolved.ok
+          ? { action: resolved.call.action, connection: resolved.call.connectionName, adapter_id: resolved.snapshot.binding.adapter_id }
+          : { refusal: resolved.refusal }),
+      };
+    },
+  };
+}
+
+function unblockAction(deps: ResponseActionDeps, name: string, managed: ManagedAction): ActionDefinition<Input, Output> {
+  return {
+    name,
+    connectionKind: 'internal',
+    risk: 'write',
+    input: schemasOf(name).input as v.GenericSchema<unknown, Input>,
+    output: schemasOf(name).output,
+    async execute(input, context) {
+      const target = normalized(managed, input);
+      const open = await deps.openEffects(managed.effectType, managed.targetType, target);
+      if (open.length > 0) {
+        for (const effect of open) {
+          const outcome = await deps.reverser().reverse(effect.id, 'released', `run:${context.runId}`);
+          if (outcome === 'failed') {
+            const state = await deps.effects.read(effect.id);
+            const code = state.exists ? (state.lastError ?? 'reversal_failed') : 'reversal_failed';
+            throw new ActionFailure(code, `releasing effect ${effect.id} failed: it stays reversal_failed and is tried again`, false);
+          }
+        }
+        return { target, enforced: false, enforcement_performed: true, effect_id: open[0]?.id ?? null };
+      }
+      const inForce = await deps.policy();
+      const snapshot = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
+      const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
+      const resolved = resolveAdapter(snapshot, 'unblock', (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), {
+        target,
+        scope: null,
+        reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
+        ttlSeconds: 0,
+        until: deps.now().toISOString(),
+        handle: null,
+      });
+      if (!resolved.ok) throw refused(resolved.refusal);
+      const answer = await callBound(deps, resolved.call, connection, context, context);
+      if (answer.ok) return { target, enforced: false, enforcement_performed: true, effect_id: null };
+      if (answer.type === 'vendor_already_absent') return { target, enforced: false, enforcement_performed: false, effect_id: null };
+      throw new ActionFailure(answer.type, answer.message, answer.retryable);
+    },
+    async preview(input) {
+      const target = normalized(managed, input);
+      const open = await deps.openEffects(managed.effectType, managed.targetType, target);
+      return { would: open.length > 0 ? 'release' : 'unblock', target, effects: open.map((e) => e.id) };
+    },
+  };
+}
+
+function statusAction(deps: ResponseActionDeps, name: string, managed: ManagedAction): ActionDefinition<Input, StatusOutput> {
+  /** The read call: the newest unresolved effect's frozen binding and handle when the adapter in force applied one, else the binding in force. */
+  const resolve = async (input: Input, context: Pick<ActionContext, 'runId' | 'stepId'>) => {
+    const target = normalized(managed, input);
+    const inForce = await deps.policy();
+    const current = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
+    const open = (await deps.openEffects(managed.effectType, managed.targetType, target)).find(
+      (e) => current === null || e.adapterId === current.binding.adapter_id,
+    );
+    const frozen = open ? await deps.effects.read(open.id) : null;
+    const snapshot = frozen?.exists ? frozen.snapshot : current;
+    const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
+    const resolved = resolveAdapter(snapshot, 'status', (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), {
+      target,
+      scope: null,
+      reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
+      ttlSeconds: 0,
+      until: deps.now().toISOString(),
+      handle: open?.handle ?? null,
+    });
+    return { target, connection, resolved };
+  };
+  return {
+    name,
+    connectionKind: 'internal',
+    risk: 'read',
+    input: schemasOf(name).input as v.GenericSchema<unknown, Input>,
+    output: schemasOf(name).output,
+    async execute(input, context) {
+      const { target, connection, resolved } = await resolve(input, context);
+      if (!resolved.ok) throw refused(resolved.refusal);
+      const answer = await callBound(deps, resolved.call, connection, context, context);
+      if (!answer.ok && answer.type !== 'vendor_already_absent') throw new ActionFailure(answer.type, answer.message, answer.retryable);
+      const enforced = answer.ok && resolved.call.enforced !== null && readBack(answer.output, resolved.call.enforced);
+      return { target, enforced, enforcement_performed: false, state: enforced ? 'enforced' : 'not_enforced' };
+    },
+    async preview(input, context) {
+      const { target, resolved } = await resolve(input, context);
+      return resolved.ok
+        ? { would: 'read', target, action: resolved.call.action, connection: resolved.call.connectionName }
+        : { would: 'refuse', target, refusal: resolved.refusal };
+    },
+  };
+}

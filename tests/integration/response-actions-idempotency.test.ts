@@ -1,0 +1,140 @@
+/**
+ * A managed block is idempotent per attempt, on every engine (SPEC.md "Managed containment
+ * actions": "idempotent per attempt"; adapters/actions/response.ts): the effect is in the
+ * store before the vendor call, so a worker that dies mid-call leaves a `pending` effect,
+ * and the same attempt run again continues that effect (one more call with the same
+ * idempotency key, one verdict) instead of requesting a second one; an attempt that
+ * already applied answers its effect without calling again; a failed try leads to a new
+ * effect. The bound adapter action here is a stand-in that counts its calls.
+ */
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ActionFailure, type ActionContext, type ActionDefinition } from '../../adapters/actions/action.ts';
+import { createActionRegistry } from '../../adapters/actions/registry.ts';
+import { effectIdOf, responseActions } from '../../adapters/actions/response.ts';
+import { createEffectCommands } from '../../adapters/commands/effects.ts';
+import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
+import { createEffectReverser } from '../../adapters/effects/reversal.ts';
+import { defaultResponsePolicy, type ResponsePolicy } from '../../domain/response-policy/policy.ts';
+import { engines } from '../support/engines.ts';
+
+describe.each(engines)('managed block idempotency on $name', (engine) => {
+  let opened: Awaited<ReturnType<typeof engine.open>>;
+  const calls: { key: string; ip: string }[] = [];
+  let answer: 'ok' | 'fail' = 'ok';
+
+  const vendorBlock: ActionDefinition<{ ip: string }, { rule_id: string }> = {
+    name: 'custom.stand_in.block',
+    connectionKind: 'http',
+    risk: 'write',
+    input: v.strictObject({ ip: v.string() }),
+    output: v.object({ rule_id: v.string() }),
+    async execute(input, context) {
+      calls.push({ key: `${context.runId}/${context.stepId}/${context.attempt}`, ip: input.ip });
+      if (answer === 'fail') throw new ActionFailure('vendor_refused', 'zone locked', false);
+      return { rule_id: `r-${calls.length}` };
+    },
+    preview: async () => ({}),
+  };
+  const policy: ResponsePolicy = {
+    ...defaultResponsePolicy(),
+    adapters: [
+      {
+        effect_type: 'block',
+        target_type: 'ip',
+        adapter_id: 'stand_in',
+        block_action: 'custom.stand_in.block',
+        unblock_action: 'custom.stand_in.block',
+        status_action: null,
+        connection_name: 'waf',
+        parameters: {},
+      },
+    ],
+  };
+  const connection = { id: 'c-1', kind: 'http', name: 'waf', base_url: 'http://127.0.0.1:9', config: {}, secret: 's', previous_secret: null, bot_token: null };
+
+  let block: ActionDefinition;
+  let effects: ReturnType<typeof createEffectCommands>;
+  beforeAll(async () => {
+    opened = await engine.open();
+    const store = new PostgresEventStore(opened.db);
+    effects = createEffectCommands({ store });
+    const now = () => new Date('2026-11-24T10:00:00.000Z');
+    const registry = createActionRegistry([
+      vendorBlock,
+      ...responseActions({
+        registry: () => registry,
+        policy: async () => ({ policy, version: 1 }),
+        effects,
+        reverser: () => createEffectReverser({ effects, actions: registry, resolveConnection: async () => connection, now }),
+        resolveConnection: async () => connection,
+        caseSeverity: async () => null,
+        openEffects: async () => [],
+        waitFor: async () => {},
+        now,
+      }),
+    ]);
+    block = registry.implementation('response.ip_block')!;
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+
+  const context = (attempt: number): ActionContext => ({
+    runId: 'run-1',
+    stepId: 'contain',
+    attempt,
+    caseId: null,
+    connection: null,
+    signal: AbortSignal.timeout(5_000),
+    cases: null,
+    now: () => new Date(),
+  });
+  const input = { ip: '203.0.113.7', ttl_seconds: 600 };
+
+  it('answers an attempt that already applied its effect without calling the vendor again', async () => {
+    answer = 'ok';
+    calls.length = 0;
+    const first = await block.execute(input, context(2));
+    expect(first).toMatchObject({ enforced: true, enforcement_performed: true });
+    const repeated = await block.execute(input, context(2));
+    expect(repeated).toEqual(first);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.key).toBe(`effect-${(first as { effect_id: string }).effect_id}/apply/1`);
+    expect(await effects.read((first as { effect_id: string }).effect_id)).toMatchObject({ status: 'active', handle: 'r-1' });
+  });
+
+  it('continues the pending effect a worker left when it died mid-call: one more call with the same idempotency key, one verdict', async () => {
+    const ctx = context(7);
+    const id = effectIdOf(ctx, 1);
+    await effects.decide({
+      type: 'request',
+      effectId: id,
+      effectType: 'block',
+      targetType: 'ip',
+      target: '203.0.113.8',
+      ttlSeconds: 600,
+      snapshot: { policy_version: 1, binding: policy.adapters[0]! },
+      snapshotDigest: null,
+      refusal: null,
+      origin: { runId: 'run-1', stepId: 'contain', attempt: 7, caseId: null, by: null },
+      now: '2026-11-24T10:00:00.000Z',
+    });
+    calls.length = 0;
+    const out = await block.execute({ ip: '203.0.113.8', ttl_seconds: 600 }, ctx);
+    expect(out).toMatchObject({ effect_id: id, enforced: true });
+    expect(calls).toEqual([{ key: `effect-${id}/apply/1`, ip: '203.0.113.8' }]);
+    const history = await new PostgresEventStore(opened.db).readStream(`effect-${id}`);
+    expect(history.map((e) => e.type)).toEqual(['effect.requested', 'effect.applied']);
+  });
+
+  it('starts a new effect for the next try after a failed one', async () => {
+    answer = 'fail';
+    const ctx = context(9);
+    await expect(block.execute(input, ctx)).rejects.toThrow(/zone locked/);
+    expect(await effects.read(effectIdOf(ctx, 1))).toMatchObject({ status: 'failed', lastError: 'vendor_refused' });
+    answer = 'ok';
+    const out = await block.execute(input, ctx);
+    expect(out).toMatchObject({ effect_id: effectIdOf(ctx, 2), enforced: true });
+  });
+});
