@@ -218,7 +218,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     ],
     config.installedProducts,
   );
-  const reverser = createEffectReverser({ effects, actions, resolveConnection: connections.resolveByName, now });
+  const reverser = createEffectReverser({ effects, audit, actions, resolveConnection: connections.resolveByName, now });
   customActions = createCustomActionSync({
     db,
     actions,
@@ -353,6 +353,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         connections,
         customActions: createCustomActionCommands({ store, audit, ids, now }),
         responsePolicy,
+        reverser,
         integrationPacks: {
           dir: config.packsDir,
           verify: { publicKey: config.packPublicKey, serviceVersion: serviceVersion(), connectionKinds },

@@ -40,6 +40,7 @@ import { evaluateRequest, type EffectRefusal } from '../../domain/effects/reques
 import type { EffectState } from '../../domain/effects/state.ts';
 import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
+import { systemActor } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
 import { boundActionFacts, connectionFacts } from '../effects/bound-actions.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
@@ -261,7 +262,8 @@ function unblockAction(deps: ResponseActionDeps, name: string, managed: ManagedA
       const open = await deps.openEffects(managed.effectType, managed.targetType, target);
       if (open.length > 0) {
         for (const effect of open) {
-          const outcome = await deps.reverser().reverse(effect.id, 'released', `run:${context.runId}`);
+          const { outcome, position } = await deps.reverser().reverse(effect.id, 'released', systemActor('runbook_run'));
+          if (position !== null) await deps.waitFor(position);
           if (outcome === 'failed') {
             const state = await deps.effects.read(effect.id);
             const code = state.exists ? (state.lastError ?? 'reversal_failed') : 'reversal_failed';

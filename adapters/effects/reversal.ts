@@ -14,12 +14,19 @@
  * idempotent, and already-gone counts as success. An effect applied as `already_enforced`
  * placed nothing at the vendor (the target was blocked before it, by us or by someone
  * else), so it removes nothing: it is `reversed` as `already_reversed` with no call.
+ *
+ * Every recorded outcome carries an audit entry `effect.reverse` in the same append (actor:
+ * the person releasing early, else the system via `effect_expiry` or `runbook_run`):
+ * `effect_type`, `target_type`, `target`, `adapter_id`, `reason`, `outcome` (`reversed`,
+ * `already_reversed`, `reversal_failed`) and, on a failure, `code` and `attempts`.
  */
 import * as v from 'valibot';
 import { resolveAdapter } from '../../domain/effects/binding.ts';
-import type { EffectState } from '../../domain/effects/index.ts';
+import type { AuditActor } from '../../domain/audit/events.ts';
+import type { EffectCommand, EffectEvent, EffectState } from '../../domain/effects/index.ts';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
+import { systemActor, type AuditLog } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
 import { boundActionFacts, connectionFacts } from './bound-actions.ts';
 
@@ -30,37 +37,72 @@ const CALL_TIMEOUT_MS = 60_000;
 
 export type EffectReverserDeps = {
   effects: EffectCommands;
+  audit: AuditLog;
   actions: ActionRegistry;
   resolveConnection: (name: string) => Promise<ResolvedConnection | null>;
   now: () => Date;
 };
 
-export type ReversalOutcome = 'reversed' | 'failed' | 'not_due';
+/** What a reversal did, and the store position it wrote last (null: nothing). */
+export type ReversalOutcome = { outcome: 'reversed' | 'failed' | 'not_due'; position: number | null };
+/** Why an effect is reversed: its TTL ended, or someone released it early (a person, or a run's unblock step). */
+export type ReversalReason = 'ttl_expired' | 'released';
+type Applied = Extract<EffectState, { exists: true }>;
 
 /** When reversal attempt `attempts` (1-based, the one that just failed) is tried again. */
 export const retryAfterMs = (attempts: number): number => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
 export function createEffectReverser(deps: EffectReverserDeps) {
-  const failed = async (state: Extract<EffectState, { exists: true }>, code: string, message: string) => {
-    const now = deps.now();
-    const retryAt = new Date(now.getTime() + retryAfterMs(state.reversalAttempts + 1)).toISOString();
-    await deps.effects.decide({ type: 'record_reversal', effectId: state.id, outcome: { status: 'failed', code, message, retryAt }, now: now.toISOString() });
-    return 'failed' as const;
+  /** Records `outcome` with its audit entry by `actor`. */
+  const record = (state: Applied, reason: ReversalReason, actor: AuditActor, outcome: Extract<EffectCommand, { type: 'record_reversal' }>['outcome']) =>
+    deps.effects.decide({ type: 'record_reversal', effectId: state.id, outcome, now: deps.now().toISOString() }, (events: EffectEvent[]) =>
+      events.map((e) =>
+        deps.audit.write({
+          action: 'effect.reverse',
+          actor,
+          target: { type: 'effect', id: state.id },
+          team: null,
+          detail: {
+            effect_type: state.effectType,
+            target_type: state.targetType,
+            target: state.target,
+            adapter_id: state.snapshot?.binding.adapter_id ?? null,
+            reason,
+            ...(e.type === 'effect.reversal_failed'
+              ? { outcome: 'reversal_failed', code: e.data.code, attempts: e.data.attempts }
+              : { outcome: e.type === 'effect.reversed' && e.data.already_reversed ? 'already_reversed' : 'reversed' }),
+          },
+        }),
+      ),
+    );
+  const failed = async (state: Applied, reason: ReversalReason, actor: AuditActor, code: string, message: string): Promise<ReversalOutcome> => {
+    const retryAt = new Date(deps.now().getTime() + retryAfterMs(state.reversalAttempts + 1)).toISOString();
+    const r = await record(state, reason, actor, { status: 'failed', code, message, retryAt });
+    return { outcome: 'failed', position: r.position };
   };
+  const reversed = async (state: Applied, reason: ReversalReason, actor: AuditActor, already: boolean): Promise<ReversalOutcome> => {
+    const r = await record(state, reason, actor, { status: 'reversed', already });
+    return { outcome: 'reversed', position: r.position };
+  };
+  const notDue: ReversalOutcome = { outcome: 'not_due', position: null };
 
   return {
-    /** Reverses the effect if it is due one (active, failed reversal, or left reversing); `not_due` for any other state. */
-    reverse: async (effectId: string, reason: 'ttl_expired' | 'released' = 'ttl_expired', by: string | null = null): Promise<ReversalOutcome> => {
+    /**
+     * Reverses the effect if it is due one (active, failed reversal, or left reversing);
+     * `not_due` for any other state. `by`: who releases it early (null: the TTL expiry).
+     */
+    reverse: async (effectId: string, reason: ReversalReason = 'ttl_expired', by: AuditActor | null = null): Promise<ReversalOutcome> => {
+      const actor = by ?? systemActor('effect_expiry');
       let state = await deps.effects.read(effectId);
-      if (!state.exists) return 'not_due';
+      if (!state.exists) return notDue;
       if (state.status === 'active' || state.status === 'reversal_failed') {
-        state = (await deps.effects.decide({ type: 'start_reversal', effectId, reason, by, now: deps.now().toISOString() })).state;
+        const who = by === null ? null : (by.email ?? by.id ?? by.via);
+        state = (await deps.effects.decide({ type: 'start_reversal', effectId, reason, by: who, now: deps.now().toISOString() })).state;
       }
-      if (!state.exists || state.status !== 'reversing') return 'not_due';
+      if (!state.exists || state.status !== 'reversing') return notDue;
       if (state.alreadyEnforced) {
         // The vendor had the target blocked before this effect: the effect placed nothing, so it removes nothing.
-        await deps.effects.decide({ type: 'record_reversal', effectId, outcome: { status: 'reversed', already: true }, now: deps.now().toISOString() });
-        return 'reversed';
+        return reversed(state, reason, actor, true);
       }
       const snapshot = state.snapshot;
       const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
@@ -72,10 +114,10 @@ export function createEffectReverser(deps: EffectReverserDeps) {
         until: state.expiresAt ?? deps.now().toISOString(),
         handle: state.handle,
       });
-      if (!resolved.ok) return failed(state, resolved.refusal.code, resolved.refusal.message);
+      if (!resolved.ok) return failed(state, reason, actor, resolved.refusal.code, resolved.refusal.message);
       const definition = deps.actions.implementation(resolved.call.action);
       const input = definition && v.safeParse(definition.input, resolved.call.input);
-      if (!definition || !input?.success) return failed(state, 'adapter_input_invalid', `${resolved.call.action} refused its input`);
+      if (!definition || !input?.success) return failed(state, reason, actor, 'adapter_input_invalid', `${resolved.call.action} refused its input`);
       try {
         await definition.execute(input.output, {
           runId: `effect-${state.id}`,
@@ -89,14 +131,12 @@ export function createEffectReverser(deps: EffectReverserDeps) {
         });
       } catch (error) {
         if (error instanceof ActionFailure && error.type === 'vendor_already_absent') {
-          await deps.effects.decide({ type: 'record_reversal', effectId, outcome: { status: 'reversed', already: true }, now: deps.now().toISOString() });
-          return 'reversed';
+          return reversed(state, reason, actor, true);
         }
         const code = error instanceof ActionFailure ? error.type : 'reversal_error';
-        return failed(state, code, error instanceof Error ? error.message : String(error));
+        return failed(state, reason, actor, code, error instanceof Error ? error.message : String(error));
       }
-      await deps.effects.decide({ type: 'record_reversal', effectId, outcome: { status: 'reversed', already: false }, now: deps.now().toISOString() });
-      return 'reversed';
+      return reversed(state, reason, actor, false);
     },
   };
 }

@@ -3,6 +3,7 @@
  * createApp takes all of it; each route factory takes a `Pick` of the fields it reads
  * (`CaseRouteDeps` in cases.routes.ts, and so on).
  */
+import type { EffectReverser } from '../effects/reversal.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
 import type { AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
@@ -110,6 +111,8 @@ export type HttpDeps = {
   integrationPacks: PackRegistryDeps;
   /** Publishes response policy versions (adapters/commands/response-policy.ts). */
   responsePolicy: ResponsePolicyCommands;
+  /** Reverses containment effects through their frozen binding (adapters/effects/reversal.ts): an early release. */
+  reverser: EffectReverser;
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;

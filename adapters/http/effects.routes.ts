@@ -5,16 +5,22 @@
  * - `GET /effects?target_type=&target=&status=&limit=&offset=` -> `{items}`, newest first;
  *   `target` needs `target_type` and is normalized like a request's target, so any
  *   spelling of an address finds its effects;
- * - `GET /effects/<id>` -> one effect: its target, state, TTL end, adapter and origin.
+ * - `GET /effects/<id>` -> one effect: its target, state, TTL end, adapter and origin;
+ * - `POST /effects/<id>/release` (`approve_runbooks`, exchange scope `svc:runs:write`) ->
+ *   reverses an active effect now, through its frozen binding, as the TTL expiry would
+ *   (audited `effect.reverse` by the caller); answers the effect after the attempt: `reversed`,
+ *   or `reversal_failed` with its code and next try. 409 `effect_not_active` for an effect
+ *   that is not active (pending, degraded, failed, already reversed).
  */
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { normalizeTarget, targetTypes } from '../../domain/response-policy/targets.ts';
-import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import { conflict, notFound, ValidationFailed } from '../../domain/shared/errors.ts';
 import type { EffectsTable } from '../../projections/database.ts';
 import { findEffect, listEffects } from '../../projections/effects/effects.queries.ts';
+import { auditActorOf } from '../commands/audit.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -23,7 +29,7 @@ import { jsonAnswer } from './openapi.ts';
 import { idParam, iso, paging } from './shapes.ts';
 import { validate } from './validation.ts';
 
-export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions'>;
+export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'reverser' | 'waitFor'>;
 
 const effectStatuses = ['pending', 'degraded', 'failed', 'active', 'reversing', 'reversal_failed', 'reversed'] as const;
 const nullableTime = v.nullable(v.string());
@@ -135,6 +141,29 @@ export function effectRoutes(deps: EffectRouteDeps) {
         const found = await findEffect(deps.db, id, caseScopeOf(c.get('principal'), deps.permissions));
         if (!found) throw notFound('effect_not_found', 'effect not found', { effect_id: id });
         return c.json(effectView(found));
+      },
+    )
+    .post(
+      '/effects/:id/release',
+      describeRoute({
+        summary: 'Release a containment effect now, before its TTL ends',
+        tags: ['effects'],
+        responses: { 200: jsonAnswer(effectViewSchema, 'The effect after the reversal: reversed, or reversal_failed and tried again') },
+      }),
+      requirePermission('approve_runbooks', 'svc:runs:write', deps.permissions),
+      validate('param', idParam),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        const scope = caseScopeOf(c.get('principal'), deps.permissions);
+        const found = await findEffect(deps.db, id, scope);
+        if (!found) throw notFound('effect_not_found', 'effect not found', { effect_id: id });
+        const { outcome, position } = await deps.reverser.reverse(id, 'released', auditActorOf(c.get('principal')));
+        if (outcome === 'not_due')
+          throw conflict('effect_not_active', `the effect is ${found.status}: only an active effect is released`, { effect_id: id, status: found.status });
+        await deps.waitFor(position);
+        const after = await findEffect(deps.db, id, scope);
+        if (!after) throw notFound('effect_not_found', 'effect not found', { effect_id: id });
+        return c.json(effectView(after));
       },
     );
 }

@@ -45,6 +45,7 @@ export const auditActions = [
   'integration_pack.upgrade',
   'integration_pack.test',
   'response_policy.publish',
+  'effect.reverse',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -33,7 +33,7 @@ export function startEffectExpiry(options: EffectExpiryOptions): CatchUpLoop {
     step: async () => {
       const effectId = await claim();
       if (effectId === null) return false;
-      const outcome = await options.reverser.reverse(effectId);
+      const { outcome } = await options.reverser.reverse(effectId);
       // Nothing to reverse (a job left behind): drop it, or it would be claimed forever.
       if (outcome === 'not_due')
         await sql`delete from jobs where kind = ${EFFECT_EXPIRY_JOB} and key = ${effectId} and lease_owner = ${owner}`.execute(options.db);

@@ -265,6 +265,24 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
     expect(step(read).error).toMatch(/^adapter_input_unsatisfied:rule_id: /);
   });
 
+  it('lets an approver release an effect early, audited by name; an analyst may not, and a released effect is not released twice', async () => {
+    const r = await run('block-ip', { target: '192.0.2.80', ttl: 600 });
+    const id = step(r).output.effect_id;
+    expect((await callAs(svc, ana, 'POST', `/effects/${id}/release`)).status).toBe(403);
+    const released = await callAs(svc, root, 'POST', `/effects/${id}/release`);
+    expect(released.status, released.text).toBe(200);
+    expect(released.body).toMatchObject({ id, status: 'reversed', reversed_at: expect.any(String) });
+    expect([...rules.values()].map((x) => x.ip)).not.toContain('192.0.2.80');
+    const again = await callAs(svc, root, 'POST', `/effects/${id}/release`);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('effect_not_active');
+    const audit = (await callAs(svc, root, 'GET', '/audit?action=effect.reverse')).body.items;
+    expect(audit.find((e: any) => e.target.id === id)).toMatchObject({
+      actor: { email: 'root@example.com' },
+      detail: { target: '192.0.2.80', reason: 'released', outcome: 'reversed', adapter_id: 'lab_waf' },
+    });
+  });
+
   it('reverses an effect when its TTL ends, through the worker and the injected clock', async () => {
     const r = await run('block-ip', { target: '192.0.2.44', ttl: 120 });
     expect(r.status, JSON.stringify(r.action_log)).toBe('succeeded');
@@ -273,5 +291,10 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
     await expect.poll(async () => (await effectsOn('192.0.2.44'))[0]?.status, { timeout: 15_000 }).toBe('reversed');
     expect([...rules.values()].map((x) => x.ip)).not.toContain('192.0.2.44');
     expect((await effectsOn('198.51.100.9'))[0]?.status).toBe('active');
+    const audit = (await callAs(svc, root, 'GET', '/audit?action=effect.reverse')).body.items;
+    expect(audit.find((e: any) => e.detail.target === '192.0.2.44')).toMatchObject({
+      actor: { kind: 'system', via: 'effect_expiry' },
+      detail: { reason: 'ttl_expired', outcome: 'reversed' },
+    });
   });
 });

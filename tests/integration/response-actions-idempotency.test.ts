@@ -7,11 +7,13 @@
  * already applied answers its effect without calling again; a failed try leads to a new
  * effect. The bound adapter action here is a stand-in that counts its calls.
  */
+import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionFailure, type ActionContext, type ActionDefinition } from '../../adapters/actions/action.ts';
 import { createActionRegistry } from '../../adapters/actions/registry.ts';
 import { effectIdOf, responseActions } from '../../adapters/actions/response.ts';
+import { createAuditLog } from '../../adapters/commands/audit.ts';
 import { createEffectCommands } from '../../adapters/commands/effects.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { createEffectReverser } from '../../adapters/effects/reversal.ts';
@@ -66,7 +68,14 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
         registry: () => registry,
         policy: async () => ({ policy, version: 1 }),
         effects,
-        reverser: () => createEffectReverser({ effects, actions: registry, resolveConnection: async () => connection, now }),
+        reverser: () =>
+          createEffectReverser({
+            effects,
+            audit: createAuditLog({ store, ids: randomUUID, now }),
+            actions: registry,
+            resolveConnection: async () => connection,
+            now,
+          }),
         resolveConnection: async () => connection,
         caseSeverity: async () => null,
         openEffects: async () => [],
