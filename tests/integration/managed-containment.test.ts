@@ -12,7 +12,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../support/clock.ts';
-import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import {
+  actionListed,
+  callAs,
+  detectorIntake,
+  nativeAlert,
+  runWhen,
+  startInProcessService,
+  testPerson,
+  type InProcessService,
+} from '../support/in-process-service.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -111,6 +120,21 @@ const runbooks = {
   'unblock.yml': oneStep('unblock-ip', 'response.ip_unblock', '{ ip: "{{ inputs.target }}" }'),
   'domain.yml': oneStep('block-domain', 'response.domain_block', '{ domain: "{{ inputs.target }}", ttl_seconds: "{{ inputs.ttl }}" }'),
   'isolate.yml': oneStep('isolate-host', 'response.host_isolate', '{ host: "{{ inputs.target }}", ttl_seconds: "{{ inputs.ttl }}" }'),
+  'alert.yml': `
+id: contain-source
+name: Contain the source of a critical detector alert
+version: 1
+trigger: { type: alert, conditions: { source: detector, severity: [critical] } }
+steps:
+  - id: act
+    action: response.ip_block
+    autonomous: true
+    with: { ip: "{{ trigger.matched_log['source.ip'] }}", ttl_seconds: 600, reason: "{{ case.key }}: {{ trigger.rule.title }}" }
+  - id: verify
+    action: response.ip_status
+    needs: [act]
+    with: { ip: "{{ trigger.matched_log['source.ip'] }}" }
+`,
 };
 
 type Rule = { ip: string; note: string | null };
@@ -281,6 +305,21 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
       actor: { email: 'root@example.com' },
       detail: { target: '192.0.2.80', reason: 'released', outcome: 'reversed', adapter_id: 'lab_waf' },
     });
+  });
+
+  it('blocks the source of a critical detector alert unattended inside an automatic grant, and reads it back', async () => {
+    const intake = await detectorIntake(
+      svc,
+      nativeAlert('crit-1', { rule: { id: 'ssh-bf-crit', title: 'SSH brute force', severity: 'critical' }, matched_log: { source: { ip: '198.51.100.23' } } }),
+    );
+    expect(intake.status, intake.text).toBe(202);
+    await expect.poll(async () => (await effectsOn('198.51.100.23'))[0]?.status, { timeout: 15_000 }).toBe('active');
+    const [effect] = await effectsOn('198.51.100.23');
+    const done = await runWhen(svc, root, effect.run_id, /^(succeeded|failed|waiting_approval)$/);
+    expect(done.status, JSON.stringify(done.action_log)).toBe('succeeded');
+    expect(done.gates).toEqual([]);
+    expect(done.action_log.find((row: any) => row.step_id === 'verify').output).toMatchObject({ enforced: true, state: 'enforced' });
+    expect(rules.get(effect.handle)).toMatchObject({ ip: '198.51.100.23', note: expect.stringMatching(/^SVC-\d+: SSH brute force$/) });
   });
 
   it('reverses an effect when its TTL ends, through the worker and the injected clock', async () => {
