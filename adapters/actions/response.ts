@@ -34,7 +34,15 @@
  */
 import * as v from 'valibot';
 import { v5 as uuidV5 } from 'uuid';
-import { resolveAdapter, snapshotDigest, snapshotOf, type AdapterCall, type Vocabulary } from '../../domain/effects/binding.ts';
+import {
+  resolveAdapter,
+  snapshotDigest,
+  snapshotOf,
+  type AdapterCall,
+  type AdapterRole,
+  type ParametersSnapshot,
+  type Vocabulary,
+} from '../../domain/effects/binding.ts';
 import { applyVerdict, managedActions, readBack, type AdapterAnswer, type ManagedAction } from '../../domain/effects/managed.ts';
 import { evaluateRequest, type EffectRefusal } from '../../domain/effects/request.ts';
 import type { EffectState } from '../../domain/effects/state.ts';
@@ -100,6 +108,36 @@ const schemasOf = (name: string) => {
   return schemas;
 };
 
+/** The registry fields every response action shares: its name, no connection of its own, its risk and the published schemas. */
+const definitionOf = (name: string, risk: 'read' | 'write') => {
+  const schemas = schemasOf(name);
+  return { name, connectionKind: 'internal', risk, input: schemas.input as v.GenericSchema<unknown, Input>, output: schemas.output };
+};
+
+/** The input vocabulary for `target` (SPEC.md "Bound-action input vocabulary"); the reason defaults to naming the run and step. */
+const vocabularyOf = (
+  deps: ResponseActionDeps,
+  target: string,
+  input: Input,
+  context: Pick<ActionContext, 'runId' | 'stepId'>,
+  ttlSeconds: number,
+  handle: string | null,
+): Vocabulary => ({
+  target,
+  scope: null,
+  reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
+  ttlSeconds,
+  until: new Date(deps.now().getTime() + ttlSeconds * 1000).toISOString(),
+  handle,
+});
+
+/** The `role` call of `snapshot`'s binding with its connection, or the adapter's refusal (domain/effects/binding.ts). */
+async function boundCall(deps: ResponseActionDeps, snapshot: ParametersSnapshot | null, role: AdapterRole, vocabulary: Vocabulary) {
+  const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
+  const resolved = resolveAdapter(snapshot, role, (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), vocabulary);
+  return { connection, resolved };
+}
+
 /** The target as the step wrote it, normalized, or the `target_invalid` refusal. */
 function normalized(managed: ManagedAction, input: Input): string {
   const result = normalizeTarget(managed.targetType, String(input[managed.input] ?? ''));
@@ -150,16 +188,7 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
     context: Pick<ActionContext, 'runId' | 'stepId'>,
   ) => {
     const snapshot = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
-    const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
-    const vocabulary: Vocabulary = {
-      target,
-      scope: null,
-      reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
-      ttlSeconds,
-      until: new Date(deps.now().getTime() + ttlSeconds * 1000).toISOString(),
-      handle: null,
-    };
-    const resolved = resolveAdapter(snapshot, 'block', (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), vocabulary);
+    const { connection, resolved } = await boundCall(deps, snapshot, 'block', vocabularyOf(deps, target, input, context, ttlSeconds, null));
     return { snapshot, connection, resolved };
   };
 
@@ -182,11 +211,7 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
   });
 
   return {
-    name,
-    connectionKind: 'internal',
-    risk: 'write',
-    input: schemasOf(name).input as v.GenericSchema<unknown, Input>,
-    output: schemasOf(name).output,
+    ...definitionOf(name, 'write'),
     async gate(input, context) {
       const { inForce, evaluation } = await evaluate(input, context.caseId);
       if (!evaluation.ok || !evaluation.needsApproval) return null;
@@ -252,11 +277,7 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
 
 function unblockAction(deps: ResponseActionDeps, name: string, managed: ManagedAction): ActionDefinition<Input, Output> {
   return {
-    name,
-    connectionKind: 'internal',
-    risk: 'write',
-    input: schemasOf(name).input as v.GenericSchema<unknown, Input>,
-    output: schemasOf(name).output,
+    ...definitionOf(name, 'write'),
     async execute(input, context) {
       const target = normalized(managed, input);
       const open = await deps.openEffects(managed.effectType, managed.targetType, target);
@@ -274,15 +295,7 @@ function unblockAction(deps: ResponseActionDeps, name: string, managed: ManagedA
       }
       const inForce = await deps.policy();
       const snapshot = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
-      const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
-      const resolved = resolveAdapter(snapshot, 'unblock', (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), {
-        target,
-        scope: null,
-        reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
-        ttlSeconds: 0,
-        until: deps.now().toISOString(),
-        handle: null,
-      });
+      const { connection, resolved } = await boundCall(deps, snapshot, 'unblock', vocabularyOf(deps, target, input, context, 0, null));
       if (!resolved.ok) throw refused(resolved.refusal);
       const answer = await callBound(deps, resolved.call, connection, context, context);
       if (answer.ok) return { target, enforced: false, enforcement_performed: true, effect_id: null };
@@ -308,23 +321,11 @@ function statusAction(deps: ResponseActionDeps, name: string, managed: ManagedAc
     );
     const frozen = open ? await deps.effects.read(open.id) : null;
     const snapshot = frozen?.exists ? frozen.snapshot : current;
-    const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
-    const resolved = resolveAdapter(snapshot, 'status', (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), {
-      target,
-      scope: null,
-      reason: input.reason ?? `svc run ${context.runId} step ${context.stepId}`,
-      ttlSeconds: 0,
-      until: deps.now().toISOString(),
-      handle: open?.handle ?? null,
-    });
+    const { connection, resolved } = await boundCall(deps, snapshot, 'status', vocabularyOf(deps, target, input, context, 0, open?.handle ?? null));
     return { target, connection, resolved };
   };
   return {
-    name,
-    connectionKind: 'internal',
-    risk: 'read',
-    input: schemasOf(name).input as v.GenericSchema<unknown, Input>,
-    output: schemasOf(name).output,
+    ...definitionOf(name, 'read'),
     async execute(input, context) {
       const { target, connection, resolved } = await resolve(input, context);
       if (!resolved.ok) throw refused(resolved.refusal);
