@@ -101,14 +101,27 @@ export function renderPath(action: string, path: string, inputs: CustomInputs): 
     .join('/');
 }
 
-/** The JSON body: rendered strings, or the typed value where a field is exactly one placeholder of a non-string input. */
+/**
+ * The JSON body: rendered strings, or the typed value where a field is exactly one
+ * placeholder of a non-string input. A field name with dots is a path into nested objects
+ * (`configuration.value` sends `{"configuration": {"value": ...}}`), for vendors whose
+ * bodies nest; templates.ts refuses a name that is both a value and a parent.
+ */
 export function renderBody(spec: StoredCustomActionSpec, fields: Record<string, string>, inputs: CustomInputs): Record<string, unknown> {
   const types = new Map(spec.inputs.map((i) => [i.name, i.type]));
   const body: Record<string, unknown> = {};
   for (const [key, template] of Object.entries(fields)) {
     if (allAbsent(template, inputs)) continue;
     const only = WHOLE_PLACEHOLDER.test(template) ? placeholderInputs(template)[0] : undefined;
-    body[key] = only !== undefined && types.get(only) !== 'string' ? inputs[only] : renderTemplate(template, inputs);
+    const value = only !== undefined && types.get(only) !== 'string' ? inputs[only] : renderTemplate(template, inputs);
+    const path = key.split('.');
+    const leaf = path.pop() ?? key;
+    let parent = body;
+    for (const segment of path) {
+      const next = Object.hasOwn(parent, segment) ? parent[segment] : undefined;
+      parent = next !== null && typeof next === 'object' ? (next as Record<string, unknown>) : (parent[segment] = {});
+    }
+    parent[leaf] = value;
   }
   return body;
 }

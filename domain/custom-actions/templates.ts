@@ -123,7 +123,10 @@ export function specProblems(spec: CustomActionSpec): SpecProblem[] {
     }
     fields(spec.http.headers, ['http', 'headers']);
     fields(spec.http.query, ['http', 'query']);
-    if (spec.http.body) fields(spec.http.body, ['http', 'body']);
+    if (spec.http.body) {
+      fields(spec.http.body, ['http', 'body']);
+      problems.push(...bodyPathProblems(Object.keys(spec.http.body)));
+    }
   }
   if (spec.ssh) {
     for (const [i, arg] of spec.ssh.args.entries()) problems.push(...templateProblems(arg, inputs, ['ssh', 'args', i]));
@@ -184,4 +187,28 @@ function duplicates(items: readonly { name: string }[], field: string): SpecProb
     }
     return [{ loc: [field, i, 'name'], msg: `${item.name} is declared twice`, type: 'duplicate_name' }];
   });
+}
+
+/**
+ * A body field name is a dotted path into nested objects: every segment is non-empty (and
+ * not `__proto__`, which would reach the object's prototype) and no field is also the
+ * parent of another (`a` and `a.b` would both want `a`).
+ */
+function bodyPathProblems(names: readonly string[]): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const all = new Set(names);
+  for (const name of names) {
+    const loc = ['http', 'body', name];
+    if (name.split('.').some((segment) => segment === '' || segment === '__proto__')) {
+      problems.push({ loc, msg: 'a body field path has an empty or __proto__ segment', type: 'body_field_invalid' });
+      continue;
+    }
+    const parents = name
+      .split('.')
+      .slice(0, -1)
+      .map((_, i, segments) => segments.slice(0, i + 1).join('.'));
+    const clash = parents.find((parent) => all.has(parent));
+    if (clash !== undefined) problems.push({ loc, msg: `${clash} is a body value, it cannot also hold ${name}`, type: 'body_field_conflict' });
+  }
+  return problems;
 }

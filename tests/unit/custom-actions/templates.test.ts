@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { customActionSpecSchema, type CustomActionSpec } from '../../../domain/custom-actions/spec.ts';
+import { renderBody } from '../../../domain/custom-actions/render.ts';
 import { placeholderInputs, specProblems } from '../../../domain/custom-actions/templates.ts';
 
 const inputs = [
@@ -175,5 +176,40 @@ describe('names and references', () => {
         { loc: ['http', 'headers', name], msg: expect.any(String), type: 'header_reserved' },
       ]);
     }
+  });
+});
+
+describe('nested body fields', () => {
+  const nested = (fields: Record<string, string>) => http({ http: { method: 'POST', path: '/v1/x', body: fields } });
+  it('takes dotted paths and refuses an empty or __proto__ segment and a value that is also a parent', () => {
+    expect(types(nested({ mode: 'block', 'configuration.target': 'ip', 'configuration.value': '{{ inputs.ip }}' }))).toEqual([]);
+    expect(types(nested({ 'configuration..value': 'x' }))).toEqual(['body_field_invalid']);
+    expect(types(nested({ '__proto__.polluted': 'x' }))).toEqual(['body_field_invalid']);
+    expect(types(nested({ configuration: 'x', 'configuration.value': 'y' }))).toEqual(['body_field_conflict']);
+  });
+
+  it('renders a dotted field into nested objects, typed values kept', () => {
+    const spec = v.parse(customActionSpecSchema, {
+      name: 'custom.waf.block',
+      title: 'Block',
+      transport: 'http',
+      inputs: [
+        { name: 'ip', type: 'string' },
+        { name: 'ttl', type: 'integer' },
+      ],
+      http: {
+        method: 'POST',
+        path: '/rules',
+        body: { mode: 'block', 'configuration.target': 'ip', 'configuration.value': '{{ inputs.ip }}', 'limits.ttl': '{{ inputs.ttl }}' },
+      },
+      effect_type: 'none',
+      risk: 'write',
+    });
+    const { enabled: _enabled, ...stored } = spec;
+    expect(renderBody(stored, spec.http?.body ?? {}, { ip: '198.51.100.4', ttl: 600 })).toEqual({
+      mode: 'block',
+      configuration: { target: 'ip', value: '198.51.100.4' },
+      limits: { ttl: 600 },
+    });
   });
 });
