@@ -18,7 +18,7 @@
  *   effect on the target early through its frozen binding (adapters/effects/reversal.ts);
  *   with none, calls the bound unblock action directly (already gone is success).
  * - status (`ip_status`, `domain_status`, `host_status`): the bound read, with the handle
- *   of the newest unresolved effect on the target by the same adapter; `enforced` by the
+ *   of the newest unresolved effect on the target by the same adapter that recorded one; `enforced` by the
  *   read-back rule, `enforcement_performed` always false, `state` `enforced` or
  *   `not_enforced`. A read answering that the object is gone is a successful read.
  *
@@ -316,9 +316,11 @@ function statusAction(deps: ResponseActionDeps, name: string, managed: ManagedAc
     const target = normalized(managed, input);
     const inForce = await deps.policy();
     const current = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
-    const open = (await deps.openEffects(managed.effectType, managed.targetType, target)).find(
+    // An effect applied as already enforced recorded no handle: the read takes the newest that did.
+    const byAdapter = (await deps.openEffects(managed.effectType, managed.targetType, target)).filter(
       (e) => current === null || e.adapterId === current.binding.adapter_id,
     );
+    const open = byAdapter.find((e) => e.handle !== null) ?? byAdapter[0];
     const frozen = open ? await deps.effects.read(open.id) : null;
     const snapshot = frozen?.exists ? frozen.snapshot : current;
     const { connection, resolved } = await boundCall(deps, snapshot, 'status', vocabularyOf(deps, target, input, context, 0, open?.handle ?? null));

@@ -6,6 +6,7 @@
  *   svc dev token ...    print a dev exchange token (dev identity only)
  *   svc dev gateway ...  local gateway minting request-bound assertions
  *   svc dev receiver ... local notify.webhook receiver verifying signatures
+ *   svc dev edge-waf ... local stand-in of the edge WAF API the edge_waf pack speaks
  *   svc pack ...         integration pack publishing: keygen, build, sign, index, verify (pack.ts)
  */
 import { pino } from 'pino';
@@ -15,12 +16,13 @@ import { loadConfig } from '../config.ts';
 import { migrateToLatest } from '../migrate.ts';
 import { runAuditVerify } from './audit-verify.ts';
 import { runDevGateway } from './dev-gateway.ts';
+import { runDevEdgeWaf } from './dev-edge-waf.ts';
 import { runDevReceiver } from './dev-receiver.ts';
 import { runDevToken } from './dev-token.ts';
 import { runPack } from './pack.ts';
 
 const usage =
-  'usage: svc serve | svc migrate | svc audit verify | svc dev token|gateway|receiver [options] | svc pack keygen|build|sign|index|verify [options]';
+  'usage: svc serve | svc migrate | svc audit verify | svc dev token|gateway|receiver|edge-waf [options] | svc pack keygen|build|sign|index|verify [options]';
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -60,6 +62,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'dev' && sub === 'token') return runDevToken(rest, process.env);
   if (command === 'dev' && sub === 'gateway') return runDevGateway(rest, process.env);
   if (command === 'dev' && sub === 'receiver') return runDevReceiver(rest);
+  if (command === 'dev' && sub === 'edge-waf') return runDevEdgeWaf(rest, process.env);
   if (command === 'pack') {
     process.exitCode = await runPack(argv.slice(1), process.env);
     return;
