@@ -1,5 +1,6 @@
 /**
- * `svc dev edge-waf [--port 8787] [--token <t>]`: serves the local stand-in of the
+ * `svc dev edge-waf [--port 8787] [--token <t>]`: serves (and prints each answer it sends:
+ * method, path, status) the local stand-in of the
  * Cloudflare API v4 IP Access Rules (dev-standins/edge-waf.ts; SPEC.md "Managed
  * containment actions", "Shipped adapter packs": edge_waf) on 127.0.0.1 until SIGINT or
  * SIGTERM, to point an `http` connection with bearer auth at.
@@ -28,7 +29,7 @@ export function parseDevEdgeWafArgs(argv: string[], env: NodeJS.ProcessEnv): { p
 /** Runs `svc dev edge-waf`: prints one line with the stand-in's URL and the zone rules path, and serves until SIGINT or SIGTERM. */
 export async function runDevEdgeWaf(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { port, token } = parseDevEdgeWafArgs(argv, env);
-  const standIn = await startEdgeWafStandIn({ port, host: '127.0.0.1', token });
+  const standIn = await startEdgeWafStandIn({ port, host: '127.0.0.1', token, onAnswer: (a) => process.stdout.write(`${JSON.stringify(a)}\n`) });
   process.stdout.write(`edge-waf stand-in (Cloudflare API v4 IP Access Rules) listening on ${standIn.url}: rules at ${standIn.url}${ZONE_RULES_PATH}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

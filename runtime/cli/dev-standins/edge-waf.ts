@@ -62,6 +62,8 @@ export type EdgeWafStandInOptions = {
   host?: string;
   /** The bearer token every request must carry. */
   token: string;
+  /** Called with each answer sent (`svc dev edge-waf` prints them). */
+  onAnswer?: (answer: { method: string; path: string; status: number }) => void;
 };
 
 /**
@@ -182,6 +184,7 @@ export async function startEdgeWafStandIn(options: EdgeWafStandInOptions): Promi
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    res.on('finish', () => options.onAnswer?.({ method: req.method ?? '', path: req.url ?? '', status: res.statusCode }));
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
