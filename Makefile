@@ -35,3 +35,4 @@ bench: node_modules
 	node --import tsx bench/runbook-engine.ts
 	node --import tsx bench/chain-verify.ts
 	node --import tsx bench/custom-action.ts
+	node --import tsx bench/containment.ts
