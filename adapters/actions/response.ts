@@ -32,25 +32,27 @@
  * its step starts (the driver opens the gate with reason `response_policy`); one the
  * policy or the adapter refuses does not wait, it fails at once.
  */
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { v5 as uuidV5 } from 'uuid';
 import {
   resolveAdapter,
+  resolveRead,
   snapshotDigest,
   snapshotOf,
   type AdapterCall,
   type AdapterRole,
   type ParametersSnapshot,
+  type Resolved,
   type Vocabulary,
 } from '../../domain/effects/binding.ts';
-import { applyVerdict, managedActions, readBack, type AdapterAnswer, type ManagedAction } from '../../domain/effects/managed.ts';
+import { applyVerdict, managedActions, ownershipPlan, type ApplyVerdict, type ManagedAction } from '../../domain/effects/managed.ts';
 import { evaluateRequest, type EffectRefusal } from '../../domain/effects/request.ts';
 import type { EffectState } from '../../domain/effects/state.ts';
 import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
 import { systemActor } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
-import { boundActionFacts, connectionFacts } from '../effects/bound-actions.ts';
+import { boundActionFacts, callBoundAction, connectionFacts, readBoundState } from '../effects/bound-actions.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
@@ -145,24 +147,43 @@ function normalized(managed: ManagedAction, input: Input): string {
   return result.value;
 }
 
-/** Runs `call` through the registry's implementation of its action; resolves the answer, never throws for the vendor's failures. */
-async function callBound(
+/** Runs `call` through the registry's implementation (adapters/effects/bound-actions.ts). */
+const callBound = (
   deps: ResponseActionDeps,
   call: AdapterCall,
   connection: ResolvedConnection | null,
   context: Pick<ActionContext, 'signal' | 'caseId'>,
   key: { runId: string; stepId: string; attempt: number },
-): Promise<AdapterAnswer & { retryable: boolean }> {
-  const definition = deps.registry().implementation(call.action);
-  const parsed = definition && v.safeParse(definition.input, call.input);
-  if (!definition || !parsed?.success) return { ok: false, type: 'adapter_input_invalid', message: `${call.action} refused its input`, retryable: false };
-  try {
-    const output = await definition.execute(parsed.output, { ...key, caseId: context.caseId, connection, signal: context.signal, cases: null, now: deps.now });
-    return { ok: true, output, retryable: false };
-  } catch (error) {
-    if (error instanceof ActionFailure) return { ok: false, type: error.type, message: error.message, retryable: error.retryable };
-    return { ok: false, type: 'adapter_error', message: error instanceof Error ? error.message : String(error), retryable: false };
-  }
+) => callBoundAction(deps.registry(), call, connection, { ...context, now: deps.now }, key);
+
+/**
+ * A block on a shared vendor object (its action declares `effect.ownership`): the
+ * ownership read and, when our entry is not there, the status read decide before anything
+ * is written (domain/effects/managed.ts `ownershipPlan`). `apply` when the block should go
+ * ahead, else the verdict to record: already enforced, the declared refusal
+ * (`adapter_ownership_refused`), or the failure of a read that could not tell.
+ */
+async function ownershipCheck(
+  deps: ResponseActionDeps,
+  snapshot: ParametersSnapshot,
+  call: AdapterCall,
+  vocabulary: Vocabulary,
+  connection: ResolvedConnection | null,
+  context: Pick<ActionContext, 'signal' | 'caseId'>,
+  key: { runId: string; stepId: string; attempt: number },
+): Promise<'apply' | ApplyVerdict> {
+  if (call.ownership === null) return 'apply';
+  const facts = (n: string) => boundActionFacts(deps.registry(), n);
+  const read = (resolved: Resolved, step: string) =>
+    readBoundState(deps.registry(), resolved, connection, { ...context, now: deps.now }, { ...key, stepId: step });
+  const own = await read(resolveRead(snapshot, call.ownership.read, facts, connectionFacts(connection), vocabulary), 'ownership');
+  if (!own.ok) return { status: 'failed', code: own.code, message: own.message };
+  const present = own.enforced ? null : await read(resolveAdapter(snapshot, 'status', facts, connectionFacts(connection), vocabulary), 'status');
+  if (present !== null && !present.ok) return { status: 'failed', code: present.code, message: present.message };
+  const plan = ownershipPlan(own.enforced, present?.enforced === true);
+  if (plan === 'apply') return 'apply';
+  if (plan === 'already_enforced') return { status: 'applied', enforcementPerformed: false, already: true, handle: null };
+  return { status: 'failed', code: 'adapter_ownership_refused', message: call.ownership.refusal };
 }
 
 function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAction): ActionDefinition<Input, Output> {
@@ -244,8 +265,11 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
         if (requested.position !== null) await deps.waitFor(requested.position);
         throw refused(resolved.refusal);
       }
-      const answer = await callBound(deps, resolved.call, connection, context, { runId: `effect-${effectId}`, stepId: 'apply', attempt: 1 });
-      const verdict = applyVerdict(answer);
+      const key = { runId: `effect-${effectId}`, stepId: 'apply', attempt: 1 };
+      const vocabulary = vocabularyOf(deps, target, input, context, evaluation.ttlSeconds, null);
+      const owned = await ownershipCheck(deps, resolved.snapshot, resolved.call, vocabulary, connection, context, key);
+      const answer = owned === 'apply' ? await callBound(deps, resolved.call, connection, context, key) : null;
+      const verdict = answer === null ? (owned as ApplyVerdict) : applyVerdict(answer);
       const recorded = await deps.effects.decide({
         type: 'record_apply',
         effectId,
@@ -253,7 +277,7 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
         now: deps.now().toISOString(),
       });
       if (recorded.position !== null) await deps.waitFor(recorded.position);
-      if (verdict.status === 'failed') throw new ActionFailure(verdict.code, verdict.message, answer.ok ? false : answer.retryable);
+      if (verdict.status === 'failed') throw new ActionFailure(verdict.code, verdict.message, answer !== null && !answer.ok && answer.retryable);
       return answered(target, effectId, recorded.state);
     },
     async preview(input, context) {
@@ -331,10 +355,9 @@ function statusAction(deps: ResponseActionDeps, name: string, managed: ManagedAc
     async execute(input, context) {
       const { target, connection, resolved } = await resolve(input, context);
       if (!resolved.ok) throw refused(resolved.refusal);
-      const answer = await callBound(deps, resolved.call, connection, context, context);
-      if (!answer.ok && answer.type !== 'vendor_already_absent') throw new ActionFailure(answer.type, answer.message, answer.retryable);
-      const enforced = answer.ok && resolved.call.enforced !== null && readBack(answer.output, resolved.call.enforced);
-      return { target, enforced, enforcement_performed: false, state: enforced ? 'enforced' : 'not_enforced' };
+      const read = await readBoundState(deps.registry(), resolved, connection, { ...context, now: deps.now }, context);
+      if (!read.ok) throw new ActionFailure(read.code, read.message, false);
+      return { target, enforced: read.enforced, enforcement_performed: false, state: read.enforced ? 'enforced' : 'not_enforced' };
     },
     async preview(input, context) {
       const { target, resolved } = await resolve(input, context);

@@ -9,7 +9,11 @@
  * and run through the registry's implementation, the code a run uses, with an
  * idempotency key of the effect and the reversal attempt. Success, or the vendor saying the
  * target is already gone (`vendor_already_absent`), is `reversed`; an adapter refusal or
- * any other failure is `reversal_failed`, tried again after 60 s doubling up to an hour.
+ * any other failure is `reversal_failed`, tried again after 60 s doubling up to an hour,
+ * unless the binding's status read, by its declared state, shows the effect no longer in
+ * place (a vendor refusing to undo what is already undone): then it is `already_reversed`.
+ * An unblock declaring `effect.ownership` first asks its ownership read: our entry gone
+ * means the entry there is someone else's, which stays (`already_reversed`, no call).
  * An effect found `reversing` (a worker died mid-call) is called again: the unblock is
  * idempotent, and already-gone counts as success. An effect applied as `already_enforced`
  * placed nothing at the vendor (the target was blocked before it, by us or by someone
@@ -20,15 +24,14 @@
  * `effect_type`, `target_type`, `target`, `adapter_id`, `reason`, `outcome` (`reversed`,
  * `already_reversed`, `reversal_failed`) and, on a failure, `code` and `attempts`.
  */
-import * as v from 'valibot';
-import { resolveAdapter } from '../../domain/effects/binding.ts';
+import { resolveAdapter, resolveRead, type Vocabulary } from '../../domain/effects/binding.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { EffectCommand, EffectEvent, EffectState } from '../../domain/effects/index.ts';
-import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
+import type { ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 import { systemActor, type AuditLog } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
-import { boundActionFacts, connectionFacts } from './bound-actions.ts';
+import { boundActionFacts, callBoundAction, connectionFacts, readBoundState } from './bound-actions.ts';
 
 const RETRY_BASE_MS = 60_000;
 const RETRY_MAX_MS = 3_600_000;
@@ -106,37 +109,44 @@ export function createEffectReverser(deps: EffectReverserDeps) {
       }
       const snapshot = state.snapshot;
       const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
-      const resolved = resolveAdapter(snapshot, 'unblock', (name) => boundActionFacts(deps.actions, name), connectionFacts(connection), {
+      const facts = (name: string) => boundActionFacts(deps.actions, name);
+      const vocabulary: Vocabulary = {
         target: state.target,
         scope: null,
         reason: `svc: ${reason === 'ttl_expired' ? 'TTL expired' : 'released'}`,
         ttlSeconds: state.ttlSeconds,
         until: state.expiresAt ?? deps.now().toISOString(),
         handle: state.handle,
-      });
+      };
+      const context = { signal: AbortSignal.timeout(CALL_TIMEOUT_MS), caseId: null, now: deps.now };
+      const key = (stepId: string) => ({ runId: `effect-${state.id}`, stepId, attempt: state.reversalAttempts + 1 });
+      const resolved = resolveAdapter(snapshot, 'unblock', facts, connectionFacts(connection), vocabulary);
       if (!resolved.ok) return failed(state, reason, actor, resolved.refusal.code, resolved.refusal.message);
-      const definition = deps.actions.implementation(resolved.call.action);
-      const input = definition && v.safeParse(definition.input, resolved.call.input);
-      if (!definition || !input?.success) return failed(state, reason, actor, 'adapter_input_invalid', `${resolved.call.action} refused its input`);
-      try {
-        await definition.execute(input.output, {
-          runId: `effect-${state.id}`,
-          stepId: 'reverse',
-          attempt: state.reversalAttempts + 1,
-          caseId: null,
+      const { ownership } = resolved.call;
+      if (ownership !== null) {
+        // A shared vendor object: when our own entry is gone, the entry left there is someone else's and stays.
+        const own = await readBoundState(
+          deps.actions,
+          resolveRead(resolved.snapshot, ownership.read, facts, connectionFacts(connection), vocabulary),
           connection,
-          signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-          cases: null,
-          now: deps.now,
-        });
-      } catch (error) {
-        if (error instanceof ActionFailure && error.type === 'vendor_already_absent') {
-          return reversed(state, reason, actor, true);
-        }
-        const code = error instanceof ActionFailure ? error.type : 'reversal_error';
-        return failed(state, reason, actor, code, error instanceof Error ? error.message : String(error));
+          context,
+          key('ownership'),
+        );
+        if (own.ok && !own.enforced) return reversed(state, reason, actor, true);
       }
-      return reversed(state, reason, actor, false);
+      const answer = await callBoundAction(deps.actions, resolved.call, connection, context, key('reverse'));
+      if (answer.ok) return reversed(state, reason, actor, false);
+      if (answer.type === 'vendor_already_absent') return reversed(state, reason, actor, true);
+      // A vendor refusing to undo what is already undone: the read, by its declared state, decides.
+      const read = await readBoundState(
+        deps.actions,
+        resolveAdapter(snapshot, 'status', facts, connectionFacts(connection), vocabulary),
+        connection,
+        context,
+        key('status'),
+      );
+      if (read.ok && !read.enforced) return reversed(state, reason, actor, true);
+      return failed(state, reason, actor, answer.type, answer.message);
     },
   };
 }

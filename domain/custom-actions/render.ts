@@ -119,7 +119,9 @@ export function renderBody(spec: StoredCustomActionSpec, fields: Record<string, 
     let parent = body;
     for (const segment of path) {
       const next = Object.hasOwn(parent, segment) ? parent[segment] : undefined;
-      parent = next !== null && typeof next === 'object' ? (next as Record<string, unknown>) : (parent[segment] = {});
+      const child: Record<string, unknown> = next !== null && typeof next === 'object' ? (next as Record<string, unknown>) : {};
+      parent[segment] = child;
+      parent = child;
     }
     parent[leaf] = value;
   }

@@ -25,8 +25,16 @@ type Scalar = string | number | boolean;
 export type InputDeclaration = { name: string; type: 'string' | 'integer' | 'number' | 'boolean'; required: boolean };
 /** What a read declares enforced reads as (a custom action's `effect.enforced_output` / `enforced_values`). */
 export type EnforcedDeclaration = { output: string; values: string[] };
+/** The read proving a shared vendor object's entry is ours, and the refusal when the object holds the target but not as ours (`effect.ownership`). */
+export type OwnershipDeclaration = { read: string; refusal: string };
 /** A bound action as the registry knows it; null when it is not registered at all. */
-export type BoundActionFacts = { enabled: boolean; arbitrary: boolean; inputs: InputDeclaration[]; enforced: EnforcedDeclaration | null } | null;
+export type BoundActionFacts = {
+  enabled: boolean;
+  arbitrary: boolean;
+  inputs: InputDeclaration[];
+  enforced: EnforcedDeclaration | null;
+  ownership: OwnershipDeclaration | null;
+} | null;
 export type ConnectionFacts = { exists: boolean; testMode: boolean };
 export type AdapterRole = 'block' | 'unblock' | 'status';
 
@@ -45,7 +53,13 @@ export type Vocabulary = {
 
 export type ParametersSnapshot = { policy_version: number; binding: Binding };
 
-export type AdapterCall = { action: string; input: Record<string, Scalar>; connectionName: string; enforced: EnforcedDeclaration | null };
+export type AdapterCall = {
+  action: string;
+  input: Record<string, Scalar>;
+  connectionName: string;
+  enforced: EnforcedDeclaration | null;
+  ownership: OwnershipDeclaration | null;
+};
 export type Resolved = { ok: true; snapshot: ParametersSnapshot; digest: string; call: AdapterCall } | { ok: false; refusal: EffectRefusal };
 
 const vocabularyNames: Record<string, (v: Vocabulary) => Scalar | null> = {
@@ -75,6 +89,11 @@ export function snapshotOf(policy: ResponsePolicy, policyVersion: number, effect
 /** SHA-256 of the snapshot's canonical JSON. */
 export const snapshotDigest = (snapshot: ParametersSnapshot): string => sha256Hex(canonicalJson(snapshot));
 
+const refuse = (code: string, message: string, params?: Record<string, unknown>): Resolved => ({
+  ok: false,
+  refusal: params ? { code, message, params } : { code, message },
+});
+
 /**
  * The call of the snapshot's `role` action with its input from `vocabulary` and the
  * binding's parameters, or the typed refusal. `actionFacts` and `connection` describe the
@@ -89,18 +108,41 @@ export function resolveAdapter(
   connection: ConnectionFacts,
   vocabulary: Vocabulary,
 ): Resolved {
-  const refuse = (code: string, message: string, params?: Record<string, unknown>): Resolved => ({
-    ok: false,
-    refusal: params ? { code, message, params } : { code, message },
-  });
   if (snapshot === null) return refuse('integration_not_configured', 'the response policy binds no adapter for this effect and target type');
   const { binding } = snapshot;
   const action = role === 'block' ? binding.block_action : role === 'unblock' ? binding.unblock_action : binding.status_action;
   if (action === null) return refuse('adapter_no_status_action', `adapter ${binding.adapter_id} has no status action`, { adapter_id: binding.adapter_id });
+  return resolveCall(snapshot, action, role === 'status', actionFacts, connection, vocabulary);
+}
+
+/**
+ * The call of a read `action` that is not one of the binding's roles (an ownership read,
+ * `effect.ownership.read`), on the binding's connection and parameters, checked like a
+ * status read: it must declare its enforced state.
+ */
+export function resolveRead(
+  snapshot: ParametersSnapshot,
+  action: string,
+  actionFacts: (name: string) => BoundActionFacts,
+  connection: ConnectionFacts,
+  vocabulary: Vocabulary,
+): Resolved {
+  return resolveCall(snapshot, action, true, actionFacts, connection, vocabulary);
+}
+
+function resolveCall(
+  snapshot: ParametersSnapshot,
+  action: string,
+  read: boolean,
+  actionFacts: (name: string) => BoundActionFacts,
+  connection: ConnectionFacts,
+  vocabulary: Vocabulary,
+): Resolved {
+  const { binding } = snapshot;
   const facts = actionFacts(action);
   if (facts === null || !facts.enabled) return refuse('adapter_action_unavailable', `${action} is not a registered, enabled action`, { action });
   if (facts.arbitrary) return refuse('adapter_action_arbitrary', `${action} is in the arbitrary tier`, { action });
-  if (role === 'status' && facts.enforced === null) {
+  if (read && facts.enforced === null) {
     return refuse('adapter_status_undeclared', `${action} declares no effect.enforced_output: its answer cannot say whether the target is blocked`, { action });
   }
   if (!connection.exists)
@@ -113,7 +155,12 @@ export function resolveAdapter(
   const input = boundInput(facts.inputs, vocabulary, binding.parameters);
   if (!input.ok) return { ok: false, refusal: input.refusal };
   const digest = snapshotDigest(snapshot);
-  return { ok: true, snapshot, digest, call: { action, input: input.value, connectionName: binding.connection_name, enforced: facts.enforced } };
+  return {
+    ok: true,
+    snapshot,
+    digest,
+    call: { action, input: input.value, connectionName: binding.connection_name, enforced: facts.enforced, ownership: facts.ownership },
+  };
 }
 
 /**

@@ -12,6 +12,11 @@
  *   failure fail the effect: never a phantom success.
  * - `handleFrom`: the provider handle a block answered with (rule id, decision id, ...),
  *   from the first output named in the input vocabulary's handle names.
+ * - `ownershipPlan`: a block on a shared vendor object (an alias many write to) whose
+ *   action declares `effect.ownership`: our own entry already there is `already_enforced`
+ *   with nothing written; the target there but not as ours is refused with the declared
+ *   refusal, nothing written (removing it later would remove someone else's entry);
+ *   otherwise the block goes ahead.
  * - `readBack`: whether a read's output says enforced: the declared `enforced_output` equals
  *   one of `enforced_values`, compared trimmed and ignoring case; anything else, a missing
  *   output included, is not enforced.
@@ -78,4 +83,10 @@ export function readBack(output: unknown, enforced: { output: string; values: re
   if (value === null || value === undefined || typeof value === 'object') return false;
   const text = String(value).trim().toLowerCase();
   return enforced.values.some((v) => v.trim().toLowerCase() === text);
+}
+
+/** What a block on a shared object does, from the ownership read (`ownEntry`) and the status read (`targetPresent`). */
+export function ownershipPlan(ownEntry: boolean, targetPresent: boolean): 'already_enforced' | 'refuse' | 'apply' {
+  if (ownEntry) return 'already_enforced';
+  return targetPresent ? 'refuse' : 'apply';
 }

@@ -84,6 +84,33 @@ const customActions = [
   },
 ];
 
+const aliasOwnership = { read: 'custom.lab_alias.owned', refusal: 'the alias holds this domain, but svc did not add it' };
+const aliasActions = [
+  ...['add', 'remove'].map((verb) => ({
+    ...common,
+    name: `custom.lab_alias.${verb}`,
+    title: `${verb} an alias entry`,
+    inputs: [{ name: 'target', type: 'string', required: true }],
+    http: { method: 'POST', path: `/alias/${verb}`, body: { target: '{{ inputs.target }}' } },
+    outputs: [
+      { name: 'status', path: '$.status', type: 'string' },
+      { name: 'message', path: '$.message', type: 'string' },
+    ],
+    effect: { outcome, ownership: aliasOwnership },
+    risk: 'write',
+  })),
+  ...['has', 'owned'].map((verb) => ({
+    ...common,
+    name: `custom.lab_alias.${verb}`,
+    title: `Read the alias: ${verb}`,
+    inputs: [{ name: 'target', type: 'string', required: true }],
+    http: { method: 'GET', path: `/alias/${verb}/{{ inputs.target }}` },
+    outputs: [{ name: verb === 'has' ? 'present' : 'owned', path: verb === 'has' ? '$.present' : '$.owned', type: 'string' }],
+    effect: { enforced_output: verb === 'has' ? 'present' : 'owned', enforced_values: ['yes'] },
+    risk: 'read',
+  })),
+];
+
 const binding = (effect_type: string, target_type: string, connection_name: string) => ({
   effect_type,
   target_type,
@@ -144,6 +171,9 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
   let svc: InProcessService;
   let waf: Awaited<ReturnType<typeof startReceiver>>;
   const rules = new Map<string, Rule>();
+  /** The shared alias: domain to who added it (`svc` or an operator). */
+  const aliasEntries = new Map<string, string>();
+  let deleteRefusal = false;
   let caseId = '';
   let next = 1;
 
@@ -160,7 +190,20 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
         rules.set(id, { ip: body.ip, note: body.note ?? null });
         return json(res, 200, { status: 'done', rule_id: id });
       }
+      if (one && req.method === 'DELETE' && deleteRefusal) return json(res, 409, { status: 'failed', message: 'rule cannot be deleted now' });
       if (one && !rules.has(one[1]!)) return json(res, 404, { status: 'failed', message: 'rule not found' });
+      const alias = /^\/alias\/(add|remove|has|owned)(?:\/([\w.-]+))?$/.exec(req.path);
+      if (alias) {
+        const domain = alias[2] ?? (JSON.parse(req.body) as { target: string }).target;
+        if (alias[1] === 'add') aliasEntries.set(domain, aliasEntries.get(domain) ?? 'svc');
+        if (alias[1] === 'remove') aliasEntries.delete(domain);
+        // Like a shared firewall alias API: adding or removing answers "done" whether or not anything changed.
+        return json(res, 200, {
+          status: 'done',
+          present: aliasEntries.has(domain) ? 'yes' : 'no',
+          owned: aliasEntries.get(domain) === 'svc' ? 'yes' : 'no',
+        });
+      }
       if (one && req.method === 'GET') return json(res, 200, { status: 'done', mode: 'block' });
       if (one && req.method === 'DELETE') {
         rules.delete(one[1]!);
@@ -176,7 +219,7 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
       const conn = await callAs(svc, root, 'POST', '/connections', c);
       expect(conn.status, conn.text).toBe(201);
     }
-    for (const spec of customActions) {
+    for (const spec of [...customActions, ...aliasActions]) {
       const created = await callAs(svc, root, 'POST', '/custom-actions', { spec });
       expect(created.status, created.text).toBe(201);
       await actionListed(svc, root, spec.name);
@@ -320,6 +363,71 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
     expect(done.gates).toEqual([]);
     expect(done.action_log.find((row: any) => row.step_id === 'verify').output).toMatchObject({ enforced: true, state: 'enforced' });
     expect(rules.get(effect.handle)).toMatchObject({ ip: '198.51.100.23', note: expect.stringMatching(/^SVC-\d+: SSH brute force$/) });
+  });
+
+  it('reads a refused reversal back: already reversed when the rule is gone, reversal_failed while it is still there', async () => {
+    const gone = step(await run('block-ip', { target: '192.0.2.90', ttl: 600 })).output.effect_id;
+    const stays = step(await run('block-ip', { target: '192.0.2.91', ttl: 600 })).output.effect_id;
+    const handleOf = async (id: string) => (await callAs(svc, root, 'GET', `/effects/${id}`)).body.handle as string;
+    rules.delete(await handleOf(gone));
+    deleteRefusal = true;
+    try {
+      expect((await callAs(svc, root, 'POST', `/effects/${gone}/release`)).body).toMatchObject({ status: 'reversed' });
+      const failed = (await callAs(svc, root, 'POST', `/effects/${stays}/release`)).body;
+      expect(failed).toMatchObject({ status: 'reversal_failed', last_error: 'http_status', reversal_attempts: 1 });
+      expect(rules.has(await handleOf(stays))).toBe(true);
+    } finally {
+      deleteRefusal = false;
+    }
+    const audit = (await callAs(svc, root, 'GET', '/audit?action=effect.reverse')).body.items;
+    expect(audit.find((e: any) => e.target.id === gone)?.detail.outcome).toBe('already_reversed');
+    expect((await callAs(svc, root, 'POST', `/effects/${stays}/release`)).body).toMatchObject({ status: 'reversed' });
+  });
+
+  it('never takes over or removes an operator entry on a shared object: ownership decides before anything is written', async () => {
+    const withAlias = {
+      ...policy,
+      adapters: [
+        ...policy.adapters,
+        {
+          effect_type: 'block',
+          target_type: 'domain',
+          adapter_id: 'lab_alias',
+          block_action: 'custom.lab_alias.add',
+          unblock_action: 'custom.lab_alias.remove',
+          status_action: 'custom.lab_alias.has',
+          connection_name: 'waf',
+          parameters: {},
+        },
+      ],
+      automatic_grants: [...policy.automatic_grants, { effect_type: 'block', target_type: 'domain', max_ttl_seconds: 900 }],
+    };
+    expect((await callAs(svc, root, 'PUT', '/response-policy', withAlias)).status).toBe(200);
+    const writes = () => waf.received.filter((r) => r.path === '/alias/add' || r.path === '/alias/remove').length;
+    const domainEffects = async (d: string) => (await callAs(svc, ana, 'GET', `/effects?target_type=domain&target=${d}`)).body.items;
+
+    aliasEntries.set('operator.example.net', 'operator');
+    const before = writes();
+    const refusedRun = await run('block-domain', { target: 'operator.example.net', ttl: 600 });
+    expect(step(refusedRun).error).toBe('adapter_ownership_refused: the alias holds this domain, but svc did not add it');
+    expect(writes()).toBe(before);
+    expect((await domainEffects('operator.example.net'))[0]).toMatchObject({ status: 'failed', last_error: 'adapter_ownership_refused' });
+
+    const first = await run('block-domain', { target: 'ours.example.net', ttl: 600 });
+    expect(step(first).output).toMatchObject({ enforced: true, enforcement_performed: true });
+    expect(aliasEntries.get('ours.example.net')).toBe('svc');
+    const afterFirst = writes();
+    const again = await run('block-domain', { target: 'ours.example.net', ttl: 600 });
+    expect(step(again).output).toMatchObject({ enforced: true, enforcement_performed: false });
+    expect(writes()).toBe(afterFirst);
+
+    // An operator replaced our entry with their own: releasing ours leaves theirs in place.
+    aliasEntries.set('ours.example.net', 'operator');
+    const released = await callAs(svc, root, 'POST', `/effects/${step(first).output.effect_id}/release`);
+    expect(released.body).toMatchObject({ status: 'reversed' });
+    expect(aliasEntries.get('ours.example.net')).toBe('operator');
+    expect(writes()).toBe(afterFirst);
+    expect((await callAs(svc, root, 'PUT', '/response-policy', policy)).status).toBe(200);
   });
 
   it('reverses an effect when its TTL ends, through the worker and the injected clock', async () => {

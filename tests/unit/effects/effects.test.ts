@@ -7,7 +7,15 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { boundInput, resolveAdapter, snapshotDigest, snapshotOf, type BoundActionFacts, type EnforcedDeclaration, type Vocabulary } from '../../../domain/effects/binding.ts';
+import {
+  boundInput,
+  resolveAdapter,
+  snapshotDigest,
+  snapshotOf,
+  type BoundActionFacts,
+  type EnforcedDeclaration,
+  type Vocabulary,
+} from '../../../domain/effects/binding.ts';
 import { effectDecider, type EffectCommand, type EffectEvent } from '../../../domain/effects/index.ts';
 import { evaluateRequest, type EffectRequest } from '../../../domain/effects/request.ts';
 import { normalizePolicy, responsePolicySchema } from '../../../domain/response-policy/policy.ts';
@@ -114,6 +122,7 @@ describe('resolveAdapter and the bound-action input', () => {
       { name: 'zone_id', type: 'string', required: true },
     ],
     enforced: null,
+    ownership: null,
   };
   const facts =
     (over: Record<string, BoundActionFacts> = {}) =>
@@ -133,6 +142,7 @@ describe('resolveAdapter and the bound-action input', () => {
         connectionName: 'waf',
         input: { ip: '203.0.113.7', note: 'SVC-1: SSH brute force', duration: '600s', zone_id: 'z-1' },
         enforced: null,
+        ownership: null,
       },
     });
   });

@@ -1,6 +1,6 @@
 /** How a bound adapter's answers read for a managed effect (domain/effects/managed.ts; SPEC.md "Managed containment actions"). */
 import { describe, expect, it } from 'vitest';
-import { applyVerdict, handleFrom, managedActions, readBack } from '../../../domain/effects/managed.ts';
+import { applyVerdict, handleFrom, managedActions, ownershipPlan, readBack } from '../../../domain/effects/managed.ts';
 
 describe('managedActions', () => {
   it('names the nine response actions with their effect type, target type and role', () => {
@@ -52,5 +52,13 @@ describe('readBack', () => {
     expect(readBack({}, enforced)).toBe(false);
     expect(readBack({ mode: { value: 'block' } }, enforced)).toBe(false);
     expect(readBack({ exit_code: 0 }, { output: 'exit_code', values: ['0'] })).toBe(true);
+  });
+});
+
+describe('ownershipPlan', () => {
+  it('is already enforced when our entry is there, refuses a target there as held by another, and applies otherwise', () => {
+    expect(ownershipPlan(true, true)).toBe('already_enforced');
+    expect(ownershipPlan(false, true)).toBe('refuse');
+    expect(ownershipPlan(false, false)).toBe('apply');
   });
 });
