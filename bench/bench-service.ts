@@ -171,3 +171,20 @@ export async function startBenchService(extraEnv: Record<string, string> = {}): 
     },
   };
 }
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A JSON call to the bench service as `token`: method, path and optional body; the status and parsed answer. */
+export type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** `Api` over `bench`'s URL with a bearer `token`. */
+export function apiOf(bench: BenchService, token: string): Api {
+  return async (method, path, body) => {
+    const res = await fetch(`${bench.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+}

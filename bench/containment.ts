@@ -46,7 +46,7 @@ import type { AddressInfo } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../projections/database.ts';
 import { systemClock } from '../adapters/shared/clock.ts';
-import { benchLine, expectStatus, median, printReport, runBench, runsFinished, startBenchService, type BenchService } from './bench-service.ts';
+import { apiOf, benchLine, expectStatus, median, printReport, runBench, runsFinished, startBenchService, sleep, type Api } from './bench-service.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const runCount = Number(process.env.BENCH_RUNS ?? 30);
@@ -58,21 +58,6 @@ const DIRECT_NET = '198.19';
 const ZONE = 'z-1';
 const WAF_KEY = 'bench-waf-key';
 const NOTE = 'bench';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
-
-function apiOf(bench: BenchService, token: string): Api {
-  return async (method, path, body) => {
-    const res = await fetch(`${bench.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
-}
 
 /** A 10-step chain with `inputs`; `step(i)` gives step i's lines (YAML, indented under `steps:`). */
 function chainYaml(slug: string, inputs: string[], step: (i: number) => string[]): string {
