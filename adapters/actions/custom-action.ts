@@ -26,13 +26,18 @@
  * containment actions (issue 22) and change no run here.
  *
  * SSH: the bare command and each rendered argument single-quoted on its own, run with
- * `sshExec`; output `{exit_code, <outputs>}`, the outputs read from stdout as JSON.
+ * `sshExec`; output `{exit_code, <outputs>}`, the outputs read from stdout as JSON. A
+ * non-zero exit fails the step (`command_failed`); with `effect.exit` the command's own
+ * wording decides first (domain/custom-actions/ssh-verdict.ts): a refusal fails even on
+ * exit 0, and a declared exit code with its wording fails as `vendor_already_present` or
+ * `vendor_already_absent`, which the managed layer reads as already done.
  *
  * `timeout_s` bounds each execution (besides the step's own deadline); `max_attempts`
  * tries a retryable failure again within one step attempt. `redactLog` masks every
  * `secret` input and every `redact` path as `[redacted]` in the action log.
  */
 import { outcomeVerdict } from '../../domain/custom-actions/outcome.ts';
+import { sshVerdict } from '../../domain/custom-actions/ssh-verdict.ts';
 import type { StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
 import {
   customInputSchema,
@@ -179,6 +184,9 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
 
   const executeSsh = async (inputs: CustomInputs, context: ActionContext, signal: AbortSignal) => {
     const result = await sshExec(name, { connection: context.connection, signal }, sshLine(inputs));
+    const exit = spec.effect?.exit;
+    const verdict = exit && result.exit_code !== -1 ? sshVerdict(exit, result) : null;
+    if (verdict && !verdict.ok) throw new ActionFailure(verdict.type, `${name}: ${verdict.detail}`, false);
     if (result.exit_code !== 0) {
       throw new ActionFailure(
         'command_failed',

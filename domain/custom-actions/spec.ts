@@ -76,6 +76,12 @@ const outputName = v.pipe(v.string(), v.regex(INPUT_NAME, 'an output name: lower
 /** Vendor values or message fragments: each trimmed and never empty (an empty fragment would match every message). */
 const vendorTexts = v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))), v.maxLength(20));
 
+/** An exit code of an ssh command and the wording (fragments of its stdout or stderr) that, together, mean one thing. */
+const exitWording = v.strictObject({
+  exit_code: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(255)),
+  wording: v.pipe(vendorTexts, v.minLength(1)),
+});
+
 /**
  * What the action declares about its effect on the vendor (SPEC.md "Managed containment
  * actions": "Read-back rule", "Exit and verdict handling"; docs/configuration.md "Custom
@@ -88,6 +94,10 @@ const vendorTexts = v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), 
  *   meaning success, the output carrying its message, and message fragments meaning the
  *   object is already there (`already_present`) or already gone (`already_absent`);
  *   outcome.ts applies it.
+ * - `exit`, on an ssh action (SPEC.md: "the exit code alone never decides"): the exit
+ *   codes that, with the command's own wording, mean the object is already there
+ *   (`already_present`) or already gone (`already_absent`), and wording that is a refusal
+ *   whatever the exit code (`refusal`); ssh-verdict.ts applies it.
  * - `ownership`: the read action proving a shared vendor object's entry is ours, and the
  *   refusal when it is not.
  *
@@ -103,6 +113,13 @@ export const customEffectSchema = v.strictObject({
       message: outputName,
       already_present: v.optional(vendorTexts, []),
       already_absent: v.optional(vendorTexts, []),
+    }),
+  ),
+  exit: v.optional(
+    v.strictObject({
+      already_present: v.optional(v.pipe(v.array(exitWording), v.maxLength(10)), []),
+      already_absent: v.optional(v.pipe(v.array(exitWording), v.maxLength(10)), []),
+      refusal: v.optional(vendorTexts, []),
     }),
   ),
   ownership: v.optional(

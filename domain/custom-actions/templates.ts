@@ -173,6 +173,21 @@ function effectProblems(spec: CustomActionSpec, effect: CustomEffect): SpecProbl
         problem(['outcome', 'already_absent', i], `${JSON.stringify(m)} cannot mean both already present and already absent`, 'effect_ambiguous');
     });
   }
+  const exit = effect.exit;
+  if (exit) {
+    if (spec.transport !== 'ssh') problem(['exit'], 'exit wording reads an ssh command: an http action declares an outcome', 'effect_not_applicable');
+    for (const present of exit.already_present) {
+      exit.already_absent.forEach((absent, i) => {
+        const both = absent.wording.find((w) => absent.exit_code === present.exit_code && present.wording.some((p) => p.toLowerCase() === w.toLowerCase()));
+        if (both !== undefined)
+          problem(
+            ['exit', 'already_absent', i],
+            `exit ${absent.exit_code} with ${JSON.stringify(both)} cannot mean both already present and already absent`,
+            'effect_ambiguous',
+          );
+      });
+    }
+  }
   if (effect.ownership?.read === spec.name)
     problem(['ownership', 'read'], 'the ownership read is another action, a read of the vendor object', 'effect_not_applicable');
   return problems;

@@ -213,3 +213,26 @@ describe('nested body fields', () => {
     });
   });
 });
+
+describe('ssh exit wording', () => {
+  const sshWith = (effect: unknown, transport: 'ssh' | 'http' = 'ssh') =>
+    v.parse(customActionSpecSchema, {
+      name: 'custom.fw.unban',
+      title: 'Unban',
+      transport,
+      inputs,
+      ...(transport === 'ssh' ? { ssh: { command: '/usr/sbin/nft', args: ['{{ inputs.ip }}'] } } : { http: { method: 'POST', path: '/x' } }),
+      effect,
+      effect_type: 'none',
+      risk: 'write',
+    });
+  it('is declared on ssh actions only, and one exit code and wording cannot mean both present and absent', () => {
+    const exit = { already_absent: [{ exit_code: 1, wording: ['No such file or directory'] }] };
+    expect(types(sshWith({ exit }))).toEqual([]);
+    expect(types(sshWith({ exit }, 'http'))).toEqual(['effect_not_applicable']);
+    expect(types(sshWith({ exit: { ...exit, already_present: [{ exit_code: 1, wording: ['no such FILE or directory'] }] } }))).toEqual(['effect_ambiguous']);
+    expect(types(sshWith({ exit: { ...exit, already_present: [{ exit_code: 2, wording: ['No such file or directory'] }] } }))).toEqual([]);
+    expect(() => sshWith({ exit: { already_absent: [{ exit_code: 0, wording: ['x'] }] } })).toThrow();
+    expect(() => sshWith({ exit: { already_absent: [{ exit_code: 1, wording: [] }] } })).toThrow();
+  });
+});
