@@ -30,7 +30,13 @@ export type TestSshd = {
 
 const keygen = (path: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path], { stdio: 'pipe' });
 
-export async function startSshd(): Promise<TestSshd> {
+/**
+ * Starts sshd on `host` (default 127.0.0.1); with `netns` it runs inside that network
+ * namespace (`ip netns exec`), listening on an address of the namespace, so the commands
+ * it runs change that namespace only (tests/support/firewall-host.ts).
+ */
+export async function startSshd(options: { host?: string; netns?: string } = {}): Promise<TestSshd> {
+  const host = options.host ?? '127.0.0.1';
   // sshd refuses to start without its privilege-separation directory, which the service manager usually creates.
   if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const dir = mkdtempSync(join(tmpdir(), 'svc-sshd-'));
@@ -44,7 +50,7 @@ export async function startSshd(): Promise<TestSshd> {
     join(dir, 'sshd_config'),
     `${[
       `Port ${port}`,
-      'ListenAddress 127.0.0.1',
+      `ListenAddress ${host}`,
       `HostKey ${join(dir, 'host')}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
       `PidFile ${join(dir, 'sshd.pid')}`,
@@ -56,15 +62,18 @@ export async function startSshd(): Promise<TestSshd> {
       'UsePAM no',
     ].join('\n')}\n`,
   );
-  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = ['-D', '-e', '-f', join(dir, 'sshd_config')];
+  const child: ChildProcess = options.netns
+    ? spawn('ip', ['netns', 'exec', options.netns, SSHD, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(SSHD, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const deadline = Date.now() + 10_000;
-  while (!(await listening(port))) {
+  while (!(await listening(port, host))) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const line = (pub: string) => `[127.0.0.1]:${port} ${readFileSync(join(dir, pub), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ')}`;
+  const line = (pub: string) => `[${host}]:${port} ${readFileSync(join(dir, pub), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ')}`;
   return {
     port,
     username,
@@ -81,10 +90,10 @@ export async function startSshd(): Promise<TestSshd> {
   };
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
-export function listening(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on `host`:`port` (default 127.0.0.1). */
+export function listening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
+    const socket = connect(port, host, () => {
       socket.destroy();
       resolve(true);
     });
