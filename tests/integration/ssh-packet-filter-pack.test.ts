@@ -1,13 +1,15 @@
 /**
- * The shipped `ssh_packet_filter_a` adapter pack on real nftables, on every engine (issue 22
- * "Real parts": the ssh packet-filter packs run real `nft` over the real OpenSSH server
- * inside a network namespace the test creates, and the test reads the ruleset back). The
- * pack is installed from packs/, bound in the response policy, and driven by
- * `response.ip_block`, `response.ip_status` and `response.ip_unblock`: the address lands
- * in the namespace's set, a second block is already enforced (nft's "File exists"), the
- * read-back is enforced by exit 0, the release empties the set, a second release is
- * already gone ("No such file or directory"), and a TTL end removes the address through
- * the worker and the injected clock. This machine's own ruleset is never touched.
+ * The shipped ssh packet-filter adapter packs on real nftables and iptables, on every
+ * engine (issue 22 "Real parts": the ssh packet-filter packs run real `nft` and `iptables`
+ * over the real OpenSSH server inside a network namespace the test creates, and the test
+ * reads the ruleset back). Each pack is installed from packs/, bound in the response
+ * policy, and driven by `response.ip_block`, `response.ip_status` and
+ * `response.ip_unblock`: the address lands in the namespace's ruleset, a second block is
+ * already enforced (nft's "File exists"; iptables through the ownership read, as `-I`
+ * would insert twice), the read-back is enforced by exit 0, the release removes it, a
+ * second release is already gone (the tools' own absent-rule wording), and a TTL end
+ * removes the address through the worker and the injected clock. This machine's own
+ * ruleset is never touched.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,87 +39,107 @@ const runbooks = {
   'unblock.yml': oneStep('nft-unblock', 'response.ip_unblock'),
 };
 
-describe.skipIf(!firewallHostAvailable).each(e2eEngines)('the shipped ssh_packet_filter_a pack on real nftables on $name', ({ server }) => {
-  const clock = manualClock(new Date());
-  let svc: InProcessService;
-  let host: FirewallHost;
-
-  beforeAll(async () => {
-    host = await startFirewallHost();
-    for (const command of [
+type PackCase = { pack: string; setup: string[][]; parameters: Record<string, string>; ruleset: string[] };
+const packCases: PackCase[] = [
+  {
+    pack: 'ssh_packet_filter_a',
+    setup: [
       ['nft', 'add', 'table', 'inet', 'svc'],
       ['nft', 'add', 'set', 'inet', 'svc', 'blocklist', '{ type ipv4_addr; flags interval; }'],
       ['nft', 'add', 'chain', 'inet', 'svc', 'input', '{ type filter hook input priority 0; policy accept; }'],
       ['nft', 'add', 'rule', 'inet', 'svc', 'input', 'ip', 'saddr', '@blocklist', 'drop'],
-    ])
-      expect(host.exec(command).status, command.join(' ')).toBe(0);
-    svc = await startInProcessService({ server }, { runbooks, clock: clock.now, extraEnv: { SVC_PACKS_DIR: join(import.meta.dirname, '../../packs') } });
-    const conn = await callAs(svc, root, 'POST', '/connections', {
-      kind: 'ssh',
-      name: 'fw',
-      secret: host.sshd.clientKey,
-      config: { host: host.address, port: host.sshd.port, username: host.sshd.username, known_hosts: host.sshd.knownHosts },
+    ],
+    parameters: { table: 'svc', set: 'blocklist' },
+    ruleset: ['nft', 'list', 'set', 'inet', 'svc', 'blocklist'],
+  },
+  { pack: 'ssh_packet_filter_b', setup: [], parameters: { chain: 'INPUT' }, ruleset: ['iptables', '-S', 'INPUT'] },
+];
+const cases = packCases.flatMap((c) => e2eEngines.map((e) => ({ ...c, ...e })));
+
+describe.skipIf(!firewallHostAvailable).each(cases)(
+  'the shipped $pack pack on a real packet filter on $name',
+  ({ pack, setup, parameters, ruleset, server }) => {
+    const clock = manualClock(new Date());
+    let svc: InProcessService;
+    let host: FirewallHost;
+
+    beforeAll(async () => {
+      host = await startFirewallHost();
+      for (const command of setup) expect(host.exec(command).status, command.join(' ')).toBe(0);
+      svc = await startInProcessService({ server }, { runbooks, clock: clock.now, extraEnv: { SVC_PACKS_DIR: join(import.meta.dirname, '../../packs') } });
+      const conn = await callAs(svc, root, 'POST', '/connections', {
+        kind: 'ssh',
+        name: 'fw',
+        secret: host.sshd.clientKey,
+        config: { host: host.address, port: host.sshd.port, username: host.sshd.username, known_hosts: host.sshd.knownHosts },
+      });
+      expect(conn.status, conn.text).toBe(201);
+      const preview = await callAs(svc, root, 'POST', `/integration-packs/registry/${pack}/preview`);
+      expect(preview.status, preview.text).toBe(200);
+      const installed = await callAs(svc, root, 'POST', `/integration-packs/registry/${pack}/install`, { preview_token: preview.body.preview_token });
+      expect(installed.status, installed.text).toBe(200);
+      for (const verb of ['block', 'unblock', 'status']) await actionListed(svc, root, `custom.${pack}.${verb}`);
+      const policy = await callAs(svc, root, 'PUT', '/response-policy', {
+        protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
+        ttl: { min_seconds: 60, max_seconds: 86_400 },
+        automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
+        adapters: [
+          {
+            effect_type: 'block',
+            target_type: 'ip',
+            adapter_id: pack,
+            block_action: `custom.${pack}.block`,
+            unblock_action: `custom.${pack}.unblock`,
+            status_action: `custom.${pack}.status`,
+            connection_name: 'fw',
+            parameters,
+          },
+        ],
+      });
+      expect(policy.status, policy.text).toBe(200);
+    }, 60_000);
+    afterAll(async () => {
+      await svc?.close();
+      await host?.close();
     });
-    expect(conn.status, conn.text).toBe(201);
-    const preview = await callAs(svc, root, 'POST', '/integration-packs/registry/ssh_packet_filter_a/preview');
-    expect(preview.status, preview.text).toBe(200);
-    const installed = await callAs(svc, root, 'POST', '/integration-packs/registry/ssh_packet_filter_a/install', { preview_token: preview.body.preview_token });
-    expect(installed.status, installed.text).toBe(200);
-    for (const verb of ['block', 'unblock', 'status']) await actionListed(svc, root, `custom.ssh_packet_filter_a.${verb}`);
-    const policy = await callAs(svc, root, 'PUT', '/response-policy', {
-      protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
-      ttl: { min_seconds: 60, max_seconds: 86_400 },
-      automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
-      adapters: [
-        {
-          effect_type: 'block',
-          target_type: 'ip',
-          adapter_id: 'ssh_packet_filter_a',
-          block_action: 'custom.ssh_packet_filter_a.block',
-          unblock_action: 'custom.ssh_packet_filter_a.unblock',
-          status_action: 'custom.ssh_packet_filter_a.status',
-          connection_name: 'fw',
-          parameters: { table: 'svc', set: 'blocklist' },
-        },
-      ],
+
+    const inSet = () => host.exec(ruleset).stdout;
+    const run = async (slug: string, ip: string) => {
+      const c = await callAs(svc, root, 'POST', '/cases', { title: `${slug} ${ip}`, severity: 'high' });
+      const queued = await callAs(svc, root, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs: { ip } });
+      expect(queued.status, queued.text).toBe(202);
+      const done = await runWhen(svc, root, queued.body.id, /^(succeeded|failed|waiting_approval)$/);
+      return done.action_log.find((row: any) => row.step_id === 'act');
+    };
+
+    it('blocks in the ruleset, reads back by exit code, reads a duplicate and a second release from the wording of the tool itself, and releases', async () => {
+      expect((await run('nft-block', '203.0.113.7')).output).toMatchObject({ enforced: true, enforcement_performed: true });
+      expect(inSet()).toContain('203.0.113.7');
+      expect((await run('nft-block', '203.0.113.7')).output).toMatchObject({ enforced: true, enforcement_performed: false });
+      expect(inSet().match(/203\.0\.113\.7/g)).toHaveLength(1);
+      expect((await run('nft-status', '203.0.113.7')).output).toEqual({
+        target: '203.0.113.7',
+        enforced: true,
+        enforcement_performed: false,
+        state: 'enforced',
+      });
+      expect((await run('nft-status', '203.0.113.8')).output).toMatchObject({ enforced: false, state: 'not_enforced' });
+
+      const released = await run('nft-unblock', '203.0.113.7');
+      expect(released.status, JSON.stringify(released)).toBe('ok');
+      expect(inSet()).not.toContain('203.0.113.7');
+      const again = await run('nft-unblock', '203.0.113.7');
+      expect(again.output, JSON.stringify(again)).toMatchObject({ enforced: false, enforcement_performed: false });
+      if (pack === 'ssh_packet_filter_b') expect(inSet().match(/203\.0\.113\./g)).toBeNull();
     });
-    expect(policy.status, policy.text).toBe(200);
-  }, 60_000);
-  afterAll(async () => {
-    await svc?.close();
-    await host?.close();
-  });
 
-  const inSet = () => host.exec(['nft', 'list', 'set', 'inet', 'svc', 'blocklist']).stdout;
-  const run = async (slug: string, ip: string) => {
-    const c = await callAs(svc, root, 'POST', '/cases', { title: `${slug} ${ip}`, severity: 'high' });
-    const queued = await callAs(svc, root, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs: { ip } });
-    expect(queued.status, queued.text).toBe(202);
-    const done = await runWhen(svc, root, queued.body.id, /^(succeeded|failed|waiting_approval)$/);
-    return done.action_log.find((row: any) => row.step_id === 'act');
-  };
-
-  it('blocks in the set, reads back by exit code, reads a duplicate and a second release from nft wording, and releases', async () => {
-    expect((await run('nft-block', '203.0.113.7')).output).toMatchObject({ enforced: true, enforcement_performed: true });
-    expect(inSet()).toContain('203.0.113.7');
-    expect((await run('nft-block', '203.0.113.7')).output).toMatchObject({ enforced: true, enforcement_performed: false });
-    expect((await run('nft-status', '203.0.113.7')).output).toEqual({ target: '203.0.113.7', enforced: true, enforcement_performed: false, state: 'enforced' });
-    expect((await run('nft-status', '203.0.113.8')).output).toMatchObject({ enforced: false, state: 'not_enforced' });
-
-    const released = await run('nft-unblock', '203.0.113.7');
-    expect(released.status, JSON.stringify(released)).toBe('ok');
-    expect(inSet()).not.toContain('203.0.113.7');
-    const again = await run('nft-unblock', '203.0.113.7');
-    expect(again.output, JSON.stringify(again)).toMatchObject({ enforced: false, enforcement_performed: false });
-    expect(host.exec(['nft', 'list', 'ruleset']).stdout).toContain('ip saddr @blocklist drop');
-  });
-
-  it('removes the address from the set when the TTL ends, through the worker and the injected clock', async () => {
-    const blocked = await run('nft-block-short', '198.51.100.77');
-    expect(blocked.output).toMatchObject({ enforced: true });
-    expect(inSet()).toContain('198.51.100.77');
-    clock.advance(61_000);
-    await expect.poll(async () => (await callAs(svc, root, 'GET', `/effects/${blocked.output.effect_id}`)).body.status, { timeout: 15_000 }).toBe('reversed');
-    expect(inSet()).not.toContain('198.51.100.77');
-  });
-});
+    it('removes the address from the ruleset when the TTL ends, through the worker and the injected clock', async () => {
+      const blocked = await run('nft-block-short', '198.51.100.77');
+      expect(blocked.output).toMatchObject({ enforced: true });
+      expect(inSet()).toContain('198.51.100.77');
+      clock.advance(61_000);
+      await expect.poll(async () => (await callAs(svc, root, 'GET', `/effects/${blocked.output.effect_id}`)).body.status, { timeout: 15_000 }).toBe('reversed');
+      expect(inSet()).not.toContain('198.51.100.77');
+    });
+  },
+);
