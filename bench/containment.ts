@@ -41,6 +41,7 @@
  * The target `>= 0.5x` is our own: BENCH.md has no row for this metric yet, the team is
  * to add it to its table.
  */
+import { labWafActions, labWafBinding } from '../tests/support/lab-firewall.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql, type Kysely } from 'kysely';
@@ -98,71 +99,11 @@ const runbooks = {
 };
 type Slug = keyof typeof runbooks;
 
-const outcome = { output: 'status', success: ['done'], message: 'message', already_present: ['duplicate'], already_absent: ['not found'] };
-const common = { transport: 'http', default_connection: 'waf', effect_type: 'notify' };
-const status = [
-  { name: 'status', path: '$.status', type: 'string' },
-  { name: 'message', path: '$.message', type: 'string' },
-];
-const customActions = [
-  {
-    ...common,
-    name: 'custom.lab_waf.block',
-    title: 'Add a block rule',
-    inputs: [
-      { name: 'ip', type: 'string', required: true },
-      { name: 'zone', type: 'string', required: true },
-      { name: 'note', type: 'string' },
-    ],
-    http: { method: 'POST', path: '/zones/{{ inputs.zone }}/rules', body: { ip: '{{ inputs.ip }}', note: '{{ inputs.note }}' } },
-    outputs: [...status, { name: 'rule_id', path: '$.rule_id', type: 'string' }],
-    effect: { outcome },
-    risk: 'write',
-  },
-  {
-    ...common,
-    name: 'custom.lab_waf.unblock',
-    title: 'Delete a block rule',
-    inputs: [
-      { name: 'rule_id', type: 'string', required: true },
-      { name: 'zone', type: 'string', required: true },
-    ],
-    http: { method: 'DELETE', path: '/zones/{{ inputs.zone }}/rules/{{ inputs.rule_id }}' },
-    outputs: status,
-    effect: { outcome },
-    risk: 'write',
-  },
-  {
-    ...common,
-    name: 'custom.lab_waf.status',
-    title: 'Read a block rule',
-    inputs: [
-      { name: 'rule_id', type: 'string', required: true },
-      { name: 'zone', type: 'string', required: true },
-    ],
-    http: { method: 'GET', path: '/zones/{{ inputs.zone }}/rules/{{ inputs.rule_id }}' },
-    outputs: [...status, { name: 'mode', path: '$.mode', type: 'string' }],
-    effect: { outcome, enforced_output: 'mode', enforced_values: ['block'] },
-    risk: 'read',
-  },
-];
-
 const policy = {
   protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
   ttl: { min_seconds: 60, max_seconds: 3600 },
   automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 900 }],
-  adapters: [
-    {
-      effect_type: 'block',
-      target_type: 'ip',
-      adapter_id: 'lab_waf',
-      block_action: 'custom.lab_waf.block',
-      unblock_action: 'custom.lab_waf.unblock',
-      status_action: 'custom.lab_waf.status',
-      connection_name: 'waf',
-      parameters: { zone: ZONE },
-    },
-  ],
+  adapters: [labWafBinding('block', 'ip', 'waf', ZONE)],
 };
 
 type Peer = { origin: string; rules: Map<string, { ip: string; note: string | null }>; ruleOf: (ip: string) => string | undefined; close: () => Promise<void> };
@@ -277,7 +218,7 @@ async function main() {
   );
   const api = apiOf(bench, token);
   await expectStatus(api('POST', '/connections', { kind: 'http', name: 'waf', base_url: peer.origin, secret: WAF_KEY }), 201, 'create the connection');
-  for (const spec of customActions) await expectStatus(api('POST', '/custom-actions', { spec }), 201, `create ${spec.name}`);
+  for (const spec of labWafActions) await expectStatus(api('POST', '/custom-actions', { spec }), 201, `create ${spec.name}`);
   await publishPolicy(api);
   for (const [slug, yaml] of Object.entries(runbooks)) await saveRunbook(api, slug, yaml);
   const opened = await expectStatus(api('POST', '/cases', { title: 'Bench containment', severity: 'low' }), 201, 'open the case');

@@ -14,28 +14,17 @@ import { parseDevEdgeWafArgs } from '../../runtime/cli/dev-edge-waf.ts';
 import { startEdgeWafStandIn, type EdgeWafStandIn } from '../../runtime/cli/dev-standins/edge-waf.ts';
 import { readFixtureJson } from '../support/fixtures.ts';
 import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const TOKEN = 'cf-token-for-tests';
 const ZONE = '023e105f4ecef8ad9ca31a8372d0c353';
 
-const oneStep = (id: string, action: string) => `
-id: ${id}
-name: ${id}
-version: 1
-trigger: { type: manual }
-inputs:
-  - { name: ip, type: string, required: true }
-steps:
-  - id: act
-    action: ${action}
-    with: { ip: "{{ inputs.ip }}"${action === 'response.ip_block' ? ', ttl_seconds: 600, reason: "SVC-1: SSH brute force"' : ''} }
-`;
 const runbooks = {
-  'block.yml': oneStep('edge-block', 'response.ip_block'),
-  'status.yml': oneStep('edge-status', 'response.ip_status'),
-  'unblock.yml': oneStep('edge-unblock', 'response.ip_unblock'),
+  'block.yml': ipStepRunbookYaml('edge-block', 'response.ip_block', ', ttl_seconds: 600, reason: "SVC-1: SSH brute force"'),
+  'status.yml': ipStepRunbookYaml('edge-status', 'response.ip_status'),
+  'unblock.yml': ipStepRunbookYaml('edge-unblock', 'response.ip_unblock'),
 };
 
 describe('svc dev edge-waf', () => {

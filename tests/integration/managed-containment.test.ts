@@ -11,6 +11,7 @@
  * and the TTL expiry by the injected clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { labOutcome, labWafActions, labWafBinding } from '../support/lab-firewall.ts';
 import { manualClock } from '../support/clock.ts';
 import {
   actionListed,
@@ -28,61 +29,7 @@ import { e2eEngines } from '../support/service-process.ts';
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: null, role: 'analyst' }]);
 
-const outcome = { output: 'status', success: ['done'], message: 'message', already_present: ['duplicate'], already_absent: ['not found'] };
 const common = { transport: 'http', default_connection: 'waf', effect_type: 'notify' };
-const customActions = [
-  {
-    ...common,
-    name: 'custom.lab_waf.block',
-    title: 'Add a block rule',
-    inputs: [
-      { name: 'ip', type: 'string', required: true },
-      { name: 'zone', type: 'string', required: true },
-      { name: 'note', type: 'string' },
-    ],
-    http: { method: 'POST', path: '/zones/{{ inputs.zone }}/rules', body: { ip: '{{ inputs.ip }}', note: '{{ inputs.note }}' } },
-    outputs: [
-      { name: 'status', path: '$.status', type: 'string' },
-      { name: 'message', path: '$.message', type: 'string' },
-      { name: 'rule_id', path: '$.rule_id', type: 'string' },
-    ],
-    effect: { outcome },
-    risk: 'write',
-  },
-  {
-    ...common,
-    name: 'custom.lab_waf.unblock',
-    title: 'Delete a block rule',
-    inputs: [
-      { name: 'rule_id', type: 'string', required: true },
-      { name: 'zone', type: 'string', required: true },
-    ],
-    http: { method: 'DELETE', path: '/zones/{{ inputs.zone }}/rules/{{ inputs.rule_id }}' },
-    outputs: [
-      { name: 'status', path: '$.status', type: 'string' },
-      { name: 'message', path: '$.message', type: 'string' },
-    ],
-    effect: { outcome },
-    risk: 'write',
-  },
-  {
-    ...common,
-    name: 'custom.lab_waf.status',
-    title: 'Read a block rule',
-    inputs: [
-      { name: 'rule_id', type: 'string', required: true },
-      { name: 'zone', type: 'string', required: true },
-    ],
-    http: { method: 'GET', path: '/zones/{{ inputs.zone }}/rules/{{ inputs.rule_id }}' },
-    outputs: [
-      { name: 'status', path: '$.status', type: 'string' },
-      { name: 'message', path: '$.message', type: 'string' },
-      { name: 'mode', path: '$.mode', type: 'string' },
-    ],
-    effect: { outcome, enforced_output: 'mode', enforced_values: ['block'] },
-    risk: 'read',
-  },
-];
 
 const aliasOwnership = { read: 'custom.lab_alias.owned', refusal: 'the alias holds this domain, but svc did not add it' };
 const aliasActions = [
@@ -96,7 +43,7 @@ const aliasActions = [
       { name: 'status', path: '$.status', type: 'string' },
       { name: 'message', path: '$.message', type: 'string' },
     ],
-    effect: { outcome, ownership: aliasOwnership },
+    effect: { outcome: labOutcome, ownership: aliasOwnership },
     risk: 'write',
   })),
   ...['has', 'owned'].map((verb) => ({
@@ -111,16 +58,7 @@ const aliasActions = [
   })),
 ];
 
-const binding = (effect_type: string, target_type: string, connection_name: string) => ({
-  effect_type,
-  target_type,
-  adapter_id: 'lab_waf',
-  block_action: 'custom.lab_waf.block',
-  unblock_action: 'custom.lab_waf.unblock',
-  status_action: 'custom.lab_waf.status',
-  connection_name,
-  parameters: { zone: 'z-1' },
-});
+const binding = (effectType: string, targetType: string, connection: string) => labWafBinding(effectType, targetType, connection, 'z-1');
 const policy = {
   protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
   ttl: { min_seconds: 60, max_seconds: 3600 },
@@ -219,7 +157,7 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
       const conn = await callAs(svc, root, 'POST', '/connections', c);
       expect(conn.status, conn.text).toBe(201);
     }
-    for (const spec of [...customActions, ...aliasActions]) {
+    for (const spec of [...labWafActions, ...aliasActions]) {
       const created = await callAs(svc, root, 'POST', '/custom-actions', { spec });
       expect(created.status, created.text).toBe(201);
       await actionListed(svc, root, spec.name);

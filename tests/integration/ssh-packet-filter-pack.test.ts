@@ -16,27 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../support/clock.ts';
 import { firewallHostAvailable, startFirewallHost, type FirewallHost } from '../support/firewall-host.ts';
 import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
-const oneStep = (id: string, action: string, extra = '') => `
-id: ${id}
-name: ${id}
-version: 1
-trigger: { type: manual }
-inputs:
-  - { name: ip, type: string, required: true }
-steps:
-  - id: act
-    action: ${action}
-    with: { ip: "{{ inputs.ip }}"${extra} }
-`;
 const runbooks = {
-  'block.yml': oneStep('nft-block', 'response.ip_block', ', ttl_seconds: 600'),
-  'short.yml': oneStep('nft-block-short', 'response.ip_block', ', ttl_seconds: 60'),
-  'status.yml': oneStep('nft-status', 'response.ip_status'),
-  'unblock.yml': oneStep('nft-unblock', 'response.ip_unblock'),
+  'block.yml': ipStepRunbookYaml('nft-block', 'response.ip_block', ', ttl_seconds: 600'),
+  'short.yml': ipStepRunbookYaml('nft-block-short', 'response.ip_block', ', ttl_seconds: 60'),
+  'status.yml': ipStepRunbookYaml('nft-status', 'response.ip_status'),
+  'unblock.yml': ipStepRunbookYaml('nft-unblock', 'response.ip_unblock'),
 };
 
 type PackCase = { pack: string; setup: string[][]; parameters: Record<string, string>; ruleset: string[] };

@@ -48,3 +48,20 @@ steps:
     autonomous: true
     with: ${withMap}
 `;
+
+/**
+ * A manual runbook whose one step `act` calls a managed containment `action` on the run
+ * input `ip`, with `extra` more `with` entries (for example `, ttl_seconds: 600`).
+ */
+export const ipStepRunbookYaml = (slug: string, action: string, extra = ''): string => `
+id: ${slug}
+name: ${slug}
+version: 1
+trigger: { type: manual }
+inputs:
+  - { name: ip, type: string, required: true }
+steps:
+  - id: act
+    action: ${action}
+    with: { ip: "{{ inputs.ip }}"${extra} }
+`;
