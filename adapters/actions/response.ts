@@ -209,8 +209,9 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
     context: Pick<ActionContext, 'runId' | 'stepId'>,
   ) => {
     const snapshot = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);
-    const { connection, resolved } = await boundCall(deps, snapshot, 'block', vocabularyOf(deps, target, input, context, ttlSeconds, null));
-    return { snapshot, connection, resolved };
+    const vocabulary = vocabularyOf(deps, target, input, context, ttlSeconds, null);
+    const { connection, resolved } = await boundCall(deps, snapshot, 'block', vocabulary);
+    return { snapshot, vocabulary, connection, resolved };
   };
 
   /** The try this execution continues or starts: the first whose effect is absent, pending or applied. */
@@ -247,7 +248,7 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       const target = evaluation.target.value;
       const { effectId, state } = await currentTry(context);
       if (state.exists && state.status !== 'pending') return answered(target, effectId, state);
-      const { snapshot, connection, resolved } = await resolve(inForce, target, evaluation.ttlSeconds, input, context);
+      const { snapshot, vocabulary, connection, resolved } = await resolve(inForce, target, evaluation.ttlSeconds, input, context);
       const requested = await deps.effects.decide({
         type: 'request',
         effectId,
@@ -266,7 +267,6 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
         throw refused(resolved.refusal);
       }
       const key = { runId: `effect-${effectId}`, stepId: 'apply', attempt: 1 };
-      const vocabulary = vocabularyOf(deps, target, input, context, evaluation.ttlSeconds, null);
       const owned = await ownershipCheck(deps, resolved.snapshot, resolved.call, vocabulary, connection, context, key);
       const answer = owned === 'apply' ? await callBound(deps, resolved.call, connection, context, key) : null;
       const verdict = answer === null ? (owned as ApplyVerdict) : applyVerdict(answer);

@@ -26,7 +26,7 @@ export function createEffectCommands(deps: { store: EventStore }) {
         effectDecider,
         () => command,
         { actor: { id: null, email: null, kind: 'system' } },
-        also && ((events) => also(events)),
+        also,
       );
       return { position: r.position, state: r.state, decided: r.events.length };
     },

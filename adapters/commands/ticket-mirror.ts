@@ -18,7 +18,7 @@ import type { Kysely } from 'kysely';
 import * as v from 'valibot';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { fold } from '../../domain/shared/messages.ts';
+import { fold, type RecordedEvent } from '../../domain/shared/messages.ts';
 import { ticketLinkDecider, type MirrorVia, type RecordMirrored, type StatusSyncReason, type TicketLinkState } from '../../domain/tickets/index.ts';
 import { planRemoteStatus, polledStatusIsCurrent, type RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
 import type { Database } from '../../projections/database.ts';
@@ -71,10 +71,9 @@ const STATUS_EVENTS: ReadonlySet<string> = new Set(['ticket.remote_status_receiv
 export function createTicketMirror(deps: TicketMirrorDeps) {
   const linkState = async (linkId: string): Promise<TicketLinkState> => fold(ticketLinkDecider, await deps.store.readStream(streams.ticket(linkId)));
 
-  /** Whether a status polled at `observedAt` is still the news for this link (see polledStatusIsCurrent). */
-  const pollIsCurrent = async (link: { link_id: string; case_id: string }, observedAt: number): Promise<boolean> => {
-    const [linkEvents, caseEvents, pending] = await Promise.all([
-      deps.store.readStream(streams.ticket(link.link_id)),
+  /** Whether a status polled at `observedAt` is still the news for this link (see polledStatusIsCurrent), given the link's history. */
+  const pollIsCurrent = async (link: { link_id: string; case_id: string }, linkEvents: RecordedEvent[], observedAt: number): Promise<boolean> => {
+    const [caseEvents, pending] = await Promise.all([
       deps.store.readStream(streams.case(link.case_id)),
       deps.db
         .selectFrom('ticket_outbox')
@@ -125,8 +124,9 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
       };
       let position: number | null = null;
       for (const link of links) {
-        const state = await linkState(link.link_id);
-        const current = observedAt === undefined || (await pollIsCurrent(link, observedAt));
+        const history = await deps.store.readStream(streams.ticket(link.link_id));
+        const state = fold(ticketLinkDecider, history);
+        const current = observedAt === undefined || (await pollIsCurrent(link, history, observedAt));
         const status = current
           ? planRemoteStatus(state, update.status, await deps.inboundStatusMap(link.connection), {
               status: link.status,

@@ -2,10 +2,10 @@
  * What the runtime knows of an action a binding names and of its connection
  * (domain/effects/binding.ts `BoundActionFacts`, `ConnectionFacts`): from the live action
  * registry (enabled, arbitrary tier, the declared inputs of its published input schema,
- * the enforced state a custom read declares, its ownership read), and `callBoundAction`,
- * which runs a resolved adapter call through the registry's implementation (the code a run
- * uses) and answers the vendor's verdict instead of throwing it.
- * and the connection store (exists, `config.test_mode`).
+ * the enforced state a custom read declares, its ownership read) and the connection store
+ * (exists, `config.test_mode`). `callBoundAction` runs a resolved adapter call through the
+ * registry's implementation (the code a run uses) and answers the vendor's verdict instead
+ * of throwing it; `readBoundState` reads a status or ownership read's answer.
  */
 import * as v from 'valibot';
 import type { AdapterCall, BoundActionFacts, ConnectionFacts, InputDeclaration, Resolved } from '../../domain/effects/binding.ts';

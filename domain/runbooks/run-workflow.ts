@@ -98,9 +98,18 @@ export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
   return { kind: 'finish_run', status: 'succeeded', error: null };
 }
 
+/**
+ * When a gate opened at `now` (ISO time) before `step` expires: `approval.timeout_h` hours
+ * later, else `defaultApprovalTimeoutH`; ISO time. Shared by the gates this workflow opens
+ * and the one an action asks for (runtime/worker/run-driver.ts).
+ */
+export function gateDeadline(step: Pick<StepDefinition, 'approval'>, now: string, defaultApprovalTimeoutH: number): string {
+  const hours = step.approval?.timeout_h ?? defaultApprovalTimeoutH;
+  return new Date(Date.parse(now) + hours * 3_600_000).toISOString();
+}
+
 function gateFor(step: StepDefinition, triggerType: string, limits: WorkflowLimits) {
-  const hours = step.approval?.timeout_h ?? limits.defaultApprovalTimeoutH;
-  const deadline = new Date(Date.parse(limits.now) + hours * 3_600_000).toISOString();
+  const deadline = gateDeadline(step, limits.now, limits.defaultApprovalTimeoutH);
   // Before the step's own approval: whoever else it names, an admin decides this one.
   if (step.action !== null && limits.adminGate?.(step.action) === true) {
     const message = `${step.action} is an arbitrary-tier custom action: every live execution needs an admin's approval`;

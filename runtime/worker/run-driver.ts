@@ -18,7 +18,7 @@ import { createUnitOfWork, type UnitOfWork } from '../../adapters/commands/unit-
 import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
-import { nextMove, RISK_GATE_ROLES } from '../../domain/runbooks/run-workflow.ts';
+import { gateDeadline, nextMove, RISK_GATE_ROLES } from '../../domain/runbooks/run-workflow.ts';
 import { finishedStatuses, runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
 import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
@@ -187,13 +187,15 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
         case 'execute_step': {
           const before = state;
           const { step, attempt } = move;
+          // Read for the gate an action may ask for, the template context is the step's own too.
+          let gateContext: Record<string, unknown> | null = null;
           if (step.action !== null && !before.dryRun && !before.approved.includes(step.id) && deps.actions.implementation(step.action)?.gate) {
-            const context = await templateContext(deps, before);
-            const message = await stepGate(deps, { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context });
+            gateContext = await templateContext(deps, before);
+            const message = await stepGate(deps, { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context: gateContext });
             if (message !== null) {
-              const hours = step.approval?.timeout_h ?? deps.defaultApprovalTimeoutH;
-              const deadline = new Date(deps.now().getTime() + hours * 3_600_000).toISOString();
-              record({ type: 'open_gate', stepId: step.id, reason: 'response_policy', roles: RISK_GATE_ROLES, message, deadline, now: now() });
+              const at = now();
+              const deadline = gateDeadline(step, at, deps.defaultApprovalTimeoutH);
+              record({ type: 'open_gate', stepId: step.id, reason: 'response_policy', roles: RISK_GATE_ROLES, message, deadline, now: at });
               break;
             }
           }
@@ -201,7 +203,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           record({ type: 'start_step', stepId: step.id, attempt, now: startedAt });
           // The start is durable before the action runs (a crash from here on reruns the
           // step as its next attempt); the template context is only read meanwhile.
-          const [, context] = await Promise.all([flush(), templateContext(deps, before)]);
+          const [, context] = await Promise.all([flush(), gateContext ?? templateContext(deps, before)]);
           const request: StepRequest = { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context };
           const executed = step.for_each === null ? settleOne(await executeStep(deps, request)) : await executeForEach(deps, request, step.for_each);
           inFlight = {
