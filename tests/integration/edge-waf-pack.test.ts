@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDevEdgeWafArgs } from '../../runtime/cli/dev-edge-waf.ts';
 import { startEdgeWafStandIn, type EdgeWafStandIn } from '../../runtime/cli/dev-standins/edge-waf.ts';
 import { readFixtureJson } from '../support/fixtures.ts';
-import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
+import { installAndBindIpAdapter, runIpStep } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -84,42 +85,14 @@ describe.each(e2eEngines)('the shipped edge_waf pack on $name', ({ server }) => 
     svc = await startInProcessService({ server }, { runbooks, extraEnv: { SVC_PACKS_DIR: join(import.meta.dirname, '../../packs') } });
     const conn = await callAs(svc, root, 'POST', '/connections', { kind: 'http', name: 'edge-waf', base_url: waf.url, secret: TOKEN });
     expect(conn.status, conn.text).toBe(201);
-    const preview = await callAs(svc, root, 'POST', '/integration-packs/registry/edge_waf/preview');
-    expect(preview.status, preview.text).toBe(200);
-    const installed = await callAs(svc, root, 'POST', '/integration-packs/registry/edge_waf/install', { preview_token: preview.body.preview_token });
-    expect(installed.status, installed.text).toBe(200);
-    for (const name of ['custom.edge_waf.block', 'custom.edge_waf.unblock', 'custom.edge_waf.status']) await actionListed(svc, root, name);
-    const policy = await callAs(svc, root, 'PUT', '/response-policy', {
-      protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
-      ttl: { min_seconds: 60, max_seconds: 86_400 },
-      automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
-      adapters: [
-        {
-          effect_type: 'block',
-          target_type: 'ip',
-          adapter_id: 'edge_waf',
-          block_action: 'custom.edge_waf.block',
-          unblock_action: 'custom.edge_waf.unblock',
-          status_action: 'custom.edge_waf.status',
-          connection_name: 'edge-waf',
-          parameters: { zone: ZONE },
-        },
-      ],
-    });
-    expect(policy.status, policy.text).toBe(200);
+    await installAndBindIpAdapter(svc, root, 'edge_waf', 'edge-waf', { zone: ZONE });
   }, 60_000);
   afterAll(async () => {
     await svc?.close();
     await waf?.close();
   });
 
-  const run = async (slug: string, ip: string) => {
-    const c = await callAs(svc, root, 'POST', '/cases', { title: `edge ${slug} ${ip}`, severity: 'high' });
-    const queued = await callAs(svc, root, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs: { ip } });
-    expect(queued.status, queued.text).toBe(202);
-    const done = await runWhen(svc, root, queued.body.id, /^(succeeded|failed|waiting_approval)$/);
-    return { run: done, step: done.action_log.find((row: any) => row.step_id === 'act') };
-  };
+  const run = (slug: string, ip: string) => runIpStep(svc, root, slug, ip);
 
   it('blocks, reads back, treats a duplicate as already enforced, and unblocks by the recorded rule id', async () => {
     const blocked = await run('edge-block', '203.0.113.50');

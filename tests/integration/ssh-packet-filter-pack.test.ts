@@ -15,8 +15,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../support/clock.ts';
 import { firewallHostAvailable, startFirewallHost, type FirewallHost } from '../support/firewall-host.ts';
-import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
+import { installAndBindIpAdapter, runIpStep } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -63,29 +64,7 @@ describe.skipIf(!firewallHostAvailable).each(cases)(
         config: { host: host.address, port: host.sshd.port, username: host.sshd.username, known_hosts: host.sshd.knownHosts },
       });
       expect(conn.status, conn.text).toBe(201);
-      const preview = await callAs(svc, root, 'POST', `/integration-packs/registry/${pack}/preview`);
-      expect(preview.status, preview.text).toBe(200);
-      const installed = await callAs(svc, root, 'POST', `/integration-packs/registry/${pack}/install`, { preview_token: preview.body.preview_token });
-      expect(installed.status, installed.text).toBe(200);
-      for (const verb of ['block', 'unblock', 'status']) await actionListed(svc, root, `custom.${pack}.${verb}`);
-      const policy = await callAs(svc, root, 'PUT', '/response-policy', {
-        protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
-        ttl: { min_seconds: 60, max_seconds: 86_400 },
-        automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
-        adapters: [
-          {
-            effect_type: 'block',
-            target_type: 'ip',
-            adapter_id: pack,
-            block_action: `custom.${pack}.block`,
-            unblock_action: `custom.${pack}.unblock`,
-            status_action: `custom.${pack}.status`,
-            connection_name: 'fw',
-            parameters,
-          },
-        ],
-      });
-      expect(policy.status, policy.text).toBe(200);
+      await installAndBindIpAdapter(svc, root, pack, 'fw', parameters);
     }, 60_000);
     afterAll(async () => {
       await svc?.close();
@@ -93,13 +72,7 @@ describe.skipIf(!firewallHostAvailable).each(cases)(
     });
 
     const inSet = () => host.exec(ruleset).stdout;
-    const run = async (slug: string, ip: string) => {
-      const c = await callAs(svc, root, 'POST', '/cases', { title: `${slug} ${ip}`, severity: 'high' });
-      const queued = await callAs(svc, root, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs: { ip } });
-      expect(queued.status, queued.text).toBe(202);
-      const done = await runWhen(svc, root, queued.body.id, /^(succeeded|failed|waiting_approval)$/);
-      return done.action_log.find((row: any) => row.step_id === 'act');
-    };
+    const run = async (slug: string, ip: string) => (await runIpStep(svc, root, slug, ip)).step;
 
     it('blocks in the ruleset, reads back by exit code, reads a duplicate and a second release from the wording of the tool itself, and releases', async () => {
       expect((await run('nft-block', '203.0.113.7')).output).toMatchObject({ enforced: true, enforcement_performed: true });

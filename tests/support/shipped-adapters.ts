@@ -1,0 +1,51 @@
+/**
+ * Driving a shipped adapter pack the way an operator would, for the pack suites
+ * (tests/integration/edge-waf-pack.test.ts, ssh-packet-filter-pack.test.ts): install it
+ * from the registry (preview, then install with the preview's token), bind it in the
+ * response policy as `block`/`ip` with an automatic grant up to an hour, and run the
+ * one-step ip runbooks of tests/support/runbook-definitions.ts on a fresh case.
+ */
+import { expect } from 'vitest';
+import { actionListed, callAs, runWhen, type InProcessService, type TestPerson } from './in-process-service.ts';
+
+/** Installs pack `pack` (whose actions are `custom.<pack>.block|unblock|status`) and publishes a policy binding it on `connection` with `parameters`. */
+export async function installAndBindIpAdapter(
+  svc: InProcessService,
+  who: TestPerson,
+  pack: string,
+  connection: string,
+  parameters: Record<string, string>,
+): Promise<void> {
+  const preview = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/preview`);
+  expect(preview.status, preview.text).toBe(200);
+  const installed = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/install`, { preview_token: preview.body.preview_token });
+  expect(installed.status, installed.text).toBe(200);
+  for (const verb of ['block', 'unblock', 'status']) await actionListed(svc, who, `custom.${pack}.${verb}`);
+  const policy = await callAs(svc, who, 'PUT', '/response-policy', {
+    protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
+    ttl: { min_seconds: 60, max_seconds: 86_400 },
+    automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
+    adapters: [
+      {
+        effect_type: 'block',
+        target_type: 'ip',
+        adapter_id: pack,
+        block_action: `custom.${pack}.block`,
+        unblock_action: `custom.${pack}.unblock`,
+        status_action: `custom.${pack}.status`,
+        connection_name: connection,
+        parameters,
+      },
+    ],
+  });
+  expect(policy.status, policy.text).toBe(200);
+}
+
+/** Runs runbook `slug` with input `ip` on a new case until it ends or waits; the run and its `act` step's action-log row. */
+export async function runIpStep(svc: InProcessService, who: TestPerson, slug: string, ip: string): Promise<{ run: any; step: any }> {
+  const c = await callAs(svc, who, 'POST', '/cases', { title: `${slug} ${ip}`, severity: 'high' });
+  const queued = await callAs(svc, who, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs: { ip } });
+  expect(queued.status, queued.text).toBe(202);
+  const run = await runWhen(svc, who, queued.body.id, /^(succeeded|failed|waiting_approval)$/);
+  return { run, step: run.action_log.find((row: any) => row.step_id === 'act') };
+}
