@@ -100,6 +100,12 @@ export type ActionDefinition<Input = any, Output = unknown> = {
    */
   effect?: CustomEffect;
   /**
+   * The action that undoes this one (a custom action's `compensation.action`; a ban's
+   * `banlist.unblock`): a response policy binding this action as a block must name it as
+   * the unblock, so the effect's automatic reversal is the declared compensation.
+   */
+  compensation?: string;
+  /**
    * Whether this live execution waits for a human first, decided on the rendered input
    * before the step starts (a managed containment request no automatic grant covers):
    * the gate's message, or null to run at once. A throw runs the step, which then fails

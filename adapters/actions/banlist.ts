@@ -4,11 +4,14 @@
  * `cscli decisions ...`, run with the host's machine credentials) over the step's `ssh`
  * connection. `config.cscli` names the CLI (default `cscli`, a bare path).
  *
- * - block: `decisions add --ip|--range <v> --duration <n>s --type ban --reason <reason>`,
+ * - block: `decisions add --ip|--range <v> --duration <n>s --type ban --reason <reason>`
+ *   (a range goes as `--range` whether given as `range` or as `ip`, the managed vocabulary's name),
  *   the reason carrying a unique per-invocation marker; then `decisions list -o json` and
  *   the exact id of the one non-simulated ban whose reason holds the marker. No such ban:
  *   the step fails. The TTL is explicit and checked before any egress (blank, zero,
  *   malformed or over 30 days refused, in dry runs too); `--bypass-allowlist` is never sent.
+ *   Its compensation is `banlist.unblock`: bound as a managed block, the effect's TTL fills
+ *   `ttl` and the recorded `decision_id` is what the reversal deletes.
  * - status: one decision by exact id; an absent id is the `not_found` state, not a failure.
  * - unblock: `decisions delete --id <id>` of that id only, then lists again and fails
  *   unless the id is gone; an id already absent is a clean no-op.
@@ -44,23 +47,21 @@ const ttl = v.pipe(
   v.check((t) => ttlSeconds(t) !== null, 'must be a positive whole number of seconds or a duration such as 90m, 1h, 7d'),
   v.check((t) => (ttlSeconds(t) ?? 0) <= MAX_BLOCK_TTL_S, `must be at most 30 days (${MAX_BLOCK_TTL_S} s)`),
 );
+const isRange = (s: string): boolean => {
+  try {
+    ipaddr.parseCIDR(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** An address, or a range: the managed vocabulary supplies any ip target under `ip` (SPEC.md "Bound-action input vocabulary"). */
 const ip = v.pipe(
   v.string(),
   v.trim(),
-  v.check((s) => ipaddr.isValid(s) && !s.includes('/'), 'must be an IPv4 or IPv6 address'),
+  v.check((s) => (ipaddr.isValid(s) && !s.includes('/')) || isRange(s), 'must be an IPv4 or IPv6 address, or a CIDR range'),
 );
-const range = v.pipe(
-  v.string(),
-  v.trim(),
-  v.check((s) => {
-    try {
-      ipaddr.parseCIDR(s);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be a CIDR range such as 203.0.113.0/24'),
-);
+const range = v.pipe(v.string(), v.trim(), v.check(isRange, 'must be a CIDR range such as 203.0.113.0/24'));
 const decisionId = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 const blockInput = v.pipe(
@@ -68,6 +69,12 @@ const blockInput = v.pipe(
   v.check((i) => (i.ip === undefined) !== (i.range === undefined), 'exactly one of ip and range is required'),
 );
 type BlockInput = v.InferOutput<typeof blockInput>;
+
+/** The CLI's target flag and value: a range, whether given as `range` or as `ip`, goes as `--range`. */
+const targetArgs = (step: BlockInput): [string, string] => {
+  const value = step.ip ?? step.range ?? '';
+  return [value.includes('/') ? '--range' : '--ip', value];
+};
 const idInput = v.strictObject({ decision_id: decisionId });
 type IdInput = v.InferOutput<typeof idInput>;
 
@@ -132,7 +139,7 @@ const preview =
 const blockArgs = (step: BlockInput, reason: string) => [
   'decisions',
   'add',
-  ...(step.ip !== undefined ? ['--ip', step.ip] : ['--range', step.range ?? '']),
+  ...targetArgs(step),
   '--duration',
   `${ttlSeconds(step.ttl)}s`,
   '--type',
@@ -146,6 +153,7 @@ export const banlistBlock: ActionDefinition<BlockInput, Record<string, unknown>>
   connectionKind: 'ssh',
   risk: 'write',
   bounded: true,
+  compensation: 'banlist.unblock',
   input: blockInput,
   output: v.object({
     decision_id: v.number(),
@@ -161,7 +169,7 @@ export const banlistBlock: ActionDefinition<BlockInput, Record<string, unknown>>
     const reason = `${step.reason ?? `svc run ${context.runId} step ${context.stepId}`} [${marker}]`;
     await run('banlist.block', context, blockArgs(step, reason));
     const value = (step.ip ?? step.range ?? '').toLowerCase();
-    const listed = await listDecisions('banlist.block', context, step.ip !== undefined ? ['--ip', step.ip] : ['--range', step.range ?? '']);
+    const listed = await listDecisions('banlist.block', context, targetArgs(step));
     const ours = listed.filter(
       (d) =>
         d.type === 'ban' && d.simulated === false && typeof d.scenario === 'string' && d.scenario.includes(marker) && String(d.value).toLowerCase() === value,

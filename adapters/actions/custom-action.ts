@@ -204,6 +204,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     ...(spec.risk === 'arbitrary' ? { adminGate: true as const } : {}),
     ...(spec.default_connection === null ? {} : { defaultConnection: spec.default_connection }),
     ...(spec.effect === undefined ? {} : { effect: spec.effect }),
+    ...(spec.compensation ? { compensation: spec.compensation.action } : {}),
     input: customInputSchema(spec),
     output: customOutputSchema(spec),
     async execute(inputs, context) {

@@ -34,17 +34,7 @@
  */
 import type * as v from 'valibot';
 import { v5 as uuidV5 } from 'uuid';
-import {
-  resolveAdapter,
-  resolveRead,
-  snapshotDigest,
-  snapshotOf,
-  type AdapterCall,
-  type AdapterRole,
-  type ParametersSnapshot,
-  type Resolved,
-  type Vocabulary,
-} from '../../domain/effects/binding.ts';
+import { snapshotDigest, snapshotOf, type AdapterCall, type AdapterRole, type ParametersSnapshot, type Vocabulary } from '../../domain/effects/binding.ts';
 import { applyVerdict, managedActions, ownershipPlan, type ApplyVerdict, type ManagedAction } from '../../domain/effects/managed.ts';
 import { evaluateRequest, type EffectRefusal } from '../../domain/effects/request.ts';
 import type { EffectState } from '../../domain/effects/state.ts';
@@ -52,7 +42,7 @@ import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
 import { systemActor } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
-import { boundActionFacts, callBoundAction, connectionFacts, readBoundState } from '../effects/bound-actions.ts';
+import { callBoundAction, readBoundState, resolveBound } from '../effects/bound-actions.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
@@ -133,12 +123,9 @@ const vocabularyOf = (
   handle,
 });
 
-/** The `role` call of `snapshot`'s binding with its connection, or the adapter's refusal (domain/effects/binding.ts). */
-async function boundCall(deps: ResponseActionDeps, snapshot: ParametersSnapshot | null, role: AdapterRole, vocabulary: Vocabulary) {
-  const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
-  const resolved = resolveAdapter(snapshot, role, (n) => boundActionFacts(deps.registry(), n), connectionFacts(connection), vocabulary);
-  return { connection, resolved };
-}
+/** The `role` call of `snapshot`'s binding (or the read `{read}`) with its connection, or the adapter's refusal (domain/effects/binding.ts). */
+const boundCall = (deps: ResponseActionDeps, snapshot: ParametersSnapshot | null, role: AdapterRole | { read: string }, vocabulary: Vocabulary) =>
+  resolveBound({ registry: deps.registry(), resolveConnection: deps.resolveConnection }, snapshot, role, vocabulary);
 
 /** The target as the step wrote it, normalized, or the `target_invalid` refusal. */
 function normalized(managed: ManagedAction, input: Input): string {
@@ -168,17 +155,17 @@ async function ownershipCheck(
   snapshot: ParametersSnapshot,
   call: AdapterCall,
   vocabulary: Vocabulary,
-  connection: ResolvedConnection | null,
   context: Pick<ActionContext, 'signal' | 'caseId'>,
   key: { runId: string; stepId: string; attempt: number },
 ): Promise<'apply' | ApplyVerdict> {
   if (call.ownership === null) return 'apply';
-  const facts = (n: string) => boundActionFacts(deps.registry(), n);
-  const read = (resolved: Resolved, step: string) =>
-    readBoundState(deps.registry(), resolved, connection, { ...context, now: deps.now }, { ...key, stepId: step });
-  const own = await read(resolveRead(snapshot, call.ownership.read, facts, connectionFacts(connection), vocabulary), 'ownership');
+  const read = async (role: 'status' | { read: string }, step: string) => {
+    const { connection, resolved } = await boundCall(deps, snapshot, role, vocabulary);
+    return readBoundState(deps.registry(), resolved, connection, { ...context, now: deps.now }, { ...key, stepId: step });
+  };
+  const own = await read({ read: call.ownership.read }, 'ownership');
   if (!own.ok) return { status: 'failed', code: own.code, message: own.message };
-  const present = own.enforced ? null : await read(resolveAdapter(snapshot, 'status', facts, connectionFacts(connection), vocabulary), 'status');
+  const present = own.enforced ? null : await read('status', 'status');
   if (present !== null && !present.ok) return { status: 'failed', code: present.code, message: present.message };
   const plan = ownershipPlan(own.enforced, present?.enforced === true);
   if (plan === 'apply') return 'apply';
@@ -267,7 +254,7 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
         throw refused(resolved.refusal);
       }
       const key = { runId: `effect-${effectId}`, stepId: 'apply', attempt: 1 };
-      const owned = await ownershipCheck(deps, resolved.snapshot, resolved.call, vocabulary, connection, context, key);
+      const owned = await ownershipCheck(deps, resolved.snapshot, resolved.call, vocabulary, context, key);
       const answer = owned === 'apply' ? await callBound(deps, resolved.call, connection, context, key) : null;
       const verdict = answer === null ? (owned as ApplyVerdict) : applyVerdict(answer);
       const recorded = await deps.effects.decide({

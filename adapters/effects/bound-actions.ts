@@ -8,26 +8,45 @@
  * of throwing it; `readBoundState` reads a status or ownership read's answer.
  */
 import * as v from 'valibot';
-import type { AdapterCall, BoundActionFacts, ConnectionFacts, InputDeclaration, Resolved } from '../../domain/effects/binding.ts';
+import {
+  connectionNameOf,
+  resolveAdapter,
+  resolveRead,
+  type AdapterCall,
+  type AdapterRole,
+  type BoundActionFacts,
+  type ConnectionFacts,
+  type InputType,
+  type ParametersSnapshot,
+  type Resolved,
+  type Vocabulary,
+} from '../../domain/effects/binding.ts';
 import { readBack, type AdapterAnswer } from '../../domain/effects/managed.ts';
 import { ActionFailure, type ActionContext, type ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 
-const jsonTypes: Record<string, InputDeclaration['type']> = { string: 'string', integer: 'integer', number: 'number', boolean: 'boolean' };
+const jsonTypes: Record<string, InputType> = { string: 'string', integer: 'integer', number: 'number', boolean: 'boolean' };
+
+type PropertySchema = { type?: unknown; anyOf?: { type?: unknown }[] };
+
+/** The scalar type, or the types of a union (`anyOf`), a published input property accepts; string when it names none. */
+function declaredType(property: PropertySchema): InputType | InputType[] {
+  if (typeof property.type === 'string') return jsonTypes[property.type] ?? 'string';
+  const types = (property.anyOf ?? []).flatMap((a) => (typeof a.type === 'string' && jsonTypes[a.type] ? [jsonTypes[a.type] as InputType] : []));
+  return types.length === 1 ? (types[0] as InputType) : types.length > 1 ? types : 'string';
+}
 
 /** The facts of `name` in `registry`, null when it is not registered or has no implementation. */
 export function boundActionFacts(registry: ActionRegistry, name: string): BoundActionFacts {
   const entry = registry.entries().find((e) => e.name === name);
   if (!entry || registry.implementation(name) === undefined) return null;
-  const schema = entry.input_schema as { properties?: Record<string, { type?: unknown; anyOf?: { type?: unknown }[] }>; required?: string[] };
+  const schema = entry.input_schema as { properties?: Record<string, PropertySchema>; required?: string[] };
   const required = new Set(schema.required ?? []);
   const inputs = Object.entries(schema.properties ?? {})
     .filter(([key]) => key !== 'connection')
-    .map(([key, property]) => {
-      const type = typeof property.type === 'string' ? property.type : property.anyOf?.map((a) => a.type).find((t) => typeof t === 'string' && t !== 'null');
-      return { name: key, type: jsonTypes[String(type)] ?? 'string', required: required.has(key) };
-    });
-  const effect = registry.implementation(name)?.effect;
+    .map(([key, property]) => ({ name: key, type: declaredType(property), required: required.has(key) }));
+  const implementation = registry.implementation(name);
+  const effect = implementation?.effect;
   const enforced =
     effect?.enforced_output !== undefined && effect.enforced_values?.length ? { output: effect.enforced_output, values: effect.enforced_values } : null;
   return {
@@ -36,6 +55,7 @@ export function boundActionFacts(registry: ActionRegistry, name: string): BoundA
     inputs,
     enforced,
     ownership: effect?.ownership ?? null,
+    compensation: implementation?.compensation ?? null,
   };
 }
 
@@ -44,6 +64,30 @@ export const connectionFacts = (connection: ResolvedConnection | null): Connecti
   exists: connection !== null,
   testMode: connection?.config.test_mode === true,
 });
+
+/** Where bound calls come from: the live registry and the connection store. */
+export type BoundCallDeps = { registry: ActionRegistry; resolveConnection: (name: string) => Promise<ResolvedConnection | null> };
+
+/**
+ * The call of `snapshot`'s `role` action, or of the read action `{read}` (an ownership
+ * read), with the connection it runs on (domain/effects/binding.ts `connectionNameOf`),
+ * or the adapter's typed refusal with no connection looked up past the binding.
+ */
+export async function resolveBound(
+  deps: BoundCallDeps,
+  snapshot: ParametersSnapshot | null,
+  role: AdapterRole | { read: string },
+  vocabulary: Vocabulary,
+): Promise<{ connection: ResolvedConnection | null; resolved: Resolved }> {
+  const read = typeof role !== 'string' || role === 'status';
+  const connection = snapshot ? await deps.resolveConnection(connectionNameOf(snapshot.binding, read)) : null;
+  const facts = (n: string) => boundActionFacts(deps.registry, n);
+  const resolved =
+    typeof role === 'string' || snapshot === null
+      ? resolveAdapter(snapshot, typeof role === 'string' ? role : 'status', facts, connectionFacts(connection), vocabulary)
+      : resolveRead(snapshot, role.read, facts, connectionFacts(connection), vocabulary);
+  return { connection, resolved };
+}
 
 /**
  * Runs `call` through the registry's implementation of its action on `connection`, under

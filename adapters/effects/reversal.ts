@@ -24,14 +24,14 @@
  * `effect_type`, `target_type`, `target`, `adapter_id`, `reason`, `outcome` (`reversed`,
  * `already_reversed`, `reversal_failed`) and, on a failure, `code` and `attempts`.
  */
-import { resolveAdapter, resolveRead, type Vocabulary } from '../../domain/effects/binding.ts';
+import type { Vocabulary } from '../../domain/effects/binding.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { EffectCommand, EffectEvent, EffectState } from '../../domain/effects/index.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 import { systemActor, type AuditLog } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
-import { boundActionFacts, callBoundAction, connectionFacts, readBoundState } from './bound-actions.ts';
+import { callBoundAction, readBoundState, resolveBound } from './bound-actions.ts';
 
 const RETRY_BASE_MS = 60_000;
 const RETRY_MAX_MS = 3_600_000;
@@ -108,8 +108,6 @@ export function createEffectReverser(deps: EffectReverserDeps) {
         return reversed(state, reason, actor, true);
       }
       const snapshot = state.snapshot;
-      const connection = snapshot ? await deps.resolveConnection(snapshot.binding.connection_name) : null;
-      const facts = (name: string) => boundActionFacts(deps.actions, name);
       const vocabulary: Vocabulary = {
         target: state.target,
         scope: null,
@@ -120,32 +118,25 @@ export function createEffectReverser(deps: EffectReverserDeps) {
       };
       const context = { signal: AbortSignal.timeout(CALL_TIMEOUT_MS), caseId: null, now: deps.now };
       const key = (stepId: string) => ({ runId: `effect-${state.id}`, stepId, attempt: state.reversalAttempts + 1 });
-      const resolved = resolveAdapter(snapshot, 'unblock', facts, connectionFacts(connection), vocabulary);
+      const bound = { registry: deps.actions, resolveConnection: deps.resolveConnection };
+      const read = async (role: 'status' | { read: string }) => {
+        const { connection, resolved } = await resolveBound(bound, snapshot, role, vocabulary);
+        return readBoundState(deps.actions, resolved, connection, context, key(typeof role === 'string' ? role : 'ownership'));
+      };
+      const { connection, resolved } = await resolveBound(bound, snapshot, 'unblock', vocabulary);
       if (!resolved.ok) return failed(state, reason, actor, resolved.refusal.code, resolved.refusal.message);
       const { ownership } = resolved.call;
       if (ownership !== null) {
         // A shared vendor object: when our own entry is gone, the entry left there is someone else's and stays.
-        const own = await readBoundState(
-          deps.actions,
-          resolveRead(resolved.snapshot, ownership.read, facts, connectionFacts(connection), vocabulary),
-          connection,
-          context,
-          key('ownership'),
-        );
+        const own = await read({ read: ownership.read });
         if (own.ok && !own.enforced) return reversed(state, reason, actor, true);
       }
       const answer = await callBoundAction(deps.actions, resolved.call, connection, context, key('reverse'));
       if (answer.ok) return reversed(state, reason, actor, false);
       if (answer.type === 'vendor_already_absent') return reversed(state, reason, actor, true);
       // A vendor refusing to undo what is already undone: the read, by its declared state, decides.
-      const read = await readBoundState(
-        deps.actions,
-        resolveAdapter(snapshot, 'status', facts, connectionFacts(connection), vocabulary),
-        connection,
-        context,
-        key('status'),
-      );
-      if (read.ok && !read.enforced) return reversed(state, reason, actor, true);
+      const status = await read('status');
+      if (status.ok && !status.enforced) return reversed(state, reason, actor, true);
       return failed(state, reason, actor, answer.type, answer.message);
     },
   };

@@ -43,6 +43,8 @@ const bindableActionSchema = v.strictObject({
   /** A custom action's declared effect and target types; null for a built-in. */
   effect_type: v.nullable(v.string()),
   target_type: v.nullable(v.string()),
+  /** The action that undoes this one, which a binding of it as the block must name as the unblock; null when none is declared. */
+  compensation: v.nullable(v.string()),
 });
 
 const policyViewSchema = v.strictObject({
@@ -72,7 +74,12 @@ const versionsSchema = v.strictObject({
 export function actionFacts(registry: ActionRegistry): (name: string) => ActionFacts {
   return (name) => {
     const bound = boundActionFacts(registry, name);
-    return { registered: bound?.enabled ?? false, managed: name.startsWith('response.'), arbitrary: bound?.arbitrary ?? false };
+    return {
+      registered: bound?.enabled ?? false,
+      managed: name.startsWith('response.'),
+      arbitrary: bound?.arbitrary ?? false,
+      compensation: bound?.compensation ?? null,
+    };
   };
 }
 
@@ -86,11 +93,9 @@ export function responsePolicyRoutes(deps: ResponsePolicyRouteDeps) {
     return deps.actions
       .entries()
       .filter((e) => e.implemented && (e.connection_kind === 'http' || e.connection_kind === 'ssh'))
-      .filter((e) => {
-        const f = facts(e.name);
-        return f.registered && !f.managed && !f.arbitrary;
-      })
-      .map((e) => {
+      .map((e) => ({ e, f: facts(e.name) }))
+      .filter(({ f }) => f.registered && !f.managed && !f.arbitrary)
+      .map(({ e, f }) => {
         const spec = custom.get(e.name);
         return {
           name: e.name,
@@ -99,6 +104,7 @@ export function responsePolicyRoutes(deps: ResponsePolicyRouteDeps) {
           source: spec ? ('custom' as const) : ('builtin' as const),
           effect_type: spec?.effect_type ?? null,
           target_type: spec?.target?.type ?? null,
+          compensation: f.compensation,
         };
       });
   };

@@ -22,7 +22,9 @@ import type { EffectRefusal } from './request.ts';
 import { sha256Hex } from '../shared/hash-chain.ts';
 
 type Scalar = string | number | boolean;
-export type InputDeclaration = { name: string; type: 'string' | 'integer' | 'number' | 'boolean'; required: boolean };
+export type InputType = 'string' | 'integer' | 'number' | 'boolean';
+/** A declared input of a bound action: its one type, or every type a union of its schema accepts (a TTL of seconds or a duration text). */
+export type InputDeclaration = { name: string; type: InputType | readonly InputType[]; required: boolean };
 /** What a read declares enforced reads as (a custom action's `effect.enforced_output` / `enforced_values`). */
 export type EnforcedDeclaration = { output: string; values: string[] };
 /** The read proving a shared vendor object's entry is ours, and the refusal when the object holds the target but not as ours (`effect.ownership`). */
@@ -34,6 +36,8 @@ export type BoundActionFacts = {
   inputs: InputDeclaration[];
   enforced: EnforcedDeclaration | null;
   ownership: OwnershipDeclaration | null;
+  /** The action that undoes this one (a custom action's `compensation.action`, a built-in's declared compensation); null when none is declared. */
+  compensation: string | null;
 } | null;
 export type ConnectionFacts = { exists: boolean; testMode: boolean };
 export type AdapterRole = 'block' | 'unblock' | 'status';
@@ -84,6 +88,17 @@ const vocabularyNames: Record<string, (v: Vocabulary) => Scalar | null> = {
 export function snapshotOf(policy: ResponsePolicy, policyVersion: number, effectType: ManagedEffectType, targetType: TargetType): ParametersSnapshot | null {
   const binding = policy.adapters.find((b) => b.effect_type === effectType && b.target_type === targetType);
   return binding ? { policy_version: policyVersion, binding } : null;
+}
+
+/**
+ * The connection a bound call runs on: a read (status or ownership) on the binding's
+ * `parameters.status_connection` when it names one, for a vendor read over another
+ * transport than its writes (the ban list's bouncer-key http reads beside its ssh CLI
+ * blocks); everything else, and every read of a binding without one, on `connection_name`.
+ */
+export function connectionNameOf(binding: Binding, read: boolean): string {
+  const status = binding.parameters.status_connection;
+  return read && typeof status === 'string' && status !== '' ? status : binding.connection_name;
 }
 
 /** SHA-256 of the snapshot's canonical JSON. */
@@ -138,35 +153,34 @@ function resolveCall(
   connection: ConnectionFacts,
   vocabulary: Vocabulary,
 ): Resolved {
-  const { binding } = snapshot;
+  const connectionName = connectionNameOf(snapshot.binding, read);
   const facts = actionFacts(action);
   if (facts === null || !facts.enabled) return refuse('adapter_action_unavailable', `${action} is not a registered, enabled action`, { action });
   if (facts.arbitrary) return refuse('adapter_action_arbitrary', `${action} is in the arbitrary tier`, { action });
   if (read && facts.enforced === null) {
     return refuse('adapter_status_undeclared', `${action} declares no effect.enforced_output: its answer cannot say whether the target is blocked`, { action });
   }
-  if (!connection.exists)
-    return refuse('adapter_connection_missing', `connection ${binding.connection_name} does not exist`, { connection: binding.connection_name });
+  if (!connection.exists) return refuse('adapter_connection_missing', `connection ${connectionName} does not exist`, { connection: connectionName });
   if (connection.testMode) {
-    return refuse('adapter_connection_test_mode', `connection ${binding.connection_name} is in test mode: it never carries a real effect`, {
-      connection: binding.connection_name,
+    return refuse('adapter_connection_test_mode', `connection ${connectionName} is in test mode: it never carries a real effect`, {
+      connection: connectionName,
     });
   }
-  const input = boundInput(facts.inputs, vocabulary, binding.parameters);
+  const input = boundInput(facts.inputs, vocabulary, snapshot.binding.parameters);
   if (!input.ok) return { ok: false, refusal: input.refusal };
   const digest = snapshotDigest(snapshot);
   return {
     ok: true,
     snapshot,
     digest,
-    call: { action, input: input.value, connectionName: binding.connection_name, enforced: facts.enforced, ownership: facts.ownership },
+    call: { action, input: input.value, connectionName, enforced: facts.enforced, ownership: facts.ownership },
   };
 }
 
 /**
  * The bound action's input: each declared input named in the vocabulary takes the
  * effect's value, any other takes the binding parameter of its name; absent values are
- * left out. Refuses `adapter_input_unsatisfied:<field>` for a required input left empty
+ * left out, and a number recorded as text goes as a number where only numbers are taken. Refuses `adapter_input_unsatisfied:<field>` for a required input left empty
  * and `adapter_input_invalid` for a value that is not of the declared type.
  */
 export function boundInput(
@@ -183,18 +197,37 @@ export function boundInput(
         return { ok: false, refusal: { code: `adapter_input_unsatisfied:${input.name}`, message: `nothing supplies the required input ${input.name}` } };
       continue;
     }
-    if (!ofType(supplied, input.type)) {
+    const typed = asDeclared(supplied, input.type);
+    if (!ofType(typed, input.type)) {
       return {
         ok: false,
-        refusal: { code: 'adapter_input_invalid', message: `input ${input.name} is declared ${input.type}, the value is not`, params: { field: input.name } },
+        refusal: {
+          code: 'adapter_input_invalid',
+          message: `input ${input.name} is declared ${[input.type].flat().join(' or ')}, the value is not`,
+          params: { field: input.name },
+        },
       };
     }
-    value[input.name] = supplied;
+    value[input.name] = typed;
   }
   return { ok: true, value };
 }
 
-function ofType(value: Scalar, type: InputDeclaration['type']): boolean {
+/**
+ * A handle is recorded as text; a number written as text (a ban's decision id `"4"`) goes
+ * as that number to an input that takes numbers and not text. Anything else is unchanged.
+ */
+function asDeclared(value: Scalar, declared: InputDeclaration['type']): Scalar {
+  const types = [declared].flat();
+  if (typeof value !== 'string' || types.includes('string') || !/^-?\d+(\.\d+)?$/.test(value)) return value;
+  return types.includes('number') || (types.includes('integer') && /^-?\d+$/.test(value)) ? Number(value) : value;
+}
+
+function ofType(value: Scalar, declared: InputDeclaration['type']): boolean {
+  return typeof declared === 'string' ? ofOneType(value, declared) : declared.some((t) => ofOneType(value, t));
+}
+
+function ofOneType(value: Scalar, type: InputType): boolean {
   switch (type) {
     case 'string':
       return typeof value === 'string';

@@ -82,8 +82,8 @@ export const defaultResponsePolicy = (): ResponsePolicy => ({
   adapters: [],
 });
 
-/** What the runtime knows of an action a binding names. */
-export type ActionFacts = { registered: boolean; arbitrary: boolean; managed: boolean };
+/** What the runtime knows of an action a binding names; `compensation` is the action it declares undoes it, if any. */
+export type ActionFacts = { registered: boolean; arbitrary: boolean; managed: boolean; compensation: string | null };
 
 /**
  * Every reason the runtime could not evaluate `policy`, as validation issues relative to
@@ -91,7 +91,9 @@ export type ActionFacts = { registered: boolean; arbitrary: boolean; managed: bo
  * `grant_target_type_invalid`, `grant_ttl_over_policy`, `binding_target_type_invalid`
  * (a pair SPEC.md does not bind), `binding_duplicate` (two bindings of one pair),
  * `binding_action_unregistered`, `binding_action_arbitrary`, `binding_action_managed`
- * (a managed action itself: binding it would loop).
+ * (a managed action itself: binding it would loop), `binding_unblock_not_compensation`
+ * (the block action declares a compensation and the unblock is another action: the
+ * effect's automatic reversal would not undo what the block did).
  */
 export function policyProblems(policy: ResponsePolicy, facts: (name: string) => ActionFacts): SpecProblem[] {
   const problems: SpecProblem[] = [];
@@ -128,6 +130,14 @@ export function policyProblems(policy: ResponsePolicy, facts: (name: string) => 
       if (f.managed) problems.push({ loc: [...loc, field], msg: `${name} is a managed action itself`, type: 'binding_action_managed' });
       else if (!f.registered) problems.push({ loc: [...loc, field], msg: `${name} is not a registered, enabled action`, type: 'binding_action_unregistered' });
       else if (f.arbitrary) problems.push({ loc: [...loc, field], msg: `${name} is in the arbitrary tier`, type: 'binding_action_arbitrary' });
+    }
+    const compensation = facts(b.block_action).compensation;
+    if (compensation !== null && compensation !== b.unblock_action) {
+      problems.push({
+        loc: [...loc, 'unblock_action'],
+        msg: `${b.block_action} declares ${compensation} as its compensation: bind that as the unblock action`,
+        type: 'binding_unblock_not_compensation',
+      });
     }
   });
   return problems;

@@ -52,7 +52,7 @@ describe.each(e2eEngines)('response policy routes on $name', ({ server }) => {
   beforeAll(async () => {
     svc = await startInProcessService({ server });
     for (const [name, over] of [
-      ['custom.lab_waf.block', {}],
+      ['custom.lab_waf.block', { compensation: { action: 'custom.lab_waf.unblock' } }],
       ['custom.lab_waf.unblock', {}],
       ['custom.lab_waf.status', { risk: 'read', effect_type: 'enrich', http: { method: 'GET', path: '/rules/{{ inputs.ip }}' } }],
     ] as const) {
@@ -90,8 +90,9 @@ describe.each(e2eEngines)('response policy routes on $name', ({ server }) => {
       source: 'custom',
       effect_type: 'enrich',
       target_type: 'ip',
+      compensation: null,
     });
-    expect(names).toContain('custom.lab_waf.block');
+    expect(res.body.bindable_actions).toContainEqual(expect.objectContaining({ name: 'custom.lab_waf.block', compensation: 'custom.lab_waf.unblock' }));
     expect(names.some((n: string) => n.startsWith('response.'))).toBe(false);
     expect(names).not.toContain('custom.lab.shell');
     for (const who of [ana, blueAdmin]) {

@@ -33,6 +33,7 @@ export const labWafActions = [
     outputs: [...status, { name: 'rule_id', path: '$.rule_id', type: 'string' }],
     effect: { outcome: labOutcome },
     risk: 'write',
+    compensation: { action: 'custom.lab_waf.unblock' },
   },
   {
     ...common,

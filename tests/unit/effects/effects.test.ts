@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
   boundInput,
+  connectionNameOf,
   resolveAdapter,
   snapshotDigest,
   snapshotOf,
@@ -115,6 +116,7 @@ describe('resolveAdapter and the bound-action input', () => {
   const blockFacts: BoundActionFacts = {
     enabled: true,
     arbitrary: false,
+    compensation: null,
     inputs: [
       { name: 'ip', type: 'string', required: true },
       { name: 'note', type: 'string', required: false },
@@ -187,6 +189,43 @@ describe('resolveAdapter and the bound-action input', () => {
     expect(boundInput([{ name: 'mode', type: 'boolean', required: false }], vocabulary, { mode: 'block' })).toMatchObject({
       ok: false,
       refusal: { code: 'adapter_input_invalid' },
+    });
+  });
+
+  it('fills an input whose schema is a union of types by any of them, and gives a number recorded as text to an input that takes only numbers', () => {
+    const ttl = { name: 'ttl', type: ['number', 'string'] as const, required: true };
+    expect(boundInput([ttl], vocabulary, {})).toEqual({ ok: true, value: { ttl: '600s' } });
+    expect(boundInput([{ ...ttl, type: ['number', 'boolean'] as const }], vocabulary, {})).toMatchObject({
+      ok: false,
+      refusal: { code: 'adapter_input_invalid', message: 'input ttl is declared number or boolean, the value is not' },
+    });
+    const decision = { name: 'decision_id', type: 'integer' as const, required: true };
+    expect(boundInput([decision], { ...vocabulary, handle: '4' }, {})).toEqual({ ok: true, value: { decision_id: 4 } });
+    expect(boundInput([decision], { ...vocabulary, handle: '4.5' }, {})).toMatchObject({ ok: false, refusal: { code: 'adapter_input_invalid' } });
+    expect(boundInput([{ ...decision, type: 'string' as const }], { ...vocabulary, handle: '4' }, {})).toEqual({ ok: true, value: { decision_id: '4' } });
+  });
+
+  it('runs reads on the binding parameter status_connection when it names one, and writes on connection_name', () => {
+    const binding = policy.adapters[0]!;
+    expect(connectionNameOf(binding, true)).toBe('waf');
+    const split = { ...binding, parameters: { ...binding.parameters, status_connection: 'lapi' } };
+    expect([connectionNameOf(split, true), connectionNameOf(split, false)]).toEqual(['lapi', 'waf']);
+    const withRead = { policy_version: 3, binding: { ...split, status_action: 'custom.edge_waf.status' } };
+    const read = resolveAdapter(
+      withRead,
+      'status',
+      facts({ 'custom.edge_waf.status': { ...blockFacts, enforced: { output: 'mode', values: ['block'] } } }),
+      live,
+      vocabulary,
+    );
+    expect(read).toMatchObject({ ok: true, call: { connectionName: 'lapi' } });
+    expect(resolveAdapter(withRead, 'status', facts(), { exists: false, testMode: false }, vocabulary)).toMatchObject({
+      ok: false,
+      refusal: { code: 'adapter_status_undeclared' },
+    });
+    expect(resolveAdapter(withRead, 'block', facts(), { exists: false, testMode: false }, vocabulary)).toMatchObject({
+      ok: false,
+      refusal: { code: 'adapter_connection_missing', params: { connection: 'waf' } },
     });
   });
 });

@@ -19,13 +19,13 @@ import { given } from '../../support/decider.ts';
 
 const T1 = '2026-11-24T10:00:00.000Z';
 const registered: Record<string, ActionFacts> = {
-  'custom.edge_waf.block': { registered: true, arbitrary: false, managed: false },
-  'custom.edge_waf.unblock': { registered: true, arbitrary: false, managed: false },
-  'custom.edge_waf.status': { registered: true, arbitrary: false, managed: false },
-  'custom.shell.anything': { registered: true, arbitrary: true, managed: false },
-  'response.ip_block': { registered: true, arbitrary: false, managed: true },
+  'custom.edge_waf.block': { registered: true, arbitrary: false, managed: false, compensation: 'custom.edge_waf.unblock' },
+  'custom.edge_waf.unblock': { registered: true, arbitrary: false, managed: false, compensation: null },
+  'custom.edge_waf.status': { registered: true, arbitrary: false, managed: false, compensation: null },
+  'custom.shell.anything': { registered: true, arbitrary: true, managed: false, compensation: null },
+  'response.ip_block': { registered: true, arbitrary: false, managed: true, compensation: null },
 };
-const facts = (name: string): ActionFacts => registered[name] ?? { registered: false, arbitrary: false, managed: false };
+const facts = (name: string): ActionFacts => registered[name] ?? { registered: false, arbitrary: false, managed: false, compensation: null };
 const binding = (over: Record<string, unknown> = {}) => ({
   effect_type: 'block',
   target_type: 'ip',
@@ -98,6 +98,13 @@ describe('policyProblems', () => {
       ['adapters.2.status_action', 'binding_action_arbitrary'],
     ]);
     expect(types(policy({ adapters: [binding({ status_action: null })] }))).toEqual([]);
+  });
+
+  it('refuses a binding whose unblock is not the compensation its block action declares, so expiry undoes what the block did', () => {
+    const swapped = policy({ adapters: [binding({ unblock_action: 'custom.edge_waf.status' })] });
+    expect(types(swapped)).toEqual([['adapters.0.unblock_action', 'binding_unblock_not_compensation']]);
+    expect(policyProblems(swapped, facts)[0]?.msg).toMatch(/custom\.edge_waf\.unblock/);
+    expect(types(policy({ adapters: [binding({ block_action: 'custom.edge_waf.status', unblock_action: 'custom.edge_waf.block' })] }))).toEqual([]);
   });
 
   it('refuses through the schema a TTL that is zero, missing or over a year, and unknown fields', () => {
