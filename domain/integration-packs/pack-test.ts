@@ -161,8 +161,10 @@ function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): st
   const failures: string[] = [];
   for (const output of spec.outputs) {
     const raw = raws.get(output.name);
-    // A vendor sends its message with a refusal, so a success answer need not carry the outcome's message.
-    if (raw === undefined && output.name !== outcome?.message) failures.push(`output ${output.name}: nothing at ${output.path}`);
+    // A vendor sends its message with a refusal, so a success answer need not carry the outcome's message;
+    // a fixture expecting an output to be null proves that the answer may lack it (a read finding nothing).
+    const absenceExpected = output.name === outcome?.message || fixture.expect[output.name] === null;
+    if (raw === undefined && !absenceExpected) failures.push(`output ${output.name}: nothing at ${output.path}`);
     else if (raw !== undefined && extracted[output.name] === null)
       failures.push(`output ${output.name}: ${jsonType(raw)} at ${output.path} is not ${article(output.type)}`);
   }

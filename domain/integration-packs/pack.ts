@@ -51,7 +51,8 @@ const fixtureResponseSchema = v.pipe(
 /**
  * A recorded vendor answer with the input that produced it: `response` (HTTP status,
  * body and optional content type) for an http action, `result` (exit code and stdout)
- * for an ssh one; `expect` holds output values the extraction must yield.
+ * for an ssh one; `expect` holds output values the extraction must yield (null: the
+ * answer may lack the output, as a read that finds nothing does).
  */
 export const packFixtureSchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(FIXTURE_NAME, 'lower-case letters, digits and _, starting with a letter')),

@@ -8,6 +8,37 @@
 import { expect } from 'vitest';
 import { actionListed, callAs, runWhen, type InProcessService, type TestPerson } from './in-process-service.ts';
 
+/** Installs pack `pack` from the registry (preview, then install with its token) and waits until `actions` are listed. */
+export async function installPack(svc: InProcessService, who: TestPerson, pack: string, actions: string[]): Promise<void> {
+  const preview = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/preview`);
+  expect(preview.status, preview.text).toBe(200);
+  const installed = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/install`, { preview_token: preview.body.preview_token });
+  expect(installed.status, installed.text).toBe(200);
+  for (const action of actions) await actionListed(svc, who, action);
+}
+
+/** The binding of `block`/`ip` to the three actions, published with 10.0.0.0/8 protected and an automatic grant up to an hour. */
+export async function bindIpAdapter(
+  svc: InProcessService,
+  who: TestPerson,
+  binding: {
+    adapter_id: string;
+    block_action: string;
+    unblock_action: string;
+    status_action: string | null;
+    connection_name: string;
+    parameters: Record<string, string>;
+  },
+): Promise<void> {
+  const policy = await callAs(svc, who, 'PUT', '/response-policy', {
+    protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
+    ttl: { min_seconds: 60, max_seconds: 86_400 },
+    automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
+    adapters: [{ effect_type: 'block', target_type: 'ip', ...binding }],
+  });
+  expect(policy.status, policy.text).toBe(200);
+}
+
 /** Installs pack `pack` (whose actions are `custom.<pack>.block|unblock|status`) and publishes a policy binding it on `connection` with `parameters`. */
 export async function installAndBindIpAdapter(
   svc: InProcessService,
@@ -16,29 +47,16 @@ export async function installAndBindIpAdapter(
   connection: string,
   parameters: Record<string, string>,
 ): Promise<void> {
-  const preview = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/preview`);
-  expect(preview.status, preview.text).toBe(200);
-  const installed = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/install`, { preview_token: preview.body.preview_token });
-  expect(installed.status, installed.text).toBe(200);
-  for (const verb of ['block', 'unblock', 'status']) await actionListed(svc, who, `custom.${pack}.${verb}`);
-  const policy = await callAs(svc, who, 'PUT', '/response-policy', {
-    protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
-    ttl: { min_seconds: 60, max_seconds: 86_400 },
-    automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
-    adapters: [
-      {
-        effect_type: 'block',
-        target_type: 'ip',
-        adapter_id: pack,
-        block_action: `custom.${pack}.block`,
-        unblock_action: `custom.${pack}.unblock`,
-        status_action: `custom.${pack}.status`,
-        connection_name: connection,
-        parameters,
-      },
-    ],
+  const [block, unblock, status] = ['block', 'unblock', 'status'].map((verb) => `custom.${pack}.${verb}`) as [string, string, string];
+  await installPack(svc, who, pack, [block, unblock, status]);
+  await bindIpAdapter(svc, who, {
+    adapter_id: pack,
+    block_action: block,
+    unblock_action: unblock,
+    status_action: status,
+    connection_name: connection,
+    parameters,
   });
-  expect(policy.status, policy.text).toBe(200);
 }
 
 /** Runs runbook `slug` with input `ip` on a new case until it ends or waits; the run and its `act` step's action-log row. */

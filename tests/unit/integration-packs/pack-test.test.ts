@@ -189,6 +189,7 @@ describe('pack test static checks', () => {
       { name: 'up', input: { host: 'db1' }, result: { exit_code: 0, stdout: '{"state":"up"}' }, expect: { state: 'up', exit_code: 0 } },
       { name: 'down', input: { host: 'db1' }, result: { exit_code: 3, stdout: '{"state":"down"}' } },
       { name: 'garbled', input: { host: 'db1' }, result: { exit_code: 0, stdout: 'state=up' } },
+      { name: 'unknown', input: { host: 'db9' }, result: { exit_code: 0, stdout: 'null' }, expect: { state: null } },
     ]);
     expect(pick(rows, 'fixtures', 'up')?.status).toBe('pass');
     expect(pick(rows, 'fixtures', 'down')).toMatchObject({
@@ -196,7 +197,9 @@ describe('pack test static checks', () => {
       detail: 'a run fails on exit code 3 (command_failed): the fixture proves no outputs',
     });
     expect(pick(rows, 'fixtures', 'garbled')).toMatchObject({ status: 'fail', detail: 'output state: nothing at $.state' });
-    expect(rows.filter((r) => r.check === 'template').map((r) => r.status)).toEqual(['pass', 'pass', 'pass']);
+    // A fixture expecting null proves the answer may lack the output: a read that finds nothing.
+    expect(pick(rows, 'fixtures', 'unknown')?.status).toBe('pass');
+    expect(rows.filter((r) => r.check === 'template').map((r) => r.status)).toEqual(['pass', 'pass', 'pass', 'pass']);
   });
 
   it('fails the template check for an input the schema refuses and for inputs that cannot make a request', () => {
