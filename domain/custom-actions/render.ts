@@ -10,6 +10,7 @@
  * whose placeholders all name inputs the step left out is not sent. Failures are
  * RenderFailures, final by nature: the same inputs render the same way every time.
  */
+import { bodyFieldPath, closeBodyHoles, placeBodyValue } from './body-path.ts';
 import * as v from 'valibot';
 import type { StoredCustomActionSpec } from './spec.ts';
 import { placeholderInputs } from './templates.ts';
@@ -103,9 +104,11 @@ export function renderPath(action: string, path: string, inputs: CustomInputs): 
 
 /**
  * The JSON body: rendered strings, or the typed value where a field is exactly one
- * placeholder of a non-string input. A field name with dots is a path into nested objects
- * (`configuration.value` sends `{"configuration": {"value": ...}}`), for vendors whose
- * bodies nest; templates.ts refuses a name that is both a value and a parent.
+ * placeholder of a non-string input. A field name is a path (body-path.ts): dots go into
+ * nested objects and `[n]` into arrays (`append[0].value` sends `{"append": [{"value":
+ * ...}]}`), for vendors whose bodies nest or take lists; templates.ts refuses a name
+ * whose place another name gives another shape. An array element whose every field is
+ * absent is left out, the rest closing up.
  */
 export function renderBody(spec: StoredCustomActionSpec, fields: Record<string, string>, inputs: CustomInputs): Record<string, unknown> {
   const types = new Map(spec.inputs.map((i) => [i.name, i.type]));
@@ -114,18 +117,9 @@ export function renderBody(spec: StoredCustomActionSpec, fields: Record<string, 
     if (allAbsent(template, inputs)) continue;
     const only = WHOLE_PLACEHOLDER.test(template) ? placeholderInputs(template)[0] : undefined;
     const value = only !== undefined && types.get(only) !== 'string' ? inputs[only] : renderTemplate(template, inputs);
-    const path = key.split('.');
-    const leaf = path.pop() ?? key;
-    let parent = body;
-    for (const segment of path) {
-      const next = Object.hasOwn(parent, segment) ? parent[segment] : undefined;
-      const child: Record<string, unknown> = next !== null && typeof next === 'object' ? (next as Record<string, unknown>) : {};
-      parent[segment] = child;
-      parent = child;
-    }
-    parent[leaf] = value;
+    placeBodyValue(body, bodyFieldPath(key) ?? [{ key }], value);
   }
-  return body;
+  return closeBodyHoles(body) as Record<string, unknown>;
 }
 
 /**

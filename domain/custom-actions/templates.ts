@@ -34,6 +34,7 @@
  * action, and `ownership.read` names another action (`effect_not_applicable`). No
  * message fragment means both already present and already absent (`effect_ambiguous`).
  */
+import { bodyFieldConflict, bodyFieldPath, MAX_BODY_INDEX } from './body-path.ts';
 import type { CustomActionSpec, CustomEffect } from './spec.ts';
 
 export type SpecProblem = { loc: (string | number)[]; msg: string; type: string };
@@ -205,25 +206,22 @@ function duplicates(items: readonly { name: string }[], field: string): SpecProb
 }
 
 /**
- * A body field name is a dotted path into nested objects: every segment is non-empty (and
- * not `__proto__`, which would reach the object's prototype) and no field is also the
- * parent of another (`a` and `a.b` would both want `a`).
+ * A body field name is a path (body-path.ts): dots into nested objects, `[n]` into arrays;
+ * every key non-empty and not `__proto__` (which would reach the object's prototype), every
+ * index under 100, and no place given two shapes (`a` and `a.b` both want `a`; so do
+ * `a[0]` and `a.b`).
  */
 function bodyPathProblems(names: readonly string[]): SpecProblem[] {
-  const problems: SpecProblem[] = [];
-  const all = new Set(names);
-  for (const name of names) {
-    const loc = ['http', 'body', name];
-    if (name.split('.').some((segment) => segment === '' || segment === '__proto__')) {
-      problems.push({ loc, msg: 'a body field path has an empty or __proto__ segment', type: 'body_field_invalid' });
-      continue;
-    }
-    const parents = name
-      .split('.')
-      .slice(0, -1)
-      .map((_, i, segments) => segments.slice(0, i + 1).join('.'));
-    const clash = parents.find((parent) => all.has(parent));
-    if (clash !== undefined) problems.push({ loc, msg: `${clash} is a body value, it cannot also hold ${name}`, type: 'body_field_conflict' });
+  const problems: SpecProblem[] = names
+    .filter((name) => bodyFieldPath(name) === null)
+    .map((name) => ({
+      loc: ['http', 'body', name],
+      msg: `a body field path is keys joined by dots, each optionally indexed [0] to [${MAX_BODY_INDEX - 1}], none empty or __proto__`,
+      type: 'body_field_invalid',
+    }));
+  const clash = bodyFieldConflict(names);
+  if (clash !== null) {
+    problems.push({ loc: ['http', 'body', clash.name], msg: `${clash.with} already gives this place another shape`, type: 'body_field_conflict' });
   }
   return problems;
 }

@@ -188,6 +188,15 @@ describe('nested body fields', () => {
     expect(types(nested({ configuration: 'x', 'configuration.value': 'y' }))).toEqual(['body_field_conflict']);
   });
 
+  it('takes [n] into arrays and refuses a bad index and a place given two shapes', () => {
+    expect(types(nested({ 'append[0].value': '{{ inputs.ip }}', 'append[0].description': 'svc', 'filter.ids[0]': 'x', 'remove[1]': 'y' }))).toEqual([]);
+    for (const bad of ['ids[]', 'ids[-1]', 'ids[100]', 'ids[0', '[0]', 'ids[0]x', 'a.[0]'])
+      expect(types(nested({ [bad]: 'x' })), bad).toEqual(['body_field_invalid']);
+    expect(types(nested({ ids: 'x', 'ids[0]': 'y' }))).toEqual(['body_field_conflict']);
+    expect(types(nested({ 'ids[0]': 'x', 'ids.first': 'y' }))).toEqual(['body_field_conflict']);
+    expect(types(nested({ 'ids[0]': 'x', 'ids[0].id': 'y' }))).toEqual(['body_field_conflict']);
+  });
+
   it('renders a dotted field into nested objects, typed values kept', () => {
     const spec = v.parse(customActionSpecSchema, {
       name: 'custom.waf.block',
@@ -210,6 +219,41 @@ describe('nested body fields', () => {
       mode: 'block',
       configuration: { target: 'ip', value: '198.51.100.4' },
       limits: { ttl: 600 },
+    });
+  });
+
+  it('renders [n] fields into arrays, an element whose fields are all absent left out and the rest closed up', () => {
+    const spec = v.parse(customActionSpecSchema, {
+      name: 'custom.dns.block',
+      title: 'Block',
+      transport: 'http',
+      inputs: [
+        { name: 'domain', type: 'string', required: true },
+        { name: 'also', type: 'string' },
+        { name: 'count', type: 'integer' },
+      ],
+      http: {
+        method: 'PATCH',
+        path: '/lists/1',
+        body: {
+          'append[0].value': '{{ inputs.also }}',
+          'append[1].value': '{{ inputs.domain }}',
+          'append[1].description': 'svc',
+          'filter.ids[0]': '{{ inputs.domain }}',
+          'filter.ids[1]': '{{ inputs.count }}',
+        },
+      },
+      effect_type: 'none',
+      risk: 'write',
+    });
+    const { enabled: _enabled, ...stored } = spec;
+    expect(renderBody(stored, spec.http?.body ?? {}, { domain: 'evil.example', count: 3 })).toEqual({
+      append: [{ value: 'evil.example', description: 'svc' }],
+      filter: { ids: ['evil.example', 3] },
+    });
+    expect(renderBody(stored, spec.http?.body ?? {}, { domain: 'evil.example', also: 'bad.example' })).toEqual({
+      append: [{ value: 'bad.example' }, { value: 'evil.example', description: 'svc' }],
+      filter: { ids: ['evil.example'] },
     });
   });
 });
