@@ -173,12 +173,13 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     const outputs = extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document);
     const outcome = spec.effect?.outcome;
     const verdict = outcome ? outcomeVerdict(outcome, response.status, outputs) : null;
-    if (outcome && verdict && !verdict.ok) {
-      // A message output the action redacts stays out of the step's error as it stays out of its log.
-      const detail = spec.redact.includes(`$.output.${outcome.message}`) ? REDACTED : verdict.detail;
-      throw new ActionFailure(verdict.type, `${name}: ${detail}`, false);
+    // A message output the action redacts stays out of the step's error as it stays out of its log.
+    const messageRedacted = outcome !== undefined && spec.redact.includes(`$.output.${outcome.message}`);
+    if (outcome && verdict && !verdict.ok) throw new ActionFailure(verdict.type, `${name}: ${messageRedacted ? REDACTED : verdict.detail}`, false);
+    if (response.status >= 400) {
+      const said = outcome && !messageRedacted ? outputs[outcome.message] : null;
+      throw statusFailure(name, request.url, response.status, typeof said === 'string' && said.trim() !== '' ? said.trim().slice(0, 300) : null);
     }
-    if (response.status >= 400) throw statusFailure(name, request.url, response.status);
     return outputs;
   };
 

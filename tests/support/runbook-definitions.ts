@@ -51,17 +51,21 @@ steps:
 
 /**
  * A manual runbook whose one step `act` calls a managed containment `action` on the run
- * input `ip`, with `extra` more `with` entries (for example `, ttl_seconds: 600`).
+ * input named `input` (`ip`, `domain` or `host`, passed under the same name), with `extra`
+ * more `with` entries (for example `, ttl_seconds: 600`).
  */
-export const ipStepRunbookYaml = (slug: string, action: string, extra = ''): string => `
+export const targetStepRunbookYaml = (slug: string, action: string, input: 'ip' | 'domain' | 'host', extra = ''): string => `
 id: ${slug}
 name: ${slug}
 version: 1
 trigger: { type: manual }
 inputs:
-  - { name: ip, type: string, required: true }
+  - { name: ${input}, type: string, required: true }
 steps:
   - id: act
     action: ${action}
-    with: { ip: "{{ inputs.ip }}"${extra} }
+    with: { ${input}: "{{ inputs.${input} }}"${extra} }
 `;
+
+/** targetStepRunbookYaml for an `ip` target. */
+export const ipStepRunbookYaml = (slug: string, action: string, extra = ''): string => targetStepRunbookYaml(slug, action, 'ip', extra);

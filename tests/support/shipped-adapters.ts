@@ -59,11 +59,15 @@ export async function installAndBindIpAdapter(
   });
 }
 
-/** Runs runbook `slug` with input `ip` on a new case until it ends or waits; the run and its `act` step's action-log row. */
-export async function runIpStep(svc: InProcessService, who: TestPerson, slug: string, ip: string): Promise<{ run: any; step: any }> {
-  const c = await callAs(svc, who, 'POST', '/cases', { title: `${slug} ${ip}`, severity: 'high' });
-  const queued = await callAs(svc, who, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs: { ip } });
+/** Runs runbook `slug` with `inputs` on a new case until it ends or waits; the run and its `act` step's action-log row. */
+export async function runTargetStep(svc: InProcessService, who: TestPerson, slug: string, inputs: Record<string, string>): Promise<{ run: any; step: any }> {
+  const c = await callAs(svc, who, 'POST', '/cases', { title: `${slug} ${Object.values(inputs).join(' ')}`, severity: 'high' });
+  const queued = await callAs(svc, who, 'POST', `/cases/${c.body.id}/runbooks/${slug}/run`, { inputs });
   expect(queued.status, queued.text).toBe(202);
   const run = await runWhen(svc, who, queued.body.id, /^(succeeded|failed|waiting_approval)$/);
   return { run, step: run.action_log.find((row: any) => row.step_id === 'act') };
 }
+
+/** runTargetStep with input `ip`. */
+export const runIpStep = (svc: InProcessService, who: TestPerson, slug: string, ip: string): Promise<{ run: any; step: any }> =>
+  runTargetStep(svc, who, slug, { ip });
