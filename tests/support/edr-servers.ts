@@ -1,0 +1,210 @@
+/**
+ * Local stand-ins of the two EDR management APIs the shipped host-isolation packs follow
+ * (SPEC.md "Managed containment actions", shipped packs `edr_isolate_a` and
+ * `edr_isolate_c`; packs/edr_isolate_a.yaml, packs/edr_isolate_c.yaml), on node:http at
+ * 127.0.0.1 with a free port. Each checks the caller's credential, keeps its endpoints'
+ * state (tests may read and change it) and records every request in order.
+ *
+ * SentinelOne management API v2.1 shape (`startSentinelOneStandIn`):
+ * - `Authorization: ApiToken <token>`; anything else: 401 `{errors: [{code: 4010010,
+ *   title: "Authentication Failed"}]}`.
+ * - `POST /web/api/v2.1/agents/actions/disconnect` and `.../connect` with `{filter: {...}}`:
+ *   the agents matching every filter field (`computerName` exact, `uuid`, `ids` a list)
+ *   change `networkStatus` to `disconnected` or `connected`; 200 `{data: {affected: N}}`,
+ *   N = 0 when none matched. A body without a non-empty `filter` object: 400 `{errors:
+ *   [{code: 4000010, title: "Validation Error", detail}]}`.
+ * - `GET /web/api/v2.1/agents?computerName=&uuid=&ids=`: 200 `{data: [agent...],
+ *   pagination: {nextCursor: null, totalItems}}`.
+ * - Any other route: 404 `{errors: [{code: 4040010, title: "Resource not found"}]}`.
+ * Our choice where the vendor is asynchronous: a disconnect lands at once (a test sets
+ * `disconnecting` itself to see the pending state).
+ *
+ * Microsoft Defender for Endpoint machine actions shape (`startDefenderStandIn`), the
+ * fixtures in ../shared/fixtures/vendors/defender_endpoint/:
+ * - `Authorization: Bearer <token>` that `accepts` takes; anything else: 401 `{error:
+ *   {code: "Unauthorized", message}}` with `www-authenticate: Bearer`.
+ * - `POST /api/machines/<id>/isolate` with `{Comment, IsolationType: Full|Selective}` and
+ *   `POST /api/machines/<id>/unisolate` with `{Comment}`: 201 with the MachineAction
+ *   (GET_machineactions_id.200.json's fields), `status: Pending`; the machine's isolation
+ *   changes at once. An unknown machine: 404 `ResourceNotFound`; a missing Comment or a bad
+ *   IsolationType: 400 `InvalidRequestBody`; `busy` set on the machine (an action still in
+ *   progress): 400 `ActiveRequestAlreadyExists` "Action is already in progress".
+ * - `GET /api/machineactions/<id>`: 200 the action, 404 `ResourceNotFound` when unknown.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as received: `path` with its query, `body` the raw text ('' when none). */
+export type RecordedRequest = { method: string; path: string; headers: IncomingHttpHeaders; body: string };
+
+type Listening = { url: string; requests: RecordedRequest[]; close: () => Promise<void> };
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+
+const parseObject = (text: string): Record<string, unknown> | null => {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+};
+
+async function listen(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<Listening> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+    handle(req, body, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A SentinelOne agent as the agents list answers it (the fields the pack reads, and a few beside). */
+export type SentinelOneAgent = {
+  id: string;
+  uuid: string;
+  computerName: string;
+  networkStatus: 'connected' | 'disconnecting' | 'disconnected' | 'connecting';
+  isActive: boolean;
+  osType: string;
+  siteName: string;
+};
+
+export type SentinelOneStandIn = Listening & { agents: SentinelOneAgent[] };
+
+const s1Errors = (res: ServerResponse, status: number, code: number, title: string, detail: string | null = null) =>
+  json(res, status, { errors: [{ code, title, detail }] });
+
+/** Starts the SentinelOne stand-in taking API token `token`, with one connected agent per computer name in `computerNames`. */
+export async function startSentinelOneStandIn(token: string, computerNames: string[]): Promise<SentinelOneStandIn> {
+  const agents: SentinelOneAgent[] = computerNames.map((computerName, i) => ({
+    id: String(225494730938493804n + BigInt(i)),
+    uuid: randomUUID().replace(/-/g, ''),
+    computerName,
+    networkStatus: 'connected',
+    isActive: true,
+    osType: 'windows',
+    siteName: 'Default site',
+  }));
+  const matches = (agent: SentinelOneAgent, filter: Record<string, unknown>) =>
+    Object.entries(filter).every(([key, value]) => {
+      if (key === 'computerName') return agent.computerName === value;
+      if (key === 'uuid') return agent.uuid === value;
+      if (key === 'ids') return Array.isArray(value) && value.includes(agent.id);
+      return false;
+    });
+  const listening = await listen((req, body, res) => {
+    if (req.headers.authorization !== `ApiToken ${token}`) return s1Errors(res, 401, 4010010, 'Authentication Failed');
+    const url = new URL(req.url ?? '/', 'http://s1');
+    const action = /^\/web\/api\/v2\.1\/agents\/actions\/(disconnect|connect)$/.exec(url.pathname)?.[1];
+    if (req.method === 'POST' && action) {
+      const filter = parseObject(body)?.filter;
+      if (filter === null || typeof filter !== 'object' || Array.isArray(filter) || Object.keys(filter).length === 0)
+        return s1Errors(res, 400, 4000010, 'Validation Error', 'filter: at least one filter is required');
+      const hit = agents.filter((a) => matches(a, filter as Record<string, unknown>));
+      for (const agent of hit) agent.networkStatus = action === 'disconnect' ? 'disconnected' : 'connected';
+      return json(res, 200, { data: { affected: hit.length } });
+    }
+    if (req.method === 'GET' && url.pathname === '/web/api/v2.1/agents') {
+      const filter: Record<string, unknown> = {};
+      for (const [key, value] of url.searchParams) filter[key] = key === 'ids' ? value.split(',') : value;
+      const data = agents.filter((a) => matches(a, filter));
+      return json(res, 200, { data, pagination: { nextCursor: null, totalItems: data.length } });
+    }
+    s1Errors(res, 404, 4040010, 'Resource not found');
+  });
+  return Object.assign(listening, { agents });
+}
+
+/** A Defender MachineAction, as the API answers it. */
+export type MachineAction = {
+  '@odata.context': string;
+  id: string;
+  type: 'Isolate' | 'Unisolate';
+  scope: string | null;
+  requestor: string;
+  requestorComment: string;
+  status: string;
+  machineId: string;
+  computerDnsName: string;
+  creationDateTimeUtc: string;
+  lastUpdateDateTimeUtc: string;
+  relatedFileInfo: null;
+};
+
+/** A device: whether it is isolated, and `busy` to answer its next action with ActiveRequestAlreadyExists. */
+export type DefenderMachine = { id: string; computerDnsName: string; isolated: boolean; busy: boolean };
+
+export type DefenderStandIn = Listening & { machines: Map<string, DefenderMachine>; actions: Map<string, MachineAction> };
+
+const defenderError = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+  json(res, status, { error: { code, message, target: randomUUID() } }, headers);
+
+/** Starts the Defender stand-in for `machines` (machine id to DNS name), taking a bearer token when `accepts` does. */
+export async function startDefenderStandIn(accepts: (token: string) => boolean, machines: Record<string, string>): Promise<DefenderStandIn> {
+  const store = new Map(Object.entries(machines).map(([id, computerDnsName]) => [id, { id, computerDnsName, isolated: false, busy: false }]));
+  const actions = new Map<string, MachineAction>();
+  const listening = await listen((req, body, res) => {
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!bearer || !accepts(bearer))
+      return defenderError(res, 401, 'Unauthorized', 'Authorization token is missing or invalid', { 'www-authenticate': 'Bearer' });
+    const path = new URL(req.url ?? '/', 'http://mde').pathname;
+    const machineAction = /^\/api\/machines\/([^/]+)\/(isolate|unisolate)$/.exec(path);
+    if (req.method === 'POST' && machineAction) {
+      const [, id = '', verb] = machineAction;
+      const machine = store.get(decodeURIComponent(id));
+      if (!machine) return defenderError(res, 404, 'ResourceNotFound', `Machine ${decodeURIComponent(id)} was not found`);
+      const request = parseObject(body);
+      const comment = request?.Comment;
+      const isolationType = request?.IsolationType;
+      if (typeof comment !== 'string' || comment === '') return defenderError(res, 400, 'InvalidRequestBody', 'Comment is required');
+      if (verb === 'isolate' && isolationType !== 'Full' && isolationType !== 'Selective')
+        return defenderError(res, 400, 'InvalidRequestBody', 'IsolationType must be Full or Selective');
+      if (machine.busy) return defenderError(res, 400, 'ActiveRequestAlreadyExists', 'Action is already in progress');
+      machine.isolated = verb === 'isolate';
+      const now = new Date().toISOString();
+      const action: MachineAction = {
+        '@odata.context': 'https://api.securitycenter.microsoft.com/api/$metadata#MachineActions/$entity',
+        id: randomUUID(),
+        type: verb === 'isolate' ? 'Isolate' : 'Unisolate',
+        scope: verb === 'isolate' ? String(isolationType) : null,
+        requestor: 'svc-app',
+        requestorComment: comment,
+        status: 'Pending',
+        machineId: machine.id,
+        computerDnsName: machine.computerDnsName,
+        creationDateTimeUtc: now,
+        lastUpdateDateTimeUtc: now,
+        relatedFileInfo: null,
+      };
+      actions.set(action.id, action);
+      return json(res, 201, action);
+    }
+    const read = /^\/api\/machineactions\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && read) {
+      const action = actions.get(decodeURIComponent(read[1] ?? ''));
+      return action ? json(res, 200, action) : defenderError(res, 404, 'ResourceNotFound', 'Machine action was not found');
+    }
+    defenderError(res, 404, 'ResourceNotFound', `No route for ${req.method} ${path}`);
+  });
+  return Object.assign(listening, { machines: store, actions });
+}
