@@ -45,5 +45,7 @@ export function sshVerdict(exit: NonNullable<CustomEffect['exit']>, result: SshR
   if (present !== undefined) return { ok: false, type: 'vendor_already_present', detail: detail(present) };
   const absent = match(exit.already_absent);
   if (absent !== undefined) return { ok: false, type: 'vendor_already_absent', detail: detail(absent) };
-  return { ok: false, type: 'command_failed', detail: `exited with ${result.exit_code}` };
+  const said = result.stderr.trim().split('\n').filter(Boolean).pop()?.trim();
+  const last = said && said.length > MAX_DETAIL ? `${said.slice(0, MAX_DETAIL)}…` : said;
+  return { ok: false, type: 'command_failed', detail: `exited with ${result.exit_code}${last ? `: ${last}` : ''}` };
 }

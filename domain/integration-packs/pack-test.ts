@@ -164,9 +164,9 @@ function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): st
     // A vendor sends its message with a refusal, so a success answer need not carry the outcome's message;
     // a fixture expecting an output to be null proves that the answer may lack it (a read finding nothing).
     const absenceExpected = output.name === outcome?.message || fixture.expect[output.name] === null;
-    if (raw === undefined && !absenceExpected) failures.push(`output ${output.name}: nothing at ${output.path}`);
-    else if (raw !== undefined && extracted[output.name] === null)
-      failures.push(`output ${output.name}: ${jsonType(raw)} at ${output.path} is not ${article(output.type)}`);
+    if ((raw === undefined || raw === null) && absenceExpected) continue;
+    if (raw === undefined) failures.push(`output ${output.name}: nothing at ${output.path}`);
+    else if (extracted[output.name] === null) failures.push(`output ${output.name}: ${jsonType(raw)} at ${output.path} is not ${article(output.type)}`);
   }
   for (const [name, expected] of Object.entries(fixture.expect)) {
     const got = extracted[name] ?? null;

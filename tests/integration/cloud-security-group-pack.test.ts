@@ -293,7 +293,9 @@ describe.skipIf(!sshdAvailable).each(e2eEngines)('the shipped cloud_security_gro
     expect(await effect(await newestEffectOn('203.0.113.10'))).toMatchObject({ status: 'failed', enforcement_performed: false });
     aws.failNext('RequestLimitExceeded', 'Request limit exceeded.');
     const throttled = await run('sg-block', '203.0.113.10');
-    expect(throttled.error).toBe('command_failed: custom.cloud_security_group.block: exited with 254');
+    expect(throttled.error).toBe(
+      'command_failed: custom.cloud_security_group.block: exited with 254: An error occurred (RequestLimitExceeded) when calling the RevokeSecurityGroupIngress operation: Request limit exceeded.',
+    );
     expect(allowing('203.0.113.10')).toHaveLength(1);
   });
 

@@ -32,7 +32,11 @@ describe('sshVerdict', () => {
     expect(sshVerdict(packetFilter, run(1, 'iptables: Bad rule (does a matching rule exist in that chain?).'))).toMatchObject({
       type: 'vendor_already_absent',
     });
-    expect(sshVerdict(packetFilter, run(1, 'Error: syntax error, unexpected newline'))).toEqual({ ok: false, type: 'command_failed', detail: 'exited with 1' });
+    expect(sshVerdict(packetFilter, run(1, 'Error: syntax error, unexpected newline'))).toEqual({
+      ok: false,
+      type: 'command_failed',
+      detail: 'exited with 1: Error: syntax error, unexpected newline',
+    });
     expect(sshVerdict(packetFilter, run(2, 'No such file or directory'))).toMatchObject({ type: 'command_failed' });
   });
 

@@ -190,6 +190,7 @@ describe('pack test static checks', () => {
       { name: 'down', input: { host: 'db1' }, result: { exit_code: 3, stdout: '{"state":"down"}' } },
       { name: 'garbled', input: { host: 'db1' }, result: { exit_code: 0, stdout: 'state=up' } },
       { name: 'unknown', input: { host: 'db9' }, result: { exit_code: 0, stdout: 'null' }, expect: { state: null } },
+      { name: 'nulled', input: { host: 'db9' }, result: { exit_code: 0, stdout: '{"state":null}' }, expect: { state: null } },
     ]);
     expect(pick(rows, 'fixtures', 'up')?.status).toBe('pass');
     expect(pick(rows, 'fixtures', 'down')).toMatchObject({
@@ -199,7 +200,8 @@ describe('pack test static checks', () => {
     expect(pick(rows, 'fixtures', 'garbled')).toMatchObject({ status: 'fail', detail: 'output state: nothing at $.state' });
     // A fixture expecting null proves the answer may lack the output: a read that finds nothing.
     expect(pick(rows, 'fixtures', 'unknown')?.status).toBe('pass');
-    expect(rows.filter((r) => r.check === 'template').map((r) => r.status)).toEqual(['pass', 'pass', 'pass', 'pass']);
+    expect(pick(rows, 'fixtures', 'nulled')?.status).toBe('pass');
+    expect(rows.filter((r) => r.check === 'template').map((r) => r.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
   });
 
   it('fails the template check for an input the schema refuses and for inputs that cannot make a request', () => {
