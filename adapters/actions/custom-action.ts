@@ -170,7 +170,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
       response = await send(request.auth.value);
     }
     const text = await readCappedText(name, response, request.url, signal);
-    const outputs = extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document);
+    const outputs = extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document, inputs);
     const outcome = spec.effect?.outcome;
     const verdict = outcome ? outcomeVerdict(outcome, response.status, outputs) : null;
     // A message output the action redacts stays out of the step's error as it stays out of its log.
@@ -194,7 +194,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
       const ended = result.exit_code === -1 ? `ended by signal ${result.signal ?? 'unknown'}` : `exited with ${result.exit_code}`;
       throw new ActionFailure('command_failed', `${name}: ${spec.ssh?.command ?? ''} on ${result.where} ${ended}${said ? `: ${said}` : ''}`, false);
     }
-    return { exit_code: result.exit_code, ...extractOutputs(spec, spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout)) };
+    return { exit_code: result.exit_code, ...extractOutputs(spec, spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout), inputs) };
   };
 
   return {

@@ -21,6 +21,7 @@ import {
   type Resolved,
   type Vocabulary,
 } from '../../domain/effects/binding.ts';
+import { renderTemplate } from '../../domain/custom-actions/render.ts';
 import { readBack, type AdapterAnswer } from '../../domain/effects/managed.ts';
 import { ActionFailure, type ActionContext, type ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
@@ -138,5 +139,10 @@ export async function readBoundState(
   if (!resolved.ok) return { ok: false, code: resolved.refusal.code, message: resolved.refusal.message };
   const answer = await callBoundAction(registry, resolved.call, connection, context, key);
   if (!answer.ok) return answer.type === 'vendor_already_absent' ? { ok: true, enforced: false } : { ok: false, code: answer.type, message: answer.message };
-  return { ok: true, enforced: resolved.call.enforced !== null && readBack(answer.output, resolved.call.enforced) };
+  const { enforced, input } = resolved.call;
+  // A declared value may name the read's own input ({{ inputs.ip }}: the read answered this address back).
+  return {
+    ok: true,
+    enforced: enforced !== null && readBack(answer.output, { ...enforced, values: enforced.values.map((value) => renderTemplate(value, input)) }),
+  };
 }

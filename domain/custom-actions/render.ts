@@ -11,6 +11,7 @@
  * RenderFailures, final by nature: the same inputs render the same way every time.
  */
 import { bodyFieldPath, closeBodyHoles, placeBodyValue } from './body-path.ts';
+import { OUTPUT_PATH_PARTS } from './output-path.ts';
 import * as v from 'valibot';
 import type { StoredCustomActionSpec } from './spec.ts';
 import { placeholderInputs } from './templates.ts';
@@ -166,12 +167,29 @@ export function renderSshArgs(spec: StoredCustomActionSpec, inputs: CustomInputs
   return spec.ssh.args.filter((a) => !allAbsent(a, inputs)).map((a) => renderTemplate(a, inputs));
 }
 
-/** The value at a `$.a.b[0]` path of `root`, or undefined. */
-export function readJsonPath(root: unknown, path: string): unknown {
+/**
+ * The value at a `$.a.b[0]` path of `root`, or undefined. A filter part selects the first
+ * element of an array whose field (or itself) is a scalar whose text equals the filter's
+ * text, rendered with `inputs`: an exact lookup of one entry in a vendor's list
+ * (`$.rows[?@.ip=="{{ inputs.ip }}"].ip`), never a text search.
+ */
+export function readJsonPath(root: unknown, path: string, inputs: CustomInputs = {}): unknown {
   let value: unknown = root;
-  for (const [, key, index] of path.slice(1).matchAll(/\.([^.[]+)|\[(\d+)\]/g)) {
+  for (const [, key, index, field, wanted] of path.slice(1).matchAll(OUTPUT_PATH_PARTS)) {
     if (value === null || typeof value !== 'object') return undefined;
-    if (index !== undefined) {
+    if (wanted !== undefined) {
+      if (!Array.isArray(value)) return undefined;
+      const text = renderTemplate(wanted, inputs);
+      value = value.find((element) => {
+        const candidate =
+          field === undefined
+            ? element
+            : element !== null && typeof element === 'object' && !Array.isArray(element)
+              ? (element as Record<string, unknown>)[field]
+              : undefined;
+        return (typeof candidate === 'string' || typeof candidate === 'number' || typeof candidate === 'boolean') && String(candidate) === text;
+      });
+    } else if (index !== undefined) {
       if (!Array.isArray(value)) return undefined;
       value = value[Number(index)];
     } else {
@@ -196,9 +214,9 @@ export function typedOutput(value: unknown, type: ValueType): Scalar | null {
   }
 }
 
-/** The declared outputs extracted from a parsed JSON document (undefined: none could be read). */
-export function extractOutputs(spec: StoredCustomActionSpec, document: unknown): Record<string, Scalar | null> {
-  return Object.fromEntries(spec.outputs.map((o) => [o.name, typedOutput(readJsonPath(document, o.path), o.type)]));
+/** The declared outputs extracted from a parsed JSON document (undefined: none could be read); path filters are rendered with `inputs`. */
+export function extractOutputs(spec: StoredCustomActionSpec, document: unknown, inputs: CustomInputs): Record<string, Scalar | null> {
+  return Object.fromEntries(spec.outputs.map((o) => [o.name, typedOutput(readJsonPath(document, o.path, inputs), o.type)]));
 }
 
 /**

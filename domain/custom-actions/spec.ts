@@ -50,9 +50,18 @@ export const customActionOutputSchema = v.object({
   name: v.pipe(v.string(), v.regex(INPUT_NAME, 'lower-case letters, digits and _, starting with a letter')),
   /**
    * Where the value is in the answer, e.g. `$.data.id` or `$.items[0].name`; a name may be
-   * an XML answer's `@attribute`, `#text` or `prefix:tag` (xml-answer.ts).
+   * an XML answer's `@attribute`, `#text` or `prefix:tag` (xml-answer.ts). A filter part
+   * `[?@.ip=="{{ inputs.ip }}"]` picks the first list element whose field equals the
+   * rendered text exactly (render.ts `readJsonPath`).
    */
-  path: v.pipe(v.string(), v.regex(/^\$(\.(@?[A-Za-z_][A-Za-z0-9_:-]*|#text)|\[\d+\])*$/, 'a path of $, .name (.@attribute, .#text) and [index] parts')),
+  path: v.pipe(
+    v.string(),
+    v.maxLength(500),
+    v.regex(
+      /^\$(\.(@?[A-Za-z_][A-Za-z0-9_:-]*|#text)|\[\d+\]|\[\?@(\.[A-Za-z_][A-Za-z0-9_]*)?=="[^"]*"\])*$/,
+      'a path of $, .name (.@attribute, .#text), [index] and [?@.name=="text"] filter parts',
+    ),
+  ),
   type: v.picklist(inputTypes),
 });
 
@@ -89,7 +98,8 @@ const exitWording = v.strictObject({
  * checks that named outputs are declared and each part fits the action.
  *
  * - `enforced_output`, `enforced_values`: on a read, the output telling whether the target
- *   is enforced and the values meaning it is.
+ *   is enforced and the values meaning it is (a value may hold input
+ *   placeholders: `{{ inputs.ip }}` is enforced when the read answers that address back).
  * - `outcome`, on an http action: the output carrying the vendor's verdict, the values
  *   meaning success, the output carrying its message, and message fragments meaning the
  *   object is already there (`already_present`) or already gone (`already_absent`);

@@ -35,6 +35,7 @@
  * message fragment means both already present and already absent (`effect_ambiguous`).
  */
 import { bodyFieldConflict, bodyFieldPath, MAX_BODY_INDEX } from './body-path.ts';
+import { pathFilterTemplates } from './output-path.ts';
 import type { CustomActionSpec, CustomEffect } from './spec.ts';
 
 export type SpecProblem = { loc: (string | number)[]; msg: string; type: string };
@@ -137,7 +138,11 @@ export function specProblems(spec: CustomActionSpec): SpecProblem[] {
   if (spec.target && !inputs.has(spec.target.input)) {
     problems.push({ loc: ['target', 'input'], msg: `target input ${spec.target.input} is not a declared input`, type: 'unknown_input' });
   }
+  spec.outputs.forEach((output, i) => {
+    for (const filter of pathFilterTemplates(output.path)) problems.push(...templateProblems(filter, inputs, ['outputs', i, 'path']));
+  });
   if (spec.effect) problems.push(...effectProblems(spec, spec.effect));
+  for (const [i, value] of (spec.effect?.enforced_values ?? []).entries()) problems.push(...templateProblems(value, inputs, ['effect', 'enforced_values', i]));
   spec.redact.forEach((path, i) => {
     const [, root, name, ...deeper] = path.split('.');
     if (root !== 'input' || name === undefined) return;

@@ -151,7 +151,7 @@ function readFixture(
 function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): string[] {
   const read = readFixture(spec, fixture);
   if ('failure' in read) return [read.failure];
-  const raws = new Map(spec.outputs.map((o) => [o.name, readJsonPath(read.document, o.path)]));
+  const raws = new Map(spec.outputs.map((o) => [o.name, readJsonPath(read.document, o.path, fixture.input)]));
   const extracted: Record<string, Scalar | null> = { ...read.extra };
   for (const output of spec.outputs) extracted[output.name] = typedOutput(raws.get(output.name), output.type);
   const outcome = spec.effect?.outcome;

@@ -35,7 +35,7 @@ const read = (req: IncomingMessage) =>
 export async function startGatewayListServer(options: { token: string; account: string; list: string }): Promise<GatewayListServer> {
   const items = new Map<string, { value: string; description: string }>();
   const requests: GatewayListRequest[] = [];
-  const created = new Date().toISOString().slice(0, 19) + 'Z';
+  const created = `${new Date().toISOString().slice(0, 19)}Z`;
   const server = createServer(async (req, res) => {
     const body = await read(req);
     requests.push({ method: req.method ?? '', path: req.url ?? '', body });
@@ -69,7 +69,7 @@ export async function startGatewayListServer(options: { token: string; account: 
       type: 'DOMAIN',
       count: items.size,
       created_at: created,
-      updated_at: new Date().toISOString().slice(0, 19) + 'Z',
+      updated_at: `${new Date().toISOString().slice(0, 19)}Z`,
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

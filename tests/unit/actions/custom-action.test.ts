@@ -173,8 +173,8 @@ describe('output extraction and redaction', () => {
         { name: 'm', path: '$.a.s', type: 'integer' },
       ],
     });
-    expect(extractOutputs(spec, doc)).toEqual({ n: '3', m: null });
-    expect(extractOutputs(spec, undefined)).toEqual({ n: null, m: null });
+    expect(extractOutputs(spec, doc, {})).toEqual({ n: '3', m: null });
+    expect(extractOutputs(spec, undefined, {})).toEqual({ n: null, m: null });
   });
 
   it('masks secret inputs and every redact path as [redacted], leaving what is absent', () => {

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { customActionSpecSchema, type CustomActionSpec } from '../../../domain/custom-actions/spec.ts';
-import { renderBody } from '../../../domain/custom-actions/render.ts';
+import { extractOutputs, readJsonPath, renderBody } from '../../../domain/custom-actions/render.ts';
 import { placeholderInputs, specProblems } from '../../../domain/custom-actions/templates.ts';
 
 const inputs = [
@@ -278,5 +278,46 @@ describe('ssh exit wording', () => {
     expect(types(sshWith({ exit: { ...exit, already_present: [{ exit_code: 2, wording: ['No such file or directory'] }] } }))).toEqual([]);
     expect(() => sshWith({ exit: { already_absent: [{ exit_code: 0, wording: ['x'] }] } })).toThrow();
     expect(() => sshWith({ exit: { already_absent: [{ exit_code: 1, wording: [] }] } })).toThrow();
+  });
+});
+
+describe('output path filters', () => {
+  const listRead = (path: string, effect: Record<string, unknown> = {}) =>
+    v.safeParse(customActionSpecSchema, {
+      name: 'custom.fw.listed',
+      title: 'Listed',
+      transport: 'http',
+      inputs,
+      http: { method: 'GET', path: '/list' },
+      outputs: [{ name: 'entry', path, type: 'string' }],
+      effect: { enforced_output: 'entry', enforced_values: ['{{ inputs.ip }}'], ...effect },
+      effect_type: 'enrich',
+      risk: 'read',
+    });
+  const problemTypes = (path: string, effect?: Record<string, unknown>) => {
+    const parsed = listRead(path, effect);
+    return parsed.success ? specProblems(parsed.output).map((p) => p.type) : ['schema'];
+  };
+
+  it('takes an equality filter whose text may name declared inputs, in paths and in enforced values', () => {
+    expect(problemTypes('$.rows[?@.ip=="{{ inputs.ip }}"].ip')).toEqual([]);
+    expect(problemTypes('$.matches[?@=="blocklist_svc"]')).toEqual([]);
+    expect(problemTypes('$.rows[?@.ip=="{{ inputs.nope }}"].ip')).toEqual(['template_unknown_input']);
+    expect(problemTypes('$.rows[0].ip', { enforced_values: ['{{ inputs.nope }}'] })).toEqual(['template_unknown_input']);
+    for (const bad of ['$.rows[?@.ip=={{ inputs.ip }}]', '$.rows[?(@.ip=="x")]', '$.rows[?@.ip!="x"]', '$.rows[?@.ip=="x"'])
+      expect(problemTypes(bad), bad).toEqual(['schema']);
+  });
+
+  it('reads the first element whose field or self equals the rendered text exactly, never a text match', () => {
+    const parsed = listRead('$.rows[?@.ip=="{{ inputs.ip }}"].ip');
+    if (!parsed.success) throw new Error('spec refused');
+    const { enabled: _enabled, ...spec } = parsed.output;
+    const rows = { rows: [{ ip: '203.0.113.70' }, { ip: '1203.0.113.7' }, { ip: '203.0.113.7' }, { ip: 7 }] };
+    expect(extractOutputs(spec, rows, { ip: '203.0.113.7' })).toEqual({ entry: '203.0.113.7' });
+    expect(extractOutputs(spec, rows, { ip: '203.0.113.8' })).toEqual({ entry: null });
+    expect(extractOutputs(spec, { rows: { ip: '203.0.113.7' } }, { ip: '203.0.113.7' })).toEqual({ entry: null });
+    expect(readJsonPath({ matches: ['bogons', 'blocklist_svc'] }, '$.matches[?@=="blocklist_svc"]')).toBe('blocklist_svc');
+    expect(readJsonPath({ matches: ['blocklist_svc_old'] }, '$.matches[?@=="blocklist_svc"]')).toBeUndefined();
+    expect(readJsonPath({ rows: [{ id: 7, name: 'a' }] }, '$.rows[?@.id=="{{ inputs.id }}"].name', { id: 7 })).toBe('a');
   });
 });

@@ -141,7 +141,7 @@ describe('outputs of an XML answer', () => {
   });
 
   it('extracts them by their paths, the type check deciding: a string is not an integer', () => {
-    expect(extractOutputs(spec, readAnswer(FIREWALL, 'application/xml').document)).toEqual({
+    expect(extractOutputs(spec, readAnswer(FIREWALL, 'application/xml').document, {})).toEqual({
       status: 'success',
       second: 'blocked-10.0.0.2',
       first_tag: 'ttl',
