@@ -293,8 +293,10 @@ function unblockAction(deps: ResponseActionDeps, name: string, managed: ManagedA
       const target = normalized(managed, input);
       const open = await deps.openEffects(managed.effectType, managed.targetType, target);
       if (open.length > 0) {
+        let performed = false;
         for (const effect of open) {
-          const { outcome, position } = await deps.reverser().reverse(effect.id, 'released', systemActor('runbook_run'));
+          const { outcome, position, performed: undid } = await deps.reverser().reverse(effect.id, 'released', systemActor('runbook_run'));
+          performed ||= undid;
           if (position !== null) await deps.waitFor(position);
           if (outcome === 'failed') {
             const state = await deps.effects.read(effect.id);
@@ -302,7 +304,7 @@ function unblockAction(deps: ResponseActionDeps, name: string, managed: ManagedA
             throw new ActionFailure(code, `releasing effect ${effect.id} failed: it stays reversal_failed and is tried again`, false);
           }
         }
-        return { target, enforced: false, enforcement_performed: true, effect_id: open[0]?.id ?? null };
+        return { target, enforced: false, enforcement_performed: performed, effect_id: open[0]?.id ?? null };
       }
       const inForce = await deps.policy();
       const snapshot = snapshotOf(inForce.policy, inForce.version, managed.effectType, managed.targetType);

@@ -46,8 +46,11 @@ export type EffectReverserDeps = {
   now: () => Date;
 };
 
-/** What a reversal did, and the store position it wrote last (null: nothing). */
-export type ReversalOutcome = { outcome: 'reversed' | 'failed' | 'not_due'; position: number | null };
+/**
+ * What a reversal did, the store position it wrote last (null: nothing), and whether the
+ * vendor undid something (false for an effect that was already enforced or already gone).
+ */
+export type ReversalOutcome = { outcome: 'reversed' | 'failed' | 'not_due'; position: number | null; performed: boolean };
 /** Why an effect is reversed: its TTL ended, or someone released it early (a person, or a run's unblock step). */
 export type ReversalReason = 'ttl_expired' | 'released';
 type Applied = Extract<EffectState, { exists: true }>;
@@ -81,13 +84,13 @@ export function createEffectReverser(deps: EffectReverserDeps) {
   const failed = async (state: Applied, reason: ReversalReason, actor: AuditActor, code: string, message: string): Promise<ReversalOutcome> => {
     const retryAt = new Date(deps.now().getTime() + retryAfterMs(state.reversalAttempts + 1)).toISOString();
     const r = await record(state, reason, actor, { status: 'failed', code, message, retryAt });
-    return { outcome: 'failed', position: r.position };
+    return { outcome: 'failed', position: r.position, performed: false };
   };
   const reversed = async (state: Applied, reason: ReversalReason, actor: AuditActor, already: boolean): Promise<ReversalOutcome> => {
     const r = await record(state, reason, actor, { status: 'reversed', already });
-    return { outcome: 'reversed', position: r.position };
+    return { outcome: 'reversed', position: r.position, performed: !already };
   };
-  const notDue: ReversalOutcome = { outcome: 'not_due', position: null };
+  const notDue: ReversalOutcome = { outcome: 'not_due', position: null, performed: false };
 
   return {
     /**

@@ -116,4 +116,21 @@ describe.each(e2eEngines)('the shipped edge_waf pack on $name', ({ server }) => 
     expect(waf.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([`/client/v4/zones/${ZONE}/firewall/access_rules/rules/${rule?.id}`]);
     expect(waf.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
+
+  it('releases an effect that found the address already blocked without removing the rule it did not place, and says nothing was performed', async () => {
+    const theirs = await fetch(`${waf.url}/client/v4/zones/${ZONE}/firewall/access_rules/rules`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'block', configuration: { target: 'ip', value: '203.0.113.60' }, notes: 'blocked by hand' }),
+    });
+    expect(theirs.status).toBe(200);
+    const blocked = await run('edge-block', '203.0.113.60');
+    expect(blocked.step.output).toMatchObject({ enforced: true, enforcement_performed: false });
+    const deletes = () => waf.requests.filter((r) => r.method === 'DELETE').length;
+    const before = deletes();
+    const released = await run('edge-unblock', '203.0.113.60');
+    expect(released.step.output).toEqual({ target: '203.0.113.60', enforced: false, enforcement_performed: false, effect_id: blocked.step.output.effect_id });
+    expect(deletes()).toBe(before);
+    expect([...waf.rules.values()].map((r) => r.notes)).toEqual(['blocked by hand']);
+  });
 });
