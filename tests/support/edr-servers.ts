@@ -30,6 +30,27 @@
  *   IsolationType: 400 `InvalidRequestBody`; `busy` set on the machine (an action still in
  *   progress): 400 `ActiveRequestAlreadyExists` "Action is already in progress".
  * - `GET /api/machineactions/<id>`: 200 the action, 404 `ResourceNotFound` when unknown.
+ *
+ * CrowdStrike Falcon hosts API shape (`startCrowdStrikeStandIn`), every answer `{meta:
+ * {query_time, powered_by: device-api, trace_id}, resources, errors}`:
+ * - `Authorization: Bearer <token>` that `accepts` takes (tokens minted by
+ *   oauth2-server.ts); anything else: 401 with `errors: [{code: 401, message: "access
+ *   denied, invalid bearer token"}]`.
+ * - `POST /devices/entities/devices-actions/v2?action_name=contain|lift_containment` with
+ *   `{ids: [<device id>...]}`: each known device changes `status` to `contained` or
+ *   `normal` and is answered in `resources` as `{id, path: ""}`; each unknown one is an
+ *   error `{code: 404, id, message: "Device not found: <id>"}` (our wording: the vendor's
+ *   is not in its public reference). 202 when any device was acted on, else the error's
+ *   status (404) with `resources: []`. An unknown action_name, or a body without a
+ *   non-empty `ids` list of strings: 400. `quirk: 'accepted_nothing'` answers 202 with
+ *   `resources: []` and the unknown-device error without changing anything, the answer a
+ *   pack must never read as a containment.
+ * - `GET /devices/entities/devices/v2?ids=<id>[&ids=...]`: 200 with the known devices in
+ *   `resources` (`{device_id, hostname, status, platform_name, ...}`) and an error per
+ *   unknown id; 404 with `resources: []` when none is known.
+ * - Any other route: 404 `errors: [{code: 404, message: "Not Found"}]`.
+ * Our choice where the vendor is asynchronous: a containment lands at once (a test sets
+ * `containment_pending` or `lift_containment_pending` itself to see the pending states).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -207,4 +228,75 @@ export async function startDefenderStandIn(accepts: (token: string) => boolean, 
     defenderError(res, 404, 'ResourceNotFound', `No route for ${req.method} ${path}`);
   });
   return Object.assign(listening, { machines: store, actions });
+}
+
+/** A Falcon host as the device read answers it (the fields the pack reads, and a few beside). */
+export type FalconDevice = {
+  device_id: string;
+  cid: string;
+  hostname: string;
+  status: 'normal' | 'containment_pending' | 'contained' | 'lift_containment_pending';
+  platform_name: string;
+  agent_version: string;
+  last_seen: string;
+};
+
+export type CrowdStrikeStandIn = Listening & {
+  devices: Map<string, FalconDevice>;
+  /** `accepted_nothing`: the next devices actions answer 202 with no resources and change nothing. */
+  quirk: 'accepted_nothing' | null;
+};
+
+type FalconError = { code: number; id?: string; message: string };
+
+const falcon = (res: ServerResponse, status: number, resources: unknown[], errors: FalconError[]) =>
+  json(res, status, { meta: { query_time: 0.012, powered_by: 'device-api', trace_id: randomUUID() }, resources, errors });
+
+/** Starts the CrowdStrike stand-in for `devices` (device id to hostname), taking a bearer token when `accepts` does. */
+export async function startCrowdStrikeStandIn(accepts: (token: string) => boolean, devices: Record<string, string>): Promise<CrowdStrikeStandIn> {
+  const cid = randomUUID().replace(/-/g, '');
+  const store = new Map<string, FalconDevice>(
+    Object.entries(devices).map(([device_id, hostname]) => [
+      device_id,
+      { device_id, cid, hostname, status: 'normal', platform_name: 'Windows', agent_version: '7.16.18605.0', last_seen: new Date().toISOString() },
+    ]),
+  );
+  const notFound = (id: string): FalconError => ({ code: 404, id, message: `Device not found: ${id}` });
+  // The handler reads the quirk a test sets on the returned stand-in, which exists before any request arrives.
+  let standIn: CrowdStrikeStandIn | undefined;
+  const listening = await listen((req, body, res) => {
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!bearer || !accepts(bearer)) return falcon(res, 401, [], [{ code: 401, message: 'access denied, invalid bearer token' }]);
+    const url = new URL(req.url ?? '/', 'http://falcon');
+    if (req.method === 'POST' && url.pathname === '/devices/entities/devices-actions/v2') {
+      const action = url.searchParams.get('action_name');
+      if (action !== 'contain' && action !== 'lift_containment')
+        return falcon(res, 400, [], [{ code: 400, message: `invalid action_name: ${action ?? '(none)'}` }]);
+      const ids = parseObject(body)?.ids;
+      if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string'))
+        return falcon(res, 400, [], [{ code: 400, message: 'ids: a non-empty list of device ids is required' }]);
+      if (standIn?.quirk === 'accepted_nothing') return falcon(res, 202, [], ids.map(notFound));
+      const resources: { id: string; path: string }[] = [];
+      const errors: FalconError[] = [];
+      for (const id of ids) {
+        const device = store.get(id);
+        if (!device) {
+          errors.push(notFound(id));
+          continue;
+        }
+        device.status = action === 'contain' ? 'contained' : 'normal';
+        resources.push({ id, path: '' });
+      }
+      return falcon(res, resources.length > 0 ? 202 : 404, resources, errors);
+    }
+    if (req.method === 'GET' && url.pathname === '/devices/entities/devices/v2') {
+      const ids = url.searchParams.getAll('ids');
+      const found = ids.flatMap((id) => store.get(id) ?? []);
+      const errors = ids.filter((id) => !store.has(id)).map(notFound);
+      return falcon(res, found.length > 0 || ids.length === 0 ? 200 : 404, found, errors);
+    }
+    falcon(res, 404, [], [{ code: 404, message: 'Not Found' }]);
+  });
+  standIn = Object.assign(listening, { devices: store, quirk: null });
+  return standIn;
 }
