@@ -1,16 +1,16 @@
 /**
  * The shipped `firewall_alias_a` adapter pack against a local stand-in of the OPNsense
  * alias API (tests/support/opnsense-server.ts), on every engine (issue 22 "Shipped adapter
- * packs": firewall_alias_a, http, ip, read declares `alias_type` = host or network, shared
- * alias with ownership read). The stand-in answers in the vendor's shapes from
- * ../shared/fixtures/vendors/opnsense/; the pack is installed from packs/ through the
- * registry, bound in the response policy with svc's own alias and the operator's shared
- * one, and driven by `response.ip_block`, `response.ip_status` and `response.ip_unblock`:
- * the address lands in svc's alias, a second block is already enforced with nothing
- * written, an address the operator's alias lists is refused with nothing written, the
- * read-back follows both lists, the release removes only svc's entry, a reversal whose
- * entry is already gone calls no delete and leaves the operator's entry, and the vendor's
- * `not_an_address` fails the step with its own word.
+ * packs": firewall_alias_a, http, ip, shared alias with ownership read; the read declares
+ * `entry`, the exact entry, since the alias table carries no `alias_type`). The stand-in
+ * answers in the vendor's shapes from ../shared/fixtures/vendors/opnsense/; the pack is
+ * installed from packs/ through the registry, bound in the response policy with the alias
+ * only svc writes to, and driven by `response.ip_block`, `response.ip_status` and
+ * `response.ip_unblock`: the address lands in svc's alias, a second block is already
+ * enforced with nothing written, the read-back is exact (203.0.113.70 in the alias is no
+ * block of 203.0.113.7, which is really added), the release removes only svc's entry, a
+ * reversal whose entry is already gone calls no delete and leaves the operator's own
+ * alias alone, and the vendor's `not_an_address` fails the step with its own word.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,10 +26,10 @@ const KEY = 'w86XNZob/8Oq8aC5r0kbNarNtdpoQU781fyoeaOBQsBwkXUt';
 const SECRET = 'XeD26XVrJ5ilAc/EmglCRC+0j2e57tRsjHwFepOseySWLM53pJASeTA3';
 const OPERATOR_ENTRY = '198.51.100.9';
 
-/** The operator's block list with one entry of theirs, and the alias only svc writes to, named after it. */
+/** The operator's own block list with one entry of theirs, and the alias only svc writes to. */
 const firewallAliases = () => [
   { name: 'blocklist', type: 'host' as const, description: 'blocked by hand', content: [OPERATOR_ENTRY] },
-  { name: 'blocklist_svc', type: 'host' as const, description: 'svc entries beside blocklist' },
+  { name: 'blocklist_svc', type: 'host' as const, description: 'written by svc only' },
 ];
 
 const runbooks = {
@@ -73,18 +73,21 @@ describe('the OPNsense alias stand-in', () => {
     expect(fw.aliases.get('blocklist_svc')?.content).toEqual([]);
   });
 
-  it('masks an address on a network alias, lists tables as pfctl shows them, and searches aliases word by word', async () => {
-    expect((await call('POST', '/api/firewall/alias_util/add/nets', JSON.stringify({ address: '192.0.2.5' }))).body).toEqual({ status: 'done' });
+  it('masks an address on a network alias, lists tables sorted as pfctl shows them, and searches aliases word by word', async () => {
+    expect((await call('POST', '/api/firewall/alias_util/add/nets', JSON.stringify({ address: '192.0.2.50' }))).body).toEqual({ status: 'done' });
     expect((await call('POST', '/api/firewall/alias_util/add/nets', JSON.stringify({ address: '2001:db8::5' }))).body).toEqual({ status: 'done' });
-    expect(fw.aliases.get('nets')?.content).toEqual(['192.0.2.5/32', '2001:db8::5/128']);
+    expect((await call('POST', '/api/firewall/alias_util/add/nets', JSON.stringify({ address: '192.0.2.5' }))).body).toEqual({ status: 'done' });
+    expect((await call('POST', '/api/firewall/alias_util/add/nets', JSON.stringify({ address: '198.51.100.0/24' }))).body).toEqual({ status: 'done' });
+    expect(fw.aliases.get('nets')?.content).toEqual(['192.0.2.50/32', '2001:db8::5/128', '192.0.2.5/32', '198.51.100.0/24']);
     expect((await call('GET', '/api/firewall/alias_util/list/nets')).body).toEqual({
-      total: 2,
-      rowCount: 2,
+      total: 4,
+      rowCount: 9999,
       current: 1,
-      rows: [{ ip: '192.0.2.5' }, { ip: '2001:db8::5' }],
+      rows: [{ ip: '192.0.2.5' }, { ip: '192.0.2.50' }, { ip: '198.51.100.0/24' }, { ip: '2001:db8::5' }],
     });
+    expect((await call('GET', '/api/firewall/alias_util/list/nope')).body).toEqual({ total: 0, rowCount: 9999, current: 1, rows: [] });
     expect((await call('POST', '/api/firewall/alias_util/delete/nets', JSON.stringify({ address: '192.0.2.5' }))).body).toEqual({ status: 'done' });
-    expect(fw.aliases.get('nets')?.content).toEqual(['2001:db8::5/128']);
+    expect(fw.aliases.get('nets')?.content).toEqual(['192.0.2.50/32', '2001:db8::5/128', '198.51.100.0/24']);
 
     const found = await call('GET', `/api/firewall/alias/search_item?searchPhrase=${encodeURIComponent(`blocklist ${OPERATOR_ENTRY}`)}`);
     expect(found.body).toMatchObject({
@@ -133,7 +136,7 @@ describe.each(e2eEngines)('the shipped firewall_alias_a pack on $name', ({ serve
       config: { auth_prefix: 'Basic ' },
     });
     expect(conn.status, conn.text).toBe(201);
-    await installAndBindIpAdapter(svc, root, 'firewall_alias_a', 'opnsense', { alias: 'blocklist_svc', shared_alias: 'blocklist' });
+    await installAndBindIpAdapter(svc, root, 'firewall_alias_a', 'opnsense', { alias: 'blocklist_svc' });
   }, 60_000);
   afterAll(async () => {
     await svc?.close();
@@ -170,7 +173,8 @@ describe.each(e2eEngines)('the shipped firewall_alias_a pack on $name', ({ serve
 
     const read = await run('alias-status', '203.0.113.7');
     expect(read.step.output, JSON.stringify(read.step)).toEqual({ target: '203.0.113.7', enforced: true, enforcement_performed: false, state: 'enforced' });
-    expect((await run('alias-status', OPERATOR_ENTRY)).step.output).toMatchObject({ enforced: true, state: 'enforced' });
+    // The status reads svc's alias only: the operator's own list is not svc's block.
+    expect((await run('alias-status', OPERATOR_ENTRY)).step.output).toMatchObject({ enforced: false, state: 'not_enforced' });
     expect((await run('alias-status', '192.0.2.1')).step.output).toMatchObject({ enforced: false, state: 'not_enforced' });
 
     const released = await run('alias-unblock', '203.0.113.7');
@@ -184,18 +188,37 @@ describe.each(e2eEngines)('the shipped firewall_alias_a pack on $name', ({ serve
     expect(fw.requests.every((r) => r.headers.authorization === opnsenseAuthorization(KEY, SECRET))).toBe(true);
   });
 
-  it("refuses to block an address the operator's shared alias lists, with the declared refusal and nothing written", async () => {
+  it('really blocks 203.0.113.7 beside 203.0.113.70 in its alias, and reads each address back exactly', async () => {
+    fw.aliases.get('blocklist_svc')?.content.push('203.0.113.70');
+    // A text search finds 203.0.113.7 inside 203.0.113.70: read as enforced, the block would place nothing.
+    expect((await run('alias-status', '203.0.113.7')).step.output).toMatchObject({ enforced: false, state: 'not_enforced' });
     const before = writes().length;
-    const refused = await run('alias-block', OPERATOR_ENTRY);
-    expect(refused.run.status).toBe('failed');
-    expect(refused.step.error).toBe(
-      "adapter_ownership_refused: the operator's shared alias already lists this address; svc adds no entry of its own beside it",
-    );
-    expect(writes()).toHaveLength(before);
-    const [failed] = (await callAs(svc, root, 'GET', `/effects?target_type=ip&target=${OPERATOR_ENTRY}`)).body.items;
-    expect(failed).toMatchObject({ status: 'failed', last_error: 'adapter_ownership_refused' });
-    expect(listed('blocklist')).toEqual([OPERATOR_ENTRY]);
-    expect(listed('blocklist_svc')).toEqual([]);
+
+    const blocked = await run('alias-block', '203.0.113.7');
+    expect(blocked.run.status, JSON.stringify(blocked.run.action_log)).toBe('succeeded');
+    expect(blocked.step.output).toMatchObject({ enforced: true, enforcement_performed: true });
+    expect(await effect(blocked.step.output.effect_id)).toMatchObject({ status: 'active', already_enforced: false });
+    expect(
+      writes()
+        .slice(before)
+        .map((r) => [r.path, JSON.parse(r.body)]),
+    ).toEqual([['/api/firewall/alias_util/add/blocklist_svc', { address: '203.0.113.7' }]]);
+    expect(listed('blocklist_svc')).toEqual(['203.0.113.70', '203.0.113.7']);
+    expect((await run('alias-status', '203.0.113.7')).step.output).toMatchObject({ enforced: true, state: 'enforced' });
+    expect((await run('alias-status', '203.0.113.8')).step.output).toMatchObject({ enforced: false, state: 'not_enforced' });
+
+    const released = await run('alias-unblock', '203.0.113.7');
+    expect(released.step.output).toMatchObject({ enforced: false, enforcement_performed: true });
+    expect(
+      writes()
+        .slice(before + 1)
+        .map((r) => [r.path, JSON.parse(r.body)]),
+    ).toEqual([['/api/firewall/alias_util/delete/blocklist_svc', { address: '203.0.113.7' }]]);
+    expect(listed('blocklist_svc')).toEqual(['203.0.113.70']);
+    expect((await run('alias-status', '203.0.113.7')).step.output).toMatchObject({ enforced: false, state: 'not_enforced' });
+    expect((await run('alias-status', '203.0.113.70')).step.output).toMatchObject({ enforced: true, state: 'enforced' });
+    const alias = fw.aliases.get('blocklist_svc');
+    if (alias) alias.content = [];
   });
 
   it("reverses an effect whose entry is already gone as already reversed, with no delete, and leaves the operator's entry", async () => {

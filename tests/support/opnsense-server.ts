@@ -25,8 +25,10 @@
  * - add, delete or list without an alias segment: 400 `{message: "action <verb> expects
  *   at least 1 parameter(s)", status: 400}` (the base controller's parameter check).
  * - `GET /api/firewall/alias_util/list/<alias>`: the alias's table as `{total, rowCount,
- *   current, rows: [{ip}]}`, sorted, single addresses shown without `/32` or `/128` as
- *   pfctl shows them.
+ *   current, rows: [{ip}]}` (current releases; older ones answered a bare array), the
+ *   entries sorted as strings, single addresses shown without `/32` or `/128` as pfctl
+ *   shows them, a range as its CIDR; `rowCount` is the page size, 9999 (a GET posts no
+ *   `rowCount`), `current` 1, `total` every entry, and `rows` the first 9999 of them.
  * - `GET|POST /api/firewall/alias/search_item` with `searchPhrase` (query or body): the
  *   aliases as grid rows `{uuid, enabled, name, description, type, %type, content}`,
  *   sorted by name, `content` the entries joined by `,`, `type` the option key (`host`,
@@ -37,7 +39,7 @@
  * Ours, where no source says: any other path is 404 `{errorMessage: "Endpoint not found"}`;
  * an alias's table is its content (the real firewall keeps pf tables beside the config,
  * which agree after each change through this API); an address is kept once (the real add
- * can list the first entry twice).
+ * can list the first entry twice); an unknown alias lists as an empty table.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -60,6 +62,8 @@ export type OpnsenseStandIn = {
 
 const TYPE_LABELS: Record<AliasType, string> = { host: 'Host(s)', network: 'Network(s)' };
 const NOT_AN_ADDRESS = /[^0-9a-f:./_]/;
+/** The page size alias_util/list answers with when no `rowCount` is posted. */
+const LIST_PAGE = 9999;
 const ALIAS_UTIL = /^\/api\/firewall\/alias_util\/(add|delete|list)(?:\/([^/]*))?\/?$/;
 
 type Answer = { status: number; body: unknown };
@@ -136,8 +140,8 @@ export async function startOpnsenseStandIn(options: {
   };
 
   const list = (alias: string): Answer => {
-    const rows = (aliases.get(alias)?.content ?? []).map(shown).sort();
-    return done({ total: rows.length, rowCount: rows.length, current: 1, rows: rows.map((ip) => ({ ip })) });
+    const entries = (aliases.get(alias)?.content ?? []).map(shown).sort();
+    return done({ total: entries.length, rowCount: LIST_PAGE, current: 1, rows: entries.slice(0, LIST_PAGE).map((ip) => ({ ip })) });
   };
 
   const search = (phrase: string): Answer => {
