@@ -172,7 +172,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     const text = await readCappedText(name, response, request.url, signal);
     const outputs = extractOutputs(spec, readAnswer(text, response.headers.get('content-type')).document, inputs);
     const outcome = spec.effect?.outcome;
-    const verdict = outcome ? outcomeVerdict(outcome, response.status, outputs) : null;
+    const verdict = outcome ? outcomeVerdict(outcome, response.status, outputs, inputs) : null;
     // A message output the action redacts stays out of the step's error as it stays out of its log.
     const messageRedacted = outcome !== undefined && spec.redact.includes(`$.output.${outcome.message}`);
     if (outcome && verdict && !verdict.ok) throw new ActionFailure(verdict.type, `${name}: ${messageRedacted ? REDACTED : verdict.detail}`, false);

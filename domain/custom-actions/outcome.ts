@@ -21,7 +21,7 @@
  * Each failure is final; issue 22's managed layer takes the two `already_*` types as
  * success of a block or of a reversal.
  */
-import type { Scalar } from './render.ts';
+import { renderTemplate, type CustomInputs, type Scalar } from './render.ts';
 import type { CustomOutcome } from './spec.ts';
 
 export type OutcomeFailureType = 'vendor_refused' | 'vendor_already_present' | 'vendor_already_absent';
@@ -31,10 +31,20 @@ export type OutcomeVerdict = { ok: true } | { ok: false; type: OutcomeFailureTyp
 const MAX_DETAIL = 300;
 const textOf = (value: Scalar | null | undefined): string | null => (value == null ? null : String(value).trim());
 
-/** The verdict of `outcome` on an answer of `status` whose declared outputs are `outputs`; null when the status alone decides. */
-export function outcomeVerdict(outcome: CustomOutcome, status: number, outputs: Readonly<Record<string, Scalar | null>>): OutcomeVerdict | null {
+/**
+ * The verdict of `outcome` on an answer of `status` whose declared outputs are `outputs`;
+ * null when the status alone decides. A success value may name the step's `inputs`
+ * (`{{ inputs.target }}`: success when the answer names the very device acted on).
+ */
+export function outcomeVerdict(
+  outcome: CustomOutcome,
+  status: number,
+  outputs: Readonly<Record<string, Scalar | null>>,
+  inputs: CustomInputs,
+): OutcomeVerdict | null {
   const verdict = textOf(outputs[outcome.output]);
-  if (status < 400 && verdict !== null && outcome.success.some((s) => s.toLowerCase() === verdict.toLowerCase())) return { ok: true };
+  const success = outcome.success.map((s) => renderTemplate(s, inputs).toLowerCase());
+  if (status < 400 && verdict !== null && success.includes(verdict.toLowerCase())) return { ok: true };
   const message = textOf(outputs[outcome.message]) ?? '';
   const lower = message.toLowerCase();
   const present = outcome.already_present.some((m) => lower.includes(m.toLowerCase()));

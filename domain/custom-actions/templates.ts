@@ -143,6 +143,8 @@ export function specProblems(spec: CustomActionSpec): SpecProblem[] {
   });
   if (spec.effect) problems.push(...effectProblems(spec, spec.effect));
   for (const [i, value] of (spec.effect?.enforced_values ?? []).entries()) problems.push(...templateProblems(value, inputs, ['effect', 'enforced_values', i]));
+  for (const [i, value] of (spec.effect?.outcome?.success ?? []).entries())
+    problems.push(...templateProblems(value, inputs, ['effect', 'outcome', 'success', i]));
   spec.redact.forEach((path, i) => {
     const [, root, name, ...deeper] = path.split('.');
     if (root !== 'input' || name === undefined) return;

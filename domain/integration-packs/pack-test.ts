@@ -155,7 +155,7 @@ function fixtureFailures(spec: StoredCustomActionSpec, fixture: PackFixture): st
   const extracted: Record<string, Scalar | null> = { ...read.extra };
   for (const output of spec.outputs) extracted[output.name] = typedOutput(raws.get(output.name), output.type);
   const outcome = spec.effect?.outcome;
-  const verdict = outcome && read.status !== null ? outcomeVerdict(outcome, read.status, extracted) : null;
+  const verdict = outcome && read.status !== null ? outcomeVerdict(outcome, read.status, extracted, fixture.input) : null;
   if (verdict && !verdict.ok) return [`a run fails with ${verdict.type} (${verdict.detail}): the fixture proves no outputs`];
   if (read.status !== null && read.status >= 400) return [`a run fails on HTTP ${read.status} (http_status): the fixture proves no outputs`];
   const failures: string[] = [];

@@ -135,12 +135,20 @@ describe('outcomeVerdict', () => {
     already_present: ['already exists', 'duplicate_of_existing'],
     already_absent: ['not found'],
   };
-  const on = (status: number, outputs: Record<string, string | number | boolean | null>) => outcomeVerdict(declared, status, outputs);
+  const on = (status: number, outputs: Record<string, string | number | boolean | null>) => outcomeVerdict(declared, status, outputs, {});
 
   it('is a success when the verdict equals a success value, trimmed and ignoring case, whatever the message says', () => {
     expect(on(200, { status: ' ok ', message: 'already exists' })).toEqual({ ok: true });
     expect(on(201, { status: 'DONE', message: null })).toEqual({ ok: true });
-    expect(outcomeVerdict({ ...declared, success: ['0'] }, 200, { status: 0, message: null })).toEqual({ ok: true });
+    expect(outcomeVerdict({ ...declared, success: ['0'] }, 200, { status: 0, message: null }, {})).toEqual({ ok: true });
+  });
+
+  it('renders a success value naming an input, so success means the answer names the very object acted on', () => {
+    const named = { ...declared, success: ['{{ inputs.target }}'] };
+    const device = '4c8f1a2b3c4d5e6f7a8b9c0d1e2f3a4b';
+    expect(outcomeVerdict(named, 202, { status: device, message: null }, { target: device })).toEqual({ ok: true });
+    expect(outcomeVerdict(named, 202, { status: null, message: null }, { target: device })).toMatchObject({ ok: false, type: 'vendor_refused' });
+    expect(outcomeVerdict(named, 202, { status: '{{ inputs.target }}', message: null }, { target: device })).toMatchObject({ ok: false });
   });
 
   it('fails a 2xx with another verdict as refused, carrying the vendor message or saying what the verdict was', () => {
@@ -161,7 +169,7 @@ describe('outcomeVerdict', () => {
     expect(on(200, { status: 'error', message: 'rule not found' })).toMatchObject({ type: 'vendor_already_absent' });
     expect(on(200, { status: 'error', message: 'already exists? not found' })).toMatchObject({ type: 'vendor_refused' });
     // A fragment is text, not a pattern.
-    expect(outcomeVerdict({ ...declared, already_present: ['a.c'] }, 200, { status: 'error', message: 'abc' })).toMatchObject({ type: 'vendor_refused' });
+    expect(outcomeVerdict({ ...declared, already_present: ['a.c'] }, 200, { status: 'error', message: 'abc' }, {})).toMatchObject({ type: 'vendor_refused' });
   });
 
   it('on a final 4xx reads only already present or absent from the message, leaving anything else to the status', () => {
