@@ -112,6 +112,13 @@ export type ActionDefinition<Input = any, Output = unknown> = {
    * with the action's own refusal.
    */
   gate?(input: Input, context: Pick<ActionContext, 'runId' | 'stepId' | 'caseId'>): Promise<string | null>;
+  /**
+   * A containment adapter (a pack action whose effect type the response policy manages:
+   * `block`, `contain`, `disable_identity`): it runs only as a binding's bound action, so a
+   * runbook step naming it is refused and protected targets, TTLs and effects are never
+   * bypassed (SPEC.md "Managed containment actions").
+   */
+  managedAdapter?: true;
   /** The connection a step without `with.connection` uses (a custom action's `default_connection`). */
   defaultConnection?: string;
   /**

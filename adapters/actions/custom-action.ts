@@ -38,7 +38,7 @@
  */
 import { outcomeVerdict } from '../../domain/custom-actions/outcome.ts';
 import { sshVerdict } from '../../domain/custom-actions/ssh-verdict.ts';
-import type { StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
+import { managedEffectTypes, type StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
 import {
   customInputSchema,
   customOutputSchema,
@@ -205,6 +205,7 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     ...(spec.default_connection === null ? {} : { defaultConnection: spec.default_connection }),
     ...(spec.effect === undefined ? {} : { effect: spec.effect }),
     ...(spec.compensation ? { compensation: spec.compensation.action } : {}),
+    ...(managedEffectTypes.includes(spec.effect_type) ? { managedAdapter: true as const } : {}),
     input: customInputSchema(spec),
     output: customOutputSchema(spec),
     async execute(inputs, context) {

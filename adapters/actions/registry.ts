@@ -70,6 +70,12 @@ export type ActionRegistry = {
    */
   actionProblem: (name: string, ignoreProducts?: boolean) => string | null;
   /**
+   * Why a runbook step may not name `name`, or null: its actionProblem, or it is a
+   * containment adapter (ActionDefinition.managedAdapter), which runs only through the
+   * `response.*` actions inside the response policy.
+   */
+  stepProblem: (name: string, ignoreProducts?: boolean) => string | null;
+  /**
    * Checks a step's literal `with` values against the action's input schema. The
    * reserved `connection` key is not an input. A value holding a template (`{{` or
    * `{%`), and everything below it, is left to the run-time check after rendering, as
@@ -144,7 +150,7 @@ export function createActionRegistry(implementations: ActionDefinition[], instal
   let current = snapshotOf([], []);
   const inputOf = (name: string) => current.byName.get(name)?.input ?? builtinSchemas[name]?.input;
   const isKnownAction = (name: string) => catalog.has(name) || current.byName.has(name);
-  return {
+  const registry: ActionRegistry = {
     isKnownAction,
     implementation: (name) => current.byName.get(name),
     riskOf: (name) => current.byName.get(name)?.risk ?? catalog.get(name)?.risk ?? null,
@@ -165,6 +171,11 @@ export function createActionRegistry(implementations: ActionDefinition[], instal
       }
       return null;
     },
+    stepProblem: (name, ignoreProducts = false) => {
+      const problem = registry.actionProblem(name, ignoreProducts);
+      if (problem !== null || current.byName.get(name)?.managedAdapter !== true) return problem;
+      return `action '${name}' is a containment adapter: a runbook calls it through the response.* actions, inside the response policy`;
+    },
     checkInput: (name, withMap) => {
       const schema = inputOf(name);
       if (!schema) return [];
@@ -181,6 +192,7 @@ export function createActionRegistry(implementations: ActionDefinition[], instal
       });
     },
   };
+  return registry;
 }
 
 function jsonSchema(schema: v.GenericSchema | undefined): Record<string, unknown> {

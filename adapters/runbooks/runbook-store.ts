@@ -48,7 +48,7 @@ export type RunbookStoreDeps = {
 export function createRunbookStore(deps: RunbookStoreDeps) {
   const { db, actions } = deps;
   const catalog = (ignoreProducts: boolean): RunbookCatalog => ({
-    actionProblem: (name) => actions.actionProblem(name, ignoreProducts),
+    actionProblem: (name) => actions.stepProblem(name, ignoreProducts),
     checkInput: actions.checkInput,
     checkTemplate: deps.templates.checkTemplate,
     checkCondition: deps.templates.checkCondition,

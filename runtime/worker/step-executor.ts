@@ -66,6 +66,8 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
     if (problem !== null && step.action?.startsWith('custom.')) return fail(step.with, `action_unavailable: ${problem}`);
     return fail(rendered, `action_not_implemented: ${step.action ?? '(none)'} cannot run in this build`);
   }
+  // A runbook saved before its action became a containment adapter (a pack installed later) still never calls it directly.
+  if (action.managedAdapter) return fail(rendered, `action_unavailable: ${deps.actions.stepProblem(action.name, true)}`);
   // The action log keeps the input and output as the action masks them (ActionDefinition.redactLog).
   const redact = action.redactLog ?? ((row: { input: unknown; output: unknown }) => row);
   const masked = (run: ActionRun): ActionRun => {

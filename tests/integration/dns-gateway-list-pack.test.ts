@@ -94,6 +94,23 @@ describe.each(e2eEngines)('the shipped dns_gateway_list pack on $name', ({ serve
     expect((await callAs(svc, root, 'GET', `/effects/${blocked.output.effect_id}`)).body.status).toBe('reversed');
   });
 
+  it('refuses a runbook that calls the adapter directly, around the response policy', async () => {
+    const direct = targetStepRunbookYaml(
+      'dns-direct',
+      'custom.dns_gateway_list.block',
+      'domain',
+      `, account: ${ACCOUNT}, list: ${LIST}, connection: gateway`,
+    ).replace('domain: "{{ inputs.domain }}"', 'value: "{{ inputs.domain }}"');
+    const checked = await callAs(svc, root, 'POST', '/runbooks/validate', { yaml_text: direct });
+    expect(checked.body.errors).toEqual([
+      expect.objectContaining({
+        msg: expect.stringMatching(/custom\.dns_gateway_list\.block' is a containment adapter: a runbook calls it through the response\.\* actions/),
+      }),
+    ]);
+    const saved = await callAs(svc, root, 'POST', '/runbooks/dns-direct', { yaml_text: direct });
+    expect(saved.status).toBe(422);
+  });
+
   it('refuses a protected name and a parent of one before the gateway sees a request', async () => {
     const before = gateway.requests().length;
     for (const domain of ['login.example.com', 'sso.login.example.com', 'example.com']) {

@@ -10,7 +10,7 @@
  * enforced with nothing written, the read-back is exact (203.0.113.70 in the alias is no
  * block of 203.0.113.7, which is really added), the release removes only svc's entry, a
  * reversal whose entry is already gone calls no delete and leaves the operator's own
- * alias alone, and the vendor's `not_an_address` fails the step with its own word.
+ * alias alone, and a runbook calling the adapter directly, around the policy, is refused.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,14 +240,11 @@ describe.each(e2eEngines)('the shipped firewall_alias_a pack on $name', ({ serve
     });
   });
 
-  it("fails a block the firewall answers not_an_address with the vendor's own word, and writes no entry", async () => {
+  it('refuses a runbook that calls the adapter around the response policy, so no entry is written outside an effect', async () => {
     const direct = await callAs(svc, root, 'POST', '/runbooks/alias-direct', {
       yaml_text: ipStepRunbookYaml('alias-direct', 'custom.firewall_alias_a.block', ', alias: blocklist_svc, connection: opnsense'),
     });
-    expect(direct.status, direct.text).toBeLessThan(300);
-    const bad = await run('alias-direct', 'fw.example.net');
-    expect(bad.run.status).toBe('failed');
-    expect(bad.step.error).toMatch(/^vendor_refused: custom\.firewall_alias_a\.block: status is "not_an_address", not a success value$/);
-    expect(listed('blocklist_svc')).not.toContain('fw.example.net');
+    expect(direct.status, direct.text).toBe(422);
+    expect(direct.text).toMatch(/custom\.firewall_alias_a\.block' is a containment adapter/);
   });
 });
