@@ -2,7 +2,9 @@
  * The shipped EDR host-isolation adapter packs against local stand-ins of their vendors'
  * APIs, on every engine (SPEC.md "Managed containment actions", shipped packs
  * `edr_isolate_a`: http, host, read declares `network_status` = `disconnected`;
- * `edr_isolate_c`: http oauth2, host, no read). Each pack is installed from packs/ through
+ * `edr_isolate_c`: http oauth2, host, no read; `edr_contain_b`: http oauth2, host, reads
+ * the device's own containment status, and a containment answer that does not name the
+ * device is refused, never read as done). Each pack is installed from packs/ through
  * the registry, bound in the response policy as `contain`/`host` with an automatic grant,
  * and driven by `response.host_isolate`, `response.host_status` and
  * `response.host_release` in runbooks: the isolation lands at the stand-in and the effect
@@ -15,7 +17,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../support/clock.ts';
-import { startDefenderStandIn, startSentinelOneStandIn, type DefenderStandIn, type SentinelOneStandIn } from '../support/edr-servers.ts';
+import {
+  startCrowdStrikeStandIn,
+  startDefenderStandIn,
+  startSentinelOneStandIn,
+  type CrowdStrikeStandIn,
+  type DefenderStandIn,
+  type SentinelOneStandIn,
+} from '../support/edr-servers.ts';
 import { callAs, runWhen, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 import { installPack } from '../support/shipped-adapters.ts';
@@ -298,6 +307,114 @@ describe.each(e2eEngines)('the shipped edr_isolate_c pack on $name', ({ server }
     expect(isolated.run.status).toBe('failed');
     expect(isolated.step.error).toMatch(/^target_protected: dc-01 is protected/);
     expect(mde.requests.length).toBe(before);
+    expect(oauth.tokenRequests).toBe(tokens);
+    expect(await effectsOn(svc, PROTECTED_HOST)).toEqual([]);
+  });
+});
+describe.each(e2eEngines)('the shipped edr_contain_b pack on $name', ({ server }) => {
+  const CLIENT_ID = 'svc-falcon-client';
+  const CLIENT_SECRET = 'falcon-client-secret-8c1a';
+  const DEVICE = '4c8f2d1e9a7b4e3c8d5f6a2b1c0e9d8f';
+  const OTHER = '9e1b7c3d5f2a4e6b8c0d1f3a5b7c9e2d';
+  const PHANTOM = '2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e';
+  const UNKNOWN = '00000000000000000000000000000404';
+  const clock = manualClock(new Date());
+  let svc: InProcessService;
+  let oauth: OAuth2Server;
+  let cs: CrowdStrikeStandIn;
+
+  beforeAll(async () => {
+    oauth = await startOAuth2Server(CLIENT_ID, CLIENT_SECRET);
+    cs = await startCrowdStrikeStandIn((token) => oauth.grantOf(token) !== null, {
+      [DEVICE]: 'DESKTOP-7Q4K2M1',
+      [OTHER]: 'DESKTOP-OTHER',
+      [PHANTOM]: 'DESKTOP-PHANTOM',
+      [PROTECTED_HOST]: 'DC-01',
+    });
+    svc = await startInProcessService({ server }, { runbooks, clock: clock.now, extraEnv: { SVC_PACKS_DIR: PACKS_DIR, SVC_OUTBOUND_CA_FILE: oauth.caFile } });
+    const conn = await callAs(svc, root, 'POST', '/connections', {
+      kind: 'http',
+      name: 'edr-b',
+      base_url: cs.url,
+      secret: CLIENT_SECRET,
+      config: { auth: 'oauth2_client_credentials', token_url: oauth.tokenUrl, client_id: CLIENT_ID, client_auth: 'post' },
+    });
+    expect(conn.status, conn.text).toBe(201);
+    await installAndBindHostAdapter(svc, root, 'edr_contain_b', 'edr-b', true);
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.close();
+    await cs?.close();
+    await oauth?.close();
+  });
+
+  const run = (slug: string, host: string) => runHostStep(svc, slug, host);
+  const actions = (name: string) => cs.requests.filter((r) => r.method === 'POST' && r.path === `/devices/entities/devices-actions/v2?action_name=${name}`);
+
+  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'edr_contain_b'));
+
+  it('contains the device with a minted token, reads contained back (pending is not), and lifts it on release', async () => {
+    const isolated = await run('host-isolate', DEVICE.toUpperCase());
+    expect(isolated.run.status, JSON.stringify(isolated.run.action_log)).toBe('succeeded');
+    expect(isolated.step.output).toMatchObject({ target: DEVICE, enforced: true, enforcement_performed: true });
+    expect(cs.devices.get(DEVICE)?.status).toBe('contained');
+    expect(JSON.parse(actions('contain')[0]?.body ?? '')).toEqual({ ids: [DEVICE] });
+    expect(oauth.grantOf(/^Bearer (.+)$/.exec(String(actions('contain')[0]?.headers.authorization))?.[1] ?? '')).not.toBeNull();
+    const effect = (await callAs(svc, root, 'GET', `/effects/${isolated.step.output.effect_id}`)).body;
+    expect(effect).toMatchObject({ status: 'active', adapter_id: 'edr_contain_b', handle: null });
+
+    expect((await run('host-status', DEVICE)).step.output).toEqual({ target: DEVICE, enforced: true, enforcement_performed: false, state: 'enforced' });
+    expect(cs.requests.at(-1)?.path).toBe(`/devices/entities/devices/v2?ids=${DEVICE}`);
+    for (const pending of ['containment_pending', 'lift_containment_pending'] as const) {
+      const device = cs.devices.get(DEVICE);
+      if (device) device.status = pending;
+      expect((await run('host-status', DEVICE)).step.output).toMatchObject({ enforced: false, state: 'not_enforced' });
+    }
+    const device = cs.devices.get(DEVICE);
+    if (device) device.status = 'contained';
+
+    const released = await run('host-release', DEVICE);
+    expect(released.run.status, JSON.stringify(released.run.action_log)).toBe('succeeded');
+    expect(released.step.output).toMatchObject({ enforcement_performed: true, effect_id: effect.id });
+    expect(cs.devices.get(DEVICE)?.status).toBe('normal');
+    expect(JSON.parse(actions('lift_containment')[0]?.body ?? '')).toEqual({ ids: [DEVICE] });
+    expect(await effectStatus(svc, effect.id)).toBe('reversed');
+  });
+
+  it('lifts the containment when the TTL ends, through the worker and the injected clock', async () => {
+    const isolated = await run('host-isolate-short', OTHER);
+    expect(isolated.step.output).toMatchObject({ enforced: true });
+    clock.advance(61_000);
+    await expect.poll(() => effectStatus(svc, isolated.step.output.effect_id), { timeout: 15_000 }).toBe('reversed');
+    expect(cs.devices.get(OTHER)?.status).toBe('normal');
+    expect(JSON.parse(actions('lift_containment').at(-1)?.body ?? '')).toEqual({ ids: [OTHER] });
+  });
+
+  it('fails an unknown device with the vendor message, and a 2xx naming no device, with no active effect', async () => {
+    const unknown = await run('host-isolate', UNKNOWN);
+    expect(unknown.run.status).toBe('failed');
+    expect(unknown.step.error).toMatch(new RegExp(`^http_status: .*answered HTTP 404: Device not found: ${UNKNOWN}`));
+    expect((await effectsOn(svc, UNKNOWN)).map((e) => e.status)).toEqual(['failed']);
+
+    cs.quirk = 'accepted_nothing';
+    try {
+      const phantom = await run('host-isolate', PHANTOM);
+      expect(phantom.run.status).toBe('failed');
+      expect(phantom.step.error).toMatch(new RegExp(`^vendor_refused: .*Device not found: ${PHANTOM}`));
+      expect((await effectsOn(svc, PHANTOM)).map((e) => e.status)).toEqual(['failed']);
+    } finally {
+      cs.quirk = null;
+    }
+    expect(cs.devices.get(PHANTOM)?.status).toBe('normal');
+  });
+
+  it('refuses a protected host before any token or device request', async () => {
+    const before = cs.requests.length;
+    const tokens = oauth.tokenRequests;
+    const isolated = await run('host-isolate', PROTECTED_HOST);
+    expect(isolated.run.status).toBe('failed');
+    expect(isolated.step.error).toMatch(/^target_protected: dc-01 is protected/);
+    expect(cs.requests.length).toBe(before);
     expect(oauth.tokenRequests).toBe(tokens);
     expect(await effectsOn(svc, PROTECTED_HOST)).toEqual([]);
   });
