@@ -31,6 +31,7 @@ import type { ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 import { systemActor, type AuditLog } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
+import { affectedNothing } from '../../domain/effects/managed.ts';
 import { callBoundAction, readBoundState, resolveBound } from './bound-actions.ts';
 
 const RETRY_BASE_MS = 60_000;
@@ -135,11 +136,13 @@ export function createEffectReverser(deps: EffectReverserDeps) {
         if (own.ok && !own.enforced) return reversed(state, reason, actor, true);
       }
       const answer = await callBoundAction(deps.actions, resolved.call, connection, context, key('reverse'));
-      if (answer.ok) return reversed(state, reason, actor, false);
-      if (answer.type === 'vendor_already_absent') return reversed(state, reason, actor, true);
-      // A vendor refusing to undo what is already undone: the read, by its declared state, decides.
+      const undidNothing = answer.ok && affectedNothing(answer.output);
+      if (answer.ok && !undidNothing) return reversed(state, reason, actor, false);
+      if (!answer.ok && answer.type === 'vendor_already_absent') return reversed(state, reason, actor, true);
+      // A vendor refusing to undo, or undoing nothing (no phantom reversal): the read, by its declared state, decides.
       const status = await read('status');
       if (status.ok && !status.enforced) return reversed(state, reason, actor, true);
+      if (answer.ok) return failed(state, reason, actor, 'adapter_affected_nothing', 'the unblock affected nothing and no read shows the effect gone');
       return failed(state, reason, actor, answer.type, answer.message);
     },
   };

@@ -44,6 +44,13 @@ export const HANDLE_OUTPUTS = ['handle', 'rule_id', 'decision_id', 'external_ref
 /** Output names a block's answer may count the targets it changed under; zero is `adapter_affected_nothing`. */
 export const AFFECTED_OUTPUTS = ['affected', 'affected_count'] as const;
 
+/** Whether an answer counts zero targets changed (an `affected` or `affected_count` output of 0): a block or unblock that did nothing. */
+export function affectedNothing(output: unknown): boolean {
+  if (output === null || typeof output !== 'object') return false;
+  const record = output as Record<string, unknown>;
+  return AFFECTED_OUTPUTS.some((name) => record[name] === 0);
+}
+
 /** The handle in a bound block action's output, as text; null when it answered none. */
 export function handleFrom(output: unknown): string | null {
   if (output === null || typeof output !== 'object') return null;
@@ -66,8 +73,7 @@ export type ApplyVerdict =
 /** How a block's answer reads for its effect. */
 export function applyVerdict(answer: AdapterAnswer): ApplyVerdict {
   if (answer.ok) {
-    const record = answer.output !== null && typeof answer.output === 'object' ? (answer.output as Record<string, unknown>) : {};
-    if (AFFECTED_OUTPUTS.some((name) => record[name] === 0)) {
+    if (affectedNothing(answer.output)) {
       return { status: 'failed', code: 'adapter_affected_nothing', message: 'the vendor reports that no target was affected' };
     }
     return { status: 'applied', enforcementPerformed: true, already: false, handle: handleFrom(answer.output) };

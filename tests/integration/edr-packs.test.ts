@@ -174,6 +174,24 @@ describe.each(e2eEngines)('the shipped edr_isolate_a pack on $name', ({ server }
     expect(JSON.parse(connect?.body ?? '')).toEqual({ filter: { computerName: 'desktop-043' } });
   });
 
+  it('reads a release that reconnects no agent by the status read: a decommissioned agent is already released, nothing performed', async () => {
+    const template = agent('desktop-043');
+    if (!template) throw new Error('no agent to copy');
+    s1.agents.push({ ...template, id: '225494730938493999', computerName: 'desktop-050', networkStatus: 'connected' });
+    const isolated = await run('host-isolate', 'desktop-050');
+    expect(isolated.step.output).toMatchObject({ enforced: true, enforcement_performed: true });
+    s1.agents.splice(
+      s1.agents.findIndex((a) => a.computerName === 'desktop-050'),
+      1,
+    );
+    const released = await run('host-release', 'desktop-050');
+    expect(released.run.status, JSON.stringify(released.run.action_log)).toBe('succeeded');
+    expect(released.step.output).toMatchObject({ enforcement_performed: false });
+    expect(await effectStatus(svc, isolated.step.output.effect_id)).toBe('reversed');
+    const audit = (await callAs(svc, root, 'GET', '/audit?action=effect.reverse')).body.items;
+    expect(audit.find((e: any) => e.target.id === isolated.step.output.effect_id)?.detail).toMatchObject({ outcome: 'already_reversed' });
+  });
+
   it('fails a host no agent matches as adapter_affected_nothing, with no active effect', async () => {
     for (const host of ['desktop-404', 'LAPTOP-7']) {
       const before = s1.requests.length;
