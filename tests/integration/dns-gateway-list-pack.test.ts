@@ -71,14 +71,14 @@ describe.each(e2eEngines)('the shipped dns_gateway_list pack on $name', ({ serve
     const blocked = await run('dns-block', 'Evil.Example.');
     expect(blocked.output, JSON.stringify(blocked)).toMatchObject({ target: 'evil.example', enforced: true, enforcement_performed: true });
     expect(gateway.values(LIST)).toEqual(['evil.example']);
-    expect(JSON.parse(gateway.requests().at(-1)?.body ?? '{}')).toEqual({ append: [{ value: 'evil.example', description: 'SVC-7: C2 domain' }] });
+    expect(JSON.parse(gateway.requests.at(-1)?.body ?? '{}')).toEqual({ append: [{ value: 'evil.example', description: 'SVC-7: C2 domain' }] });
     expect((await callAs(svc, root, 'GET', `/effects/${blocked.output.effect_id}`)).body).toMatchObject({ status: 'active', adapter_id: 'dns_gateway_list' });
 
-    const before = gateway.requests().length;
+    const before = gateway.requests.length;
     const read = await run('dns-status', 'evil.example');
     expect(read.status).not.toBe('ok');
     expect(read.error).toMatch(/^adapter_no_status_action: /);
-    expect(gateway.requests()).toHaveLength(before);
+    expect(gateway.requests).toHaveLength(before);
 
     const again = await run('dns-block', 'evil.example');
     expect(again.status).not.toBe('ok');
@@ -90,7 +90,7 @@ describe.each(e2eEngines)('the shipped dns_gateway_list pack on $name', ({ serve
     const released = await run('dns-unblock', 'evil.example');
     expect(released.status, JSON.stringify(released)).toBe('ok');
     expect(gateway.values(LIST)).toEqual([]);
-    expect(JSON.parse(gateway.requests().at(-1)?.body ?? '{}')).toEqual({ remove: ['evil.example'] });
+    expect(JSON.parse(gateway.requests.at(-1)?.body ?? '{}')).toEqual({ remove: ['evil.example'] });
     expect((await callAs(svc, root, 'GET', `/effects/${blocked.output.effect_id}`)).body.status).toBe('reversed');
   });
 
@@ -112,14 +112,14 @@ describe.each(e2eEngines)('the shipped dns_gateway_list pack on $name', ({ serve
   });
 
   it('refuses a protected name and a parent of one before the gateway sees a request', async () => {
-    const before = gateway.requests().length;
+    const before = gateway.requests.length;
     for (const domain of ['login.example.com', 'sso.login.example.com', 'example.com']) {
       const refused = await run('dns-block', domain);
       expect(refused.error, domain).toMatch(/^target_protected: /);
     }
     const malformed = await run('dns-block', '*.example.net');
     expect(malformed.error).toMatch(/^target_invalid: /);
-    expect(gateway.requests()).toHaveLength(before);
+    expect(gateway.requests).toHaveLength(before);
   });
 
   it('removes the name when the TTL ends, through the worker and the injected clock', async () => {

@@ -27,7 +27,7 @@ import {
 } from '../support/edr-servers.ts';
 import { callAs, runWhen, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
-import { installPack } from '../support/shipped-adapters.ts';
+import { expectFixturesPass, installPack } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -93,19 +93,6 @@ const effectsOn = async (svc: InProcessService, host: string): Promise<any[]> =>
 
 const effectStatus = async (svc: InProcessService, id: string): Promise<string> => (await callAs(svc, root, 'GET', `/effects/${id}`)).body.status;
 
-/** The pack test of `pack` without a connection: every fixture and template row passes, nothing fails. */
-async function expectFixturesPass(svc: InProcessService, pack: string): Promise<void> {
-  const tested = await callAs(svc, root, 'POST', `/integration-packs/registry/${pack}/test`, {});
-  expect(tested.status, tested.text).toBe(200);
-  expect(tested.body.summary.fail, tested.text).toBe(0);
-  const fixtureRows = tested.body.rows.filter((r: any) => r.check === 'fixtures' || r.check === 'template');
-  expect(fixtureRows.length).toBeGreaterThan(0);
-  expect(
-    fixtureRows.every((r: any) => r.status === 'pass'),
-    tested.text,
-  ).toBe(true);
-}
-
 describe.each(e2eEngines)('the shipped edr_isolate_a pack on $name', ({ server }) => {
   const TOKEN = 's1-api-token-for-tests';
   const clock = manualClock(new Date());
@@ -133,7 +120,7 @@ describe.each(e2eEngines)('the shipped edr_isolate_a pack on $name', ({ server }
   const agent = (name: string) => s1.agents.find((a) => a.computerName === name);
   const run = (slug: string, host: string) => runHostStep(svc, slug, host);
 
-  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'edr_isolate_a'));
+  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, root, 'edr_isolate_a'));
 
   it('disconnects the agent, reads its network status back, and reconnects it on release', async () => {
     const isolated = await run('host-isolate', 'Desktop-042');
@@ -265,7 +252,7 @@ describe.each(e2eEngines)('the shipped edr_isolate_c pack on $name', ({ server }
   const run = (slug: string, host: string) => runHostStep(svc, slug, host);
   const posts = (verb: string) => mde.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/${verb}`));
 
-  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'edr_isolate_c'));
+  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, root, 'edr_isolate_c'));
 
   it('isolates the machine with a minted token, answers no status action, and releases it', async () => {
     const isolated = await run('host-isolate', MACHINE);
@@ -369,7 +356,7 @@ describe.each(e2eEngines)('the shipped edr_contain_b pack on $name', ({ server }
   const run = (slug: string, host: string) => runHostStep(svc, slug, host);
   const actions = (name: string) => cs.requests.filter((r) => r.method === 'POST' && r.path === `/devices/entities/devices-actions/v2?action_name=${name}`);
 
-  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'edr_contain_b'));
+  it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, root, 'edr_contain_b'));
 
   it('contains the device with a minted token, reads contained back (pending is not), and lifts it on release', async () => {
     const isolated = await run('host-isolate', DEVICE.toUpperCase());

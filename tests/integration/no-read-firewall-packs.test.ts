@@ -24,7 +24,7 @@ import {
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { e2eEngines } from '../support/service-process.ts';
-import { bindIpAdapter, installPack, runIpStep } from '../support/shipped-adapters.ts';
+import { bindIpAdapter, expectFixturesPass, installPack, runIpStep } from '../support/shipped-adapters.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const PF = { clientId: '61646d696e', clientToken: 'pf-token-for-tests', alias: 'svc_blocked' };
@@ -37,19 +37,6 @@ const runbooks = {
   'status.yml': ipStepRunbookYaml('fw-status', 'response.ip_status'),
   'unblock.yml': ipStepRunbookYaml('fw-unblock', 'response.ip_unblock'),
 };
-
-/** The pack test without a connection: every fixture and template row passes. */
-async function expectFixturesPass(svc: InProcessService, pack: string): Promise<void> {
-  const tested = await callAs(svc, root, 'POST', `/integration-packs/registry/${pack}/test`, {});
-  expect(tested.status, tested.text).toBe(200);
-  expect(tested.body.summary.fail, tested.text).toBe(0);
-  const rows = tested.body.rows.filter((r: any) => r.check === 'fixtures' || r.check === 'template');
-  expect(rows.length).toBe(4);
-  expect(
-    rows.every((r: any) => r.status === 'pass'),
-    tested.text,
-  ).toBe(true);
-}
 
 describe.each(e2eEngines)('the shipped no-read firewall packs on $name', ({ server }) => {
   const clock = manualClock(new Date());
@@ -127,7 +114,7 @@ describe.each(e2eEngines)('the shipped no-read firewall packs on $name', ({ serv
   describe('firewall_alias_b (pfSense alias entries)', () => {
     beforeAll(() => bind('firewall_alias_b', 'pfsense', { alias: PF.alias }));
 
-    it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'firewall_alias_b'));
+    it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, root, 'firewall_alias_b'));
 
     it('adds the address to the alias, has no read, and removes it on release', async () => {
       const blocked = await run('fw-block', '203.0.113.9');
@@ -176,7 +163,7 @@ describe.each(e2eEngines)('the shipped no-read firewall packs on $name', ({ serv
   describe('firewall_quarantine (FortiGate banned users)', () => {
     beforeAll(() => bind('firewall_quarantine', 'fortigate', { vdom: FGT.vdom }));
 
-    it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'firewall_quarantine'));
+    it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, root, 'firewall_quarantine'));
 
     it('bans the address for the TTL, has no read, and lifts the ban on release', async () => {
       const blocked = await run('fw-block', '203.0.113.10');
@@ -218,7 +205,7 @@ describe.each(e2eEngines)('the shipped no-read firewall packs on $name', ({ serv
     beforeAll(() => bind('firewall_tag', 'panos', { tag: PAN.tag, vsys: PAN.vsys }));
     const uidMessage = (path: string | undefined) => new URL(path ?? '/', 'http://x').searchParams.get('cmd');
 
-    it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, 'firewall_tag'));
+    it('passes its recorded vendor answers through the pack test', () => expectFixturesPass(svc, root, 'firewall_tag'));
 
     it('tags the address, reads a second tag as already blocked, has no read, and untags it on release', async () => {
       const blocked = await run('fw-block', '2001:DB8::7');

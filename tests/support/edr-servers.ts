@@ -53,23 +53,8 @@
  * `containment_pending` or `lift_containment_pending` itself to see the pending states).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-/** One request as received: `path` with its query, `body` the raw text ('' when none). */
-export type RecordedRequest = { method: string; path: string; headers: IncomingHttpHeaders; body: string };
-
-type Listening = { url: string; requests: RecordedRequest[]; close: () => Promise<void> };
-
-const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
+import type { ServerResponse } from 'node:http';
+import { jsonAnswer, listenRecording, type RecordingServer } from './recording-server.ts';
 
 const parseObject = (text: string): Record<string, unknown> | null => {
   try {
@@ -79,25 +64,6 @@ const parseObject = (text: string): Record<string, unknown> | null => {
     return null;
   }
 };
-
-async function listen(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<Listening> {
-  const requests: RecordedRequest[] = [];
-  const server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
-    handle(req, body, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A SentinelOne agent as the agents list answers it (the fields the pack reads, and a few beside). */
 export type SentinelOneAgent = {
@@ -110,10 +76,10 @@ export type SentinelOneAgent = {
   siteName: string;
 };
 
-export type SentinelOneStandIn = Listening & { agents: SentinelOneAgent[] };
+export type SentinelOneStandIn = RecordingServer & { agents: SentinelOneAgent[] };
 
 const s1Errors = (res: ServerResponse, status: number, code: number, title: string, detail: string | null = null) =>
-  json(res, status, { errors: [{ code, title, detail }] });
+  jsonAnswer(res, status, { errors: [{ code, title, detail }] });
 
 /** Starts the SentinelOne stand-in taking API token `token`, with one connected agent per computer name in `computerNames`. */
 export async function startSentinelOneStandIn(token: string, computerNames: string[]): Promise<SentinelOneStandIn> {
@@ -133,7 +99,7 @@ export async function startSentinelOneStandIn(token: string, computerNames: stri
       if (key === 'ids') return Array.isArray(value) && value.includes(agent.id);
       return false;
     });
-  const listening = await listen((req, body, res) => {
+  const listening = await listenRecording((req, body, res) => {
     if (req.headers.authorization !== `ApiToken ${token}`) return s1Errors(res, 401, 4010010, 'Authentication Failed');
     const url = new URL(req.url ?? '/', 'http://s1');
     const action = /^\/web\/api\/v2\.1\/agents\/actions\/(disconnect|connect)$/.exec(url.pathname)?.[1];
@@ -143,13 +109,13 @@ export async function startSentinelOneStandIn(token: string, computerNames: stri
         return s1Errors(res, 400, 4000010, 'Validation Error', 'filter: at least one filter is required');
       const hit = agents.filter((a) => matches(a, filter as Record<string, unknown>));
       for (const agent of hit) agent.networkStatus = action === 'disconnect' ? 'disconnected' : 'connected';
-      return json(res, 200, { data: { affected: hit.length } });
+      return jsonAnswer(res, 200, { data: { affected: hit.length } });
     }
     if (req.method === 'GET' && url.pathname === '/web/api/v2.1/agents') {
       const filter: Record<string, unknown> = {};
       for (const [key, value] of url.searchParams) filter[key] = key === 'ids' ? value.split(',') : value;
       const data = agents.filter((a) => matches(a, filter));
-      return json(res, 200, { data, pagination: { nextCursor: null, totalItems: data.length } });
+      return jsonAnswer(res, 200, { data, pagination: { nextCursor: null, totalItems: data.length } });
     }
     s1Errors(res, 404, 4040010, 'Resource not found');
   });
@@ -175,16 +141,16 @@ export type MachineAction = {
 /** A device: whether it is isolated, and `busy` to answer its next action with ActiveRequestAlreadyExists. */
 export type DefenderMachine = { id: string; computerDnsName: string; isolated: boolean; busy: boolean };
 
-export type DefenderStandIn = Listening & { machines: Map<string, DefenderMachine>; actions: Map<string, MachineAction> };
+export type DefenderStandIn = RecordingServer & { machines: Map<string, DefenderMachine>; actions: Map<string, MachineAction> };
 
 const defenderError = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-  json(res, status, { error: { code, message, target: randomUUID() } }, headers);
+  jsonAnswer(res, status, { error: { code, message, target: randomUUID() } }, headers);
 
 /** Starts the Defender stand-in for `machines` (machine id to DNS name), taking a bearer token when `accepts` does. */
 export async function startDefenderStandIn(accepts: (token: string) => boolean, machines: Record<string, string>): Promise<DefenderStandIn> {
   const store = new Map(Object.entries(machines).map(([id, computerDnsName]) => [id, { id, computerDnsName, isolated: false, busy: false }]));
   const actions = new Map<string, MachineAction>();
-  const listening = await listen((req, body, res) => {
+  const listening = await listenRecording((req, body, res) => {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer || !accepts(bearer))
       return defenderError(res, 401, 'Unauthorized', 'Authorization token is missing or invalid', { 'www-authenticate': 'Bearer' });
@@ -218,12 +184,12 @@ export async function startDefenderStandIn(accepts: (token: string) => boolean, 
         relatedFileInfo: null,
       };
       actions.set(action.id, action);
-      return json(res, 201, action);
+      return jsonAnswer(res, 201, action);
     }
     const read = /^\/api\/machineactions\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && read) {
       const action = actions.get(decodeURIComponent(read[1] ?? ''));
-      return action ? json(res, 200, action) : defenderError(res, 404, 'ResourceNotFound', 'Machine action was not found');
+      return action ? jsonAnswer(res, 200, action) : defenderError(res, 404, 'ResourceNotFound', 'Machine action was not found');
     }
     defenderError(res, 404, 'ResourceNotFound', `No route for ${req.method} ${path}`);
   });
@@ -241,7 +207,7 @@ export type FalconDevice = {
   last_seen: string;
 };
 
-export type CrowdStrikeStandIn = Listening & {
+export type CrowdStrikeStandIn = RecordingServer & {
   devices: Map<string, FalconDevice>;
   /** `accepted_nothing`: the next devices actions answer 202 with no resources and change nothing. */
   quirk: 'accepted_nothing' | null;
@@ -250,7 +216,7 @@ export type CrowdStrikeStandIn = Listening & {
 type FalconError = { code: number; id?: string; message: string };
 
 const falcon = (res: ServerResponse, status: number, resources: unknown[], errors: FalconError[]) =>
-  json(res, status, { meta: { query_time: 0.012, powered_by: 'device-api', trace_id: randomUUID() }, resources, errors });
+  jsonAnswer(res, status, { meta: { query_time: 0.012, powered_by: 'device-api', trace_id: randomUUID() }, resources, errors });
 
 /** Starts the CrowdStrike stand-in for `devices` (device id to hostname), taking a bearer token when `accepts` does. */
 export async function startCrowdStrikeStandIn(accepts: (token: string) => boolean, devices: Record<string, string>): Promise<CrowdStrikeStandIn> {
@@ -264,7 +230,7 @@ export async function startCrowdStrikeStandIn(accepts: (token: string) => boolea
   const notFound = (id: string): FalconError => ({ code: 404, id, message: `Device not found: ${id}` });
   // The handler reads the quirk a test sets on the returned stand-in, which exists before any request arrives.
   let standIn: CrowdStrikeStandIn | undefined;
-  const listening = await listen((req, body, res) => {
+  const listening = await listenRecording((req, body, res) => {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer || !accepts(bearer)) return falcon(res, 401, [], [{ code: 401, message: 'access denied, invalid bearer token' }]);
     const url = new URL(req.url ?? '/', 'http://falcon');

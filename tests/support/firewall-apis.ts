@@ -49,15 +49,10 @@
  *   `refuseNext(text)` answers the register's entry with that message.
  */
 import { isIP } from 'node:net';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { jsonAnswer, listenRecording, type RecordingServer } from './recording-server.ts';
 
-/** One request as received: `path` with its query, `body` the raw text ('' when none). */
-export type FirewallRequest = { method: string; path: string; headers: IncomingHttpHeaders; body: string };
-
-type StandIn = { url: string; requests: FirewallRequest[]; close: () => Promise<void> };
-
-export type PfSenseStandIn = StandIn & {
+export type PfSenseStandIn = RecordingServer & {
   /** The addresses host alias `name` lists now, in order (copies included); undefined when there is no such alias. */
   addresses: (name: string) => string[] | undefined;
   /** Removes alias `name`, as an operator deleting it would. */
@@ -66,47 +61,18 @@ export type PfSenseStandIn = StandIn & {
   addAlias: (name: string) => void;
 };
 
-export type FortiGateStandIn = StandIn & {
+export type FortiGateStandIn = RecordingServer & {
   /** The banned addresses of `vdom` now, with their expiry in seconds as asked. */
   banned: (vdom: string) => { ip: string; expiry: number }[];
   /** The next add_users or clear_users answers a refusal carrying `text`. */
   refuseNext: (text: string) => void;
 };
 
-export type PanOsStandIn = StandIn & {
+export type PanOsStandIn = RecordingServer & {
   /** The tags registered on `ip` in `vsys` now, with their timeout in seconds (0: none). */
   tags: (vsys: string, ip: string) => { tag: string; timeout: number }[];
   /** The next register answers its entry with `text` as the refusal. */
   refuseNext: (text: string) => void;
-};
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    req.on('end', () => resolve(text));
-  });
-
-async function listen(
-  handle: (req: IncomingMessage, res: ServerResponse, body: string) => void,
-): Promise<{ url: string; requests: FirewallRequest[]; close: () => Promise<void> }> {
-  const requests: FirewallRequest[] = [];
-  const server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-    handle(req, res, body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 };
 
 const parseJson = (text: string): unknown => {
@@ -123,8 +89,8 @@ const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : va
 export async function startPfSenseStandIn(options: { clientId: string; clientToken: string; aliases: string[] }): Promise<PfSenseStandIn> {
   const aliases = new Map<string, { address: string[]; detail: string[] }>(options.aliases.map((name) => [name, { address: [], detail: [] }]));
   const envelope = (res: ServerResponse, code: number, ret: number, message: string, data: unknown) =>
-    json(res, code, { status: code === 200 ? 'ok' : code === 401 ? 'unauthorized' : 'bad request', code, return: ret, message, data });
-  const server = await listen((req, res, text) => {
+    jsonAnswer(res, code, { status: code === 200 ? 'ok' : code === 401 ? 'unauthorized' : 'bad request', code, return: ret, message, data });
+  const server = await listenRecording((req, text, res) => {
     if (req.headers.authorization !== `${options.clientId} ${options.clientToken}`) return envelope(res, 401, 3, 'Authentication failed', []);
     if (req.url !== '/api/v1/firewall/alias/entry' || (req.method !== 'POST' && req.method !== 'DELETE'))
       return envelope(res, 404, 7, 'Endpoint not found', []);
@@ -167,12 +133,12 @@ export async function startPfSenseStandIn(options: { clientId: string; clientTok
 export async function startFortiGateStandIn(options: { token: string; vdoms: string[] }): Promise<FortiGateStandIn> {
   const banned = new Map<string, Map<string, number>>(options.vdoms.map((v) => [v, new Map()]));
   let refusal: string | null = null;
-  const server = await listen((req, res, text) => {
+  const server = await listenRecording((req, text, res) => {
     const url = new URL(req.url ?? '/', 'http://standin');
     const action = /^\/api\/v2\/monitor\/user\/banned\/(add_users|clear_users)$/.exec(url.pathname)?.[1];
     const vdom = url.searchParams.get('vdom') ?? 'root';
     const answer = (status: number, fields: Record<string, unknown>) =>
-      json(res, status, {
+      jsonAnswer(res, status, {
         http_method: req.method,
         vdom,
         path: 'user',
@@ -246,7 +212,7 @@ export async function startPanOsStandIn(options: { key: string; vsys: string[] }
     for (const [tag, { expires }] of tags) if (expires !== null && expires <= Date.now()) tags.delete(tag);
     return tags;
   };
-  const server = await listen((req, res, text) => {
+  const server = await listenRecording((req, text, res) => {
     const xml = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'application/xml; charset=UTF-8' });
       res.end(body);

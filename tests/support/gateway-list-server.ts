@@ -9,40 +9,19 @@
  * integrations report "duplicate items" as a 400); removing a value the list lacks removes
  * nothing and succeeds; an unknown list is 404 code 7003. Every request is recorded.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { jsonAnswer, listenRecording, type RecordingServer } from './recording-server.ts';
 
-export type GatewayListRequest = { method: string; path: string; body: string };
-
-export type GatewayListServer = {
-  url: string;
+export type GatewayListServer = RecordingServer & {
   /** The values list `id` holds now. */
   values: (id: string) => string[];
-  requests: () => GatewayListRequest[];
-  close: () => Promise<void>;
 };
-
-const read = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    req.on('end', () => resolve(text));
-  });
 
 export async function startGatewayListServer(options: { token: string; account: string; list: string }): Promise<GatewayListServer> {
   const items = new Map<string, { value: string; description: string }>();
-  const requests: GatewayListRequest[] = [];
   const created = `${new Date().toISOString().slice(0, 19)}Z`;
-  const server = createServer(async (req, res) => {
-    const body = await read(req);
-    requests.push({ method: req.method ?? '', path: req.url ?? '', body });
-    const answer = (status: number, result: unknown, errors: { code: number; message: string }[] = []) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ result, success: errors.length === 0, errors, messages: [] }));
-    };
+  const server = await listenRecording((req, body, res) => {
+    const answer = (status: number, result: unknown, errors: { code: number; message: string }[] = []) =>
+      jsonAnswer(res, status, { result, success: errors.length === 0, errors, messages: [] });
     if (req.headers.authorization !== `Bearer ${options.token}`) return answer(403, null, [{ code: 10000, message: 'authentication error' }]);
     const match = /^\/client\/v4\/accounts\/([^/]+)\/gateway\/lists\/([^/?]+)$/.exec(req.url ?? '');
     if (!match || req.method !== 'PATCH') return answer(404, null, [{ code: 7000, message: 'No route for that URI' }]);
@@ -72,12 +51,5 @@ export async function startGatewayListServer(options: { token: string; account: 
       updated_at: `${new Date().toISOString().slice(0, 19)}Z`,
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    values: (id) => (id === options.list ? [...items.keys()] : []),
-    requests: () => [...requests],
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...server, values: (id) => (id === options.list ? [...items.keys()] : []) };
 }

@@ -71,3 +71,16 @@ export async function runTargetStep(svc: InProcessService, who: TestPerson, slug
 /** runTargetStep with input `ip`. */
 export const runIpStep = (svc: InProcessService, who: TestPerson, slug: string, ip: string): Promise<{ run: any; step: any }> =>
   runTargetStep(svc, who, slug, { ip });
+
+/** The pack test of `pack` without a connection: it has fixture and template rows, every one passes, nothing fails. */
+export async function expectFixturesPass(svc: InProcessService, who: TestPerson, pack: string): Promise<void> {
+  const tested = await callAs(svc, who, 'POST', `/integration-packs/registry/${pack}/test`, {});
+  expect(tested.status, tested.text).toBe(200);
+  expect(tested.body.summary.fail, tested.text).toBe(0);
+  const rows = tested.body.rows.filter((r: any) => r.check === 'fixtures' || r.check === 'template');
+  expect(rows.length).toBeGreaterThan(0);
+  expect(
+    rows.every((r: any) => r.status === 'pass'),
+    tested.text,
+  ).toBe(true);
+}
