@@ -35,47 +35,16 @@
  *   client-request-id}}}`; any other route 400 `BadRequest`.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { readFixtureJson } from './fixtures.ts';
-
-/** One request as received: `path` with its query, `body` the raw text ('' when none). */
-export type RecordedRequest = { method: string; path: string; headers: IncomingHttpHeaders; body: string };
-
-type Listening = { url: string; requests: RecordedRequest[]; close: () => Promise<void> };
-
-const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-
-async function listen(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<Listening> {
-  const requests: RecordedRequest[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
-      handle(req, body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { jsonAnswer, listenRecording, type RecordingServer } from './recording-server.ts';
 
 // ---------------------------------------------------------------------------------------
 // Okta
 
 export type OktaStatus = 'ACTIVE' | 'SUSPENDED' | 'STAGED' | 'PROVISIONED' | 'RECOVERY' | 'PASSWORD_EXPIRED' | 'LOCKED_OUT' | 'DEPROVISIONED';
 export type OktaUser = { id: string; login: string; status: OktaStatus };
-export type OktaStandIn = Listening & { users: Map<string, OktaUser> };
+export type OktaStandIn = RecordingServer & { users: Map<string, OktaUser> };
 
 type OktaError = { errorCode: string; errorSummary: string; errorLink: string; errorId: string; errorCauses: unknown[] };
 type OktaErrors = Record<'ErrorResourceNotFound404' | 'ErrorApiValidationFailed400', OktaError>;
@@ -88,7 +57,7 @@ export async function startOktaStandIn(token: string, users: OktaUser[]): Promis
   const store = new Map(users.map((u) => [u.id, { ...u }]));
   const errors = readFixtureJson<OktaErrors>('vendors', 'okta', 'errors.components.json');
   const oktaError = (res: ServerResponse, status: number, shape: OktaError, detail: string | null) =>
-    json(res, status, {
+    jsonAnswer(res, status, {
       ...shape,
       errorSummary: detail === null ? shape.errorSummary : shape.errorSummary.replace('{0}', detail),
       errorId: `oae${randomUUID().replace(/-/g, '').slice(0, 19)}`,
@@ -105,9 +74,9 @@ export async function startOktaStandIn(token: string, users: OktaUser[]): Promis
     };
   };
 
-  const listening = await listen((req, _body, res) => {
+  const listening = await listenRecording((req, _body, res) => {
     if (req.headers.authorization !== `SSWS ${token}`) {
-      return json(res, 401, {
+      return jsonAnswer(res, 401, {
         errorCode: 'E0000011',
         errorSummary: 'Invalid token provided',
         errorLink: 'E0000011',
@@ -130,11 +99,11 @@ export async function startOktaStandIn(token: string, users: OktaUser[]): Promis
         if (user.status !== 'SUSPENDED') return oktaError(res, 400, errors.ErrorApiValidationFailed400, 'Cannot unsuspend a user that is not suspended');
         user.status = 'ACTIVE';
       }
-      return json(res, 200, {});
+      return jsonAnswer(res, 200, {});
     }
     if (req.method === 'GET' && read) {
       const user = find(key);
-      return user ? json(res, 200, userView(user)) : notFound();
+      return user ? jsonAnswer(res, 200, userView(user)) : notFound();
     }
     oktaError(res, 404, errors.ErrorResourceNotFound404, path);
   });
@@ -145,10 +114,10 @@ export async function startOktaStandIn(token: string, users: OktaUser[]): Promis
 // Microsoft Graph
 
 export type GraphUser = { id: string; displayName: string; userPrincipalName: string; accountEnabled: boolean };
-export type GraphUsersStandIn = Listening & { users: Map<string, GraphUser> };
+export type GraphUsersStandIn = RecordingServer & { users: Map<string, GraphUser> };
 
 const graphError = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-  json(
+  jsonAnswer(
     res,
     status,
     { error: { code, message, innerError: { date: new Date().toISOString().slice(0, 19), 'request-id': randomUUID(), 'client-request-id': randomUUID() } } },
@@ -159,7 +128,7 @@ const graphError = (res: ServerResponse, status: number, code: string, message: 
 export async function startGraphUsersStandIn(accepts: (token: string) => boolean, users: GraphUser[]): Promise<GraphUsersStandIn> {
   const store = new Map(users.map((u) => [u.id, { ...u }]));
   const find = (key: string) => store.get(key.toLowerCase()) ?? [...store.values()].find((u) => u.userPrincipalName.toLowerCase() === key.toLowerCase());
-  const listening = await listen((req, body, res) => {
+  const listening = await listenRecording((req, body, res) => {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer) return graphError(res, 401, 'InvalidAuthenticationToken', 'Access token is empty.', { 'www-authenticate': 'Bearer' });
     if (!accepts(bearer)) return graphError(res, 401, 'InvalidAuthenticationToken', 'Access token validation failure.', { 'www-authenticate': 'Bearer' });
@@ -202,7 +171,7 @@ export async function startGraphUsersStandIn(accepts: (token: string) => boolean
       const fields = select ? select.split(',').map((f) => f.trim()) : ['id', 'displayName', 'userPrincipalName', 'accountEnabled'];
       const view = Object.fromEntries(fields.filter((f) => Object.hasOwn(user, f)).map((f) => [f, user[f as keyof GraphUser]]));
       const context = select ? `users(${fields.join(',')})/$entity` : 'users/$entity';
-      return json(res, 200, { '@odata.context': `https://graph.microsoft.com/v1.0/$metadata#${context}`, ...view });
+      return jsonAnswer(res, 200, { '@odata.context': `https://graph.microsoft.com/v1.0/$metadata#${context}`, ...view });
     }
     graphError(res, 405, 'Request_BadRequest', `Specified HTTP method is not allowed for the request target.`);
   });
