@@ -37,7 +37,7 @@
  * `secret` input and every `redact` path as `[redacted]` in the action log.
  */
 import { outcomeVerdict } from '../../domain/custom-actions/outcome.ts';
-import { sshVerdict } from '../../domain/custom-actions/ssh-verdict.ts';
+import { lastErrorLine, sshVerdict } from '../../domain/custom-actions/ssh-verdict.ts';
 import { managedEffectTypes, type StoredCustomActionSpec } from '../../domain/custom-actions/spec.ts';
 import {
   customInputSchema,
@@ -189,10 +189,10 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
     const verdict = exit && result.exit_code !== -1 ? sshVerdict(exit, result) : null;
     if (verdict && !verdict.ok) throw new ActionFailure(verdict.type, `${name}: ${verdict.detail}`, false);
     if (result.exit_code !== 0) {
-      // The command's own last error line says why (the CLI's service error); capped, as a vendor message is.
-      const said = result.stderr.trim().split('\n').filter(Boolean).pop()?.slice(0, 300);
+      // The command's own last error line says why (the CLI's service error).
+      const said = lastErrorLine(result.stderr);
       const ended = result.exit_code === -1 ? `ended by signal ${result.signal ?? 'unknown'}` : `exited with ${result.exit_code}`;
-      throw new ActionFailure('command_failed', `${name}: ${spec.ssh?.command ?? ''} on ${result.where} ${ended}${said ? `: ${said}` : ''}`, false);
+      throw new ActionFailure('command_failed', `${name}: ${spec.ssh?.command ?? ''} on ${result.where} ${ended}${said === null ? '' : `: ${said}`}`, false);
     }
     return { exit_code: result.exit_code, ...extractOutputs(spec, spec.outputs.length === 0 ? undefined : parseJsonText(result.stdout), inputs) };
   };

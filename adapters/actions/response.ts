@@ -42,7 +42,7 @@ import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
 import { systemActor } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
-import { callBoundAction, readBoundState, resolveBound } from '../effects/bound-actions.ts';
+import { callBoundAction, readBound, readBoundState, resolveBound } from '../effects/bound-actions.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
@@ -125,7 +125,10 @@ const vocabularyOf = (
 
 /** The `role` call of `snapshot`'s binding (or the read `{read}`) with its connection, or the adapter's refusal (domain/effects/binding.ts). */
 const boundCall = (deps: ResponseActionDeps, snapshot: ParametersSnapshot | null, role: AdapterRole | { read: string }, vocabulary: Vocabulary) =>
-  resolveBound({ registry: deps.registry(), resolveConnection: deps.resolveConnection }, snapshot, role, vocabulary);
+  resolveBound(boundDeps(deps), snapshot, role, vocabulary);
+
+/** The registry and connection store bound calls come from. */
+const boundDeps = (deps: ResponseActionDeps) => ({ registry: deps.registry(), resolveConnection: deps.resolveConnection });
 
 /** The target as the step wrote it, normalized, or the `target_invalid` refusal. */
 function normalized(managed: ManagedAction, input: Input): string {
@@ -159,10 +162,8 @@ async function ownershipCheck(
   key: { runId: string; stepId: string; attempt: number },
 ): Promise<'apply' | ApplyVerdict> {
   if (call.ownership === null) return 'apply';
-  const read = async (role: 'status' | { read: string }, step: string) => {
-    const { connection, resolved } = await boundCall(deps, snapshot, role, vocabulary);
-    return readBoundState(deps.registry(), resolved, connection, { ...context, now: deps.now }, { ...key, stepId: step });
-  };
+  const read = (role: 'status' | { read: string }, step: string) =>
+    readBound(boundDeps(deps), snapshot, role, vocabulary, { ...context, now: deps.now }, { ...key, stepId: step });
   const own = await read({ read: call.ownership.read }, 'ownership');
   if (!own.ok) return { status: 'failed', code: own.code, message: own.message };
   const present = own.enforced ? null : await read('status', 'status');

@@ -146,3 +146,16 @@ export async function readBoundState(
     enforced: enforced !== null && readBack(answer.output, { ...enforced, values: enforced.values.map((value) => renderTemplate(value, input)) }),
   };
 }
+
+/** Resolves `snapshot`'s status read, or the ownership read `{read}`, on its connection and reads it (resolveBound, then readBoundState). */
+export async function readBound(
+  deps: BoundCallDeps,
+  snapshot: ParametersSnapshot | null,
+  role: 'status' | { read: string },
+  vocabulary: Vocabulary,
+  context: Pick<ActionContext, 'signal' | 'caseId' | 'now'>,
+  key: { runId: string; stepId: string; attempt: number },
+): Promise<ReadState> {
+  const { connection, resolved } = await resolveBound(deps, snapshot, role, vocabulary);
+  return readBoundState(deps.registry, resolved, connection, context, key);
+}

@@ -32,7 +32,7 @@ import type { ActionRegistry } from '../actions/registry.ts';
 import { systemActor, type AuditLog } from '../commands/audit.ts';
 import type { EffectCommands } from '../commands/effects.ts';
 import { affectedNothing } from '../../domain/effects/managed.ts';
-import { callBoundAction, readBoundState, resolveBound } from './bound-actions.ts';
+import { callBoundAction, readBound, resolveBound } from './bound-actions.ts';
 
 const RETRY_BASE_MS = 60_000;
 const RETRY_MAX_MS = 3_600_000;
@@ -123,10 +123,8 @@ export function createEffectReverser(deps: EffectReverserDeps) {
       const context = { signal: AbortSignal.timeout(CALL_TIMEOUT_MS), caseId: null, now: deps.now };
       const key = (stepId: string) => ({ runId: `effect-${state.id}`, stepId, attempt: state.reversalAttempts + 1 });
       const bound = { registry: deps.actions, resolveConnection: deps.resolveConnection };
-      const read = async (role: 'status' | { read: string }) => {
-        const { connection, resolved } = await resolveBound(bound, snapshot, role, vocabulary);
-        return readBoundState(deps.actions, resolved, connection, context, key(typeof role === 'string' ? role : 'ownership'));
-      };
+      const read = (role: 'status' | { read: string }) =>
+        readBound(bound, snapshot, role, vocabulary, context, key(typeof role === 'string' ? role : 'ownership'));
       const { connection, resolved } = await resolveBound(bound, snapshot, 'unblock', vocabulary);
       if (!resolved.ok) return failed(state, reason, actor, resolved.refusal.code, resolved.refusal.message);
       const { ownership } = resolved.call;

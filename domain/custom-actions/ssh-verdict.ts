@@ -20,6 +20,7 @@ export type SshResult = { exit_code: number; stdout: string; stderr: string };
 export type SshVerdict = OutcomeVerdict | { ok: false; type: 'command_failed'; detail: string };
 
 const MAX_DETAIL = 300;
+const capped = (line: string): string => (line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line);
 
 export function sshVerdict(exit: NonNullable<CustomEffect['exit']>, result: SshResult): SshVerdict {
   const text = `${result.stdout}\n${result.stderr}`;
@@ -31,7 +32,7 @@ export function sshVerdict(exit: NonNullable<CustomEffect['exit']>, result: SshR
         .split('\n')
         .find((l) => l.toLowerCase().includes(fragment.toLowerCase()))
         ?.trim() ?? fragment;
-    return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line;
+    return capped(line);
   };
   const refused = says(exit.refusal);
   if (refused !== undefined) return { ok: false, type: 'vendor_refused', detail: detail(refused) };
@@ -45,7 +46,16 @@ export function sshVerdict(exit: NonNullable<CustomEffect['exit']>, result: SshR
   if (present !== undefined) return { ok: false, type: 'vendor_already_present', detail: detail(present) };
   const absent = match(exit.already_absent);
   if (absent !== undefined) return { ok: false, type: 'vendor_already_absent', detail: detail(absent) };
-  const said = result.stderr.trim().split('\n').filter(Boolean).pop()?.trim();
-  const last = said && said.length > MAX_DETAIL ? `${said.slice(0, MAX_DETAIL)}…` : said;
-  return { ok: false, type: 'command_failed', detail: `exited with ${result.exit_code}${last ? `: ${last}` : ''}` };
+  const said = lastErrorLine(result.stderr);
+  return { ok: false, type: 'command_failed', detail: `exited with ${result.exit_code}${said === null ? '' : `: ${said}`}` };
+}
+
+/** The last non-blank line of a command's stderr (why it failed, as a CLI says it), at most 300 characters; null when it wrote none. */
+export function lastErrorLine(stderr: string): string | null {
+  const line = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .pop();
+  return line === undefined ? null : capped(line);
 }

@@ -180,8 +180,9 @@ function resolveCall(
 /**
  * The bound action's input: each declared input named in the vocabulary takes the
  * effect's value, any other takes the binding parameter of its name; absent values are
- * left out, and a number recorded as text goes as a number where only numbers are taken. Refuses `adapter_input_unsatisfied:<field>` for a required input left empty
- * and `adapter_input_invalid` for a value that is not of the declared type.
+ * left out, and a number recorded as text goes as a number where only numbers are taken.
+ * Refuses `adapter_input_unsatisfied:<field>` for a required input left empty and
+ * `adapter_input_invalid` for a value that is not of the declared type.
  */
 export function boundInput(
   inputs: readonly InputDeclaration[],
