@@ -20,34 +20,56 @@ type ChainColumns = 'chain_index' | 'event_position' | 'row' | 'prev_hash' | 'ha
 /** The columns of `chain` besides the chain's own (filters copied out of the row). */
 export type ChainExtras<C extends ChainName> = Omit<Insertable<Database[C]>, ChainColumns>;
 
+/** One row to chain: the event it came from, its JSON-normalized row (domain/audit/chain-rows.ts) and its filter columns. */
+export type ChainEntry<C extends ChainName> = { position: number; row: Record<string, unknown>; extras: ChainExtras<C> };
+
+/** Rows per INSERT: 7 parameters each stays far below Postgres's 65,535 bind parameters. */
+const ROWS_PER_INSERT = 1000;
+
 /**
- * Appends `row` (already JSON-normalized, domain/audit/chain-rows.ts) as the next row
- * of `chain`, unless the event at `position` was chained before (a replayed batch).
+ * Appends `entries`, in their order (the projector's global event order), as the next
+ * rows of `chain`, skipping any whose event was chained before (a replayed batch). Three
+ * statements a projector batch however many rows it carries: the replay check, the
+ * chain's head, and the multi-row insert.
  */
-export async function appendChainRow<C extends ChainName>(
-  trx: Kysely<Database>,
-  chain: C,
-  position: number,
-  row: Record<string, unknown>,
-  extras: ChainExtras<C>,
-): Promise<void> {
+export async function appendChainRows<C extends ChainName>(trx: Kysely<Database>, chain: C, entries: ChainEntry<C>[]): Promise<void> {
+  if (entries.length === 0) return;
   // One table type for the query builder: both chains share the chain columns.
   const table = chain as 'action_log';
-  const already = await trx.selectFrom(table).select('chain_index').where('event_position', '=', position).executeTakeFirst();
-  if (already) return;
-  const last = await trx.selectFrom(table).select(['chain_index', 'hash']).orderBy('chain_index', 'desc').limit(1).executeTakeFirst();
-  const prevHash = last?.hash ?? GENESIS_HASH;
-  await trx
-    .insertInto(table)
-    .values({
-      ...(extras as ChainExtras<'action_log'>),
-      chain_index: last ? Number(last.chain_index) + 1 : 0,
-      event_position: position,
-      row: JSON.stringify(row),
-      prev_hash: prevHash,
-      hash: chainHash(prevHash, row, nativeSha256Hex),
-    })
+  const chained = await trx
+    .selectFrom(table)
+    .select('event_position')
+    .where(
+      'event_position',
+      'in',
+      entries.map((e) => e.position),
+    )
     .execute();
+  const already = new Set(chained.map((r) => Number(r.event_position)));
+  const fresh = entries.filter((e) => !already.has(e.position));
+  if (fresh.length === 0) return;
+  const last = await trx.selectFrom(table).select(['chain_index', 'hash']).orderBy('chain_index', 'desc').limit(1).executeTakeFirst();
+  let index = last ? Number(last.chain_index) + 1 : 0;
+  let prevHash = last?.hash ?? GENESIS_HASH;
+  const rows = fresh.map((e) => {
+    const hash = chainHash(prevHash, e.row, nativeSha256Hex);
+    const stored = {
+      ...(e.extras as ChainExtras<'action_log'>),
+      chain_index: index,
+      event_position: e.position,
+      row: JSON.stringify(e.row),
+      prev_hash: prevHash,
+      hash,
+    };
+    index += 1;
+    prevHash = hash;
+    return stored;
+  });
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + ROWS_PER_INSERT))
+      .execute();
 }
 
 /** The rows of `chain` in chain order, read `pageSize` at a time. */

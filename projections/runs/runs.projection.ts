@@ -6,13 +6,17 @@
  * `hash = sha256(prev_hash || canonical_json(row))` (domain/shared/hash-chain.ts,
  * projections/chains/chain-table.ts). A row is appended once: its event position is
  * unique and the checkpoint moves in the same transaction.
+ *
+ * A batch's step-row changes and chain rows are written once at its end (one UPDATE
+ * for every step row it touched, one INSERT for its action-log rows), so a step costs
+ * no statement of its own: a step's start and the previous step's end arrive together.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { executionOrder } from '../../domain/runbooks/dag.ts';
 import type { RunEvent } from '../../domain/runs/events.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { chainRowOf } from '../../domain/audit/chain-rows.ts';
-import { appendChainRow } from '../chains/chain-table.ts';
+import { appendChainRows, type ChainEntry } from '../chains/chain-table.ts';
 import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
@@ -35,11 +39,43 @@ export const RUN_JOB = 'run';
 export const runsProjection: Projection = {
   name: 'runs',
   apply: async (trx, batch) => {
-    for (const recorded of batch) if (runTypes.has(recorded.type)) await applyRunEvent(trx, recorded);
+    const pending: PendingWrites = { steps: new Map(), chain: [] };
+    for (const recorded of batch) if (runTypes.has(recorded.type)) await applyRunEvent(trx, recorded, pending);
+    await updateStepRows(trx, pending.steps);
+    await appendChainRows(trx, 'action_log', pending.chain);
   },
 };
 
-async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Promise<void> {
+/** A `run_steps` row's changed columns, as JSON (`output` null for none, times ISO strings). */
+type StepPatch = Partial<{ status: string; attempt: number; output: unknown; error: string | null; started_at: string | null; finished_at: string | null }>;
+
+/** What a batch writes at its end: each touched step row's changes merged in event order, and the action-log rows. */
+type PendingWrites = { steps: Map<string, { run_id: string; step_id: string; patch: StepPatch }>; chain: ChainEntry<'action_log'>[] };
+
+function patchStep(pending: PendingWrites, runId: string, stepId: string, patch: StepPatch): void {
+  const key = `${runId}\u0000${stepId}`;
+  const row = pending.steps.get(key);
+  if (row) Object.assign(row.patch, patch);
+  else pending.steps.set(key, { run_id: runId, step_id: stepId, patch: { ...patch } });
+}
+
+/** One UPDATE for every patched step row; a column a patch does not name keeps its value. */
+async function updateStepRows(trx: Kysely<Database>, steps: PendingWrites['steps']): Promise<void> {
+  if (steps.size === 0) return;
+  const rows = JSON.stringify([...steps.values()].map((r) => ({ ...r.patch, run_id: r.run_id, step_id: r.step_id })));
+  await sql`
+    update run_steps as s set
+      status = case when p ? 'status' then p->>'status' else s.status end,
+      attempt = case when p ? 'attempt' then (p->>'attempt')::int else s.attempt end,
+      output = case when p ? 'output' then nullif(p->'output', 'null'::jsonb) else s.output end,
+      error = case when p ? 'error' then p->>'error' else s.error end,
+      started_at = case when p ? 'started_at' then (p->>'started_at')::timestamptz else s.started_at end,
+      finished_at = case when p ? 'finished_at' then (p->>'finished_at')::timestamptz else s.finished_at end
+    from jsonb_array_elements(${rows}::jsonb) as x(p)
+    where s.run_id = (p->>'run_id')::uuid and s.step_id = p->>'step_id'`.execute(trx);
+}
+
+async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent, pending: PendingWrites): Promise<void> {
   const event = { type: recorded.type, data: recorded.data } as RunEvent;
   switch (event.type) {
     case 'run.queued': {
@@ -91,39 +127,26 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
       await trx.updateTable('runs').set({ status: 'running', started_at: event.data.at }).where('id', '=', event.data.run_id).execute();
       return;
     case 'step.started':
-      await trx
-        .updateTable('run_steps')
-        .set({ status: 'running', attempt: event.data.attempt, started_at: event.data.at })
-        .where('run_id', '=', event.data.run_id)
-        .where('step_id', '=', event.data.step_id)
-        .execute();
+      patchStep(pending, event.data.run_id, event.data.step_id, { status: 'running', attempt: event.data.attempt, started_at: event.data.at });
       return;
     case 'step.finished': {
       const d = event.data;
-      await trx
-        .updateTable('run_steps')
-        .set({
-          status: d.status,
-          attempt: d.attempt,
-          output: d.output === undefined || d.output === null ? null : JSON.stringify(d.output),
-          error: d.error,
-          started_at: d.log.started_at,
-          finished_at: d.at,
-        })
-        .where('run_id', '=', d.run_id)
-        .where('step_id', '=', d.step_id)
-        .execute();
-      await appendToChain(trx, recorded);
+      patchStep(pending, d.run_id, d.step_id, {
+        status: d.status,
+        attempt: d.attempt,
+        output: d.output ?? null,
+        error: d.error,
+        started_at: d.log.started_at,
+        finished_at: d.at,
+      });
+      chain(pending, recorded);
       return;
     }
     case 'step.goto':
       // The rows show the current pass; earlier passes stay in the action log.
-      await trx
-        .updateTable('run_steps')
-        .set({ status: 'pending', output: null, error: null, started_at: null, finished_at: null })
-        .where('run_id', '=', event.data.run_id)
-        .where('step_id', 'in', event.data.reset)
-        .execute();
+      for (const stepId of event.data.reset) {
+        patchStep(pending, event.data.run_id, stepId, { status: 'pending', output: null, error: null, started_at: null, finished_at: null });
+      }
       return;
     case 'gate.opened': {
       const d = event.data;
@@ -156,15 +179,15 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent): Pr
         await trx.updateTable('runs').set({ status: 'running' }).where('id', '=', d.run_id).execute();
         await setJobDue(trx, d.run_id, d.at);
       }
-      await appendToChain(trx, recorded);
+      chain(pending, recorded);
       return;
     }
     case 'runbook.approval_expired':
       await settleGate(trx, event.data.run_id, event.data.step_id, { status: 'expired', decided_by: null, decided_at: event.data.at, note: null });
-      await appendToChain(trx, recorded);
+      chain(pending, recorded);
       return;
     case 'runbook.loop_cap_exceeded':
-      await appendToChain(trx, recorded);
+      chain(pending, recorded);
       return;
     case 'run.finished':
       await trx
@@ -190,9 +213,9 @@ async function settleGate(
   await trx.updateTable('run_gates').set(outcome).where('run_id', '=', runId).where('step_id', '=', stepId).where('status', '=', 'pending').execute();
 }
 
-/** Chains the action-log row `recorded` carries (domain/audit/chain-rows.ts). */
-async function appendToChain(trx: Kysely<Database>, recorded: RecordedEvent): Promise<void> {
+/** Queues the action-log row `recorded` carries (domain/audit/chain-rows.ts) for the batch's chain insert. */
+function chain(pending: PendingWrites, recorded: RecordedEvent): void {
   const entry = chainRowOf(recorded);
   if (entry?.chain !== 'action_log') return;
-  await appendChainRow(trx, 'action_log', recorded.globalPosition, entry.row, { run_id: String(entry.row.run_id), step_id: String(entry.row.step_id) });
+  pending.chain.push({ position: recorded.globalPosition, row: entry.row, extras: { run_id: String(entry.row.run_id), step_id: String(entry.row.step_id) } });
 }
