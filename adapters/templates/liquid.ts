@@ -13,6 +13,7 @@ export type TemplateEngine = {
   evaluateCondition: (expr: string, context: Record<string, unknown>) => Promise<boolean>;
   checkTemplate: (text: string) => string | null;
   checkCondition: (expr: string) => string | null;
+  mayRead: (value: unknown, root: string) => boolean;
 };
 
 /** A template or condition that does not parse, fails to render, or hits a limit. */
@@ -37,6 +38,10 @@ const EXPRESSION_TAGS = new Set(['if', 'elsif', 'unless']);
  *   wrapped in `{{ }}` and resolves to a real boolean; any other result, a malformed
  *   expression or a render failure throws TemplateError naming the expression.
  * - `checkTemplate` / `checkCondition` only parse, returning the error message or null.
+ * - `mayRead(value, root)`: whether rendering the strings in `value` (deep) or evaluating
+ *   them as conditions could read the context variable `root`; false only when none
+ *   names it and none looks a variable up by a computed name (`[k]`), so a caller may
+ *   leave out a costly variable its templates cannot reach.
  *
  * @example
  *   const engine = createTemplateEngine();
@@ -136,7 +141,18 @@ export function createTemplateEngine(limits: { parseLimit?: number; renderLimit?
     evaluateCondition,
     checkTemplate: (text) => problemOf(() => compile(text)),
     checkCondition: (expr) => problemOf(() => conditionValue(expr)),
+    mayRead,
   };
+}
+
+/** A `[` that opens a lookup by computed name at the root (`{{ [k] }}`), not an index into a value (`x[0]`, `y["a"][1]`). */
+const COMPUTED_ROOT = /(^|[^\w\].)'"])\[/;
+
+function mayRead(value: unknown, root: string): boolean {
+  if (typeof value === 'string') return value.includes(root) || COMPUTED_ROOT.test(value);
+  if (Array.isArray(value)) return value.some((item) => mayRead(item, root));
+  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => mayRead(item, root));
+  return false;
 }
 
 /** Stack depth of the postfix form: every operator needs its operands, and one value must remain. */

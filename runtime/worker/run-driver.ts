@@ -18,6 +18,7 @@ import { createUnitOfWork, type UnitOfWork } from '../../adapters/commands/unit-
 import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
+import type { StepDefinition } from '../../domain/runbooks/model.ts';
 import { gateDeadline, nextMove, RISK_GATE_ROLES } from '../../domain/runbooks/run-workflow.ts';
 import { finishedStatuses, runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
 import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
@@ -175,7 +176,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           const startedAt = now();
           let outcome: { status: 'ok' | 'error'; output: unknown; error: string | null };
           try {
-            const result = await deps.templates.evaluateCondition(move.step.when ?? 'false', await templateContext(deps, state));
+            const result = await deps.templates.evaluateCondition(move.step.when ?? 'false', await templateContext(deps, state, move.step));
             outcome = { status: 'ok', output: { result }, error: null };
           } catch (error) {
             outcome = { status: 'error', output: null, error: error instanceof Error ? error.message : String(error) };
@@ -190,7 +191,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           // Read for the gate an action may ask for, the template context is the step's own too.
           let gateContext: Record<string, unknown> | null = null;
           if (step.action !== null && !before.dryRun && !before.approved.includes(step.id) && deps.actions.implementation(step.action)?.gate) {
-            gateContext = await templateContext(deps, before);
+            gateContext = await templateContext(deps, before, step);
             const message = await stepGate(deps, { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context: gateContext });
             if (message !== null) {
               const at = now();
@@ -203,7 +204,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           record({ type: 'start_step', stepId: step.id, attempt, now: startedAt });
           // The start is durable before the action runs (a crash from here on reruns the
           // step as its next attempt); the template context is only read meanwhile.
-          const [, context] = await Promise.all([flush(), gateContext ?? templateContext(deps, before)]);
+          const [, context] = await Promise.all([flush(), gateContext ?? templateContext(deps, before, step)]);
           const request: StepRequest = { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context };
           const executed = step.for_each === null ? settleOne(await executeStep(deps, request)) : await executeForEach(deps, request, step.for_each);
           inFlight = {
@@ -354,13 +355,22 @@ async function recordLateFinish(deps: RunDriverDeps, streamId: string, attempt: 
   }
 }
 
-/** SPEC.md "Template context": `trigger`, `case`, `steps.<id>.output`, `inputs`. Secrets never enter it. */
-async function templateContext(deps: RunDriverDeps, state: Existing): Promise<Record<string, unknown>> {
+/**
+ * SPEC.md "Template context": `trigger`, `case`, `steps.<id>.output`, `inputs`, for the
+ * templates of `step`. Secrets never enter it. The case is read fresh for each step whose
+ * templates may reach it, and left null for one whose templates cannot (no read for them).
+ */
+async function templateContext(
+  deps: RunDriverDeps,
+  state: Existing,
+  step: Pick<StepDefinition, 'with' | 'when' | 'for_each'>,
+): Promise<Record<string, unknown>> {
   const steps: Record<string, { output: unknown; status: string }> = {};
   for (const [id, s] of Object.entries(state.steps)) steps[id] = { output: s.output, status: s.status };
+  const { caseId } = state;
   return {
     trigger: state.trigger,
-    case: state.caseId ? await deps.caseContext(state.caseId) : null,
+    case: caseId !== null && deps.templates.mayRead([step.with, step.when, step.for_each], 'case') ? await deps.caseContext(caseId) : null,
     steps,
     inputs: state.inputs,
     run: { id: state.id, runbook: state.runbook.id, dry_run: state.dryRun },

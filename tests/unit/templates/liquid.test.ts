@@ -152,3 +152,24 @@ describe('checkTemplate and checkCondition', () => {
     expect(engine.checkTemplate('{% for i in (1..100000000) %}{{ i }}{% endfor %}')).toBeNull();
   });
 });
+
+describe('mayRead', () => {
+  it('is false only when no template can reach the variable', () => {
+    expect(engine.mayRead({ tags_add: ['bench'], note: 'IP {{ trigger.ip }}', n: 3, x: null }, 'case')).toBe(false);
+    expect(engine.mayRead({}, 'case')).toBe(false);
+    expect(engine.mayRead('{{ steps.a.output[0] }} {{ steps.a.output["k"][1] }}', 'case')).toBe(false);
+  });
+
+  it('is true for a template naming it, in a value, a list, a condition or a loop', () => {
+    expect(engine.mayRead({ note: { text: 'Case {{ case.key }}' } }, 'case')).toBe(true);
+    expect(engine.mayRead([null, 'case.tags contains "x"'], 'case')).toBe(true);
+    expect(engine.mayRead(['{{ trigger.ips }}', '{% for t in case.tags %}{{ t }}{% endfor %}'], 'case')).toBe(true);
+  });
+
+  it('is true for a lookup by computed name, which could reach any variable', async () => {
+    const template = '{% assign k = "ca" | append: "se" %}{{ [k].title }}';
+    expect(await engine.renderValue(template, { case: { title: 'T' } })).toBe('T');
+    expect(engine.mayRead(template, 'case')).toBe(true);
+    expect(engine.mayRead('{{ [trigger.field] }}', 'case')).toBe(true);
+  });
+});
