@@ -43,6 +43,7 @@ import { connectionKinds } from '../adapters/connections/kinds.ts';
 import { createCustomActionSync, type CustomActionSync } from './custom-action-sync.ts';
 import { createCaseAlertCommands } from '../adapters/commands/case-alerts.ts';
 import { createAlertIntake } from '../adapters/commands/intake.ts';
+import { createRunBacklog } from '../adapters/commands/run-backlog.ts';
 import { createRunCommands } from '../adapters/commands/runs.ts';
 import { createTaskCommands } from '../adapters/commands/tasks.ts';
 import { createCaseFileCommands } from '../adapters/commands/case-files.ts';
@@ -344,6 +345,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         caseTemplates,
         caseTemplateCommands: createCaseTemplateCommands({ store, db, config: caseConfig, ids, now, waitFor }),
         intake,
+        // Sampled as often as the worker polls: the lag is not known more finely than that.
+        runBacklog: createRunBacklog({ db, now, maxLagMs: config.intakeMaxRunLagMs, sampleMs: config.pollIntervalMs }),
         backfill: createBackfill({ intake, detector, severities: config.severities, pageTimeoutMs: config.peerTimeoutMs }),
         backfillLimits: config.backfill,
         runs,

@@ -60,6 +60,8 @@ export type Config = {
   /** How long `POST /connections/<id>/test` waits for a peer, ms (SVC_CONNECTION_TEST_TIMEOUT_MS). */
   connectionTestTimeoutMs: number;
   intakeCacheEntries: number;
+  /** Intake answers 429 while the oldest run waiting for a worker has waited longer, ms; 0 never (SVC_INTAKE_MAX_RUN_LAG_S). */
+  intakeMaxRunLagMs: number;
   /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
   ackSla: Record<string, number>;
   /** `GET /cases` counts `total` exactly up to this many (SVC_CASE_LIST_TOTAL_CAP). */
@@ -302,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxStepVisits: int(env, 'SVC_MAX_STEP_VISITS', 3, 1),
     defaultApprovalTimeoutH: int(env, 'SVC_APPROVAL_DEFAULT_TIMEOUT_H', 24, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
+    intakeMaxRunLagMs: int(env, 'SVC_INTAKE_MAX_RUN_LAG_S', 10, 0) * 1000,
     connectionRotationOverlapMs: int(env, 'SVC_CONNECTION_ROTATION_OVERLAP_H', 24, 0) * 3_600_000,
     connectionTestTimeoutMs: int(env, 'SVC_CONNECTION_TEST_TIMEOUT_MS', 15_000, 100),
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),

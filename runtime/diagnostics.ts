@@ -70,6 +70,7 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_ATTACHMENT_MAX_BYTES: 'integer',
   SVC_CORRELATION_WINDOW: 'integer',
   SVC_INTAKE_CACHE_ENTRIES: 'integer',
+  SVC_INTAKE_MAX_RUN_LAG_S: 'integer',
   SVC_CASE_LIST_TOTAL_CAP: 'integer',
   SVC_PRESENCE_HEARTBEAT_SECONDS: 'integer',
   SVC_WS_SESSION_MAX_S: 'integer',

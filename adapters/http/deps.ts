@@ -22,6 +22,7 @@ import type { CaseCommands } from '../commands/cases.ts';
 import type { CaseTemplateCommands } from '../commands/case-templates.ts';
 import type { CaseTemplateCatalog } from '../case-templates/catalog.ts';
 import type { AlertIntake } from '../commands/intake.ts';
+import type { RunBacklog } from '../commands/run-backlog.ts';
 import type { Backfill } from '../commands/backfill.ts';
 import type { RunCommands } from '../commands/runs.ts';
 import type { AuditLog } from '../commands/audit.ts';
@@ -95,6 +96,8 @@ export type HttpDeps = {
   caseTemplates: CaseTemplateCatalog;
   caseTemplateCommands: CaseTemplateCommands;
   intake: AlertIntake;
+  /** Intake back-pressure: refuses alerts while runs wait too long for a worker (adapters/commands/run-backlog.ts). */
+  runBacklog: RunBacklog;
   /** `POST /alerts/backfill` (adapters/commands/backfill.ts). */
   backfill: Backfill;
   /** Most alerts one backfill reads and its default lookback (SVC_BACKFILL_MAX_ALERTS, SVC_BACKFILL_LOOKBACK_H). */

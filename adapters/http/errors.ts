@@ -1,6 +1,7 @@
 /**
  * The single error handler (SPEC.md "Errors"; DESIGN.md habit 6): DomainError ->
- * `{detail, code, params}` with its status; ValidationFailed -> 422
+ * `{detail, code, params}` with its status (and `Retry-After` from `params.retry_after_s`
+ * on a 429 or 503); ValidationFailed -> 422
  * `{detail: [{loc, msg, type}]}`; anything else -> 500 `internal_error` with no
  * stack, message or secret in the body (the error is logged server-side only).
  */
@@ -21,6 +22,9 @@ export function errorBody(detail: string | Record<string, unknown>, code: string
 export function createErrorHandler(log: ErrorLogger) {
   return (error: Error, c: Context) => {
     if (error instanceof DomainError) {
+      // A refusal that says when to come back says it in the standard header too (RFC 9110 section 10.2.3).
+      const retryAfter = error.params.retry_after_s;
+      if ((error.status === 429 || error.status === 503) && typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
       return c.json(errorBody(error.detail, error.code, error.params), error.status as ContentfulStatusCode);
     }
     if (error instanceof ValidationFailed) {

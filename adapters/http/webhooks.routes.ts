@@ -122,10 +122,15 @@ const sourceIntakeAnswer = v.union([
   ticketUpdateResultSchema,
 ]);
 
+const backlogAnswer = jsonAnswer(
+  errorBodySchema,
+  'intake_backlog: runs wait longer than SVC_INTAKE_MAX_RUN_LAG_S for a worker; nothing was taken in, retry after the Retry-After header seconds',
+);
+
 /** What the webhook routes read of the service (adapters/http/deps.ts). */
 export type WebhookRouteDeps = Pick<
   HttpDeps,
-  'caseConfig' | 'detectorBootstrapSecret' | 'intake' | 'maxJsonDepth' | 'pageAcks' | 'ticketMirror' | 'waitFor' | 'webhookSources'
+  'caseConfig' | 'detectorBootstrapSecret' | 'intake' | 'maxJsonDepth' | 'pageAcks' | 'runBacklog' | 'ticketMirror' | 'waitFor' | 'webhookSources'
 >;
 
 export function webhookRoutes(deps: WebhookRouteDeps) {
@@ -167,11 +172,13 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     );
 
   /**
-   * Takes the alerts in and answers 202 once the projections show them. Characters the
+   * Takes the alerts in and answers 202 once the projections show them, or none of them
+   * with 429 `intake_backlog` while runs wait too long for a worker. Characters the
    * intake guard replaced are recorded on each alert (`payload.svc_text_repairs`, paths
    * within that alert) and in its result (`text_repairs`).
    */
   const ingest = async (c: Context, alerts: IncomingAlert[], batch: boolean, repairs: JsonPath[] = []) => {
+    await deps.runBacklog.admit();
     const results: v.InferOutput<typeof intakeAnswerSchema>[] = [];
     let position = 0;
     for (const [index, alert] of alerts.entries()) {
@@ -216,7 +223,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       describeRoute({
         summary: 'Detector alert intake (one alert or an array)',
         tags: ['intake'],
-        responses: { 202: jsonAnswer(alertIntakeAnswer, 'Taken in: the result of the alert, or of each') },
+        responses: { 202: jsonAnswer(alertIntakeAnswer, 'Taken in: the result of the alert, or of each'), 429: backlogAnswer },
       }),
       async (c, next) => {
         const secret = deps.detectorBootstrapSecret;
@@ -241,6 +248,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         tags: ['intake'],
         responses: {
           202: jsonAnswer(sourceIntakeAnswer, 'Taken in: alert results, a page acknowledgement, or a ticket update, by source type'),
+          429: backlogAnswer,
           501: jsonAnswer(errorBodySchema, 'source_type_not_implemented: a stored source of a type this build does not take in'),
         },
       }),
