@@ -52,7 +52,6 @@ import { createSecretBox } from '../adapters/connections/secret-box.ts';
 import { createConnectionStore } from '../adapters/connections/store.ts';
 import { createWebhookSourceStore } from '../adapters/webhook-sources/store.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
-import { PostgresEventStore } from '../adapters/event-store/postgres.ts';
 import { createApp } from '../adapters/http/app.ts';
 import { createJtiStore } from '../adapters/identity/jti-store.ts';
 import { parsePermissionMatrix } from '../adapters/identity/permissions.ts';
@@ -80,6 +79,7 @@ import { attachmentsProjection } from '../projections/attachments/attachments.pr
 import { evidenceProjection } from '../projections/evidence/evidence.projection.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './migrate.ts';
+import { openEventStore } from './event-store.ts';
 import { identitySource } from './identity-source.ts';
 import { readCaFile } from './outbound-ca.ts';
 import { loadRunbooks } from './runbook-loader.ts';
@@ -127,7 +127,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const now = options.clock ?? systemClock;
   const ids = () => randomUUID();
   const connections = createConnectionStore(db, box, ids, now, config.connectionRotationOverlapMs);
-  const store = new PostgresEventStore(db);
+  const events = await openEventStore(config.eventStore, db);
+  const { store } = events;
 
   let worker: Worker | null = null;
   let metricsServer: MetricsServer | null = null;
@@ -287,10 +288,11 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     hub?.close();
     await bus?.close();
     await outbound.close();
-    await store.settle();
+    await events.settle();
     await projector.stop();
     await livePublishing;
     await customActions?.idle();
+    await events.close();
     await opened.close();
   };
   try {

@@ -18,6 +18,8 @@ export type Config = {
   publicPrefix: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Where events are kept (SVC_EVENT_STORE, KURRENTDB_CONNECTION_STRING); read models stay in the database either way. */
+  eventStore: EventStoreConfig;
   role: 'all' | 'api' | 'worker';
   audience: string;
   identityIssuer: string | null;
@@ -98,6 +100,12 @@ export type Config = {
   outbound: OutboundConfig;
   logLevel: string;
 };
+
+/**
+ * `postgres`: the `events` table of the service database; `kurrentdb`: a KurrentDB server.
+ * The connection string is a secret (it may carry a password): never logged or reported.
+ */
+export type EventStoreConfig = { kind: 'postgres' } | { kind: 'kurrentdb'; connectionString: string };
 
 /** SVC_ALLOW_PRIVATE_TARGETS, SVC_SUITE_PEER_HOSTS, the exchange origin derived from SVC_IDENTITY_URL, and SVC_OUTBOUND_CA_FILE (a path; read at start). */
 export type OutboundConfig = { allowPrivate: boolean; peerHosts: string[]; exchangeOrigin: string | null; caFile: string | null };
@@ -191,6 +199,29 @@ function exchangeSettings(env: NodeJS.ProcessEnv): ExchangeSettings | null {
   return { tokenUrl: `${identity.origin}${identity.pathname.replace(/\/+$/, '')}${path}`, clientId: env.SVC_EXCHANGE_CLIENT_ID || 'svc', clientSecret };
 }
 
+/**
+ * SVC_EVENT_STORE (`postgres`, the default, or `kurrentdb`) and KURRENTDB_CONNECTION_STRING,
+ * required with `kurrentdb`. KurrentDB also needs SVC_RETENTION_ENABLED=false: its purge
+ * cannot delete and record atomically, so its store refuses purges
+ * (adapters/event-store/kurrentdb.ts), and a sweeper would only fail.
+ */
+function eventStoreConfig(env: NodeJS.ProcessEnv): EventStoreConfig {
+  const kind = env.SVC_EVENT_STORE?.trim() || 'postgres';
+  if (kind === 'postgres') return { kind };
+  if (kind !== 'kurrentdb') throw new Error('SVC_EVENT_STORE must be postgres or kurrentdb');
+  const connectionString = env.KURRENTDB_CONNECTION_STRING?.trim() ?? '';
+  if (connectionString === '') throw new Error('SVC_EVENT_STORE=kurrentdb needs KURRENTDB_CONNECTION_STRING');
+  if (!/^(kurrentdb|kurrent|kdb)(\+discover)?:\/\//.test(connectionString)) {
+    throw new Error('KURRENTDB_CONNECTION_STRING must be a kurrentdb:// or kurrentdb+discover:// connection string');
+  }
+  if (bool(env, 'SVC_RETENTION_ENABLED', true)) {
+    throw new Error(
+      'SVC_EVENT_STORE=kurrentdb needs SVC_RETENTION_ENABLED=false: retention purges need the postgres event store (docs/operations.md "Retention")',
+    );
+  }
+  return { kind, connectionString };
+}
+
 /** A boolean variable: true, 1, false or 0; `fallback` when unset. */
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
@@ -272,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicPrefix: env.SVC_PUBLIC_PREFIX ?? '/svc',
     dataDir: resolve(env.SVC_DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || null,
+    eventStore: eventStoreConfig(env),
     role,
     audience: env.SVC_AUDIENCE || 'svc',
     identityIssuer: env.SVC_IDENTITY_ISSUER || null,

@@ -36,6 +36,8 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_PUBLIC_PREFIX: 'string',
   SVC_DATA_DIR: 'path',
   DATABASE_URL: 'secret',
+  SVC_EVENT_STORE: 'string',
+  KURRENTDB_CONNECTION_STRING: 'secret',
   SVC_SECRET_KEY: 'secret',
   METRICS_TOKEN: 'secret',
   SVC_DETECTOR_BOOTSTRAP_SECRET: 'secret',

@@ -5,14 +5,15 @@
  * recomputes the stored chain (`{valid, checked, first_broken_index}`, as
  * `GET /audit/verify`) and `replay` recomputes it from the event store
  * (projections/chains/replay-verify.ts). Exit status 0 when all four hold, 1 otherwise.
- * Reads the database of the current configuration (DATABASE_URL or SVC_DATA_DIR); with
- * the embedded engine the service must be stopped first (PGlite opens one process).
+ * Reads the database and the event store of the current configuration (DATABASE_URL or
+ * SVC_DATA_DIR, SVC_EVENT_STORE); with the embedded engine the service must be stopped
+ * first (PGlite opens one process).
  */
 import { openDatabase } from '../../adapters/db/connect.ts';
-import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import type { Config } from '../config.ts';
+import { openEventStore } from '../event-store.ts';
 import { migrateToLatest } from '../migrate.ts';
 
 /** Writes the report to `out` and resolves with the exit status (0 intact, 1 not); rejects when the database cannot be opened. */
@@ -22,8 +23,8 @@ export async function runAuditVerify(config: Config, out: NodeJS.WritableStream)
     await migrateToLatest(opened.db);
     const checkpoint = await opened.db.selectFrom('projection_checkpoints').select('position').where('name', '=', 'main').executeTakeFirst();
     const position = Number(checkpoint?.position ?? 0);
-    const store = new PostgresEventStore(opened.db);
-    const replay = await replayVerifyChains(opened.db, (after, limit) => store.readAll(after, limit), position);
+    const events = await openEventStore(config.eventStore, opened.db);
+    const replay = await replayVerifyChains(opened.db, (after, limit) => events.store.readAll(after, limit), position).finally(() => events.close());
     const report = {
       position,
       action_log: { table: await verifyChainTable(opened.db, 'action_log'), replay: replay.action_log },

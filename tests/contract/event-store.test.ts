@@ -1,8 +1,16 @@
 /**
  * Event store contract suite: every EventStore implementation passes it, on every engine.
+ * Postgres runs on PGlite always and on a server when TEST_DATABASE_URL is set. KurrentDB
+ * runs at KURRENTDB_CONNECTION_STRING when it is set, else in a container this file starts
+ * (@testcontainers/kurrentdb) when a Docker engine answers, else it is skipped with the
+ * reason printed. Stream names carry a random prefix, so a long-lived server can be reused.
  */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asJsonb } from '../../adapters/event-store/jsonb.ts';
+import { KurrentDbEventStore } from '../../adapters/event-store/kurrentdb.ts';
 import { APPEND_LOCK_KEY, PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
 import { createSubscription, subscribeToAll } from '../../projections/subscription.ts';
@@ -10,6 +18,91 @@ import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
 
 const ev = (n: number) => ({ type: 'thing.happened', data: { n } });
+
+/** The oldest KurrentDB the adapter supports: multi-stream appends came with 25.1. */
+const KURRENTDB_IMAGE = 'kurrentplatform/kurrentdb:25.1';
+
+/** A store under test: `another` opens a second store over the same events (a second process). */
+type OpenedStore = { store: EventStore; another: () => EventStore; close: () => Promise<void> };
+type StoreVariant = { name: string; purges: boolean; open: () => Promise<OpenedStore> };
+
+const postgresVariants: StoreVariant[] = engines.map((engine) => ({
+  name: engine.name,
+  purges: true,
+  open: async () => {
+    const opened = await engine.open();
+    return { store: new PostgresEventStore(opened.db), another: () => new PostgresEventStore(opened.db), close: () => opened.close() };
+  },
+}));
+
+/** Whether a Docker engine answers within 3 s (the docker CLI may be installed without one). */
+function dockerAnswers(): Promise<boolean> {
+  return new Promise((resolve) => execFile('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 3000 }, (error) => resolve(error === null)));
+}
+
+/** Starts a KurrentDB container and answers where it listens. */
+type StartContainer = () => Promise<{ connectionString: string; stop: () => Promise<unknown> }>;
+
+/**
+ * KurrentDB at KURRENTDB_CONNECTION_STRING, or in a container; a string says why neither
+ * is there. @testcontainers/kurrentdb is loaded only when a Docker engine answers: its
+ * testcontainers 12 needs Node >= 22.22 and fails to load on older Node.
+ */
+async function kurrentDbVariant(): Promise<StoreVariant | string> {
+  const given = process.env.KURRENTDB_CONNECTION_STRING;
+  let startContainer: StartContainer | null = null;
+  if (!given) {
+    if (!(await dockerAnswers())) return 'KURRENTDB_CONNECTION_STRING is not set and no Docker engine answers `docker info`';
+    try {
+      const { KurrentDbContainer } = await import('@testcontainers/kurrentdb');
+      startContainer = async () => {
+        const started = await new KurrentDbContainer(KURRENTDB_IMAGE).start();
+        return { connectionString: started.getConnectionString(), stop: () => started.stop() };
+      };
+    } catch (error) {
+      return `KURRENTDB_CONNECTION_STRING is not set and @testcontainers/kurrentdb does not load on Node ${process.version} (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+  return {
+    name: 'kurrentdb',
+    // Its store refuses purges (adapters/event-store/kurrentdb.ts): retention needs Postgres.
+    purges: false,
+    open: async () => {
+      const container = startContainer ? await startContainer() : null;
+      const connectionString = given ?? (container?.connectionString as string);
+      const stores: KurrentDbEventStore[] = [];
+      const another = () => {
+        const store = new KurrentDbEventStore(connectionString);
+        stores.push(store);
+        return store;
+      };
+      return {
+        store: another(),
+        another,
+        close: async () => {
+          for (const store of stores) await store.close();
+          await container?.stop();
+        },
+      };
+    },
+  };
+}
+
+const kurrentdb = await kurrentDbVariant();
+if (typeof kurrentdb === 'string') console.warn(`event store contract on kurrentdb skipped: ${kurrentdb}`);
+const variants = typeof kurrentdb === 'string' ? postgresVariants : [...postgresVariants, kurrentdb];
+
+/** Opens `variant` for the enclosing describe; `s(name)` is a stream id unique to this run. */
+function useVariant(variant: StoreVariant) {
+  const prefix = `t${randomBytes(4).toString('hex')}-`;
+  const ctx = { s: (name: string) => `${prefix}${name}` } as { opened: OpenedStore; store: EventStore; s: (name: string) => string };
+  beforeAll(async () => {
+    ctx.opened = await variant.open();
+    ctx.store = ctx.opened.store;
+  }, 300_000);
+  afterAll(async () => ctx.opened?.close());
+  return ctx;
+}
 
 /** Opens a fresh database on `engine` for the enclosing describe, with a store over it. */
 function useStore(engine: TestEngine) {
@@ -22,13 +115,20 @@ function useStore(engine: TestEngine) {
   return ctx;
 }
 
-describe.each(engines)('event store on $name', (engine) => {
-  const ctx = useStore(engine);
+if (typeof kurrentdb === 'string') {
+  describe.skip(`event store on kurrentdb (skipped: ${kurrentdb})`, () => {
+    it('passes the contract suite', () => {});
+  });
+}
+
+describe.each(variants)('event store on $name', (variant) => {
+  const ctx = useVariant(variant);
+  const { s } = ctx;
 
   it('appends to a new stream and reads it back in version order', async () => {
-    const result = await ctx.store.append('s-new', [ev(1), ev(2), ev(3)], 0);
-    expect(result.versions['s-new']).toBe(3);
-    const events = await ctx.store.readStream('s-new');
+    const result = await ctx.store.append(s('new'), [ev(1), ev(2), ev(3)], 0);
+    expect(result.versions[s('new')]).toBe(3);
+    const events = await ctx.store.readStream(s('new'));
     expect(events.map((e) => [e.streamVersion, e.data.n])).toEqual([
       [1, 1],
       [2, 2],
@@ -38,22 +138,32 @@ describe.each(engines)('event store on $name', (engine) => {
     expect(events[0]!.globalPosition).toBeLessThan(events[1]!.globalPosition);
   });
 
+  it('reads back data and metadata as a jsonb column gives them: same values, jsonb key order', async () => {
+    const data = { zeta: 1, b: { y: [1, { d: null, c: 'x' }], x: true }, a: 'é' };
+    const metadata = { correlation_id: 'c-1', actor: { kind: 'user' as const, id: 'u-1', email: 'u@example.com' } };
+    await ctx.store.append(s('json'), [{ type: 'thing.shaped', data, metadata }], 0);
+    const [read] = await ctx.store.readStream(s('json'));
+    expect(JSON.stringify(read?.data)).toBe(JSON.stringify(asJsonb(data)));
+    expect(JSON.stringify(read?.metadata)).toBe(JSON.stringify(asJsonb(metadata)));
+    expect(Date.parse(read?.recordedAt ?? '')).not.toBeNaN();
+  });
+
   it('reads an unknown stream as empty', async () => {
-    expect(await ctx.store.readStream('s-missing')).toEqual([]);
+    expect(await ctx.store.readStream(s('missing'))).toEqual([]);
   });
 
   it('refuses a wrong expected version and writes nothing', async () => {
-    await ctx.store.append('s-ver', [ev(1)], 0);
-    await expect(ctx.store.append('s-ver', [ev(2)], 0)).rejects.toBeInstanceOf(StreamVersionConflict);
-    await expect(ctx.store.append('s-ver', [ev(2)], 5)).rejects.toMatchObject({ code: 'stream_version_conflict', status: 409 });
-    expect((await ctx.store.readStream('s-ver')).length).toBe(1);
-    await ctx.store.append('s-ver', [ev(2)], 'any');
-    expect((await ctx.store.readStream('s-ver')).length).toBe(2);
+    await ctx.store.append(s('ver'), [ev(1)], 0);
+    await expect(ctx.store.append(s('ver'), [ev(2)], 0)).rejects.toBeInstanceOf(StreamVersionConflict);
+    await expect(ctx.store.append(s('ver'), [ev(2)], 5)).rejects.toMatchObject({ code: 'stream_version_conflict', status: 409, params: { actual_version: 1 } });
+    expect((await ctx.store.readStream(s('ver'))).length).toBe(1);
+    await ctx.store.append(s('ver'), [ev(2)], 'any');
+    expect((await ctx.store.readStream(s('ver'))).length).toBe(2);
   });
 
   it('gives exactly one success and one conflict to two appends with the same expected version', async () => {
     for (let round = 0; round < 10; round++) {
-      const stream = `s-race-${round}`;
+      const stream = s(`race-${round}`);
       const results = await Promise.allSettled([ctx.store.append(stream, [ev(1)], 0), ctx.store.append(stream, [ev(2)], 0)]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -64,90 +174,119 @@ describe.each(engines)('event store on $name', (engine) => {
   });
 
   it('appends to several streams atomically: one conflict writes none of them', async () => {
-    await ctx.store.append('s-multi-b', [ev(1)], 0);
+    await ctx.store.append(s('multi-b'), [ev(1)], 0);
     await expect(
       ctx.store.appendMany([
-        { streamId: 's-multi-a', events: [ev(1)], expectedVersion: 0 },
-        { streamId: 's-multi-b', events: [ev(2)], expectedVersion: 0 },
+        { streamId: s('multi-a'), events: [ev(1)], expectedVersion: 0 },
+        { streamId: s('multi-b'), events: [ev(2)], expectedVersion: 0 },
       ]),
-    ).rejects.toBeInstanceOf(StreamVersionConflict);
-    expect(await ctx.store.readStream('s-multi-a')).toEqual([]);
+    ).rejects.toMatchObject({ code: 'stream_version_conflict', params: { stream_id: s('multi-b'), actual_version: 1 } });
+    expect(await ctx.store.readStream(s('multi-a'))).toEqual([]);
     const ok = await ctx.store.appendMany([
-      { streamId: 's-multi-a', events: [ev(1)], expectedVersion: 0 },
-      { streamId: 's-multi-b', events: [ev(2)], expectedVersion: 1 },
+      { streamId: s('multi-a'), events: [ev(1)], expectedVersion: 0 },
+      { streamId: s('multi-b'), events: [ev(2)], expectedVersion: 1 },
     ]);
-    expect(ok.versions).toEqual({ 's-multi-a': 1, 's-multi-b': 2 });
+    expect(ok.versions).toEqual({ [s('multi-a')]: 1, [s('multi-b')]: 2 });
+    const written = [...(await ctx.store.readStream(s('multi-a'))), ...(await ctx.store.readStream(s('multi-b')))];
+    expect(Math.max(...written.map((e) => e.globalPosition))).toBe(ok.lastPosition);
   });
 
   it('keeps a conflicting request from failing the others committed in the same batch', async () => {
-    await ctx.store.append('s-batch-x', [ev(1)], 0);
+    await ctx.store.append(s('batch-x'), [ev(1)], 0);
     const results = await Promise.allSettled([
-      ctx.store.append('s-batch-y', [ev(1)], 0),
-      ctx.store.append('s-batch-x', [ev(2)], 0),
-      ctx.store.append('s-batch-z', [ev(1)], 0),
+      ctx.store.append(s('batch-y'), [ev(1)], 0),
+      ctx.store.append(s('batch-x'), [ev(2)], 0),
+      ctx.store.append(s('batch-z'), [ev(1)], 0),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 
+  it('wakes onAppended listeners with the position each append reached', async () => {
+    const woken: number[] = [];
+    const off = ctx.store.onAppended((p) => woken.push(p));
+    const first = await ctx.store.append(s('wake'), [ev(1)], 0);
+    const second = await ctx.store.append(s('wake'), [ev(2)], 1);
+    off();
+    await ctx.store.append(s('wake'), [ev(3)], 2);
+    expect(woken).toEqual([first.lastPosition, second.lastPosition]);
+  });
+
   it('reads all events after a checkpoint in global order, with a limit', async () => {
     const head = await ctx.store.headPosition();
-    await ctx.store.append('s-all-1', [ev(1), ev(2)], 0);
-    await ctx.store.append('s-all-2', [ev(3)], 0);
+    await ctx.store.append(s('all-1'), [ev(1), ev(2)], 0);
+    await ctx.store.append(s('all-2'), [ev(3)], 0);
     const after = await ctx.store.readAll(head, 10);
     expect(after.map((e) => e.data.n)).toEqual([1, 2, 3]);
     expect(await ctx.store.readAll(head, 2)).toHaveLength(2);
+    expect(await ctx.store.readAll(after[0]!.globalPosition, 10)).toEqual(after.slice(1));
     expect(await ctx.store.headPosition()).toBe(after[2]?.globalPosition);
   });
 
-  it('purges whole streams and appends the record in one step, counting what it deleted', async () => {
-    await ctx.store.append('s-purge-case', [ev(1), ev(2)], 0);
-    await ctx.store.append('s-purge-task', [ev(3)], 0);
-    await ctx.store.append('s-purge-keep', [ev(4)], 0);
-    const woken: number[] = [];
-    const off = ctx.store.onAppended((p) => woken.push(p));
-    const result = await ctx.store.purge({
-      guard: { streamId: 's-purge-case', expectedVersion: 2 },
-      streamIds: ['s-purge-case', 's-purge-task'],
-      record: [{ streamId: 's-purge-record', events: [ev(5)], expectedVersion: 0 }],
+  // Retention: the Postgres store deletes and records in one transaction; KurrentDB cannot, so its store refuses.
+  if (variant.purges) {
+    it('purges whole streams and appends the record in one step, counting what it deleted', async () => {
+      await ctx.store.append(s('purge-case'), [ev(1), ev(2)], 0);
+      await ctx.store.append(s('purge-task'), [ev(3)], 0);
+      await ctx.store.append(s('purge-keep'), [ev(4)], 0);
+      const woken: number[] = [];
+      const off = ctx.store.onAppended((p) => woken.push(p));
+      const result = await ctx.store.purge({
+        guard: { streamId: s('purge-case'), expectedVersion: 2 },
+        streamIds: [s('purge-case'), s('purge-task')],
+        record: [{ streamId: s('purge-record'), events: [ev(5)], expectedVersion: 0 }],
+      });
+      off();
+      expect(result.eventsDeleted).toBe(3);
+      expect(result.versions).toEqual({ [s('purge-record')]: 1 });
+      expect(woken).toEqual([result.lastPosition]);
+      expect(await ctx.store.readStream(s('purge-case'))).toEqual([]);
+      expect(await ctx.store.readStream(s('purge-task'))).toEqual([]);
+      expect((await ctx.store.readStream(s('purge-keep'))).map((e) => e.data.n)).toEqual([4]);
+      expect((await ctx.store.readStream(s('purge-record')))[0]?.globalPosition).toBe(result.lastPosition);
+      expect(await ctx.store.headPosition()).toBe(result.lastPosition);
     });
-    off();
-    expect(result.eventsDeleted).toBe(3);
-    expect(result.versions).toEqual({ 's-purge-record': 1 });
-    expect(woken).toEqual([result.lastPosition]);
-    expect(await ctx.store.readStream('s-purge-case')).toEqual([]);
-    expect(await ctx.store.readStream('s-purge-task')).toEqual([]);
-    expect((await ctx.store.readStream('s-purge-keep')).map((e) => e.data.n)).toEqual([4]);
-    expect((await ctx.store.readStream('s-purge-record'))[0]?.globalPosition).toBe(result.lastPosition);
-    expect(await ctx.store.headPosition()).toBe(result.lastPosition);
-  });
 
-  it('refuses a purge whose guard stream moved, and deletes and appends nothing', async () => {
-    await ctx.store.append('s-purge-moved', [ev(1), ev(2)], 0);
-    await expect(
-      ctx.store.purge({
-        guard: { streamId: 's-purge-moved', expectedVersion: 1 },
-        streamIds: ['s-purge-moved'],
-        record: [{ streamId: 's-purge-moved-record', events: [ev(3)], expectedVersion: 0 }],
-      }),
-    ).rejects.toBeInstanceOf(StreamVersionConflict);
-    await ctx.store.append('s-purge-twice-record', [ev(1)], 0);
-    await expect(
-      ctx.store.purge({
-        guard: { streamId: 's-purge-moved', expectedVersion: 2 },
-        streamIds: ['s-purge-moved'],
-        record: [{ streamId: 's-purge-twice-record', events: [ev(3)], expectedVersion: 0 }],
-      }),
-    ).rejects.toBeInstanceOf(StreamVersionConflict);
-    expect(await ctx.store.readStream('s-purge-moved')).toHaveLength(2);
-    expect(await ctx.store.readStream('s-purge-moved-record')).toEqual([]);
-  });
+    it('refuses a purge whose guard stream moved, and deletes and appends nothing', async () => {
+      await ctx.store.append(s('purge-moved'), [ev(1), ev(2)], 0);
+      await expect(
+        ctx.store.purge({
+          guard: { streamId: s('purge-moved'), expectedVersion: 1 },
+          streamIds: [s('purge-moved')],
+          record: [{ streamId: s('purge-moved-record'), events: [ev(3)], expectedVersion: 0 }],
+        }),
+      ).rejects.toBeInstanceOf(StreamVersionConflict);
+      await ctx.store.append(s('purge-twice-record'), [ev(1)], 0);
+      await expect(
+        ctx.store.purge({
+          guard: { streamId: s('purge-moved'), expectedVersion: 2 },
+          streamIds: [s('purge-moved')],
+          record: [{ streamId: s('purge-twice-record'), events: [ev(3)], expectedVersion: 0 }],
+        }),
+      ).rejects.toBeInstanceOf(StreamVersionConflict);
+      expect(await ctx.store.readStream(s('purge-moved'))).toHaveLength(2);
+      expect(await ctx.store.readStream(s('purge-moved-record'))).toEqual([]);
+    });
+  } else {
+    it('refuses every purge, deleting and appending nothing', async () => {
+      await ctx.store.append(s('purge-refused'), [ev(1)], 0);
+      await expect(
+        ctx.store.purge({
+          guard: { streamId: s('purge-refused'), expectedVersion: 1 },
+          streamIds: [s('purge-refused')],
+          record: [{ streamId: s('purge-refused-record'), events: [ev(2)], expectedVersion: 0 }],
+        }),
+      ).rejects.toThrow('retention purge needs the postgres event store');
+      expect(await ctx.store.readStream(s('purge-refused'))).toHaveLength(1);
+      expect(await ctx.store.readStream(s('purge-refused-record'))).toEqual([]);
+    });
+  }
 
   it('delivers every event exactly once, in order, to a catch-up subscription under concurrent appends', async () => {
     const start = await ctx.store.headPosition();
     const seen: RecordedEvent[] = [];
     const sub = subscribeToAll(ctx.store, { fromPosition: start, pollIntervalMs: 5, batchSize: 7, handle: async (e) => void seen.push(...e) });
-    const second = new PostgresEventStore(ctx.opened.db);
-    const writers = Array.from({ length: 120 }, (_, i) => (i % 2 ? ctx.store : second).append(`s-sub-${i % 13}`, [ev(i), ev(i + 1000)], 'any'));
+    const second = ctx.opened.another();
+    const writers = Array.from({ length: 120 }, (_, i) => (i % 2 ? ctx.store : second).append(s(`sub-${i % 13}`), [ev(i), ev(i + 1000)], 'any'));
     await Promise.all(writers);
     const head = await ctx.store.headPosition();
     await expect.poll(() => sub.position(), { timeout: 10_000 }).toBe(head);
@@ -159,7 +298,7 @@ describe.each(engines)('event store on $name', (engine) => {
 
   it('resumes a subscription from its stored checkpoint: nothing twice, nothing skipped', async () => {
     const start = await ctx.store.headPosition();
-    for (let i = 0; i < 30; i++) await ctx.store.append(`s-resume-${i % 4}`, [ev(i)], 'any');
+    for (let i = 0; i < 30; i++) await ctx.store.append(s(`resume-${i % 4}`), [ev(i)], 'any');
     const head = await ctx.store.headPosition();
     const seen: number[] = [];
     let checkpoint = start;
@@ -189,7 +328,7 @@ describe.each(engines)('event store on $name', (engine) => {
 
   it('reads on from the checkpoint a handler reports when another reader of it moved it further', async () => {
     const start = await ctx.store.headPosition();
-    for (let i = 0; i < 10; i++) await ctx.store.append('s-jump', [ev(i)], 'any');
+    for (let i = 0; i < 10; i++) await ctx.store.append(s('jump'), [ev(i)], 'any');
     const positions = (await ctx.store.readAll(start, 100)).map((e) => e.globalPosition);
     const batches: number[][] = [];
     const sub = createSubscription(ctx.store, {
