@@ -329,7 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statuses,
     closedStatuses,
     initialStatus,
-    workerConcurrency: int(env, 'SVC_WORKER_CONCURRENCY', 4, 1),
+    workerConcurrency: int(env, 'SVC_WORKER_CONCURRENCY', 32, 1),
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),

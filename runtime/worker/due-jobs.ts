@@ -10,17 +10,23 @@ import type { Database } from '../../projections/database.ts';
 
 export type DueJobClaim = { kind: string; owner: string; leaseMs: number; now: Date };
 
-/** The claimed job's key, or null when none of `kind` is due. */
-export async function claimDueJob(db: Kysely<Database>, claim: DueJobClaim): Promise<string | null> {
-  const { rows } = await sql<{ key: string }>`
+/** The keys of up to `limit` claimed jobs, oldest due first in one statement; empty when none of `kind` is due. */
+export async function claimDueJobs(db: Kysely<Database>, claim: DueJobClaim, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ key: string; due_at: Date; id: string }>`
     update jobs set lease_owner = ${claim.owner}, lease_until = now() + make_interval(secs => ${claim.leaseMs / 1000})
-    where id = (
+    where id in (
       select id from jobs
       where kind = ${claim.kind} and due_at <= ${claim.now} and (lease_until is null or lease_until < now())
       order by due_at, id
-      limit 1
+      limit ${limit}
       for update skip locked
     )
-    returning key`.execute(db);
-  return rows[0]?.key ?? null;
+    returning key, due_at, id`.execute(db);
+  // RETURNING follows no order: the oldest due runs start first.
+  return rows.sort((a, b) => new Date(a.due_at).getTime() - new Date(b.due_at).getTime() || Number(a.id) - Number(b.id)).map((r) => r.key);
+}
+
+/** The claimed job's key, or null when none of `kind` is due. */
+export async function claimDueJob(db: Kysely<Database>, claim: DueJobClaim): Promise<string | null> {
+  return (await claimDueJobs(db, claim, 1))[0] ?? null;
 }

@@ -4,16 +4,22 @@
  * run, and leaves the job to the projector to delete when the run finishes. A job
  * whose lease expired (its worker died) is claimed again by any worker.
  *
+ * One claim loop fills `concurrency` slots: each claim takes up to as many due runs as
+ * there are free slots, in one statement, and each run is driven on its own; a run that
+ * ends frees its slot and wakes the loop. Runs spend most of their time waiting (on the
+ * database, on an action's peer), so many slots keep a worker busy without a claim
+ * query per slot, and a wake-up costs one claim however many slots are free.
+ *
  * A job is due by the service clock (`driver.now`), the clock its `due_at` was computed
  * with (queue time, gate deadline), so a test that moves the clock expires a gate
  * (due-jobs.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { startCatchUpLoop, type CatchUpLoop } from '../../projections/catch-up.ts';
+import { startCatchUpLoop } from '../../projections/catch-up.ts';
 import type { Database } from '../../projections/database.ts';
 import { RUN_JOB } from '../../projections/runs/runs.projection.ts';
-import { claimDueJob } from './due-jobs.ts';
+import { claimDueJobs } from './due-jobs.ts';
 import { driveRun, type RunDriverDeps } from './run-driver.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
@@ -40,8 +46,7 @@ export function wakesWorker(events: readonly { type: string }[]): boolean {
 export function startWorker(options: WorkerOptions): Worker {
   const owner = `worker-${randomUUID()}`;
   const { db } = options;
-
-  const claim = () => claimDueJob(db, { kind: RUN_JOB, owner, leaseMs: options.leaseMs, now: options.driver.now() });
+  const driving = new Set<Promise<void>>();
 
   const renew = async (runId: string): Promise<boolean> => {
     const r = await sql`
@@ -50,13 +55,8 @@ export function startWorker(options: WorkerOptions): Worker {
     return Number(r.numAffectedRows ?? 0) > 0;
   };
 
-  const step = async (): Promise<boolean> => {
-    options.metrics.heartbeat();
-    const runId = await claim();
-    if (!runId) return false;
-    options.metrics.claimed();
-    // One claim found work: the idle loops look for more.
-    for (const l of loops) l.wake();
+  /** Drives one claimed run until it is idle or its lease is lost. */
+  const drive = async (runId: string): Promise<void> => {
     let owned = true;
     const timer = setInterval(
       () => {
@@ -77,26 +77,41 @@ export function startWorker(options: WorkerOptions): Worker {
     }
     // A finished run keeps its lease until the projector deletes its job: freed, it would
     // be claimed again and again only to be found finished, until the projector catches up.
-    if (finished) return true;
+    if (finished) return;
     // A run waiting on a gate stops here with its job still present: free it at once so
     // the worker that claims it at the deadline, or after a decision, need not wait out this lease.
     await sql`update jobs set lease_owner = null, lease_until = null where kind = ${RUN_JOB} and key = ${runId} and lease_owner = ${owner}`.execute(db);
-    return true;
   };
 
-  // Each loop polls every `concurrency` intervals, so an idle worker costs about one
-  // claim query per poll interval however many loops it runs, and a loop busy with a
-  // long run never stops the others from finding an expired lease.
-  const loops: CatchUpLoop[] = [];
-  for (let i = 0; i < options.concurrency; i++) {
-    loops.push(startCatchUpLoop({ step, pollIntervalMs: options.pollIntervalMs * options.concurrency, onError: options.onError }));
-  }
-  return {
-    wake: () => {
-      for (const l of loops) l.wake();
+  const loop = startCatchUpLoop({
+    pollIntervalMs: options.pollIntervalMs,
+    onError: options.onError,
+    step: async () => {
+      options.metrics.heartbeat();
+      const free = options.concurrency - driving.size;
+      // Full: the loop sleeps until a run ends and wakes it.
+      if (free <= 0) return false;
+      const runIds = await claimDueJobs(db, { kind: RUN_JOB, owner, leaseMs: options.leaseMs, now: options.driver.now() }, free);
+      for (const runId of runIds) {
+        options.metrics.claimed();
+        // A failed drive keeps its lease until it expires, then any worker takes the run up again.
+        const driven: Promise<void> = drive(runId)
+          .catch(options.onError)
+          .finally(() => {
+            driving.delete(driven);
+            loop.wake();
+          });
+        driving.add(driven);
+      }
+      return runIds.length > 0;
     },
+  });
+
+  return {
+    wake: loop.wake,
     stop: async () => {
-      await Promise.all(loops.map((l) => l.stop()));
+      await loop.stop();
+      while (driving.size > 0) await Promise.all(driving);
     },
   };
 }
