@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: run test lint typecheck depcruise biome format bench migrate
+.PHONY: run test lint typecheck depcruise biome format bench bench-quick migrate
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
@@ -36,3 +36,14 @@ bench: node_modules
 	node --import tsx bench/chain-verify.ts
 	node --import tsx bench/custom-action.ts
 	node --import tsx bench/containment.ts
+	node --import tsx bench/webhook-runs.ts
+
+# Every bench once, smaller and shorter (CI prints it on both engines; figures are rougher).
+bench-quick: export BENCH_ROUNDS = 1
+bench-quick: export BENCH_SECONDS = 2
+bench-quick: export BENCH_SUSTAINED_SECONDS = 5
+bench-quick: export BENCH_CASES = 10000
+bench-quick: export BENCH_CHAIN_ROWS = 10000
+bench-quick: export BENCH_RUNS = 20
+bench-quick: export BENCH_ALERTS = 50
+bench-quick: bench

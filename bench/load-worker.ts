@@ -11,6 +11,10 @@
  * - `generic_alerts`: the same mix (ids, rules, source IPs) as Elastic Security-style
  *   documents for a `generic` webhook source, whose `field_map` reads title, severity,
  *   id and correlation root from dotted paths (see bench/alert-intake.ts);
+ * - `timed_alerts`: the `alerts` mix, each alert carrying `sent_at_ms` (this process's
+ *   clock as the request is set up, just before it is sent) so a run it triggers can be
+ *   timed from the moment its alert was sent; 429 answers (intake back-pressure) are
+ *   counted as `refused`, not failures;
  * - `get`: GETs `paths` in turn.
  */
 import autocannon from 'autocannon';
@@ -22,8 +26,9 @@ export type LoadJob = {
   seconds: number;
   connections: number;
   round: number;
-} & ({ kind: 'alerts' | 'generic_alerts' } | { kind: 'get'; paths: string[] });
-export type LoadResult = { rps: number; p95: number; p99: number };
+} & ({ kind: 'alerts' | 'generic_alerts' | 'timed_alerts' } | { kind: 'get'; paths: string[] });
+/** Answers per second (all of them), latency percentiles (ms), 2xx answers per second, and how many were 429. */
+export type LoadResult = { rps: number; p95: number; p99: number; acceptedRps: number; refused: number };
 
 function alertBody(round: number, i: number): string {
   const n = i % 10 === 9 ? i - 9 : i;
@@ -31,6 +36,16 @@ function alertBody(round: number, i: number): string {
     alert_id: `bench-${round}-${n}`,
     rule: { id: `rule-${n % 20}`, title: `Bench rule ${n % 20}`, severity: 'medium' },
     matched_log: { source: { ip: `198.51.100.${n % 250}` } },
+  });
+}
+
+function timedAlertBody(round: number, i: number): string {
+  const n = i % 10 === 9 ? i - 9 : i;
+  return JSON.stringify({
+    alert_id: `timed-${round}-${n}`,
+    rule: { id: `timed-rule-${n % 20}`, title: `Timed rule ${n % 20}`, severity: 'medium' },
+    matched_log: { source: { ip: `198.51.100.${n % 250}` } },
+    sent_at_ms: Date.now(),
   });
 }
 
@@ -48,7 +63,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil
 function run(job: LoadJob): Promise<LoadResult> {
   let i = 0;
   const latencies: number[] = [];
-  const body = job.kind === 'alerts' ? alertBody : genericAlertBody;
+  let accepted = 0;
+  let refused = 0;
+  const body = job.kind === 'alerts' ? alertBody : job.kind === 'timed_alerts' ? timedAlertBody : genericAlertBody;
   const request: autocannon.Request =
     job.kind === 'get'
       ? { method: 'GET', setupRequest: (req) => ({ ...req, path: job.paths[i++ % job.paths.length] ?? '/' }) }
@@ -64,12 +81,17 @@ function run(job: LoadJob): Promise<LoadResult> {
       },
       (error, result) => {
         if (error) return reject(error);
-        if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${job.url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+        const failed = result.non2xx - (job.kind === 'timed_alerts' ? refused : 0);
+        if (failed > 0 || result.errors > 0) return reject(new Error(`${job.url}: ${failed} non-2xx, ${result.errors} errors`));
         latencies.sort((a, b) => a - b);
-        resolve({ rps: result.requests.average, p95: percentile(latencies, 95), p99: percentile(latencies, 99) });
+        resolve({ rps: result.requests.average, p95: percentile(latencies, 95), p99: percentile(latencies, 99), acceptedRps: accepted / job.seconds, refused });
       },
     );
-    instance.on('response', (_client, _status, _bytes, responseTime: number) => latencies.push(responseTime));
+    instance.on('response', (_client, status: number, _bytes, responseTime: number) => {
+      latencies.push(responseTime);
+      if (status >= 200 && status < 300) accepted += 1;
+      else if (status === 429) refused += 1;
+    });
   });
 }
 
