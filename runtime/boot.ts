@@ -131,6 +131,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const { store } = events;
 
   let worker: Worker | null = null;
+  // Declared before the projector, whose batches ask it whether anyone listens here.
+  let hub: LiveHub | null = null;
   let metricsServer: MetricsServer | null = null;
   let workerMetrics: WorkerMetrics | null = null;
   const errorCounts = createErrorCounts(now);
@@ -179,6 +181,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         if (wakesWorker(applied)) worker?.wake();
         // A custom action saved, enabled or disabled anywhere reaches this process's registry.
         if (customActions?.touches(applied)) customActions.refresh().catch(failure('runbooks.refresh_failed', 'custom action refresh failed'));
+        // On PGlite this process is the only one that can listen, so frames nobody here
+        // holds a socket for would cost queries for nothing; a server has other processes.
+        if (opened.embedded !== null && (hub?.size() ?? 0) === 0) return;
         // In order, one batch after the other; a failure loses frames, never a projection.
         livePublishing = livePublishing.then(() => publishLiveUpdates(db, applied)).catch(failure('live.bus_failed', 'live update publish failed'));
       },
@@ -268,7 +273,6 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
 
   let server: ServerType | null = null;
   let bus: LiveBus | null = null;
-  let hub: LiveHub | null = null;
   let liveSocket: { close: () => Promise<void> } | null = null;
   let inFlight: InFlight<Parameters<ReturnType<typeof createApp>['fetch']>, Response> | null = null;
   let url: string | null = null;
