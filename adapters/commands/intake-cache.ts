@@ -13,8 +13,15 @@ import { LRUCache } from 'lru-cache';
 import type { AlertState } from '../../domain/alerts/state.ts';
 import type { CaseState } from '../../domain/cases/state.ts';
 
-/** An alert stream that exists: a repeat of it is decided against this state. */
-export type KnownAlert = { state: Extract<AlertState, { exists: true }>; version: number };
+/**
+ * An alert stream that exists: a repeat of it is decided against this state. `received`
+ * settles once the alert's receipt is committed: at once for a stream read from the
+ * store, else when the queued append that writes it does. The alert stream's id is a
+ * digest every process computes alike, so its version alone cannot tell this process's
+ * guessed receipt from another process's receipt of the same alert: a repeat decided on
+ * a guess is appended only after the guess committed (a failed one fails the repeat too).
+ */
+export type KnownAlert = { state: Extract<AlertState, { exists: true }>; version: number; received: Promise<unknown> };
 export type KnownBinding = { caseId: string | null; version: number };
 export type KnownCase = { state: CaseState; version: number };
 

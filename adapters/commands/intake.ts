@@ -109,7 +109,7 @@ export function createAlertIntake(deps: IntakeDeps) {
   const readAlert = async (alertStream: string): Promise<KnownAlert | null> => {
     const events = await deps.store.readStream(alertStream);
     const state = fold(alertDecider, events);
-    return state.exists ? { state, version: events.length } : null;
+    return state.exists ? { state, version: events.length, received: Promise.resolve() } : null;
   };
   const readBinding = async (correlationStream: string): Promise<KnownBinding> => {
     const bindings = await deps.store.readStream(correlationStream);
@@ -120,13 +120,15 @@ export function createAlertIntake(deps: IntakeDeps) {
   /** Decided against the known state as it is, cached or read: a repeat reads nothing more. */
   const repeat = (alertStream: string, known: KnownAlert, at: string): Pending => {
     const repeated = alertDecider.decide({ type: 'repeat', now: at }, known.state);
-    cache.alerts.set(alertStream, { state: known.state, version: known.version + repeated.length });
+    cache.alerts.set(alertStream, { ...known, version: known.version + repeated.length });
     const { id, caseId, caseKey } = known.state;
     return {
-      commit: deps.store.append(
-        alertStream,
-        repeated.map((e) => ({ ...e, metadata })),
-        known.version,
+      commit: known.received.then(() =>
+        deps.store.append(
+          alertStream,
+          repeated.map((e) => ({ ...e, metadata })),
+          known.version,
+        ),
       ),
       streamIds: [alertStream],
       result: { alert_id: id, case_id: caseId ?? '', case_key: caseKey ?? '', deduplicated: true, correlated: false, runs: [] },
@@ -223,11 +225,12 @@ export function createAlertIntake(deps: IntakeDeps) {
       const write = writes.find((w) => w.streamId === streamId);
       return write && typeof write.expectedVersion === 'number' ? write.expectedVersion + write.events.length : 0;
     };
-    if (alertState.exists) cache.alerts.set(alertStream, { state: alertState, version: expected(alertStream) });
+    const commit = deps.store.appendMany(writes);
+    if (alertState.exists) cache.alerts.set(alertStream, { state: alertState, version: expected(alertStream), received: commit });
     cache.cases.set(streams.case(caseId), { state: caseState, version: expected(streams.case(caseId)) });
     if (decision.kind === 'open') cache.bindings.set(correlationStream, { caseId, version: expected(correlationStream) });
     return {
-      commit: deps.store.appendMany(writes),
+      commit,
       streamIds: writes.map((w) => w.streamId),
       result: { alert_id: alertId, case_id: caseId, case_key: caseKey, deduplicated: false, correlated: decision.kind === 'append', runs },
     };

@@ -121,6 +121,31 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
     expect(await alertsOfCase(first.result.case_id)).toHaveLength(2);
   });
 
+  it('answers a repeat decided on a guess that lost to another process with the alert that process stored', async () => {
+    const [a, b] = [ctx.newIntake(), ctx.newIntake()];
+    const stored = await b.ingest(alert('lost-guess', 'lost-guess'));
+    // `a` has never seen the alert: its first ingest guesses a new one and its second repeats that
+    // guess, whose receipt then loses to the one `b` stored at the same stream version.
+    const [first, second] = await Promise.all([a.ingest(alert('lost-guess', 'lost-guess')), a.ingest(alert('lost-guess', 'lost-guess'))]);
+    for (const o of [first, second]) {
+      expect(o.result).toMatchObject({
+        deduplicated: true,
+        alert_id: stored.result.alert_id,
+        case_id: stored.result.case_id,
+        case_key: stored.result.case_key,
+      });
+    }
+    const receivedRows = await eventsOfType(ctx.opened.db, 'alert.received');
+    const streamId = receivedRows.find((r) => r.data.alert_id === stored.result.alert_id)?.streamId ?? '';
+    const history = await ctx.store.readStream(streamId);
+    expect(history.map((e) => [e.type, e.data.alert_id])).toEqual([
+      ['alert.received', stored.result.alert_id],
+      ['alert.linked', stored.result.alert_id],
+      ['alert.repeated', stored.result.alert_id],
+      ['alert.repeated', stored.result.alert_id],
+    ]);
+  });
+
   it('takes 40 concurrent alerts of one key and 10 concurrent repeats into one case, each counted once', async () => {
     const [a, b] = [ctx.newIntake(), ctx.newIntake()];
     const fresh = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).ingest(alert(`burst-${i}`, 'burst')));
