@@ -25,6 +25,33 @@ import type { LoadJob, LoadResult } from './load-worker.ts';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
+/** The nearest-rank `p`th percentile of `xs` (0 when empty). */
+export const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+/** A runbook whose one autonomous step tags the case of every detector alert matching `conditions` (YAML lines under `conditions:`). */
+export function tagOnAlertRunbook(id: string, name: string, conditions: string[], tag: string): string {
+  return [
+    `id: ${id}`,
+    `name: ${name}`,
+    'version: 1',
+    'enabled: true',
+    'trigger:',
+    '  type: alert',
+    '  conditions:',
+    ...conditions.map((c) => `    ${c}`),
+    'steps:',
+    '  - id: tag',
+    '    action: case.update',
+    '    autonomous: true',
+    '    with:',
+    `      tags_add: [${tag}]`,
+    '',
+  ].join('\n');
+}
+
 /** One load round in a child process, so the generator never shares the service's event loop. */
 export function load(job: LoadJob): Promise<LoadResult> {
   return new Promise((resolve, reject) => {

@@ -37,7 +37,18 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../projections/database.ts';
-import { benchLine, expectStatus, median, printReport, runBench, runsFinished, startBenchService, type BenchService } from './bench-service.ts';
+import {
+  benchLine,
+  expectStatus,
+  median,
+  percentile,
+  printReport,
+  runBench,
+  runsFinished,
+  startBenchService,
+  tagOnAlertRunbook,
+  type BenchService,
+} from './bench-service.ts';
 import { systemClock } from '../adapters/shared/clock.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -51,10 +62,6 @@ const alertRunbook = 'bench-first-step';
 const channel = 'bench_first_step';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-};
 
 function stepsYaml(): string {
   const steps = Array.from({ length: stepCount }, (_, i) =>
@@ -63,24 +70,7 @@ function stepsYaml(): string {
   return [`id: ${stepsRunbook}`, 'name: Bench no-op steps', 'version: 1', 'enabled: true', 'trigger:', '  type: manual', 'steps:', ...steps, ''].join('\n');
 }
 
-const alertYaml = [
-  `id: ${alertRunbook}`,
-  'name: Bench first step',
-  'version: 1',
-  'enabled: true',
-  'trigger:',
-  '  type: alert',
-  '  conditions:',
-  '    source: detector',
-  '    severity: high',
-  'steps:',
-  '  - id: tag',
-  '    action: case.update',
-  '    autonomous: true',
-  '    with:',
-  '      tags_add: [bench]',
-  '',
-].join('\n');
+const alertYaml = tagOnAlertRunbook(alertRunbook, 'Bench first step', ['source: detector', 'severity: high'], 'bench');
 
 type Api = (method: string, path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: unknown; at: number }>;
 

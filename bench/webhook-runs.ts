@@ -23,7 +23,7 @@
  * Prints medians of BENCH_ROUNDS rounds as `name value baseline ratio target`.
  */
 import { sql } from 'kysely';
-import { benchLine, expectStatus, load, median, printReport, runBench, sleep, startBenchService } from './bench-service.ts';
+import { benchLine, expectStatus, load, median, percentile, printReport, runBench, sleep, startBenchService, tagOnAlertRunbook } from './bench-service.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 10);
@@ -32,28 +32,7 @@ const n8nExecutionsPerS = 83;
 const settleMs = 120_000;
 const runbookId = 'bench-webhook-run';
 
-const runbookYaml = [
-  `id: ${runbookId}`,
-  'name: Bench webhook-triggered run',
-  'version: 1',
-  'enabled: true',
-  'trigger:',
-  '  type: alert',
-  '  conditions:',
-  '    source: detector',
-  'steps:',
-  '  - id: tag',
-  '    action: case.update',
-  '    autonomous: true',
-  '    with:',
-  '      tags_add: [bench-run]',
-  '',
-].join('\n');
-
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-};
+const runbookYaml = tagOnAlertRunbook(runbookId, 'Bench webhook-triggered run', ['source: detector'], 'bench-run');
 
 type RoundFigures = { completedPerS: number; pace: number; p50: number; p95: number; refused: number };
 
@@ -73,7 +52,14 @@ async function main() {
 
   const figures: RoundFigures[] = [];
   for (let round = 0; round < rounds; round++) {
-    const loaded = await load({ kind: 'timed_alerts', url: `${bench.url}/webhooks/detector`, headers: { 'x-svc-token': 'bench' }, seconds, connections, round });
+    const loaded = await load({
+      kind: 'timed_alerts',
+      url: `${bench.url}/webhooks/detector`,
+      headers: { 'x-svc-token': 'bench' },
+      seconds,
+      connections,
+      round,
+    });
     const deadline = Date.now() + settleMs;
     for (;;) {
       const { rows } = await sql<{ open: number }>`
@@ -95,15 +81,24 @@ async function main() {
     const completedPerS = runs.filter((r) => r.finished <= lastSent).length / windowS;
     const latencies = runs.map((r) => r.finished - r.sent);
     if (latencies.some((l) => l < 0)) throw new Error(`round ${round}: a run finished before its alert was sent: the bench's clocks are wrong`);
-    figures.push({ completedPerS, pace: completedPerS / (runs.length / windowS), p50: percentile(latencies, 50), p95: percentile(latencies, 95), refused: loaded.refused });
+    figures.push({
+      completedPerS,
+      pace: completedPerS / (runs.length / windowS),
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      refused: loaded.refused,
+    });
   }
-  printReport(`engine=${engine} connections=${connections} rounds=${rounds} seconds=${seconds} runbook_steps=1 intake_max_run_lag_s=${bench.config.intakeMaxRunLagMs / 1000}`, [
-    benchLine('webhook_runs_completed_per_s', median(figures.map((f) => f.completedPerS)), n8nExecutionsPerS, '>= 3.0x (baseline: n8n 2.8.4, 2026-11)'),
-    benchLine('runs_completed_over_accepted', median(figures.map((f) => f.pace)), 1, '>= 0.9x'),
-    benchLine('alert_to_run_finished_p50_ms', median(figures.map((f) => f.p50)), 5000, '-'),
-    benchLine('alert_to_run_finished_p95_ms', median(figures.map((f) => f.p95)), 5000, '<= 1.0x'),
-    benchLine('alerts_refused', median(figures.map((f) => f.refused)), 1, '-'),
-  ]);
+  printReport(
+    `engine=${engine} connections=${connections} rounds=${rounds} seconds=${seconds} runbook_steps=1 intake_max_run_lag_s=${bench.config.intakeMaxRunLagMs / 1000}`,
+    [
+      benchLine('webhook_runs_completed_per_s', median(figures.map((f) => f.completedPerS)), n8nExecutionsPerS, '>= 3.0x (baseline: n8n 2.8.4, 2026-11)'),
+      benchLine('runs_completed_over_accepted', median(figures.map((f) => f.pace)), 1, '>= 0.9x'),
+      benchLine('alert_to_run_finished_p50_ms', median(figures.map((f) => f.p50)), 5000, '-'),
+      benchLine('alert_to_run_finished_p95_ms', median(figures.map((f) => f.p95)), 5000, '<= 1.0x'),
+      benchLine('alerts_refused', median(figures.map((f) => f.refused)), 1, '-'),
+    ],
+  );
   await bench.close();
 }
 
