@@ -31,6 +31,20 @@
  * 250 (the projector wakes the worker at once when it projects `run.queued` in this
  * process, so the poll only matters across processes), SVC_WORKER_LEASE_MS 30000.
  * Prints medians of BENCH_ROUNDS rounds as `name value baseline ratio target`.
+ *
+ * Where the time goes (PGlite, 2026-11-24; `node --cpu-prof` of this bench, and every
+ * statement counted by wrapping the embedded client's `query`): about two thirds of the
+ * CPU is PGlite itself (its WASM and the JS around it), Kysely's query building about 7 %,
+ * the service's own code a few percent. So statements are the cost. A no-op step took 11.2
+ * statements before issue 23: two `run_steps` updates and three action-log statements
+ * (replay check, chain head, insert) per step in the projector, and a read of the case for
+ * the template context. The projector now writes a batch's step rows in one UPDATE and its
+ * chain rows in one INSERT, and the case is read only for a step whose templates can reach
+ * it: 6.2 statements a step. What remains per batch: the append (begin, lock and version
+ * read, insert, commit), the projector (begin, checkpoint lock, read back the events, the
+ * writes, checkpoint, commit); per run: the claim, the stream read, the job delete.
+ * Under intake load the engine was bound by latency, not CPU: 4 runs in flight each waited
+ * behind intake's transactions for every statement, hence the 32 slots of one claim loop.
  */
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
