@@ -10,6 +10,8 @@
  * step's end, so a crash can never leave the effect without the end (which would run
  * the step again) or the end without the effect (docs/architecture.md "Run path").
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { GenericSchema } from 'valibot';
 import type { CustomEffect } from '../../domain/custom-actions/spec.ts';
 
@@ -69,7 +71,14 @@ export type CaseEffects = {
 export type ActionContext = {
   runId: string;
   stepId: string;
+  /** The step's execution count (runtime/worker: a crash re-execution is the next attempt). */
   attempt: number;
+  /**
+   * The identity of the message this call sends (`deliveryIdOf`): the same for every retry
+   * and every crash re-execution of one pass of the step, new for each goto pass and for
+   * each `for_each` item. An outbound id or key a receiver deduplicates on derives from it.
+   */
+  deliveryId: string;
   caseId: string | null;
   connection: ResolvedConnection | null;
   /** Aborts when the step's `timeout_s` elapses or the run is cancelled. */
@@ -78,6 +87,18 @@ export type ActionContext = {
   cases: CaseEffects | null;
   now: () => Date;
 };
+
+/**
+ * The delivery id of `item` (a `for_each` item's 0-based index, null for a step without
+ * `for_each`) in pass `pass` (1-based, domain/runs/state.ts StepState) of step `stepId` of
+ * run `runId`: 32 base64url characters of SHA-256 over `run/step/pass[/item]`. Stable
+ * across retries and crash re-executions, which stay in their pass, so a receiver can
+ * drop a redelivery; distinct per pass and item, so it drops nothing else.
+ */
+export function deliveryIdOf(runId: string, stepId: string, pass: number, item: number | null): string {
+  const digest = sha256(utf8ToBytes(`${runId}/${stepId}/${pass}${item === null ? '' : `/${item}`}`));
+  return Buffer.from(digest).toString('base64url').slice(0, 32);
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds actions of every input type; each validates its own input before it runs.
 export type ActionDefinition<Input = any, Output = unknown> = {

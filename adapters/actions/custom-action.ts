@@ -12,8 +12,9 @@
  * carry are refused, final `header_invalid`); a JSON body of the rendered fields, where a
  * field that is exactly one placeholder of a non-string input keeps the typed value. A
  * query, header or body field whose placeholders all name inputs the step left out is
- * not sent. `Idempotency-Key` is the rendered `idempotency_key`, else one derived from
- * run, step and attempt (as notify.webhook's `webhook-id`). Auth is the connection's, as
+ * not sent. `Idempotency-Key` is the rendered `idempotency_key`, else the delivery id
+ * (ActionContext.deliveryId, as notify.webhook's `webhook-id`): the same on a retry and
+ * on the re-execution after a worker crash, new for a goto pass and per `for_each` item. Auth is the connection's, as
  * `http.request` does it (header or oauth2 client credentials). The output is the
  * declared outputs read from the response by their `$.a.b[0]` paths (missing or of
  * another type: null): a JSON answer, or an XML one (`application/xml`, `text/xml`,
@@ -123,13 +124,13 @@ export function customActionDefinition(spec: StoredCustomActionSpec, deps: Custo
   const tokens = deps.tokens ?? createTokenSource(deps.fetch);
   const name = spec.name;
 
-  const buildHttp = (inputs: CustomInputs, context: Pick<ActionContext, 'connection' | 'runId' | 'stepId' | 'attempt'>) => {
+  const buildHttp = (inputs: CustomInputs, context: Pick<ActionContext, 'connection' | 'deliveryId'>) => {
     if (!spec.http) throw new ActionFailure('action_invalid', `${name}: the spec has no http part`, false);
     const connection = requireConnection(name, context, 'http');
     const auth = httpAuth(connection, name);
     const rendered = final(() => renderHttp(spec, inputs, auth.header));
     const headers = { ...rendered.headers };
-    const key = rendered.idempotencyKey ?? webhookId(context.runId, context.stepId, context.attempt);
+    const key = rendered.idempotencyKey ?? webhookId(context.deliveryId);
     if (key !== '') headers['idempotency-key'] = key;
     if (rendered.body !== null) headers['content-type'] = 'application/json';
     const url = joinUrl(name, connection.base_url, rendered.path, rendered.query);

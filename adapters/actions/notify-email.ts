@@ -8,12 +8,12 @@
  * `config.tls`: `required` (default: no STARTTLS, no send) or `none` (a local relay
  * without TLS). Certificates are checked against Node's roots and SVC_OUTBOUND_CA_FILE's
  * CA (`extraCa`). Relays are admin-configured and usually internal, so this edge does not
- * go through the HTTP SSRF guard. The Message-ID derives from (run, step, attempt), so a
- * receiver can tell a redelivery. Failures name the host and the SMTP code, never the
+ * go through the HTTP SSRF guard. The Message-ID is the delivery id (ActionContext.deliveryId),
+ * the same on a retry and on the re-execution after a worker crash, so a receiver can tell a
+ * redelivery; a goto pass and each `for_each` item send a new message. Failures name the host and the SMTP code, never the
  * password or the body; 4xx replies and connection errors are retryable, 5xx and an
  * untrusted certificate (`tls_failed`) final.
  */
-import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
@@ -59,10 +59,9 @@ function smtpTarget(context: Pick<ActionContext, 'connection'>): SmtpTarget {
   };
 }
 
-/** `<run-step-attempt digest@svc>`: stable per attempt, like the webhook id. */
+/** `<delivery id@svc.notify>`: stable per message, like the webhook id. */
 function messageId(context: ActionContext): string {
-  const digest = createHash('sha256').update(`${context.runId}\u0000${context.stepId}\u0000${context.attempt}`).digest('base64url').slice(0, 32);
-  return `<${digest}@svc.notify>`;
+  return `<${context.deliveryId}@svc.notify>`;
 }
 
 /** `notify.email`, trusting `extraCa` (SVC_OUTBOUND_CA_FILE's PEM text, or null) besides Node's roots. */

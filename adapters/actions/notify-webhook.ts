@@ -32,12 +32,14 @@ export function signStandardWebhook(secret: string, id: string, timestamp: numbe
 }
 
 /**
- * The `webhook-id` of one delivery: the same for one (run, step, attempt), so a receiver
- * can drop the redelivery that follows a worker crash between sending and recording.
+ * The `webhook-id` of one message: `msg_` and its delivery id (ActionContext.deliveryId).
+ * Per Standard Webhooks it is the same when the same message is sent again, so a receiver
+ * can drop the repeat a step's `retries` send and the redelivery after a worker crash
+ * between sending and recording (the step's next attempt, in the same pass); a goto pass
+ * re-entering the step and each `for_each` item are new messages with their own id.
  */
-export function webhookId(runId: string, stepId: string, attempt: number): string {
-  const digest = sha256(utf8ToBytes(`${runId}/${stepId}/${attempt}`));
-  return `msg_${Buffer.from(digest).toString('base64url').slice(0, 32)}`;
+export function webhookId(deliveryId: string): string {
+  return `msg_${deliveryId}`;
 }
 
 /**
@@ -108,7 +110,7 @@ function buildRequest(step: NotifyWebhookInput, context: ActionContext) {
     body: JSON.stringify(payload),
     headers: {
       'content-type': 'application/json',
-      'webhook-id': webhookId(context.runId, context.stepId, context.attempt),
+      'webhook-id': webhookId(context.deliveryId),
       'webhook-timestamp': String(timestamp),
     },
   };

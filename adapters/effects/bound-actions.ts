@@ -23,7 +23,7 @@ import {
 } from '../../domain/effects/binding.ts';
 import { renderTemplate } from '../../domain/custom-actions/render.ts';
 import { readBack, type AdapterAnswer } from '../../domain/effects/managed.ts';
-import { ActionFailure, type ActionContext, type ResolvedConnection } from '../actions/action.ts';
+import { ActionFailure, deliveryIdOf, type ActionContext, type ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 
 const jsonTypes: Record<string, InputType> = { string: 'string', integer: 'integer', number: 'number', boolean: 'boolean' };
@@ -92,7 +92,8 @@ export async function resolveBound(
 
 /**
  * Runs `call` through the registry's implementation of its action on `connection`, under
- * the idempotency `key` (run, step and attempt the action derives its key from); resolves
+ * the idempotency `key` (run, step and attempt; the call's delivery id, which an action derives
+ * its idempotency key from, takes the attempt as its pass, so each key names one call); resolves
  * the answer, never throws for a vendor's failure (`retryable` as the action said).
  */
 export async function callBoundAction(
@@ -108,6 +109,7 @@ export async function callBoundAction(
   try {
     const output = await definition.execute(parsed.output, {
       ...key,
+      deliveryId: deliveryIdOf(key.runId, key.stepId, key.attempt, null),
       caseId: context.caseId,
       connection,
       signal: context.signal,

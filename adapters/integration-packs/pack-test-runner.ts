@@ -23,7 +23,7 @@ import * as v from 'valibot';
 import { isArbitraryTier } from '../../domain/custom-actions/decide.ts';
 import type { IntegrationPack } from '../../domain/integration-packs/pack.ts';
 import { EFFECTFUL_WITHOUT_FIXTURE, isEffectful, type PackTestRow, staticActionChecks } from '../../domain/integration-packs/pack-test.ts';
-import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
+import { ActionFailure, deliveryIdOf, type ResolvedConnection } from '../actions/action.ts';
 import { customActionDefinition, type CustomActionDeps } from '../actions/custom-action.ts';
 
 /** The connection a pack test uses for each transport, by name; an absent one skips that transport's connection and execution. */
@@ -120,6 +120,7 @@ export async function runPackTest(pack: IntegrationPack, connectionNames: PackTe
         runId: `pack-test/${pack.name}/${testId}`,
         stepId: spec.name,
         attempt: 1,
+        deliveryId: deliveryIdOf(`pack-test/${pack.name}/${testId}`, spec.name, 1, null),
         caseId: null,
         connection: connection.connection,
         signal: AbortSignal.timeout(spec.timeout_s * 1000),

@@ -10,7 +10,14 @@ export type OpenGate = { stepId: string; reason: GateReason; roles: string[]; de
 /** Run statuses after which nothing more happens to a run. */
 export const finishedStatuses: readonly string[] = ['succeeded', 'failed', 'denied', 'expired', 'cancelled'];
 
-export type StepState = { status: 'pending' | 'running' | StepStatus; attempt: number; output: unknown; error: string | null };
+/**
+ * One step of a run. `attempt` counts every execution of the step (retries within one
+ * execution are not counted; a crash re-execution and a goto re-entry are). `pass` counts
+ * the step's passes: 1, then one more each time a `step.goto` resets it. A crash
+ * re-execution stays in its pass, so (run, step, pass) names one message to the outside
+ * (the delivery id of runtime/worker/step-executor.ts).
+ */
+export type StepState = { status: 'pending' | 'running' | StepStatus; attempt: number; pass: number; output: unknown; error: string | null };
 
 export type RunState =
   | { exists: false }
@@ -49,7 +56,7 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
       inputs: d.inputs,
       dryRun: d.dry_run,
       requestedBy: d.requested_by,
-      steps: Object.fromEntries(d.runbook.steps.map((s) => [s.id, { status: 'pending', attempt: 0, output: null, error: null }])),
+      steps: Object.fromEntries(d.runbook.steps.map((s) => [s.id, { status: 'pending', attempt: 0, pass: 1, output: null, error: null }])),
       visits: {},
       gate: null,
       approved: [],
@@ -69,11 +76,12 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
         error: event.data.error,
       });
     case 'step.goto': {
-      // Attempts keep counting across a reset, so every execution has its own attempt number.
+      // Attempts keep counting across a reset, so every execution has its own attempt number;
+      // a reset step starts its next pass.
       const steps = { ...state.steps };
       for (const id of event.data.reset) {
         const current = steps[id];
-        if (current) steps[id] = { status: 'pending', attempt: current.attempt, output: null, error: null };
+        if (current) steps[id] = { status: 'pending', attempt: current.attempt, pass: current.pass + 1, output: null, error: null };
       }
       const approved = state.approved.filter((id) => !event.data.reset.includes(id));
       return { ...state, steps, approved, visits: { ...state.visits, [event.data.target]: event.data.visit } };
@@ -95,6 +103,7 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
   }
 }
 
-function withStep(state: Extract<RunState, { exists: true }>, stepId: string, step: StepState): RunState {
-  return { ...state, steps: { ...state.steps, [stepId]: step } };
+/** `step` as the state of `stepId`, in the pass the step is in (1 for a step the runbook does not name). */
+function withStep(state: Extract<RunState, { exists: true }>, stepId: string, step: Omit<StepState, 'pass'>): RunState {
+  return { ...state, steps: { ...state.steps, [stepId]: { ...step, pass: state.steps[stepId]?.pass ?? 1 } } };
 }

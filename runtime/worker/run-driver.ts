@@ -6,10 +6,12 @@
  *
  * Crash safety: a step is recorded `step.started` before its action runs and
  * `step.finished` after; on restart a finished step is never executed again, and a
- * started-but-unfinished one runs again as the next attempt (its webhook id differs
- * per attempt, so receivers can tell a redelivery). An action's effect on our own
- * store (case events, ticket links) is appended in one `appendMany` with its step's
- * `step.finished`, so a restart finds both or neither: it takes effect exactly once.
+ * started-but-unfinished one runs again as the next attempt, in the same pass: its
+ * calls carry the same delivery id as before the crash (`webhook-id`, a custom action's
+ * Idempotency-Key, an email's Message-ID), so a receiver can drop the redelivery. An
+ * action's effect on our own store (case events, ticket links) is appended in one
+ * `appendMany` with its step's `step.finished`, so a restart finds both or neither: it
+ * takes effect exactly once.
  */
 import type { CaseEffects } from '../../adapters/actions/action.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from '../../adapters/commands/aggregate.ts';
@@ -188,11 +190,21 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
         case 'execute_step': {
           const before = state;
           const { step, attempt } = move;
+          const pass = before.steps[step.id]?.pass ?? 1;
           // Read for the gate an action may ask for, the template context is the step's own too.
           let gateContext: Record<string, unknown> | null = null;
           if (step.action !== null && !before.dryRun && !before.approved.includes(step.id) && deps.actions.implementation(step.action)?.gate) {
             gateContext = await templateContext(deps, before, step);
-            const message = await stepGate(deps, { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context: gateContext });
+            const message = await stepGate(deps, {
+              runId,
+              step,
+              attempt,
+              pass,
+              item: null,
+              caseId: before.caseId,
+              dryRun: before.dryRun,
+              context: gateContext,
+            });
             if (message !== null) {
               const at = now();
               const deadline = gateDeadline(step, at, deps.defaultApprovalTimeoutH);
@@ -205,7 +217,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           // The start is durable before the action runs (a crash from here on reruns the
           // step as its next attempt); the template context is only read meanwhile.
           const [, context] = await Promise.all([flush(), gateContext ?? templateContext(deps, before, step)]);
-          const request: StepRequest = { runId, step, attempt, caseId: before.caseId, dryRun: before.dryRun, context };
+          const request: StepRequest = { runId, step, attempt, pass, item: null, caseId: before.caseId, dryRun: before.dryRun, context };
           const executed = step.for_each === null ? settleOne(await executeStep(deps, request)) : await executeForEach(deps, request, step.for_each);
           inFlight = {
             stepId: step.id,
@@ -267,8 +279,9 @@ function withoutEffect(finish: FinishStep, error: string, at: string): FinishSte
  * the action once per item, in order, with `item`, `loop.index` (0-based) and
  * `loop.count` in the context. Output `{items, count, errors}`: `items[i]` is item i's
  * action output (null when it failed), `errors` lists `{index, error}` of failed items.
- * The step is `error` when any item failed. A crash mid-loop reruns the whole step as
- * its next attempt, like any unfinished step. The items' store effects are settled in
+ * The step is `error` when any item failed. Each item's call has its own delivery id (by
+ * its index). A crash mid-loop reruns the whole step as its next attempt, like any
+ * unfinished step, each item with the delivery id it had. The items' store effects are settled in
  * item order into one unit, so all of them land with the step's end.
  */
 async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<Executed> {
@@ -285,7 +298,7 @@ async function executeForEach(deps: RunDriverDeps, request: StepRequest, templat
   const count = list.length;
   const runs: ActionRun[] = [];
   for (const [index, item] of list.entries()) {
-    runs.push(await executeStep(deps, { ...request, context: { ...request.context, item, loop: { index, count } } }));
+    runs.push(await executeStep(deps, { ...request, item: index, context: { ...request.context, item, loop: { index, count } } }));
   }
   return async (unit, cases) => {
     const inputs: unknown[] = [];

@@ -7,12 +7,17 @@
  * failures `retries` times with exponential backoff (base 2 s). Never throws: failures come back as an `error` outcome. The
  * outcome's input and output are masked by the action's `redactLog`, if it has one.
  *
+ * Each call carries the delivery id of its message (ActionContext.deliveryId): from the
+ * run, the step, the step's pass (`StepRequest.pass`) and the `for_each` item's index, so
+ * it is the same on every retry here and on the re-execution after a worker crash (the
+ * next attempt of the same pass), and new for a goto pass and for each item.
+ *
  * An action's effect on our own store (`record`) is not run here: `settleRun` runs it
  * into the step's unit of work, once per try of the run driver to append the step's
  * end with it (docs/architecture.md "Run path", crash recovery).
  */
 import * as v from 'valibot';
-import { ActionFailure, type ActionContext, type CaseEffects, type ResolvedConnection } from '../../adapters/actions/action.ts';
+import { ActionFailure, deliveryIdOf, type ActionContext, type CaseEffects, type ResolvedConnection } from '../../adapters/actions/action.ts';
 import type { ActionRegistry } from '../../adapters/actions/registry.ts';
 import type { UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
@@ -39,6 +44,10 @@ export type StepRequest = {
   runId: string;
   step: StepDefinition;
   attempt: number;
+  /** The step's pass (domain/runs/state.ts StepState): 1, one more for each goto that reset it. */
+  pass: number;
+  /** The `for_each` item this call is for (its 0-based index), else null. */
+  item: number | null;
   caseId: string | null;
   dryRun: boolean;
   context: Record<string, unknown>;
@@ -94,6 +103,7 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
     return failMasked(rendered, 'invalid input: connection: must be a connection name');
   }
 
+  const deliveryId = deliveryIdOf(req.runId, step.id, req.pass, req.item);
   for (let retry = 0; ; retry++) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new ActionFailure('timeout', `step timed out after ${step.timeout_s} s`, true)), step.timeout_s * 1000);
@@ -101,6 +111,7 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
       runId: req.runId,
       stepId: step.id,
       attempt: req.attempt,
+      deliveryId,
       caseId: req.caseId,
       connection,
       signal: controller.signal,

@@ -131,7 +131,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on one Pos
     const run = await get(`/runs/${runId}`);
     expect(hits('/first')).toHaveLength(1);
     expect(hits('/second')).toHaveLength(2);
-    expect(hits('/second')[0]?.headers['webhook-id']).not.toBe(hits('/second')[1]?.headers['webhook-id']);
+    // The survivor's redelivery is the same message: the same webhook-id as the doomed worker's, so the receiver can drop it.
+    expect(hits('/second')[0]?.headers['webhook-id']).toMatch(/^msg_[A-Za-z0-9_-]{32}$/);
+    expect(hits('/second')[1]?.headers['webhook-id']).toBe(hits('/second')[0]?.headers['webhook-id']);
+    expect(hits('/third')[0]?.headers['webhook-id']).not.toBe(hits('/second')[0]?.headers['webhook-id']);
     expect(hits('/third')).toHaveLength(1);
     // The survivor, not the API process (SVC_ROLE=api drives no runs), sent everything after the kill.
     expect(sender.get(hits('/second')[1] as Received)).toBe(survivor.child.pid);

@@ -93,6 +93,7 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
     runId: 'run-1',
     stepId: 'contain',
     attempt,
+    deliveryId: 'delivery-1',
     caseId: null,
     connection: null,
     signal: AbortSignal.timeout(5_000),

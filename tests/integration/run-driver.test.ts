@@ -2,7 +2,8 @@
  * The run driver (runtime/worker/run-driver.ts) on every engine, against the real event
  * store: how many appends a run takes, that a step's start is durable before its action
  * runs when it shares an append with the previous step's finish, that a crash between
- * an action and its finish reruns the step as attempt 2, and that a driver that kept
+ * an action and its finish reruns the step as attempt 2 with the delivery id it had (per
+ * goto pass and per `for_each` item, not per attempt), and that a driver that kept
  * its state in memory renders templates exactly as one that rebuilt it from the store.
  * Internal effects (`case.update`): a driver that dies just before or just after the
  * append of a step's effect with its end leaves a run whose replay writes each comment
@@ -12,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionDefinition } from '../../adapters/actions/action.ts';
+import { ActionFailure, deliveryIdOf, type ActionDefinition } from '../../adapters/actions/action.ts';
 import { caseUpdate } from '../../adapters/actions/case-update.ts';
 import { createActionRegistry } from '../../adapters/actions/registry.ts';
 import { createRunCaseEffects } from '../../adapters/commands/run-case-effects.ts';
@@ -54,14 +55,17 @@ const outputOf = (text: string) => ({ zeta: text, a: { yy: 1, b: [{ long_key: 2,
 /** Two case.update steps: a comment, then a comment with a tag added to the case's tags. */
 const commentSteps = [step('c1', [], '', 'case.update', { comment: 'one' }), step('c2', ['c1'], '', 'case.update', { comment: 'two', tags_add: ['x'] })];
 
-type Call = { step: string; attempt: number; text: string; streamTypes: string[] };
+type Call = { step: string; attempt: number; deliveryId: string; text: string; streamTypes: string[] };
 
 describe.each(engines)('run driver on $name', (engine) => {
   let opened: OpenedDatabase;
   let store: PostgresEventStore;
   let calls: Call[];
   let appends = 0;
-  /** Throws from the driver's clock once, right after an action returned: a crash before its finish is written. */
+  /**
+   * Throws from the driver's clock once, right after the action of this step (`<step>`, or
+   * `<step>#<attempt>` for one attempt) returned: a crash before its finish is written.
+   */
   let crashAfterAction: string | null;
   let crashNow = false;
   /** Throws from the store's next appendMany that writes a case stream, just before or just after it commits. */
@@ -80,8 +84,8 @@ describe.each(engines)('run driver on $name', (engine) => {
     output: v.unknown(),
     execute: async (input, ctx) => {
       const history = await store.readStream(streams.run(ctx.runId));
-      calls.push({ step: ctx.stepId, attempt: ctx.attempt, text: input.text, streamTypes: history.map((e) => e.type) });
-      if (crashAfterAction === ctx.stepId) {
+      calls.push({ step: ctx.stepId, attempt: ctx.attempt, deliveryId: ctx.deliveryId, text: input.text, streamTypes: history.map((e) => e.type) });
+      if (crashAfterAction === ctx.stepId || crashAfterAction === `${ctx.stepId}#${ctx.attempt}`) {
         crashAfterAction = null;
         crashNow = true;
       }
@@ -90,10 +94,25 @@ describe.each(engines)('run driver on $name', (engine) => {
     preview: async () => ({}),
   };
 
+  /** Fails (final) the first time it runs in a run, then succeeds: its step's `on_error: goto` starts a second pass. */
+  const failedOnce = new Set<string>();
+  const failOnceAction: ActionDefinition<{ text: string }> = {
+    ...recordAction,
+    name: 'test.fail_once',
+    execute: async (input, ctx) => {
+      if (!failedOnce.has(ctx.runId)) {
+        failedOnce.add(ctx.runId);
+        calls.push({ step: ctx.stepId, attempt: ctx.attempt, deliveryId: ctx.deliveryId, text: input.text, streamTypes: [] });
+        throw new ActionFailure('vendor_refused', 'not yet', false);
+      }
+      return recordAction.execute(input, ctx);
+    },
+  };
+
   const deps = (): RunDriverDeps => ({
     store,
     templates: createTemplateEngine(),
-    actions: createActionRegistry([recordAction, caseUpdate]),
+    actions: createActionRegistry([recordAction, failOnceAction, caseUpdate]),
     resolveConnection: async () => null,
     now: () => {
       if (crashNow) {
@@ -261,6 +280,14 @@ describe.each(engines)('run driver on $name', (engine) => {
     // store; s3 renders s2's output from memory in the reference run, from the store here.
     const [s1, s2First, s2Second, s3] = calls.map((c) => c.text);
     expect(s2First).toBe(s2Second);
+    // Attempt 2 sends the same message again: the delivery id (webhook-id, Idempotency-Key) of attempt 1, one per step.
+    expect(calls.map((c) => c.deliveryId)).toEqual([
+      deliveryIdOf(runId, 's1', 1, null),
+      deliveryIdOf(runId, 's2', 1, null),
+      deliveryIdOf(runId, 's2', 1, null),
+      deliveryIdOf(runId, 's3', 1, null),
+    ]);
+    expect(new Set(calls.map((c) => c.deliveryId)).size).toBe(3);
     expect([s1, s2Second, s3]).toEqual(referenceTexts);
     expect(JSON.parse(s2Second as string)).toEqual({ 10: 5, a: { b: [{ k: 3, long_key: 2 }], yy: 1 }, at: '1970-01-01T00:00:00.000Z', é: 4, zeta: 'first' });
     const finished = (await store.readStream(streams.run(runId)))
@@ -270,6 +297,37 @@ describe.each(engines)('run driver on $name', (engine) => {
       ['s1', 1],
       ['s2', 2],
       ['s3', 1],
+    ]);
+  });
+
+  it('gives each goto pass its own delivery id, which a crash re-execution within the pass keeps, and each for_each item its own', async () => {
+    calls = [];
+    crashAfterAction = 's1#2';
+    const check: StepDefinition = { ...step('check', ['s1'], 'check', 'test.fail_once'), on_error: { kind: 'goto', target: 's1' } };
+    const each: StepDefinition = { ...step('each', ['check'], '{{ item }}'), for_each: '{{ run.id | split: "-" | slice: 0, 3 }}' };
+    const runId = await queueRun([step('s1', [], 'first'), check, each]);
+    // Pass 1 of s1 and check (check fails: goto s1), then s1's pass 2 crashes after its action.
+    await expect(driveRun(deps(), runId)).rejects.toThrow('injected crash');
+    await expect(driveRun(deps(), runId)).resolves.toBe(true);
+    expect(calls.map((c) => [c.step, c.attempt, c.deliveryId])).toEqual([
+      ['s1', 1, deliveryIdOf(runId, 's1', 1, null)],
+      ['check', 1, deliveryIdOf(runId, 'check', 1, null)],
+      ['s1', 2, deliveryIdOf(runId, 's1', 2, null)],
+      // The re-execution after the crash: attempt 3, still pass 2, the same message as attempt 2.
+      ['s1', 3, deliveryIdOf(runId, 's1', 2, null)],
+      ['check', 2, deliveryIdOf(runId, 'check', 2, null)],
+      // `each` is downstream of the goto target: reset too, it first runs in its pass 2; one id per item.
+      ['each', 1, deliveryIdOf(runId, 'each', 2, 0)],
+      ['each', 1, deliveryIdOf(runId, 'each', 2, 1)],
+      ['each', 1, deliveryIdOf(runId, 'each', 2, 2)],
+    ]);
+    expect(new Set(calls.map((c) => c.deliveryId)).size).toBe(calls.length - 1);
+    expect(await stepEnds(runId)).toEqual([
+      ['s1', 1, 'ok'],
+      ['check', 1, 'error'],
+      ['s1', 3, 'ok'],
+      ['check', 2, 'ok'],
+      ['each', 1, 'ok'],
     ]);
   });
 

@@ -206,6 +206,12 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
     // on_error continue: the step is recorded error and the run proceeds.
     expect(run.status).toBe('succeeded');
     expect(paths('/after-each')).toHaveLength(1);
+    // Each item is its own message: its own webhook-id (a receiver deduplicating on it keeps all three), the one its output names.
+    const ids = each.map((r) => r.headers['webhook-id']);
+    expect(ids).toEqual([expect.stringMatching(/^msg_[A-Za-z0-9_-]{32}$/), expect.any(String), expect.any(String)]);
+    expect(new Set(ids).size).toBe(3);
+    expect(step?.output.items[0].webhook_id).toBe(ids[0]);
+    expect(ids).not.toContain(paths('/after-each')[0]?.headers['webhook-id']);
   });
 
   it('fails a for_each step whose template does not yield a list', async () => {
@@ -217,6 +223,8 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
   it('retries a retryable failure with backoff, and ends an action at timeout_s', async () => {
     const run = await runToEnd('flaky');
     expect(paths('/flaky')).toHaveLength(3);
+    // A retry sends the same message again: one webhook-id for the three tries.
+    expect(new Set(paths('/flaky').map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(stepOf(run, 'flaky')).toMatchObject({ status: 'ok', attempt: 1 });
     expect(stepOf(run, 'slow')).toMatchObject({ status: 'error', error: expect.stringContaining('timeout') });
     expect(stepOf(run, 'needs-slow')?.status).toBe('skipped');
@@ -239,6 +247,9 @@ describe.each(e2eEngines)('runbook step semantics on $name', ({ server }) => {
       ['ok', 3],
     ]);
     expect(stepOf(run, 'fetch')).toMatchObject({ status: 'ok', attempt: 3 });
+    // Each goto pass re-entering a step is a new message: a new webhook-id per pass.
+    expect(new Set(paths('/check').map((r) => r.headers['webhook-id'])).size).toBe(3);
+    expect(new Set(paths('/fetch').map((r) => r.headers['webhook-id'])).size).toBe(3);
     expect(run.chain.valid).toBe(true);
   });
 

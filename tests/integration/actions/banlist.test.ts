@@ -47,6 +47,7 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
     runId: 'run-1',
     stepId: 'block',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     connection: connection(),
     signal: AbortSignal.timeout(20_000),

@@ -28,6 +28,7 @@ const context = (attempt = 1): ActionContext => ({
   runId: 'run-7',
   stepId: 'tell-detector',
   attempt,
+  deliveryId: 'delivery-1',
   caseId: null,
   connection,
   signal: new AbortController().signal,

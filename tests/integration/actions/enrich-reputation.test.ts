@@ -46,6 +46,7 @@ describe('reputation actions', () => {
     runId: 'r',
     stepId: 's',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,

@@ -36,6 +36,7 @@ const context = (conn: ResolvedConnection): ActionContext => ({
   runId: 'r1',
   stepId: 's1',
   attempt: 1,
+  deliveryId: 'delivery-1',
   caseId: null,
   connection: conn,
   signal: new AbortController().signal,

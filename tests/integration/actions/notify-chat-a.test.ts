@@ -23,6 +23,7 @@ describe('notify.chat_a', () => {
     runId: '3f0c8a52-5d0e-4b7e-9d67-0f5a3c1e2b4d',
     stepId: 'ask',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,

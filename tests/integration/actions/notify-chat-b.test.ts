@@ -26,6 +26,7 @@ describe('notify.chat_b', () => {
     runId: 'r',
     stepId: 's',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,

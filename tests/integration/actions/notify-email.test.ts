@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ActionFailure, ActionContext, ResolvedConnection } from '../../../adapters/actions/action.ts';
+import { deliveryIdOf, type ActionContext, type ActionFailure, type ResolvedConnection } from '../../../adapters/actions/action.ts';
 import { createNotifyEmail } from '../../../adapters/actions/notify-email.ts';
 import { selfSignedCertificate } from '../../support/tls-cert.ts';
 
@@ -71,10 +71,11 @@ const connection = (config: Record<string, unknown>, secret: string | null = PAS
   previous_secret: null,
   bot_token: null,
 });
-const context = (conn: ResolvedConnection, attempt = 1): ActionContext => ({
+const context = (conn: ResolvedConnection, attempt = 1, pass = 1): ActionContext => ({
   runId: 'run-1',
   stepId: 'mail',
   attempt,
+  deliveryId: deliveryIdOf('run-1', 'mail', pass, null),
   caseId: null,
   connection: conn,
   signal: AbortSignal.timeout(10_000),
@@ -102,8 +103,11 @@ describe('notify.email', () => {
     expect(mails[0]?.data).toContain('Subject: SVC-12: host isolated');
     expect(mails[0]?.data).toContain('WS-042 is isolated.');
     expect(mails[0]?.data).toContain(`Message-ID: ${out.message_id}`);
+    // The re-execution after a worker crash (next attempt, same pass) resends the same message; a goto pass is a new one.
     const again = await notifyEmail.execute(step, context(connection({ from: 'svc@example.com', tls: 'none' }), 2));
-    expect(again.message_id).not.toBe(out.message_id);
+    expect(again.message_id).toBe(out.message_id);
+    const nextPass = await notifyEmail.execute(step, context(connection({ from: 'svc@example.com', tls: 'none' }), 2, 2));
+    expect(nextPass.message_id).not.toBe(out.message_id);
   });
 
   it('refuses to send in clear text when STARTTLS is required (the default) and the relay offers none', async () => {

@@ -30,6 +30,7 @@ describe('pager actions outside a case', () => {
     runId: 'r',
     stepId: 's',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,

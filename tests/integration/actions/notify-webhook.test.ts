@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ActionFailure, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
+import { ActionFailure, deliveryIdOf, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
 import { createNotifyWebhook, signStandardWebhook, webhookId } from '../../../adapters/actions/notify-webhook.ts';
 import { readFixtureJson } from '../../support/fixtures.ts';
 
@@ -49,6 +49,7 @@ function context(conn: ResolvedConnection | null, overrides: Partial<ActionConte
     runId: 'run-1',
     stepId: 'notify',
     attempt: 1,
+    deliveryId: deliveryIdOf('run-1', 'notify', 1, null),
     caseId: null,
     connection: conn,
     signal: AbortSignal.timeout(5000),
@@ -134,18 +135,22 @@ describe('notify.webhook', () => {
     expect(received[0]!.headers['webhook-timestamp']).toBe(String(Math.floor(now.getTime() / 1000)));
   });
 
-  it('keeps webhook-id stable per (run, step, attempt)', async () => {
+  it('keeps webhook-id stable per delivery (run, step, pass, item), whatever the attempt', async () => {
     const conn = connection('s');
     const first = await notifyWebhook.execute({}, context(conn));
     const again = await notifyWebhook.execute({}, context(conn));
+    // The re-execution after a worker crash is the next attempt of the same pass: the same message.
     const nextAttempt = await notifyWebhook.execute({}, context(conn, { attempt: 2 }));
-    const otherStep = await notifyWebhook.execute({}, context(conn, { stepId: 'notify-2' }));
-    const otherRun = await notifyWebhook.execute({}, context(conn, { runId: 'run-2' }));
+    const nextPass = await notifyWebhook.execute({}, context(conn, { attempt: 2, deliveryId: deliveryIdOf('run-1', 'notify', 2, null) }));
+    const item = await notifyWebhook.execute({}, context(conn, { deliveryId: deliveryIdOf('run-1', 'notify', 1, 0) }));
+    const otherStep = await notifyWebhook.execute({}, context(conn, { stepId: 'notify-2', deliveryId: deliveryIdOf('run-1', 'notify-2', 1, null) }));
+    const otherRun = await notifyWebhook.execute({}, context(conn, { runId: 'run-2', deliveryId: deliveryIdOf('run-2', 'notify', 1, null) }));
     expect(first.webhook_id).toMatch(/^msg_[A-Za-z0-9_-]{32}$/);
     expect(again.webhook_id).toBe(first.webhook_id);
-    expect(first.webhook_id).toBe(webhookId('run-1', 'notify', 1));
-    expect(new Set([first, nextAttempt, otherStep, otherRun].map((o) => o.webhook_id)).size).toBe(4);
-    expect(received.map((r) => r.headers['webhook-id'])).toEqual([first, again, nextAttempt, otherStep, otherRun].map((o) => o.webhook_id));
+    expect(nextAttempt.webhook_id).toBe(first.webhook_id);
+    expect(first.webhook_id).toBe(webhookId(deliveryIdOf('run-1', 'notify', 1, null)));
+    expect(new Set([first, nextPass, item, otherStep, otherRun].map((o) => o.webhook_id)).size).toBe(5);
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([first, again, nextAttempt, nextPass, item, otherStep, otherRun].map((o) => o.webhook_id));
   });
 
   it('fails retryably on 5xx and 429, finally on other 4xx, naming the status and never the secret', async () => {
@@ -195,7 +200,7 @@ describe('notify.webhook', () => {
     expect(preview).toMatchObject({
       method: 'POST',
       url: `${baseUrl}/x`,
-      headers: { 'content-type': 'application/json', 'webhook-id': webhookId('run-1', 'notify', 1), 'webhook-signature': '[redacted]' },
+      headers: { 'content-type': 'application/json', 'webhook-id': webhookId(deliveryIdOf('run-1', 'notify', 1, null)), 'webhook-signature': '[redacted]' },
       body: { a: 1 },
     });
     expect(JSON.stringify(preview)).not.toContain(secret.slice('whsec_'.length));

@@ -35,6 +35,7 @@ describe('pipeline actions', () => {
     runId: 'run-9',
     stepId,
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     connection: connection(),
     signal,

@@ -32,6 +32,7 @@ describe.skipIf(!sshdAvailable)('ssh.command', () => {
     runId: 'run-1',
     stepId: 'ssh',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     connection: conn,
     signal: AbortSignal.timeout(20_000),

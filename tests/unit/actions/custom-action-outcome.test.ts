@@ -46,6 +46,7 @@ const context: ActionContext = {
   runId: 'r1',
   stepId: 's1',
   attempt: 1,
+  deliveryId: 'delivery-1',
   caseId: null,
   connection,
   signal: new AbortController().signal,

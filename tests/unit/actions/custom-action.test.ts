@@ -6,8 +6,9 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import type { ActionContext, ResolvedConnection } from '../../../adapters/actions/action.ts';
+import { deliveryIdOf, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
 import { customActionDefinition, redactRow } from '../../../adapters/actions/custom-action.ts';
+import { webhookId } from '../../../adapters/actions/notify-webhook.ts';
 import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
 import { extractOutputs, readJsonPath, renderPath } from '../../../domain/custom-actions/render.ts';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../../../domain/custom-actions/spec.ts';
@@ -58,6 +59,7 @@ const contextOf = (connection: ResolvedConnection | null = http): ActionContext 
   runId: 'r1',
   stepId: 's1',
   attempt: 1,
+  deliveryId: deliveryIdOf('r1', 's1', 1, null),
   caseId: null,
   connection,
   signal: new AbortController().signal,
@@ -99,7 +101,8 @@ describe('custom HTTP action', () => {
     expect(sent[0]?.url).toBe('https://intel.example/api/hosts/1.2.3.4?n=5&fixed=a+b%26c');
     const headers = sent[0]?.init.headers as Record<string, string>;
     expect(headers).toMatchObject({ 'x-key': 'k', Authorization: 'Bearer s3cret', 'content-type': 'application/json' });
-    expect(headers['idempotency-key']).toMatch(/^msg_/);
+    // Without idempotency_key: the delivery id, as notify.webhook's webhook-id.
+    expect(headers['idempotency-key']).toBe(webhookId(deliveryIdOf('r1', 's1', 1, null)));
     expect(JSON.parse(String(sent[0]?.init.body))).toEqual({ ip: '1.2.3.4', n: 5, flag: false, text: 'n is 5' });
   });
 

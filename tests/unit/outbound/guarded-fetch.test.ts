@@ -181,6 +181,7 @@ describe('actions over the guarded fetch', () => {
     runId: 'run-1',
     stepId: 'notify',
     attempt: 1,
+    deliveryId: 'delivery-1',
     caseId: null,
     connection: {
       id: 'c1',

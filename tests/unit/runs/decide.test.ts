@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunbookDefinition, StepDefinition } from '../../../domain/runbooks/model.ts';
-import { runDecider, type ActionLogRow, type RunCommand, type RunEvent } from '../../../domain/runs/index.ts';
+import { runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../../domain/runs/index.ts';
 import { given } from '../../support/decider.ts';
 import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
@@ -224,6 +224,48 @@ describe('steps', () => {
         { type: 'run.finished', data: { run_id: 'r1', status: 'failed', error, at: T } },
       ]);
     expect(state).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('step passes (the delivery id of a step execution, runtime/worker/step-executor.ts)', () => {
+  const goto = (visit: number, reset: string[], target = 'a'): RunEvent => ({
+    type: 'step.goto',
+    data: { run_id: 'r1', step_id: 'b', target, visit, reset, at: T },
+  });
+  const stepOf = (state: RunState, id: string) => (state.exists ? state.steps[id] : undefined);
+
+  it('starts every step in pass 1, and a crash re-execution (the next attempt, unfinished before) stays in it', () => {
+    const { state } = given(runDecider, [...running, stepStarted('a', 1)])
+      .when({ type: 'start_step', stepId: 'a', attempt: 2, now: T })
+      .then([stepStarted('a', 2)]);
+    expect(stepOf(state, 'a')).toMatchObject({ status: 'running', attempt: 2, pass: 1 });
+    expect(stepOf(state, 'b')).toMatchObject({ status: 'pending', attempt: 0, pass: 1 });
+  });
+
+  it('moves each step a goto resets to its next pass, keeping its attempts, and leaves the others in theirs', () => {
+    const once = [...running, stepStarted('a', 1), stepFinished('a', 1), stepStarted('b', 1), stepFinished('b', 1)];
+    const { state } = given(runDecider, once)
+      .when({ type: 'goto', stepId: 'b', target: 'b', visit: 1, reset: ['b'], now: T })
+      .then([goto(1, ['b'], 'b')]);
+    expect(stepOf(state, 'a')).toMatchObject({ status: 'ok', attempt: 1, pass: 1 });
+    expect(stepOf(state, 'b')).toMatchObject({ status: 'pending', attempt: 1, pass: 2 });
+  });
+
+  it('counts every goto pass from the stored events, through starts and ends (existing runs fold the same)', () => {
+    const { state } = given(runDecider, [
+      ...running,
+      stepStarted('a', 1),
+      stepFinished('a', 1),
+      goto(1, ['a', 'b']),
+      stepStarted('a', 2),
+      stepFinished('a', 2),
+      goto(2, ['a', 'b']),
+      stepStarted('a', 3),
+    ])
+      .when({ type: 'start_step', stepId: 'a', attempt: 4, now: T })
+      .then([stepStarted('a', 4)]);
+    expect(stepOf(state, 'a')).toMatchObject({ status: 'running', attempt: 4, pass: 3 });
+    expect(stepOf(state, 'b')).toMatchObject({ status: 'pending', attempt: 0, pass: 3 });
   });
 });
 

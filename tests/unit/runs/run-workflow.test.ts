@@ -104,9 +104,10 @@ describe('goto', () => {
     if (move.kind !== 'goto') return;
     state = apply(state, { type: 'goto', stepId: 'check', target: 'fetch', visit: 1, reset: move.reset, now: 't' });
     if (!state.exists) throw new Error('run vanished');
-    expect(state.steps.prepare?.status).toBe('ok');
-    expect(state.steps.side?.status).toBe('ok');
-    expect(state.steps.fetch).toEqual({ status: 'pending', attempt: 1, output: null, error: null });
+    expect(state.steps.prepare).toMatchObject({ status: 'ok', pass: 1 });
+    expect(state.steps.side).toMatchObject({ status: 'ok', pass: 1 });
+    // The reset steps start their second pass (a new message to the outside); attempts keep counting.
+    expect(state.steps.fetch).toEqual({ status: 'pending', attempt: 1, pass: 2, output: null, error: null });
     expect(nextMove(state, limits)).toMatchObject({ kind: 'execute_step', step: { id: 'fetch' }, attempt: 2 });
   });
 
