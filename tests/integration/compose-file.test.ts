@@ -15,6 +15,8 @@ import { repoRoot } from '../support/fixtures.ts';
 type Service = { environment?: Record<string, string>; deploy?: { replicas?: string | number }; profiles?: string[]; image?: string; build?: string };
 const compose = parse(readFileSync(join(repoRoot, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const { api, worker, lb, postgres, kurrentdb } = compose.services;
+/** Compose's `${…}` interpolation of `expression`, as written in the file. */
+const composeVariable = (expression: string) => `\${${expression}}`;
 
 describe('compose.yaml', () => {
   it('runs API and worker processes of the built image on PostgreSQL, behind a load balancer, KurrentDB under its profile', () => {
@@ -22,8 +24,8 @@ describe('compose.yaml', () => {
     expect(api?.build).toBe('.');
     expect(api?.environment?.SVC_ROLE).toBe('api');
     expect(worker?.environment?.SVC_ROLE).toBe('worker');
-    expect(api?.deploy?.replicas).toBe('${SVC_API_REPLICAS:-3}');
-    expect(worker?.deploy?.replicas).toBe('${SVC_WORKER_REPLICAS:-2}');
+    expect(api?.deploy?.replicas).toBe(composeVariable('SVC_API_REPLICAS:-3'));
+    expect(worker?.deploy?.replicas).toBe(composeVariable('SVC_WORKER_REPLICAS:-2'));
     expect(postgres?.image).toMatch(/^postgres:/);
     expect(kurrentdb?.profiles).toEqual(['kurrentdb']);
     expect(lb?.image).toMatch(/^nginx:/);
