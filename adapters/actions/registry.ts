@@ -26,6 +26,7 @@ import type { OutboundFetch } from './outbound-http.ts';
 import { sshCommand } from './ssh-command.ts';
 import { detectorActions } from './detector.ts';
 import type { DetectorClient } from '../detector/client.ts';
+import { someString } from '../../domain/shared/json-text.ts';
 
 /** Action name prefixes that belong to a separately installed product (SPEC.md "Runbook source rules"). */
 const PRODUCT_PREFIXES = ['detector', 'pipeline'] as const;
@@ -202,12 +203,7 @@ function jsonSchema(schema: v.GenericSchema | undefined): Record<string, unknown
 
 const isTemplate = (value: unknown): boolean => typeof value === 'string' && (value.includes('{{') || value.includes('{%'));
 
-function holdsTemplate(value: unknown): boolean {
-  if (isTemplate(value)) return true;
-  if (Array.isArray(value)) return value.some(holdsTemplate);
-  if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsTemplate);
-  return false;
-}
+const holdsTemplate = (value: unknown): boolean => someString(value, isTemplate);
 
 /** True when the value at `path`, or one on the way to it, is a template. */
 function templatedAlong(root: unknown, path: string[]): boolean {

@@ -6,6 +6,7 @@
  */
 import { Context, Liquid, Output, Tokenizer, TypeGuards, Value, toPromise, toValue } from 'liquidjs';
 import type { Template, Token } from 'liquidjs';
+import { someString } from '../../domain/shared/json-text.ts';
 
 /** Renders runbook values and `when` conditions against a context of plain data. */
 export type TemplateEngine = {
@@ -148,12 +149,7 @@ export function createTemplateEngine(limits: { parseLimit?: number; renderLimit?
 /** A `[` that opens a lookup by computed name at the root (`{{ [k] }}`), not an index into a value (`x[0]`, `y["a"][1]`). */
 const COMPUTED_ROOT = /(^|[^\w\].)'"])\[/;
 
-function mayRead(value: unknown, root: string): boolean {
-  if (typeof value === 'string') return value.includes(root) || COMPUTED_ROOT.test(value);
-  if (Array.isArray(value)) return value.some((item) => mayRead(item, root));
-  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => mayRead(item, root));
-  return false;
-}
+const mayRead = (value: unknown, root: string): boolean => someString(value, (text) => text.includes(root) || COMPUTED_ROOT.test(text));
 
 /** Stack depth of the postfix form: every operator needs its operands, and one value must remain. */
 function postfixProblem(postfix: readonly Token[]): string | null {

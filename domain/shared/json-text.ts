@@ -96,3 +96,16 @@ export function repairJsonText(document: unknown): { value: unknown; repaired: J
   }
   return { value: rootBox.value, repaired };
 }
+
+/** True when some string value anywhere in `document` (not a key) passes `test`; iterative like the walks above. */
+export function someString(document: unknown, test: (s: string) => boolean): boolean {
+  const stack: unknown[] = [document];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (test(value)) return true;
+    } else if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === 'object') stack.push(...Object.values(value));
+  }
+  return false;
+}
