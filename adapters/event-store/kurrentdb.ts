@@ -51,7 +51,16 @@ import {
   versionOfRevision,
   versionOfState,
 } from '../kurrentdb/mapping.ts';
-import { StreamVersionConflict, type AppendResult, type EventStore, type ExpectedVersion, type NewEvent, type PurgeResult, type StreamWrite } from './port.ts';
+import {
+  StreamVersionConflict,
+  writesToAppend,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type PurgeResult,
+  type StreamWrite,
+} from './port.ts';
 
 /** Events read per step when `headPosition` walks back over system streams. */
 const HEAD_PAGE = 16;
@@ -97,14 +106,7 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   async appendMany(writes: StreamWrite[]): Promise<AppendResult> {
-    const nonEmpty = writes.filter((w) => w.events.length > 0);
-    if (nonEmpty.length === 0) throw new Error('appendMany needs at least one event');
-    const streamsSeen = new Set<string>();
-    for (const w of nonEmpty) {
-      if (streamsSeen.has(w.streamId)) throw new Error(`stream ${w.streamId} written twice in one append`);
-      streamsSeen.add(w.streamId);
-    }
-    const written = this.write(nonEmpty);
+    const written = this.write(writesToAppend(writes));
     const settled = written.then(
       () => undefined,
       () => undefined,

@@ -14,6 +14,21 @@ export type NewEvent = Event & { metadata?: EventMetadata };
 export type ExpectedVersion = number | 'any';
 export type StreamWrite = { streamId: string; events: NewEvent[]; expectedVersion: ExpectedVersion };
 
+/**
+ * The writes of an `appendMany` that carry events, as every store takes them; throws when
+ * none carries one or a stream is written twice (its expected version would be ambiguous).
+ */
+export function writesToAppend(writes: StreamWrite[]): StreamWrite[] {
+  const nonEmpty = writes.filter((w) => w.events.length > 0);
+  if (nonEmpty.length === 0) throw new Error('appendMany needs at least one event');
+  const streamsSeen = new Set<string>();
+  for (const w of nonEmpty) {
+    if (streamsSeen.has(w.streamId)) throw new Error(`stream ${w.streamId} written twice in one append`);
+    streamsSeen.add(w.streamId);
+  }
+  return nonEmpty;
+}
+
 /** Result of an append: the last global position written and each stream's new version. */
 export type AppendResult = { lastPosition: number; versions: Record<string, number> };
 

@@ -22,6 +22,7 @@ import {
   type PurgeResult,
   type StreamPurge,
   type StreamWrite,
+  writesToAppend,
 } from './port.ts';
 
 /** Advisory lock key shared by every appender of this database ('svc-evts'). */
@@ -68,14 +69,8 @@ export class PostgresEventStore implements EventStore {
     return this.appendMany([{ streamId, events, expectedVersion }]);
   }
 
-  appendMany(writes: StreamWrite[]): Promise<AppendResult> {
-    const nonEmpty = writes.filter((w) => w.events.length > 0);
-    if (nonEmpty.length === 0) return Promise.reject(new Error('appendMany needs at least one event'));
-    const streamsSeen = new Set<string>();
-    for (const w of nonEmpty) {
-      if (streamsSeen.has(w.streamId)) return Promise.reject(new Error(`stream ${w.streamId} written twice in one append`));
-      streamsSeen.add(w.streamId);
-    }
+  async appendMany(writes: StreamWrite[]): Promise<AppendResult> {
+    const nonEmpty = writesToAppend(writes);
     return new Promise((resolve, reject) => {
       this.queue.push({ writes: nonEmpty, resolve, reject });
       this.kick();
