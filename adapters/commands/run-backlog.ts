@@ -13,6 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import { DomainError } from '../../domain/shared/errors.ts';
 import type { Database } from '../../projections/database.ts';
+import { claimableJobs } from '../../projections/runs/jobs.queries.ts';
+import { RUN_JOB } from '../../projections/runs/runs.projection.ts';
 
 export type RunBacklogDeps = {
   db: Kysely<Database>;
@@ -31,8 +33,7 @@ export type RunBacklog = {
 /** The age in ms of the oldest due run job that no live lease holds, 0 when none waits. */
 export async function oldestWaitingRunMs(db: Kysely<Database>, now: Date): Promise<number> {
   const { rows } = await sql<{ oldest: Date | null }>`
-    select min(due_at) as oldest from jobs
-    where kind = 'run' and due_at <= ${now} and (lease_until is null or lease_until < now())`.execute(db);
+    select min(due_at) as oldest from jobs where ${claimableJobs(RUN_JOB, now)}`.execute(db);
   const oldest = rows[0]?.oldest;
   return oldest ? Math.max(0, now.getTime() - new Date(oldest).getTime()) : 0;
 }

@@ -7,6 +7,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
+import { claimableJobs } from '../../projections/runs/jobs.queries.ts';
 
 export type DueJobClaim = { kind: string; owner: string; leaseMs: number; now: Date };
 
@@ -16,7 +17,7 @@ export async function claimDueJobs(db: Kysely<Database>, claim: DueJobClaim, lim
     update jobs set lease_owner = ${claim.owner}, lease_until = now() + make_interval(secs => ${claim.leaseMs / 1000})
     where id in (
       select id from jobs
-      where kind = ${claim.kind} and due_at <= ${claim.now} and (lease_until is null or lease_until < now())
+      where ${claimableJobs(claim.kind, claim.now)}
       order by due_at, id
       limit ${limit}
       for update skip locked
