@@ -16,7 +16,7 @@ import { startGatewayListServer, type GatewayListServer } from '../support/gatew
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { targetStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { e2eEngines } from '../support/service-process.ts';
-import { installPack, runTargetStep } from '../support/shipped-adapters.ts';
+import { installPack, publishBinding, runTargetStep } from '../support/shipped-adapters.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const TOKEN = 'zt-token-for-tests';
@@ -41,24 +41,17 @@ describe.each(e2eEngines)('the shipped dns_gateway_list pack on $name', ({ serve
     const conn = await callAs(svc, root, 'POST', '/connections', { kind: 'http', name: 'gateway', base_url: gateway.url, secret: TOKEN });
     expect(conn.status, conn.text).toBe(201);
     await installPack(svc, root, 'dns_gateway_list', ['custom.dns_gateway_list.block', 'custom.dns_gateway_list.unblock']);
-    const policy = await callAs(svc, root, 'PUT', '/response-policy', {
-      protected_targets: [{ type: 'domain', value: 'login.example.com' }],
-      ttl: { min_seconds: 60, max_seconds: 86_400 },
-      automatic_grants: [{ effect_type: 'block', target_type: 'domain', max_ttl_seconds: 3600 }],
-      adapters: [
-        {
-          effect_type: 'block',
-          target_type: 'domain',
-          adapter_id: 'dns_gateway_list',
-          block_action: 'custom.dns_gateway_list.block',
-          unblock_action: 'custom.dns_gateway_list.unblock',
-          status_action: null,
-          connection_name: 'gateway',
-          parameters: { account: ACCOUNT, list: LIST },
-        },
-      ],
-    });
-    expect(policy.status, policy.text).toBe(200);
+    const binding = {
+      effect_type: 'block',
+      target_type: 'domain',
+      adapter_id: 'dns_gateway_list',
+      block_action: 'custom.dns_gateway_list.block',
+      unblock_action: 'custom.dns_gateway_list.unblock',
+      status_action: null,
+      connection_name: 'gateway',
+      parameters: { account: ACCOUNT, list: LIST },
+    };
+    await publishBinding(svc, root, binding, { type: 'domain', value: 'login.example.com' }, true);
   }, 60_000);
   afterAll(async () => {
     await svc?.close();

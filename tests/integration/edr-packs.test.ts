@@ -27,7 +27,7 @@ import {
 } from '../support/edr-servers.ts';
 import { callAs, runWhen, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
-import { expectFixturesPass, installPack } from '../support/shipped-adapters.ts';
+import { adapterActions, expectFixturesPass, installPack, publishBinding } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -57,26 +57,19 @@ const runbooks = {
 
 /** Installs `pack` and publishes a policy binding it as `contain`/`host` on `connection`, protecting PROTECTED_HOST, with an automatic grant up to an hour. */
 async function installAndBindHostAdapter(svc: InProcessService, who: TestPerson, pack: string, connection: string, withStatus: boolean): Promise<void> {
-  const [block, unblock, status] = ['block', 'unblock', 'status'].map((verb) => `custom.${pack}.${verb}`) as [string, string, string];
+  const { block, unblock, status } = adapterActions(pack);
   await installPack(svc, who, pack, withStatus ? [block, unblock, status] : [block, unblock]);
-  const policy = await callAs(svc, who, 'PUT', '/response-policy', {
-    protected_targets: [{ type: 'host', value: PROTECTED_HOST }],
-    ttl: { min_seconds: 60, max_seconds: 86_400 },
-    automatic_grants: [{ effect_type: 'contain', target_type: 'host', max_ttl_seconds: 3600 }],
-    adapters: [
-      {
-        effect_type: 'contain',
-        target_type: 'host',
-        adapter_id: pack,
-        block_action: block,
-        unblock_action: unblock,
-        status_action: withStatus ? status : null,
-        connection_name: connection,
-        parameters: {},
-      },
-    ],
-  });
-  expect(policy.status, policy.text).toBe(200);
+  const binding = {
+    effect_type: 'contain',
+    target_type: 'host',
+    adapter_id: pack,
+    block_action: block,
+    unblock_action: unblock,
+    status_action: withStatus ? status : null,
+    connection_name: connection,
+    parameters: {},
+  };
+  await publishBinding(svc, who, binding, { type: 'host', value: PROTECTED_HOST }, true);
 }
 
 /** Runs runbook `slug` on `host` on a new case until it ends; the run and its `act` step's action-log row. */

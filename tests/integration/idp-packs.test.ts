@@ -22,7 +22,7 @@ import { readFixtureJson } from '../support/fixtures.ts';
 import { startGraphUsersStandIn, startOktaStandIn, type GraphUsersStandIn, type OktaStandIn } from '../support/idp-servers.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
-import { installPack } from '../support/shipped-adapters.ts';
+import { adapterActions, installPack, publishBinding } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -67,7 +67,7 @@ async function expectDirectCallRefused(svc: InProcessService, pack: string, with
 
 /** Publishes a policy binding `disable_identity`/`identity` to `pack`'s three actions on `connection`; answers the published document. */
 async function bindIdentityAdapter(svc: InProcessService, pack: string, connection: string, parameters: Record<string, boolean>): Promise<any> {
-  const [block, unblock, status] = ['block', 'unblock', 'status'].map((verb) => `custom.${pack}.${verb}`);
+  const { block, unblock, status } = adapterActions(pack);
   const binding = {
     effect_type: 'disable_identity',
     target_type: 'identity',
@@ -78,13 +78,7 @@ async function bindIdentityAdapter(svc: InProcessService, pack: string, connecti
     connection_name: connection,
     parameters,
   };
-  const policy = await callAs(svc, root, 'PUT', '/response-policy', {
-    protected_targets: [{ type: 'identity', value: 'Break.Glass@example.com' }],
-    ttl: { min_seconds: 60, max_seconds: 86_400 },
-    automatic_grants: [],
-    adapters: [binding],
-  });
-  expect(policy.status, policy.text).toBe(200);
+  await publishBinding(svc, root, binding, { type: 'identity', value: 'Break.Glass@example.com' }, false);
   const published = await callAs(svc, root, 'GET', '/response-policy');
   expect(published.status, published.text).toBe(200);
   return published.body;
@@ -171,12 +165,7 @@ describe.each(e2eEngines)('the shipped idp_user_suspend_a pack on $name', ({ ser
   });
 
   it('installs from the registry and passes its recorded answers through the pack test', async () => {
-    await installPack(
-      svc,
-      root,
-      'idp_user_suspend_a',
-      ['block', 'unblock', 'status'].map((v) => `custom.idp_user_suspend_a.${v}`),
-    );
+    await installPack(svc, root, 'idp_user_suspend_a', Object.values(adapterActions('idp_user_suspend_a')));
     const { table, summary } = await packTest(svc, 'idp_user_suspend_a', null);
     expect(table).toEqual([
       'block compiles: pass',
@@ -340,12 +329,7 @@ describe.each(e2eEngines)('the shipped idp_user_disable_b pack on $name', ({ ser
   });
 
   it('installs from the registry and passes its recorded answers through the pack test', async () => {
-    await installPack(
-      svc,
-      root,
-      'idp_user_disable_b',
-      ['block', 'unblock', 'status'].map((v) => `custom.idp_user_disable_b.${v}`),
-    );
+    await installPack(svc, root, 'idp_user_disable_b', Object.values(adapterActions('idp_user_disable_b')));
     const { table, summary } = await packTest(svc, 'idp_user_disable_b', null);
     expect(table).toEqual([
       'block compiles: pass',

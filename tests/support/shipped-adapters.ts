@@ -2,8 +2,9 @@
  * Driving a shipped adapter pack the way an operator would, for the pack suites
  * (tests/integration/edge-waf-pack.test.ts, ssh-packet-filter-pack.test.ts): install it
  * from the registry (preview, then install with the preview's token), bind it in the
- * response policy as `block`/`ip` with an automatic grant up to an hour, and run the
- * one-step ip runbooks of tests/support/runbook-definitions.ts on a fresh case.
+ * response policy (`publishBinding`; `bindIpAdapter` as `block`/`ip` with an automatic
+ * grant up to an hour), and run the one-step runbooks of tests/support/runbook-definitions.ts
+ * on a fresh case.
  */
 import { expect } from 'vitest';
 import { actionListed, callAs, runWhen, type InProcessService, type TestPerson } from './in-process-service.ts';
@@ -17,27 +18,44 @@ export async function installPack(svc: InProcessService, who: TestPerson, pack: 
   for (const action of actions) await actionListed(svc, who, action);
 }
 
-/** The binding of `block`/`ip` to the three actions, published with 10.0.0.0/8 protected and an automatic grant up to an hour. */
-export async function bindIpAdapter(
+/** The `custom.<pack>.block|unblock|status` actions of adapter pack `pack`. */
+export const adapterActions = (pack: string) => ({ block: `custom.${pack}.block`, unblock: `custom.${pack}.unblock`, status: `custom.${pack}.status` });
+
+/** A response-policy binding of an effect and target type to an adapter's actions on a connection. */
+export type AdapterBinding = {
+  effect_type: string;
+  target_type: string;
+  adapter_id: string;
+  block_action: string;
+  unblock_action: string;
+  status_action: string | null;
+  connection_name: string;
+  parameters: Record<string, string | boolean>;
+};
+
+/**
+ * Publishes a policy of `binding` alone with `protectedTarget` protected and TTLs from a
+ * minute to a day; `automatic` adds a grant running its effect unattended up to an hour.
+ */
+export async function publishBinding(
   svc: InProcessService,
   who: TestPerson,
-  binding: {
-    adapter_id: string;
-    block_action: string;
-    unblock_action: string;
-    status_action: string | null;
-    connection_name: string;
-    parameters: Record<string, string>;
-  },
+  binding: AdapterBinding,
+  protectedTarget: { type: string; value: string },
+  automatic: boolean,
 ): Promise<void> {
   const policy = await callAs(svc, who, 'PUT', '/response-policy', {
-    protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
+    protected_targets: [protectedTarget],
     ttl: { min_seconds: 60, max_seconds: 86_400 },
-    automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
-    adapters: [{ effect_type: 'block', target_type: 'ip', ...binding }],
+    automatic_grants: automatic ? [{ effect_type: binding.effect_type, target_type: binding.target_type, max_ttl_seconds: 3600 }] : [],
+    adapters: [binding],
   });
   expect(policy.status, policy.text).toBe(200);
 }
+
+/** The binding of `block`/`ip` to the three actions, published with 10.0.0.0/8 protected and an automatic grant up to an hour. */
+export const bindIpAdapter = (svc: InProcessService, who: TestPerson, binding: Omit<AdapterBinding, 'effect_type' | 'target_type'>): Promise<void> =>
+  publishBinding(svc, who, { effect_type: 'block', target_type: 'ip', ...binding }, { type: 'ip', value: '10.0.0.0/8' }, true);
 
 /** Installs pack `pack` (whose actions are `custom.<pack>.block|unblock|status`) and publishes a policy binding it on `connection` with `parameters`. */
 export async function installAndBindIpAdapter(
@@ -47,7 +65,7 @@ export async function installAndBindIpAdapter(
   connection: string,
   parameters: Record<string, string>,
 ): Promise<void> {
-  const [block, unblock, status] = ['block', 'unblock', 'status'].map((verb) => `custom.${pack}.${verb}`) as [string, string, string];
+  const { block, unblock, status } = adapterActions(pack);
   await installPack(svc, who, pack, [block, unblock, status]);
   await bindIpAdapter(svc, who, {
     adapter_id: pack,
