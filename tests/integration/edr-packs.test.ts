@@ -27,7 +27,7 @@ import {
 } from '../support/edr-servers.ts';
 import { callAs, runWhen, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
-import { adapterActions, expectFixturesPass, installPack, publishBinding } from '../support/shipped-adapters.ts';
+import { adapterActions, expectFixturesPass, installPack, packBinding, publishBinding } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -59,16 +59,7 @@ const runbooks = {
 async function installAndBindHostAdapter(svc: InProcessService, who: TestPerson, pack: string, connection: string, withStatus: boolean): Promise<void> {
   const { block, unblock, status } = adapterActions(pack);
   await installPack(svc, who, pack, withStatus ? [block, unblock, status] : [block, unblock]);
-  const binding = {
-    effect_type: 'contain',
-    target_type: 'host',
-    adapter_id: pack,
-    block_action: block,
-    unblock_action: unblock,
-    status_action: withStatus ? status : null,
-    connection_name: connection,
-    parameters: {},
-  };
+  const binding = { effect_type: 'contain', target_type: 'host', ...packBinding(pack, connection, {}, withStatus) };
   await publishBinding(svc, who, binding, { type: 'host', value: PROTECTED_HOST }, true);
 }
 

@@ -22,7 +22,7 @@ import { readFixtureJson } from '../support/fixtures.ts';
 import { startGraphUsersStandIn, startOktaStandIn, type GraphUsersStandIn, type OktaStandIn } from '../support/idp-servers.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
-import { adapterActions, installPack, publishBinding } from '../support/shipped-adapters.ts';
+import { adapterActions, installPack, packBinding, publishBinding } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -67,17 +67,7 @@ async function expectDirectCallRefused(svc: InProcessService, pack: string, with
 
 /** Publishes a policy binding `disable_identity`/`identity` to `pack`'s three actions on `connection`; answers the published document. */
 async function bindIdentityAdapter(svc: InProcessService, pack: string, connection: string, parameters: Record<string, boolean>): Promise<any> {
-  const { block, unblock, status } = adapterActions(pack);
-  const binding = {
-    effect_type: 'disable_identity',
-    target_type: 'identity',
-    adapter_id: pack,
-    block_action: block,
-    unblock_action: unblock,
-    status_action: status,
-    connection_name: connection,
-    parameters,
-  };
+  const binding = { effect_type: 'disable_identity', target_type: 'identity', ...packBinding(pack, connection, parameters) };
   await publishBinding(svc, root, binding, { type: 'identity', value: 'Break.Glass@example.com' }, false);
   const published = await callAs(svc, root, 'GET', '/response-policy');
   expect(published.status, published.text).toBe(200);

@@ -21,6 +21,24 @@ export async function installPack(svc: InProcessService, who: TestPerson, pack: 
 /** The `custom.<pack>.block|unblock|status` actions of adapter pack `pack`. */
 export const adapterActions = (pack: string) => ({ block: `custom.${pack}.block`, unblock: `custom.${pack}.unblock`, status: `custom.${pack}.status` });
 
+/** A binding of adapter pack `pack`'s actions on `connection` with `parameters` (its status read left out when `withStatus` is false); effect and target types to add. */
+export function packBinding(
+  pack: string,
+  connection: string,
+  parameters: AdapterBinding['parameters'],
+  withStatus = true,
+): Omit<AdapterBinding, 'effect_type' | 'target_type'> {
+  const { block, unblock, status } = adapterActions(pack);
+  return {
+    adapter_id: pack,
+    block_action: block,
+    unblock_action: unblock,
+    status_action: withStatus ? status : null,
+    connection_name: connection,
+    parameters,
+  };
+}
+
 /** A response-policy binding of an effect and target type to an adapter's actions on a connection. */
 export type AdapterBinding = {
   effect_type: string;
@@ -65,16 +83,8 @@ export async function installAndBindIpAdapter(
   connection: string,
   parameters: Record<string, string>,
 ): Promise<void> {
-  const { block, unblock, status } = adapterActions(pack);
-  await installPack(svc, who, pack, [block, unblock, status]);
-  await bindIpAdapter(svc, who, {
-    adapter_id: pack,
-    block_action: block,
-    unblock_action: unblock,
-    status_action: status,
-    connection_name: connection,
-    parameters,
-  });
+  await installPack(svc, who, pack, Object.values(adapterActions(pack)));
+  await bindIpAdapter(svc, who, packBinding(pack, connection, parameters));
 }
 
 /** Runs runbook `slug` with `inputs` on a new case until it ends or waits; the run and its `act` step's action-log row. */
