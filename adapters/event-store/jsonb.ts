@@ -8,7 +8,12 @@
  */
 export function asJsonb(value: unknown): unknown {
   const serialised = JSON.stringify(value);
-  return serialised === undefined ? null : reorder(JSON.parse(serialised) as unknown);
+  return serialised === undefined ? null : parseAsJsonb(serialised);
+}
+
+/** The JSON text `text` (as JSON.stringify wrote it) parsed as a `jsonb` column gives it back: jsonb's key order. */
+export function parseAsJsonb(text: string): unknown {
+  return reorder(JSON.parse(text) as unknown);
 }
 
 const utf8 = new TextEncoder();

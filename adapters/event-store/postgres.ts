@@ -7,12 +7,14 @@
  * transaction takes one advisory lock, so global positions commit in order and a
  * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
  * A transaction is four round trips: begin, lock and read the stream versions
- * (`svc_append_lock`, migration 0020), insert, commit.
+ * (`svc_append_lock`, migration 0020), insert, commit. What it wrote is kept for this
+ * process's projector (recent-appends.ts), which then need not read it back.
  */
 import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { Database } from '../../projections/database.ts';
 import { toRecordedEvent } from './event-row.ts';
+import { RecentAppends, type CommittedEvent } from './recent-appends.ts';
 import {
   StreamVersionConflict,
   type AppendResult,
@@ -29,16 +31,21 @@ import {
 export const APPEND_LOCK_KEY = 0x7376_632d_6576_7473n;
 const ROWS_PER_INSERT = 1000;
 
-type EventRow = { stream_id: string; stream_version: number; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
+/** An events row to insert, data and metadata as the JSON texts the jsonb columns take. */
+type EventRow = { stream_id: string; stream_version: number; type: string; data: string; metadata: string };
 
-/** One multi-row INSERT of `rows` (at most ROWS_PER_INSERT); their positions come back. */
+const eventRow = (streamId: string, version: number, e: NewEvent): EventRow => ({
+  stream_id: streamId,
+  stream_version: version,
+  type: e.type,
+  data: JSON.stringify(e.data),
+  metadata: JSON.stringify(e.metadata ?? {}),
+});
+
+/** One multi-row INSERT of `rows` (at most ROWS_PER_INSERT); their positions and recording time come back. */
 function insertEvents(trx: Kysely<Database>, rows: EventRow[]) {
   if (rows.length === 0) return Promise.resolve([]);
-  return trx
-    .insertInto('events')
-    .values(rows.map((r) => ({ ...r, data: JSON.stringify(r.data), metadata: JSON.stringify(r.metadata) })))
-    .returning(['global_position', 'stream_id', 'stream_version'])
-    .execute();
+  return trx.insertInto('events').values(rows).returning(['global_position', 'stream_id', 'stream_version', 'recorded_at']).execute();
 }
 
 type Pending = {
@@ -57,6 +64,7 @@ export class PostgresEventStore implements EventStore {
   private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<(p: number) => void>();
   private readonly maxBatch: number;
+  private readonly recent = new RecentAppends();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -83,6 +91,8 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]> {
+    const kept = this.recent.take(afterPosition, limit);
+    if (kept) return kept;
     const rows = await this.db.selectFrom('events').selectAll().where('global_position', '>', afterPosition).orderBy('global_position').limit(limit).execute();
     return rows.map(toRecordedEvent);
   }
@@ -108,13 +118,7 @@ export class PostgresEventStore implements EventStore {
       const deleted = await trx.deleteFrom('events').where('stream_id', 'in', purge.streamIds).executeTakeFirst();
       const rows = purge.record.flatMap((w) => {
         const from = versions.get(w.streamId) ?? 0;
-        return w.events.map((e, i) => ({
-          stream_id: w.streamId,
-          stream_version: from + i + 1,
-          type: e.type,
-          data: e.data as Record<string, unknown>,
-          metadata: e.metadata ?? {},
-        }));
+        return w.events.map((e, i) => eventRow(w.streamId, from + i + 1, e));
       });
       const inserted = await insertEvents(trx, rows);
       const appended: PurgeResult = { lastPosition: 0, versions: {}, eventsDeleted: Number(deleted.numDeletedRows) };
@@ -124,6 +128,7 @@ export class PostgresEventStore implements EventStore {
       }
       return appended;
     });
+    this.recent.clear();
     for (const l of this.listeners) l(result.lastPosition);
     return result;
   }
@@ -163,6 +168,7 @@ export class PostgresEventStore implements EventStore {
   /** Writes one batch in one transaction; requests whose versions conflict are rejected alone. */
   private async flush(batch: Pending[]): Promise<void> {
     const outcomes = new Map<Pending, AppendResult | StreamVersionConflict>();
+    const committed: CommittedEvent[] = [];
     let head = 0;
     await this.db.transaction().execute(async (trx) => {
       const streamIds = [...new Set(batch.flatMap((p) => p.writes.map((w) => w.streamId)))];
@@ -187,7 +193,7 @@ export class PostgresEventStore implements EventStore {
           let v = versions.get(w.streamId) ?? 0;
           for (const e of w.events) {
             v += 1;
-            rows.push({ stream_id: w.streamId, stream_version: v, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} });
+            rows.push(eventRow(w.streamId, v, e));
             owners.push(pending);
           }
           versions.set(w.streamId, v);
@@ -199,9 +205,20 @@ export class PostgresEventStore implements EventStore {
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         const chunk = rows.slice(i, i + ROWS_PER_INSERT);
         const inserted = await insertEvents(trx, chunk);
-        const byKey = new Map(inserted.map((r) => [`${r.stream_id}\u0000${r.stream_version}`, Number(r.global_position)]));
+        const byKey = new Map(inserted.map((r) => [`${r.stream_id}\u0000${r.stream_version}`, r]));
         chunk.forEach((r, j) => {
-          const position = byKey.get(`${r.stream_id}\u0000${r.stream_version}`) ?? 0;
+          const stored = byKey.get(`${r.stream_id}\u0000${r.stream_version}`);
+          const position = stored ? Number(stored.global_position) : 0;
+          if (stored)
+            committed.push({
+              globalPosition: position,
+              streamId: r.stream_id,
+              streamVersion: r.stream_version,
+              type: r.type,
+              dataText: r.data,
+              metadataText: r.metadata,
+              recordedAt: new Date(stored.recorded_at).toISOString(),
+            });
           const owner = owners[i + j];
           const outcome = owner && outcomes.get(owner);
           if (outcome && !(outcome instanceof StreamVersionConflict)) {
@@ -211,6 +228,7 @@ export class PostgresEventStore implements EventStore {
         });
       }
     });
+    this.recent.add(committed);
     for (const pending of batch) {
       const outcome = outcomes.get(pending);
       if (outcome instanceof StreamVersionConflict) pending.reject(outcome);
