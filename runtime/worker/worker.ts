@@ -6,7 +6,7 @@
  *
  * One claim loop fills `concurrency` slots: each claim takes up to as many due runs as
  * there are free slots, in one statement, and each run is driven on its own; a run that
- * ends frees its slot and wakes the loop. Runs spend most of their time waiting (on the
+ * ends frees its slot, and wakes the loop when runs were left waiting for one. Runs spend most of their time waiting (on the
  * database, on an action's peer), so many slots keep a worker busy without a claim
  * query per slot, and a wake-up costs one claim however many slots are free.
  *
@@ -83,15 +83,23 @@ export function startWorker(options: WorkerOptions): Worker {
     await sql`update jobs set lease_owner = null, lease_until = null where kind = ${RUN_JOB} and key = ${runId} and lease_owner = ${owner}`.execute(db);
   };
 
+  // Whether due runs may be left unclaimed: the last claim filled every free slot, or
+  // none was free. Only then does a run's end wake the loop; otherwise nothing is waiting
+  // that a projected `run.queued` or the poll would not announce, and an empty claim is
+  // the costliest statement of a quiet worker.
+  let backlog = true;
   const loop = startCatchUpLoop({
     pollIntervalMs: options.pollIntervalMs,
     onError: options.onError,
     step: async () => {
       options.metrics.heartbeat();
       const free = options.concurrency - driving.size;
-      // Full: the loop sleeps until a run ends and wakes it.
-      if (free <= 0) return false;
+      if (free <= 0) {
+        backlog = true;
+        return false;
+      }
       const runIds = await claimDueJobs(db, { kind: RUN_JOB, owner, leaseMs: options.leaseMs, now: options.driver.now() }, free);
+      backlog = runIds.length === free;
       for (const runId of runIds) {
         options.metrics.claimed();
         // A failed drive keeps its lease until it expires, then any worker takes the run up again.
@@ -99,11 +107,11 @@ export function startWorker(options: WorkerOptions): Worker {
           .catch(options.onError)
           .finally(() => {
             driving.delete(driven);
-            loop.wake();
+            if (backlog) loop.wake();
           });
         driving.add(driven);
       }
-      return runIds.length > 0;
+      return backlog;
     },
   });
 
