@@ -149,6 +149,7 @@ export interface ActionLogTable {
   event_position: number;
   run_id: string;
   step_id: string;
+  /** json, not jsonb: its text is the row's canonical JSON, exactly the bytes hashed (migration 0031). */
   row: Json<Record<string, unknown>>;
   prev_hash: string;
   hash: string;
@@ -165,6 +166,7 @@ export interface AuditLogTable {
   target_type: string | null;
   target_id: string | null;
   team: string | null;
+  /** json, not jsonb: its text is the entry's canonical JSON, exactly the bytes hashed (migration 0031). */
   row: Json<Record<string, unknown>>;
   prev_hash: string;
   hash: string;

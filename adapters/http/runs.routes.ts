@@ -13,12 +13,12 @@
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { chainHash, chainVerdictSchema } from '../../domain/shared/hash-chain.ts';
+import { chainHashOfText, chainVerdictSchema } from '../../domain/shared/hash-chain.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { decideGateAs, runTeam, visibleRun } from './gate-decision.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import { listRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
-import { verifyChainTable } from '../../projections/chains/chain-table.ts';
+import { nativeSha256Hex, verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
@@ -64,7 +64,8 @@ export function runRoutes(deps: RunRouteDeps) {
   /** The run's rows each hash correctly and link to the row before them in the global chain. */
   const chainBadge = async (rows: LogRow[]): Promise<v.InferOutput<typeof chainBadgeSchema>> => {
     for (const r of rows) {
-      if (chainHash(r.prev_hash, r.row) !== r.hash) return { valid: false, rows: rows.length, first_broken_index: Number(r.chain_index) };
+      if (chainHashOfText(r.prev_hash, r.text, nativeSha256Hex) !== r.hash)
+        return { valid: false, rows: rows.length, first_broken_index: Number(r.chain_index) };
       const index = Number(r.chain_index);
       if (index > 0) {
         const previous = await db

@@ -16,6 +16,13 @@ export const GENESIS_HASH = '0'.repeat(64);
 /** One stored chain row: its payload and the two hashes stored beside it. */
 export type ChainedRow = { prev_hash: string; hash: string; row: Record<string, unknown> };
 
+/**
+ * One stored chain row as the bytes that were hashed: `text` is the canonical JSON of its
+ * row as stored, hashed as it is (a table keeps the text it chained, so verifying it needs
+ * no parse and no canonicalization; any other text for the same row breaks the hash).
+ */
+export type ChainedText = { prev_hash: string; hash: string; text: string };
+
 /** Outcome of a verification (`GET /audit/verify`, `GET /runs/chain/verify`): `first_broken_index` is 0-based, null when valid. */
 export const chainVerdictSchema = v.strictObject({ valid: v.boolean(), checked: v.number(), first_broken_index: v.nullable(v.number()) });
 export type ChainVerdict = v.InferOutput<typeof chainVerdictSchema>;
@@ -23,7 +30,7 @@ export type ChainVerdict = v.InferOutput<typeof chainVerdictSchema>;
 /** Verifies a chain fed one row at a time, so a caller can page rows out of a database. */
 export type ChainVerifier = {
   /** Checks the next row; returns false once the chain is broken (later rows are not examined). */
-  push: (row: ChainedRow) => boolean;
+  push: (row: ChainedRow | ChainedText) => boolean;
   result: () => ChainVerdict;
 };
 
@@ -38,7 +45,12 @@ export const sha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text
  * canonical JSON of `row`. Throws on values JSON cannot carry (NaN, Infinity, BigInt).
  */
 export function chainHash(prevHash: string, row: Record<string, unknown>, hash: Sha256Hex = sha256Hex): string {
-  return hash(prevHash + canonicalJson(row));
+  return chainHashOfText(prevHash, canonicalJson(row), hash);
+}
+
+/** The chain hash of a row given as its canonical JSON text (a stored row, or one already canonicalized to be stored). */
+export function chainHashOfText(prevHash: string, text: string, hash: Sha256Hex = sha256Hex): string {
+  return hash(prevHash + text);
 }
 
 /**
@@ -56,7 +68,8 @@ export function createChainVerifier(anchor: string = GENESIS_HASH, hash: Sha256H
       if (brokenAt !== null) return false;
       const index = checked;
       checked += 1;
-      if (entry.prev_hash !== expectedPrev || entry.hash !== chainHash(entry.prev_hash, entry.row, hash)) {
+      const text = 'text' in entry ? entry.text : canonicalJson(entry.row);
+      if (entry.prev_hash !== expectedPrev || entry.hash !== chainHashOfText(entry.prev_hash, text, hash)) {
         brokenAt = index;
         return false;
       }

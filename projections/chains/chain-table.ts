@@ -7,14 +7,19 @@
  * writer across processes), so reading the last row and inserting the next one in its
  * transaction cannot fork a chain.
  */
-import { createHash } from 'node:crypto';
-import type { Insertable, Kysely } from 'kysely';
+import { hash } from 'node:crypto';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { ChainName } from '../../domain/audit/chain-rows.ts';
-import { GENESIS_HASH, chainHash, createChainVerifier, type ChainedRow, type ChainVerdict, type Sha256Hex } from '../../domain/shared/hash-chain.ts';
+import { canonicalJson } from '../../domain/shared/canonical-json.ts';
+import { GENESIS_HASH, chainHashOfText, createChainVerifier, type ChainedText, type ChainVerdict, type Sha256Hex } from '../../domain/shared/hash-chain.ts';
 import type { Database } from '../database.ts';
 
-/** Node's native SHA-256: the same digest as the portable one, several times faster on long chains. */
-export const nativeSha256Hex: Sha256Hex = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+/**
+ * Node's native SHA-256, one-shot (`crypto.hash`, of the text's UTF-8 bytes): the same digest
+ * as the portable one, several times faster on long chains, and twice as fast as a
+ * `createHash` object per row.
+ */
+export const nativeSha256Hex: Sha256Hex = (text) => hash('sha256', text, 'hex');
 
 type ChainColumns = 'chain_index' | 'event_position' | 'row' | 'prev_hash' | 'hash';
 /** The columns of `chain` besides the chain's own (filters copied out of the row). */
@@ -52,12 +57,13 @@ export async function appendChainRows<C extends ChainName>(trx: Kysely<Database>
   let index = last ? Number(last.chain_index) + 1 : 0;
   let prevHash = last?.hash ?? GENESIS_HASH;
   const rows = fresh.map((e) => {
-    const hash = chainHash(prevHash, e.row, nativeSha256Hex);
+    const text = canonicalJson(e.row);
+    const hash = chainHashOfText(prevHash, text, nativeSha256Hex);
     const stored = {
       ...(e.extras as ChainExtras<'action_log'>),
       chain_index: index,
       event_position: e.position,
-      row: JSON.stringify(e.row),
+      row: text,
       prev_hash: prevHash,
       hash,
     };
@@ -72,27 +78,39 @@ export async function appendChainRows<C extends ChainName>(trx: Kysely<Database>
       .execute();
 }
 
-/** The rows of `chain` in chain order, read `pageSize` at a time. */
+/**
+ * The rows of `chain` in chain order, each row as the text stored and hashed, read
+ * `pageSize` at a time. The next page is asked for before this one is handed out, so on a
+ * server the database reads it while the caller hashes.
+ */
 export async function* chainRows(db: Kysely<Database>, chain: ChainName, pageSize = 1000): AsyncGenerator<StoredChainRow> {
   const table = chain as 'action_log';
-  let after = -1;
-  for (;;) {
-    const page = await db
+  const pageAfter = (after: number) =>
+    db
       .selectFrom(table)
-      .select(['chain_index', 'event_position', 'row', 'prev_hash', 'hash'])
+      // `row` is a json column: its text is the canonical JSON the projector hashed, byte for byte.
+      .select(['chain_index', 'event_position', sql<string>`row::text`.as('text'), 'prev_hash', 'hash'])
       .where('chain_index', '>', after)
       .orderBy('chain_index')
       .limit(pageSize)
       .execute();
-    for (const r of page) yield { ...r, chain_index: Number(r.chain_index), event_position: Number(r.event_position) };
+  let next = pageAfter(-1);
+  for (;;) {
+    const page = await next;
     const last = page[page.length - 1];
-    if (page.length < pageSize || last === undefined) return;
-    after = Number(last.chain_index);
+    const more = page.length === pageSize && last !== undefined;
+    if (more) {
+      next = pageAfter(Number(last.chain_index));
+      // A caller that stops early never awaits the prefetched page: its failure is not an unhandled rejection.
+      next.catch(() => {});
+    }
+    for (const r of page) yield { ...r, chain_index: Number(r.chain_index), event_position: Number(r.event_position) };
+    if (!more) return;
   }
 }
 
-/** One stored chain row with where it sits in the chain and the event it came from. */
-export type StoredChainRow = ChainedRow & { chain_index: number; event_position: number };
+/** One stored chain row, as hashed, with where it sits in the chain and the event it came from. */
+export type StoredChainRow = ChainedText & { chain_index: number; event_position: number };
 
 /**
  * Recomputes `chain` from its first row (SPEC.md `GET /runs/chain/verify`,

@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 import { chainRowOf, type ChainName } from '../../domain/audit/chain-rows.ts';
-import { GENESIS_HASH, chainHash } from '../../domain/shared/hash-chain.ts';
+import { GENESIS_HASH, chainHashOfText } from '../../domain/shared/hash-chain.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { Database } from '../database.ts';
 import { chainRows, nativeSha256Hex, type StoredChainRow } from './chain-table.ts';
@@ -50,7 +50,8 @@ function createReplayCheck(stored: AsyncGenerator<StoredChainRow>) {
     async next(position: number, row: Record<string, unknown>): Promise<void> {
       const index = replayed;
       replayed += 1;
-      const hash = chainHash(prevHash, row, nativeSha256Hex);
+      const text = canonicalJson(row);
+      const hash = chainHashOfText(prevHash, text, nativeSha256Hex);
       const actual = (await stored.next()).value as StoredChainRow | undefined;
       const same =
         actual !== undefined &&
@@ -58,7 +59,7 @@ function createReplayCheck(stored: AsyncGenerator<StoredChainRow>) {
         actual.event_position === position &&
         actual.prev_hash === prevHash &&
         actual.hash === hash &&
-        canonicalJson(actual.row) === canonicalJson(row);
+        actual.text === text;
       if (!same && mismatch === null) mismatch = index;
       prevHash = hash;
     },

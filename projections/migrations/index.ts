@@ -28,6 +28,7 @@ import * as customActions from './0027-custom-actions.ts';
 import * as integrationPacks from './0028-integration-packs.ts';
 import * as responsePolicy from './0029-response-policy.ts';
 import * as effects from './0030-effects.ts';
+import * as chainRowText from './0031-chain-row-text.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0028-integration-packs': integrationPacks,
   '0029-response-policy': responsePolicy,
   '0030-effects': effects,
+  '0031-chain-row-text': chainRowText,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

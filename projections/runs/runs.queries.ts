@@ -2,7 +2,7 @@
  * Run queries (SPEC.md "Runbooks and runs"): list, detail with steps and action
  * log, the log alone (the chain is verified by projections/chains/chain-table.ts).
  */
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
 
@@ -69,7 +69,7 @@ export async function runSteps(db: Kysely<Database>, runId: string) {
 }
 
 export async function runActionLog(db: Kysely<Database>, runId: string) {
-  return db.selectFrom('action_log').selectAll().where('run_id', '=', runId).orderBy('chain_index').execute();
+  return db.selectFrom('action_log').selectAll().select(sql<string>`row::text`.as('text')).where('run_id', '=', runId).orderBy('chain_index').execute();
 }
 
 /** Runs that have not finished (queued, running, waiting for approval), whatever their case: the ones a pack upgrade may not change actions under. */

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
+import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 import { chainHash } from '../../domain/shared/hash-chain.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import { repoRoot } from '../support/fixtures.ts';
@@ -154,12 +155,16 @@ describe.each(e2eEngines)('audit log on $name', ({ server }) => {
     const verify = await callAs(svc, root, 'GET', '/audit/verify');
     expect(verify.body).toEqual({ valid: false, checked: target + 1, first_broken_index: target });
 
-    // A careful forger recomputes every hash from there on: the table chain holds again...
+    // A careful forger stores the canonical text and recomputes every hash from there on: the table chain holds again...
     const rows = await db.selectFrom('audit_log').select(['chain_index', 'row', 'prev_hash']).orderBy('chain_index').execute();
     let prev = rows[0]!.prev_hash;
     for (const r of rows) {
       const hash = chainHash(prev, r.row);
-      await db.updateTable('audit_log').set({ prev_hash: prev, hash }).where('chain_index', '=', r.chain_index).execute();
+      await db
+        .updateTable('audit_log')
+        .set({ row: canonicalJson(r.row), prev_hash: prev, hash })
+        .where('chain_index', '=', r.chain_index)
+        .execute();
       prev = hash;
     }
     expect((await callAs(svc, root, 'GET', '/audit/verify')).body.valid).toBe(true);

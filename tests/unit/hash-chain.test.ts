@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 import { chainHash, createChainVerifier, GENESIS_HASH, verifyChain, type ChainedRow } from '../../domain/shared/hash-chain.ts';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -100,5 +101,20 @@ describe('verifyChain', () => {
     const verifier = createChainVerifier(chain[1]!.hash);
     for (const row of chain.slice(2)) verifier.push(row);
     expect(verifier.result()).toEqual({ valid: true, checked: 2, first_broken_index: null });
+  });
+
+  it('verifies stored text as it is: the canonical text holds, the same row in any other text breaks', () => {
+    const chain = buildChain(rows);
+    const asText = chain.map((r) => ({ prev_hash: r.prev_hash, hash: r.hash, text: canonicalJson(r.row) }));
+    const verifier = createChainVerifier();
+    for (const row of asText) verifier.push(row);
+    expect(verifier.result()).toEqual({ valid: true, checked: 4, first_broken_index: null });
+
+    // The same values, as JSON.stringify writes them (insertion order, not RFC 8785): not the bytes hashed.
+    const respaced = asText.map((r, i) => (i === 2 ? { ...r, text: JSON.stringify(rows[2]) } : r));
+    expect(JSON.parse(respaced[2]!.text)).toEqual(JSON.parse(asText[2]!.text));
+    const strict = createChainVerifier();
+    for (const row of respaced) if (!strict.push(row)) break;
+    expect(strict.result()).toEqual({ valid: false, checked: 3, first_broken_index: 2 });
   });
 });
