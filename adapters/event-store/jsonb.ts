@@ -17,17 +17,24 @@ export function parseAsJsonb(text: string): unknown {
 }
 
 const utf8 = new TextEncoder();
+const ascii = /^[\x00-\x7f]*$/;
 
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder);
   if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value).map(([key, member]) => ({ key, bytes: utf8.encode(key), member }));
-  entries.sort((a, b) => compareKeys(a.bytes, b.bytes));
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort(compareKeys);
   // fromEntries defines own properties, so a `__proto__` key stays a plain key as in JSON.parse.
-  return Object.fromEntries(entries.map((e) => [e.key, reorder(e.member)]));
+  return Object.fromEntries(keys.map((key) => [key, reorder(record[key])]));
 }
 
-function compareKeys(a: Uint8Array, b: Uint8Array): number {
+/** jsonb's key order: shorter UTF-8 first, then bytewise; for ASCII keys that is length, then code units. */
+function compareKeys(a: string, b: string): number {
+  if (ascii.test(a) && ascii.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  return compareBytes(utf8.encode(a), utf8.encode(b));
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
   if (a.length !== b.length) return a.length - b.length;
   for (let i = 0; i < a.length; i++) {
     if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);

@@ -139,7 +139,7 @@ describe.each(variants)('event store on $name', (variant) => {
   });
 
   it('reads back data and metadata as a jsonb column gives them: same values, jsonb key order', async () => {
-    const data = { zeta: 1, b: { y: [1, { d: null, c: 'x' }], x: true }, a: 'é' };
+    const data = { zeta: 1, b: { y: [1, { d: null, c: 'x' }], x: true }, a: 'é', keys: { é: 1, ab: 2, z: 3, '😀': 4, ﬀ: 5, B: 6, aé: 7, zz: 8 } };
     const metadata = { correlation_id: 'c-1', actor: { kind: 'user' as const, id: 'u-1', email: 'u@example.com' } };
     await ctx.store.append(s('json'), [{ type: 'thing.shaped', data, metadata }], 0);
     const [read] = await ctx.store.readStream(s('json'));
