@@ -79,9 +79,14 @@ export function createProjector(db: Kysely<Database>, feed: EventFeed, projectio
     await ensureCheckpointRow();
     const applied = await db.transaction().execute(async (trx) => {
       // Read models are derived: a batch lost in a server crash is projected again from
-      // the checkpoint committed with it, so this commit need not wait for the WAL flush.
-      await sql`set local synchronous_commit = off`.execute(trx);
-      const checkpoint = await trx.selectFrom('projection_checkpoints').select('position').where('name', '=', name).forUpdate().executeTakeFirstOrThrow();
+      // the checkpoint committed with it, so this commit need not wait for the WAL flush
+      // (set in the statement that locks the checkpoint, one round trip for both).
+      const checkpoint = await trx
+        .selectFrom('projection_checkpoints')
+        .select(['position', sql<string>`set_config('synchronous_commit', 'off', true)`.as('synchronous_commit')])
+        .where('name', '=', name)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       const from = Number(checkpoint.position);
       const events = batch.filter((e) => e.globalPosition > from);
       const last = events[events.length - 1];

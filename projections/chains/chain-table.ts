@@ -33,29 +33,25 @@ const ROWS_PER_INSERT = 1000;
 
 /**
  * Appends `entries`, in their order (the projector's global event order), as the next
- * rows of `chain`, skipping any whose event was chained before (a replayed batch). Three
- * statements a projector batch however many rows it carries: the replay check, the
+ * rows of `chain`, skipping any whose event was chained before (a replayed batch). Two
+ * statements a projector batch however many rows it carries: the replay check with the
  * chain's head, and the multi-row insert.
  */
 export async function appendChainRows<C extends ChainName>(trx: Kysely<Database>, chain: C, entries: ChainEntry<C>[]): Promise<void> {
   if (entries.length === 0) return;
   // One table type for the query builder: both chains share the chain columns.
   const table = chain as 'action_log';
-  const chained = await trx
-    .selectFrom(table)
-    .select('event_position')
-    .where(
-      'event_position',
-      'in',
-      entries.map((e) => e.position),
-    )
-    .execute();
-  const already = new Set(chained.map((r) => Number(r.event_position)));
+  // The replay check and the chain's head in one round trip.
+  const { rows: found } = await sql<{ chained: (string | number)[]; last_index: string | number | null; last_hash: string | null }>`
+    select array(select event_position from ${sql.table(table)} where event_position = any(${entries.map((e) => e.position)}::bigint[])) as chained,
+      (select chain_index from ${sql.table(table)} order by chain_index desc limit 1) as last_index,
+      (select hash from ${sql.table(table)} order by chain_index desc limit 1) as last_hash`.execute(trx);
+  const head = found[0];
+  const already = new Set((head?.chained ?? []).map(Number));
   const fresh = entries.filter((e) => !already.has(e.position));
   if (fresh.length === 0) return;
-  const last = await trx.selectFrom(table).select(['chain_index', 'hash']).orderBy('chain_index', 'desc').limit(1).executeTakeFirst();
-  let index = last ? Number(last.chain_index) + 1 : 0;
-  let prevHash = last?.hash ?? GENESIS_HASH;
+  let index = head?.last_index == null ? 0 : Number(head.last_index) + 1;
+  let prevHash = head?.last_hash ?? GENESIS_HASH;
   const rows = fresh.map((e) => {
     const text = canonicalJson(e.row);
     const hash = chainHashOfText(prevHash, text, nativeSha256Hex);

@@ -2,7 +2,8 @@
  * Migration 0031 on every engine: the hash-chained tables keep the canonical text they
  * hashed in a json column. Rows chained before it (jsonb, which rewrote their text) are
  * rewritten as their canonical JSON, so a chain that verified still verifies, row for row,
- * and one that was broken stays broken at the same row.
+ * and one that was broken stays broken at the same row. And the projector's append of
+ * chain rows: canonical text, in order, an event chained before skipped.
  */
 import { randomUUID } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
@@ -10,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 import { GENESIS_HASH, chainHash } from '../../domain/shared/hash-chain.ts';
 import type { OpenedDatabase } from '../../adapters/db/connect.ts';
-import { verifyChainTable } from '../../projections/chains/chain-table.ts';
+import { appendChainRows, verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { migrateToLatest } from '../../runtime/migrate.ts';
 import { migrationProvider } from '../../runtime/schema-migrations.ts';
 import { engines } from '../support/engines.ts';
@@ -84,5 +85,22 @@ describe.each(engines)('chain rows as canonical text on $name', (engine) => {
     const db = await chainedBefore(3);
     await migrateToLatest(db);
     expect(await verifyChainTable(db, 'audit_log')).toEqual({ valid: false, checked: 4, first_broken_index: 3 });
+  });
+
+  it('appends rows as their canonical text after the head, skipping events chained before (a replayed batch)', async () => {
+    opened = await engine.open();
+    const { db } = opened;
+    const entry = (i: number) => ({
+      position: 10 + i,
+      row: entries[i] as Record<string, unknown>,
+      extras: { entry_id: entries[i]!.id, at: entries[i]!.at, action: entries[i]!.action, actor_id: null, target_type: 'case', target_id: null, team: null },
+    });
+    await db.transaction().execute((trx) => appendChainRows(trx, 'audit_log', [entry(0), entry(1)]));
+    await db.transaction().execute((trx) => appendChainRows(trx, 'audit_log', [entry(1), entry(2)]));
+    await db.transaction().execute((trx) => appendChainRows(trx, 'audit_log', [entry(2)]));
+    const { rows } = await sql<{ chain_index: number; event_position: number; text: string }>`
+      select chain_index, event_position, row::text as text from audit_log order by chain_index`.execute(db);
+    expect(rows.map((r) => [Number(r.chain_index), Number(r.event_position), r.text])).toEqual([0, 1, 2].map((i) => [i, 10 + i, canonicalJson(entries[i])]));
+    expect(await verifyChainTable(db, 'audit_log')).toEqual({ valid: true, checked: 3, first_broken_index: null });
   });
 });
