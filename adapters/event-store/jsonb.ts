@@ -17,7 +17,8 @@ export function parseAsJsonb(text: string): unknown {
 }
 
 const utf8 = new TextEncoder();
-const ascii = /^[\x00-\x7f]*$/;
+/** Printable ASCII: one byte a character, so UTF-8 byte order is code-unit order (other keys take the byte path). */
+const ascii = /^[ -~]*$/;
 
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder);
@@ -28,7 +29,7 @@ function reorder(value: unknown): unknown {
   return Object.fromEntries(keys.map((key) => [key, reorder(record[key])]));
 }
 
-/** jsonb's key order: shorter UTF-8 first, then bytewise; for ASCII keys that is length, then code units. */
+/** jsonb's key order: shorter UTF-8 first, then bytewise; for printable ASCII keys that is length, then code units. */
 function compareKeys(a: string, b: string): number {
   if (ascii.test(a) && ascii.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   return compareBytes(utf8.encode(a), utf8.encode(b));
