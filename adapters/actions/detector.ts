@@ -37,7 +37,7 @@ function detectorAction<Input extends Record<string, unknown>, Output>(
   const prepare = (input: Input, context: ActionContext) => {
     const connection = requireConnection(name, context, 'detector');
     const { changes, ...request } = call(input, connection);
-    return { connection, request: { ...request, ...(changes ? { idempotencyKey: `svc-${context.runId}-${context.stepId}` } : {}) } };
+    return { connection, request: { ...request, ...(changes ? { idempotencyKey: `svc-${context.deliveryId}` } : {}) } };
   };
   return {
     name,

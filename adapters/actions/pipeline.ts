@@ -103,7 +103,7 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
         url,
         {
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `svc-${context.runId}-${context.stepId}` },
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `svc-${context.deliveryId}` },
           body: JSON.stringify(deployBody(step, context)),
         },
         context.signal,
@@ -118,7 +118,7 @@ export function pipelineActions(fetchImpl: OutboundFetch): ActionDefinition[] {
       return {
         method: 'POST',
         url: url.toString(),
-        headers: { authorization: `Bearer ${REDACTED}`, 'idempotency-key': `svc-${context.runId}-${context.stepId}` },
+        headers: { authorization: `Bearer ${REDACTED}`, 'idempotency-key': `svc-${context.deliveryId}` },
         body: deployBody(step, context),
       };
     },

@@ -24,18 +24,18 @@ let outbound: GuardedFetch;
 let actions: Map<string, ActionDefinition>;
 let connection: ResolvedConnection;
 
-const context = (attempt = 1): ActionContext => ({
+const context = (attempt = 1, deliveryId = 'delivery-1'): ActionContext => ({
   runId: 'run-7',
   stepId: 'tell-detector',
   attempt,
-  deliveryId: 'delivery-1',
+  deliveryId,
   caseId: null,
   connection,
   signal: new AbortController().signal,
   cases: null,
   now: () => new Date(),
 });
-const run = (name: string, input: Record<string, unknown>, attempt = 1) => actions.get(name)!.execute(input, context(attempt));
+const run = (name: string, input: Record<string, unknown>, attempt = 1, deliveryId = 'delivery-1') => actions.get(name)!.execute(input, context(attempt, deliveryId));
 const failureOf = async (promise: Promise<unknown>): Promise<ActionFailure> => {
   const error = await promise.then(
     () => null,
@@ -81,14 +81,19 @@ describe('detector actions', () => {
     expect(missing.message).toBe(`detector.get_alert: detector ${new URL(detector.url).host} answered HTTP 404: alert det/../9 not found`);
   });
 
-  it('comment_alert posts once per step, whatever the attempt, with a write-scoped token', async () => {
+  it('comment_alert posts once per delivery, whatever the attempt, with a write-scoped token', async () => {
     const first = await run('detector.comment_alert', { alert_id: 'det-1', comment: 'Contained by SVC-12' });
     const retry = await run('detector.comment_alert', { alert_id: 'det-1', comment: 'Contained by SVC-12' }, 2);
     expect(retry).toEqual(first);
     expect(detector.comments.size).toBe(1);
+    // Another goto pass or for_each item of the step is another delivery: the detector applies it too.
+    const nextPass = await run('detector.comment_alert', { alert_id: 'det-1', comment: 'Contained by SVC-12' }, 1, 'delivery-2');
+    expect(nextPass).not.toEqual(first);
+    expect(detector.comments.size).toBe(2);
     expect(detector.changes.map((c) => [c.path, c.idempotencyKey, c.body])).toEqual([
-      ['/api/v1/alerts/det-1/comments', 'svc-run-7-tell-detector', { comment: 'Contained by SVC-12' }],
-      ['/api/v1/alerts/det-1/comments', 'svc-run-7-tell-detector', { comment: 'Contained by SVC-12' }],
+      ['/api/v1/alerts/det-1/comments', 'svc-delivery-1', { comment: 'Contained by SVC-12' }],
+      ['/api/v1/alerts/det-1/comments', 'svc-delivery-1', { comment: 'Contained by SVC-12' }],
+      ['/api/v1/alerts/det-1/comments', 'svc-delivery-2', { comment: 'Contained by SVC-12' }],
     ]);
     expect(oauth.mints.map((m) => m.scope)).toContain('detector:alerts:write');
   });

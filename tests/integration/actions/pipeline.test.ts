@@ -31,11 +31,11 @@ describe('pipeline actions', () => {
     previous_secret: null,
     bot_token: null,
   });
-  const context = (signal: AbortSignal = AbortSignal.timeout(20_000), stepId = 'deploy'): ActionContext => ({
+  const context = (signal: AbortSignal = AbortSignal.timeout(20_000), stepId = 'deploy', pass = 1): ActionContext => ({
     runId: 'run-9',
     stepId,
     attempt: 1,
-    deliveryId: 'delivery-1',
+    deliveryId: `delivery-${stepId}-${pass}`,
     caseId: null,
     connection: connection(),
     signal,
@@ -49,14 +49,18 @@ describe('pipeline actions', () => {
       (e: unknown) => e as ActionFailure,
     );
 
-  it('creates a pending deploy request with the bearer key, once per step however often it is retried', async () => {
+  it('creates a pending deploy request with the bearer key, once per delivery however often it is retried', async () => {
     const first = await run(deploy, { pipeline: 'edge-logs', source: 'fw-01', kind: 'sample_source', sample_rate: 0.1 });
     expect(first).toEqual({ request_id: expect.any(String), status: 'pending' });
     const again = await run(deploy, { pipeline: 'edge-logs', source: 'fw-01', kind: 'sample_source', sample_rate: 0.1 });
     expect(again.request_id).toBe(first.request_id);
     expect(server.requests).toHaveLength(1);
+    // The step's next goto pass is another delivery: another request.
+    const nextPass = await run(deploy, { pipeline: 'edge-logs', source: 'fw-01', kind: 'sample_source', sample_rate: 0.1 }, context(undefined, 'deploy', 2));
+    expect(nextPass.request_id).not.toBe(first.request_id);
+    expect(server.requests).toHaveLength(2);
     const [sent] = server.received.filter((r) => r.method === 'POST');
-    expect(sent!.headers['idempotency-key']).toBe('svc-run-9-deploy');
+    expect(sent!.headers['idempotency-key']).toBe('svc-delivery-deploy-1');
     expect(JSON.parse(sent!.body)).toEqual({
       pipeline: 'edge-logs',
       source: 'fw-01',
