@@ -35,7 +35,8 @@ const context = (attempt = 1, deliveryId = 'delivery-1'): ActionContext => ({
   cases: null,
   now: () => new Date(),
 });
-const run = (name: string, input: Record<string, unknown>, attempt = 1, deliveryId = 'delivery-1') => actions.get(name)!.execute(input, context(attempt, deliveryId));
+const run = (name: string, input: Record<string, unknown>, attempt = 1, deliveryId = 'delivery-1') =>
+  actions.get(name)!.execute(input, context(attempt, deliveryId));
 const failureOf = async (promise: Promise<unknown>): Promise<ActionFailure> => {
   const error = await promise.then(
     () => null,
