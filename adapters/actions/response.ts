@@ -22,10 +22,12 @@
  *   read-back rule, `enforcement_performed` always false, `state` `enforced` or
  *   `not_enforced`. A read answering that the object is gone is a successful read.
  *
- * Idempotent per attempt: an effect's id is derived from (run, step, attempt, try), so a
- * try repeated after a crash finds its own effect: a pending one is called again with the
- * same idempotency key, an applied one is answered as it stands, and only a failed or
- * degraded one leads to a new try. The effect's events are in the store before the vendor
+ * Idempotent per attempt, and across the attempts of one delivery: an effect's id is
+ * derived from the call's delivery id (run, step, goto pass, `for_each` item; the same for
+ * a retry and for the next attempt a crash leads to) and the try, so a step run again after
+ * a crash finds its own effect: a pending one is called again with the same idempotency
+ * key, an applied one is answered as it stands, and only a failed or degraded one leads to
+ * a new try. Each `for_each` item is its own delivery, hence its own effect. The effect's events are in the store before the vendor
  * is called, so a crash mid-call leaves a visible `pending` effect, never a silent block.
  *
  * `gate` (ActionDefinition): a block no automatic grant covers waits for a person before
@@ -48,9 +50,9 @@ import { ActionFailure, type ActionContext, type ActionDefinition, type Resolved
 import { builtinSchemas } from './builtin-schemas.ts';
 import type { ActionRegistry } from './registry.ts';
 
-/** Namespace of the effect ids derived from (run, step, attempt, try). */
+/** Namespace of the effect ids derived from (delivery id, try). */
 const EFFECT_ID_NAMESPACE = '6f1c3a0e-2b7d-5c4e-9a8f-0d3e5b7c9a21';
-/** Tries of one attempt looked at before giving up (each failed or degraded try leads to the next). */
+/** Tries of one delivery looked at before giving up (each failed or degraded try leads to the next). */
 const MAX_TRIES = 20;
 
 /** An unresolved effect on a target (active, reversing or with a failed reversal), newest first. */
@@ -79,9 +81,12 @@ type StatusOutput = { target: string; enforced: boolean; enforcement_performed: 
 
 const refused = (refusal: EffectRefusal) => new ActionFailure(refusal.code, refusal.message, false);
 
-/** The id of try `n` of the step attempt `context` runs. */
-export const effectIdOf = (context: Pick<ActionContext, 'runId' | 'stepId' | 'attempt'>, n: number): string =>
-  uuidV5(`${context.runId}/${context.stepId}/${context.attempt}/${n}`, EFFECT_ID_NAMESPACE);
+/**
+ * The id of try `n` of the delivery `context` makes (adapters/actions/action.ts
+ * `deliveryIdOf`). Not the attempt: a crash leads to the next attempt, which must find the
+ * effect the dead one left pending, and a `for_each` item must not find its neighbour's.
+ */
+export const effectIdOf = (context: Pick<ActionContext, 'deliveryId'>, n: number): string => uuidV5(`${context.deliveryId}/${n}`, EFFECT_ID_NAMESPACE);
 
 /** The nine `response.*` actions. */
 export function responseActions(deps: ResponseActionDeps): ActionDefinition[] {
@@ -209,10 +214,10 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       const state = await deps.effects.read(effectId);
       if (!state.exists || (state.status !== 'failed' && state.status !== 'degraded')) return { effectId, state };
     }
-    throw new ActionFailure('effect_tries_exhausted', `${MAX_TRIES} tries of this step attempt failed`, false);
+    throw new ActionFailure('effect_tries_exhausted', `${MAX_TRIES} tries of this step failed`, false);
   };
 
-  /** The step's output for an effect this attempt already applied. */
+  /** The step's output for an effect this delivery already applied. */
   const answered = (target: string, effectId: string, state: EffectState): Output => ({
     target,
     enforced: state.exists && state.status === 'active',

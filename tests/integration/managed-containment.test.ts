@@ -85,6 +85,20 @@ const runbooks = {
   'unblock.yml': oneStep('unblock-ip', 'response.ip_unblock', '{ ip: "{{ inputs.target }}" }'),
   'domain.yml': oneStep('block-domain', 'response.domain_block', '{ domain: "{{ inputs.target }}", ttl_seconds: "{{ inputs.ttl }}" }'),
   'isolate.yml': oneStep('isolate-host', 'response.host_isolate', '{ host: "{{ inputs.target }}", ttl_seconds: "{{ inputs.ttl }}" }'),
+  'block-each.yml': `
+id: block-each
+name: block-each
+version: 1
+trigger: { type: manual }
+inputs:
+  - { name: first, type: string, required: true }
+  - { name: second, type: string, required: true }
+steps:
+  - id: act
+    action: response.ip_block
+    for_each: "{{ inputs.first | append: ',' | append: inputs.second | split: ',' }}"
+    with: { ip: "{{ item }}", ttl_seconds: 600, reason: "each" }
+`,
   'alert.yml': `
 id: contain-source
 name: Contain the source of a critical detector alert
@@ -216,6 +230,17 @@ describe.each(e2eEngines)('managed containment on $name', ({ server }) => {
     const effects = await effectsOn('203.0.113.7');
     expect(effects).toHaveLength(2);
     expect(effects.find((e: any) => e.id === step(r).output.effect_id)).toMatchObject({ status: 'active', already_enforced: true, handle: null });
+  });
+
+  it('blocks every item of a for_each step as its own effect', async () => {
+    const r = await run('block-each', { first: '192.0.2.61', second: '192.0.2.62' });
+    expect(r.status, JSON.stringify(r.action_log)).toBe('succeeded');
+    const [one] = await effectsOn('192.0.2.61');
+    const [two] = await effectsOn('192.0.2.62');
+    expect(one).toMatchObject({ status: 'active', already_enforced: false });
+    expect(two).toMatchObject({ status: 'active', already_enforced: false });
+    expect(one.id).not.toBe(two.id);
+    expect([...rules.values()].map((x) => x.ip)).toEqual(expect.arrayContaining(['192.0.2.61', '192.0.2.62']));
   });
 
   it('refuses a protected target and a TTL outside the policy before any vendor call, on the action log, with no effect', async () => {

@@ -1,11 +1,13 @@
 /**
- * A managed block is idempotent per attempt, on every engine (SPEC.md "Managed containment
- * actions": "idempotent per attempt"; adapters/actions/response.ts): the effect is in the
- * store before the vendor call, so a worker that dies mid-call leaves a `pending` effect,
- * and the same attempt run again continues that effect (one more call with the same
- * idempotency key, one verdict) instead of requesting a second one; an attempt that
- * already applied answers its effect without calling again; a failed try leads to a new
- * effect. The bound adapter action here is a stand-in that counts its calls.
+ * A managed block is idempotent per attempt and across the attempts of one delivery, on
+ * every engine (SPEC.md "Managed containment actions": "idempotent per attempt";
+ * adapters/actions/response.ts): the effect is in the store before the vendor call, so a
+ * worker that dies mid-call leaves a `pending` effect, and the next attempt the crash leads
+ * to (same delivery id) continues that effect (one more call with the same idempotency key,
+ * one verdict) instead of requesting a second one; an attempt that already applied answers
+ * its effect without calling again; a failed try leads to a new effect; another delivery (a
+ * `for_each` item, a goto pass) is another effect. The bound adapter action here is a
+ * stand-in that counts its calls.
  */
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
@@ -89,11 +91,11 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
     await opened?.close();
   });
 
-  const context = (attempt: number): ActionContext => ({
+  const context = (attempt: number, deliveryId = `delivery-${attempt}`): ActionContext => ({
     runId: 'run-1',
     stepId: 'contain',
     attempt,
-    deliveryId: 'delivery-1',
+    deliveryId,
     caseId: null,
     connection: null,
     signal: AbortSignal.timeout(5_000),
@@ -114,9 +116,9 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
     expect(await effects.read((first as { effect_id: string }).effect_id)).toMatchObject({ status: 'active', handle: 'r-1' });
   });
 
-  it('continues the pending effect a worker left when it died mid-call: one more call with the same idempotency key, one verdict', async () => {
-    const ctx = context(7);
-    const id = effectIdOf(ctx, 1);
+  it('continues, in the next attempt, the pending effect a worker left when it died mid-call: one more call with the same idempotency key, one verdict', async () => {
+    const ctx = context(8, 'delivery-7');
+    const id = effectIdOf(context(7, 'delivery-7'), 1);
     await effects.decide({
       type: 'request',
       effectId: id,
@@ -136,6 +138,16 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
     expect(calls).toEqual([{ key: `effect-${id}/apply/1`, ip: '203.0.113.8' }]);
     const history = await new PostgresEventStore(opened.db).readStream(`effect-${id}`);
     expect(history.map((e) => e.type)).toEqual(['effect.requested', 'effect.applied']);
+  });
+
+  it('makes another delivery of the same step (a for_each item, a goto pass) its own effect', async () => {
+    answer = 'ok';
+    calls.length = 0;
+    const first = (await block.execute({ ip: '203.0.113.21', ttl_seconds: 600 }, context(1, 'item-0'))) as { effect_id: string };
+    const second = (await block.execute({ ip: '203.0.113.22', ttl_seconds: 600 }, context(1, 'item-1'))) as { effect_id: string };
+    expect(second.effect_id).not.toBe(first.effect_id);
+    expect(calls.map((c) => c.ip)).toEqual(['203.0.113.21', '203.0.113.22']);
+    expect(await effects.read(second.effect_id)).toMatchObject({ status: 'active', target: '203.0.113.22' });
   });
 
   it('starts a new effect for the next try after a failed one', async () => {
