@@ -257,10 +257,16 @@ export function createAlertIntake(deps: IntakeDeps) {
     }
   };
 
-  /** Whether intake already holds an alert of `alert`'s (source, external id); unlike `ingest`, counts no repeat. */
+  /**
+   * Whether intake already holds an alert of `alert`'s (source, external id); unlike
+   * `ingest`, counts no repeat. A receipt this process has not committed yet counts once it
+   * commits: should its append fail, the store is asked instead.
+   */
   const holds = async (alert: Pick<IncomingAlert, 'source' | 'external_id'>): Promise<boolean> => {
     const alertStream = alertStreamOf(alert);
-    return cache.alerts.has(alertStream) || (await readAlert(alertStream)) !== null;
+    const known = cache.alerts.get(alertStream);
+    if (known && (await known.received.then(() => true, () => false))) return true;
+    return (await readAlert(alertStream)) !== null;
   };
 
   return { ingest, holds };

@@ -146,6 +146,40 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
     ]);
   });
 
+  it('holds a receipt only once it is stored: one whose append fails is not held (a backfill takes the alert in)', async () => {
+    let failAppend: (error: Error) => void = () => {};
+    let appendCalled: () => void = () => {};
+    const appending = new Promise<void>((resolve) => {
+      appendCalled = resolve;
+    });
+    // The store as a lost connection leaves it: the append never commits.
+    const failing = Object.create(ctx.store) as PostgresEventStore;
+    failing.appendMany = () => {
+      appendCalled();
+      return new Promise((_, reject) => {
+        failAppend = reject;
+      });
+    };
+    const intake = createAlertIntake({
+      store: failing,
+      db: ctx.opened.db,
+      config,
+      alertRunbooks: () => [],
+      ids: randomUUID,
+      now: () => new Date(),
+      cacheEntries: 100,
+    });
+    const ingesting = intake.ingest(alert('failed-receipt', 'failed-receipt'));
+    await appending;
+    const held = intake.holds(alert('failed-receipt', 'failed-receipt'));
+    failAppend(new Error('connection lost'));
+    await expect(ingesting).rejects.toThrow('connection lost');
+    expect(await held).toBe(false);
+    const stored = await ctx.newIntake().ingest(alert('failed-receipt', 'failed-receipt'));
+    expect(await intake.holds(alert('failed-receipt', 'failed-receipt'))).toBe(true);
+    expect(stored.result.deduplicated).toBe(false);
+  });
+
   it('takes 40 concurrent alerts of one key and 10 concurrent repeats into one case, each counted once', async () => {
     const [a, b] = [ctx.newIntake(), ctx.newIntake()];
     const fresh = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).ingest(alert(`burst-${i}`, 'burst')));
