@@ -265,7 +265,14 @@ export function createAlertIntake(deps: IntakeDeps) {
   const holds = async (alert: Pick<IncomingAlert, 'source' | 'external_id'>): Promise<boolean> => {
     const alertStream = alertStreamOf(alert);
     const known = cache.alerts.get(alertStream);
-    if (known && (await known.received.then(() => true, () => false))) return true;
+    if (
+      known &&
+      (await known.received.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return true;
     return (await readAlert(alertStream)) !== null;
   };
 
