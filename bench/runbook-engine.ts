@@ -40,9 +40,15 @@
  * (replay check, chain head, insert) per step in the projector, and a read of the case for
  * the template context. The projector now writes a batch's step rows in one UPDATE and its
  * chain rows in one INSERT, and the case is read only for a step whose templates can reach
- * it: 6.2 statements a step. What remains per batch: the append (begin, lock and version
- * read, insert, commit), the projector (begin, checkpoint lock, read back the events, the
- * writes, checkpoint, commit); per run: the claim, the stream read, the job delete.
+ * it: 6.2 statements a step. Then (2026-11-24, session 3) the projector stopped reading
+ * back what this process had just appended (the store hands it over: the read-back was the
+ * costliest statement), the synchronous-commit setting rides on the checkpoint lock, a
+ * chain append reads its replay check and head in one statement, and a run's end no longer
+ * triggers an empty claim (311 claims for 100 runs became about 110): 100 concurrent
+ * 10-step runs take 2.3 statements a step. What remains per batch: the append (begin,
+ * lock and version read, insert, commit), the projector (begin, checkpoint lock, the
+ * writes, checkpoint, commit); per run: the claim, the stream read, the job delete. On
+ * PGlite a bare `select 1` costs about 0.37 ms, so the statement count is the cost.
  * Under intake load the engine was bound by latency, not CPU: 4 runs in flight each waited
  * behind intake's transactions for every statement, hence the 32 slots of one claim loop.
  */
