@@ -30,9 +30,12 @@ const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
 export async function startFirewallHost(): Promise<FirewallHost> {
   const id = randomBytes(3).toString('hex');
   const ns = `svcfw-${id}`;
-  const octet = (Number.parseInt(id.slice(0, 2), 16) % 250) + 1;
-  const outside = `10.231.${octet}.1`;
-  const address = `10.231.${octet}.2`;
+  // One of 16,384 /30 subnets, from the id's bytes: two files running at once must not pick the same one.
+  const bytes = Number.parseInt(id.slice(0, 4), 16);
+  const third = bytes >> 8;
+  const base = (bytes & 0x3f) * 4;
+  const outside = `10.231.${third}.${base + 1}`;
+  const address = `10.231.${third}.${base + 2}`;
   ip('netns', 'add', ns);
   try {
     ip('link', 'add', `svh${id}`, 'type', 'veth', 'peer', 'name', `svn${id}`);
