@@ -21,7 +21,10 @@
  *    (`step.started`); both are the clock of this process, since the service runs in it.
  *    Baseline: a LISTEN/NOTIFY round trip on the same database, from just before
  *    `pg_notify` is sent to the listener's callback: two connections on a server, the
- *    embedded client's own `listen` API on PGlite.
+ *    embedded client's own `listen` API on PGlite. A third line sets the same p95 beside a
+ *    bare pipeline for context (`baselinePipeline`: HTTP, one durable insert with its
+ *    NOTIFY, a claim on the wake-up), the least a service that queues work durably before
+ *    answering can do; the issue's target stays the NOTIFY ratio.
  *
  * The baseline keeps 4 loops, its best here: with the service's 32 slots it contends
  * with itself and halves (301 against 566 steps/s on PGlite, 2026-11-24), which would
@@ -53,6 +56,7 @@
  * behind intake's transactions for every statement, hence the 32 slots of one claim loop.
  */
 import { performance } from 'node:perf_hooks';
+import { Hono } from 'hono';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
@@ -65,6 +69,7 @@ import {
   printReport,
   runBench,
   runsFinished,
+  serveBaseline,
   startBenchService,
   tagOnAlertRunbook,
   type BenchService,
@@ -239,6 +244,69 @@ async function baselineNotify(databaseUrl: string | null, embedded: PGlite | nul
   return latencies;
 }
 
+/**
+ * The bare pipeline, for context (not the issue's target): the same sequential alerts to a
+ * bare Hono handler on the same database that inserts the body as a job row and notifies in
+ * one committed statement, and answers 202; a listener claims the row (`FOR UPDATE SKIP
+ * LOCKED`) on the notification. From just before the request is sent to the claim's answer:
+ * one HTTP request, one durable commit, one wake-up and one claim, the least any service that
+ * queues work durably before answering does.
+ */
+async function baselinePipeline(db: Kysely<Database>, databaseUrl: string | null, embedded: PGlite | null): Promise<number[]> {
+  const pipelineChannel = 'bench_pipeline';
+  await sql`create table if not exists bench_pipeline (id bigserial primary key, body jsonb not null, claimed_at timestamptz)`.execute(db);
+  const claimed = new Map<number, number>();
+  let waiting: (() => void) | null = null;
+  const claim = async () => {
+    const { rows } = await sql<{ id: number }>`
+      update bench_pipeline set claimed_at = now()
+      where id = (select id from bench_pipeline where claimed_at is null order by id limit 1 for update skip locked)
+      returning id`.execute(db);
+    const at = performance.now();
+    for (const r of rows) claimed.set(Number(r.id), at);
+    waiting?.();
+  };
+  let unlisten: () => Promise<void>;
+  if (databaseUrl) {
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    await listener.connect();
+    listener.on('notification', () => void claim());
+    await listener.query(`listen ${pipelineChannel}`);
+    unlisten = () => listener.end();
+  } else if (embedded) {
+    unlisten = await embedded.listen(pipelineChannel, () => void claim());
+  } else {
+    throw new Error('no database to LISTEN on');
+  }
+  const app = new Hono().post('/ingest', async (c) => {
+    const body = await c.req.text();
+    const { rows } = await sql<{ id: number }>`
+      with job as (insert into bench_pipeline (body) values (${body}::jsonb) returning id)
+      select id, pg_notify(${pipelineChannel}, id::text) from job`.execute(db);
+    return c.json({ id: rows[0]?.id }, 202);
+  });
+  const server = await serveBaseline(app);
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < alertCount; i++) {
+      const sent = performance.now();
+      const res = await fetch(`${server.origin}/ingest`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ alert_id: `bare-${i}`, rule: { id: `bare-${i}`, title: `Bare ${i}`, severity: 'high' } }),
+      });
+      const id = Number(((await res.json()) as { id: number }).id);
+      while (!claimed.has(id)) await new Promise<void>((resolve) => (waiting = resolve));
+      latencies.push((claimed.get(id) as number) - sent);
+      await sleep(alertGapMs);
+    }
+  } finally {
+    await server.close();
+    await unlisten();
+  }
+  return latencies;
+}
+
 async function main() {
   const bench = await startBenchService({ SVC_DETECTOR_BOOTSTRAP_SECRET: 'bench' });
   const { db, engine, embedded } = bench.service.opened;
@@ -252,11 +320,13 @@ async function main() {
   const stepsRate = { svc: [] as number[], base: [] as number[] };
   const p50 = { svc: [] as number[], base: [] as number[] };
   const p95 = { svc: [] as number[], base: [] as number[] };
+  const bareP95: number[] = [];
   for (let round = 0; round < rounds; round++) {
     stepsRate.base.push(await baselineSteps(db, BASELINE_LOOPS));
     stepsRate.svc.push(await serviceSteps(db, api, caseId));
     const notify = await baselineNotify(bench.databaseUrl, embedded);
     const first = await serviceFirstStep(db, api, round);
+    bareP95.push(percentile(await baselinePipeline(db, bench.databaseUrl, embedded), 95));
     p50.base.push(percentile(notify, 50));
     p95.base.push(percentile(notify, 95));
     p50.svc.push(percentile(first, 50));
@@ -270,6 +340,7 @@ async function main() {
       benchLine('runbook_steps_per_s', median(stepsRate.svc), median(stepsRate.base), '>= 1.0x'),
       benchLine('alert_to_first_step_p50_ms', median(p50.svc), median(p50.base), '-'),
       benchLine('alert_to_first_step_p95_ms', median(p95.svc), median(p95.base), '<= 10x'),
+      benchLine('alert_to_first_step_p95_ms_vs_bare_pipeline', median(p95.svc), median(bareP95), '- (context)'),
     ],
   );
   await bench.close();
