@@ -88,6 +88,7 @@ import { startWorker, wakesWorker, type Worker } from './worker/worker.ts';
 import { startScheduleTicker, type ScheduleTicker } from './worker/schedule-tick.ts';
 import { trackInFlight, type InFlight } from './in-flight.ts';
 import { createRetentionSweeper, startRetentionLoop } from './worker/retention-sweep.ts';
+import { startEmbeddedVacuum } from './embedded-vacuum.ts';
 import { createRetentionCommands } from '../adapters/commands/retention.ts';
 import { createPageAcks } from '../adapters/commands/page-acks.ts';
 import { createRunCaseEffects } from '../adapters/commands/run-case-effects.ts';
@@ -149,6 +150,10 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
   let effectExpiry: ReturnType<typeof startEffectExpiry> | null = null;
+  const vacuum =
+    opened.engine === 'pglite' && config.embeddedVacuumIntervalMs > 0
+      ? startEmbeddedVacuum(db, config.embeddedVacuumIntervalMs, failure('database.vacuum_failed', 'vacuum of the embedded queue tables failed'))
+      : null;
   const retentionPolicy = resolveRetentionPolicy(config.retention);
   const files = createFilesystemStore(join(config.dataDir, 'attachments'));
   const projector = createProjector(
@@ -294,6 +299,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     await outbound.close();
     await events.settle();
     await projector.stop();
+    await vacuum?.stop();
     await livePublishing;
     await customActions?.idle();
     await events.close();

@@ -64,6 +64,8 @@ export type Config = {
   intakeCacheEntries: number;
   /** Intake answers 429 while the oldest run waiting for a worker has waited longer, ms; 0 never (SVC_INTAKE_MAX_RUN_LAG_S). */
   intakeMaxRunLagMs: number;
+  /** How often the embedded engine's queue tables are vacuumed, ms; 0 never (SVC_EMBEDDED_VACUUM_INTERVAL_S; runtime/embedded-vacuum.ts). */
+  embeddedVacuumIntervalMs: number;
   /** Seconds to acknowledge, per severity (SVC_ACK_SLA_MINUTES). */
   ackSla: Record<string, number>;
   /** `GET /cases` counts `total` exactly up to this many (SVC_CASE_LIST_TOTAL_CAP). */
@@ -337,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultApprovalTimeoutH: int(env, 'SVC_APPROVAL_DEFAULT_TIMEOUT_H', 24, 1),
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     intakeMaxRunLagMs: int(env, 'SVC_INTAKE_MAX_RUN_LAG_S', 10, 0) * 1000,
+    embeddedVacuumIntervalMs: int(env, 'SVC_EMBEDDED_VACUUM_INTERVAL_S', 300, 0) * 1000,
     connectionRotationOverlapMs: int(env, 'SVC_CONNECTION_ROTATION_OVERLAP_H', 24, 0) * 3_600_000,
     connectionTestTimeoutMs: int(env, 'SVC_CONNECTION_TEST_TIMEOUT_MS', 15_000, 100),
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),

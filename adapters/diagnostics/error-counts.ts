@@ -15,6 +15,7 @@ const errorClasses = [
   'retention.sweep_failed',
   'tickets.poll_failed',
   'live.bus_failed',
+  'database.vacuum_failed',
 ] as const;
 export type ErrorClass = (typeof errorClasses)[number];
 
