@@ -264,16 +264,11 @@ export function createAlertIntake(deps: IntakeDeps) {
    */
   const holds = async (alert: Pick<IncomingAlert, 'source' | 'external_id'>): Promise<boolean> => {
     const alertStream = alertStreamOf(alert);
-    const known = cache.alerts.get(alertStream);
-    if (
-      known &&
-      (await known.received.then(
-        () => true,
-        () => false,
-      ))
-    )
-      return true;
-    return (await readAlert(alertStream)) !== null;
+    const committed = await cache.alerts.get(alertStream)?.received.then(
+      () => true,
+      () => false,
+    );
+    return committed === true || (await readAlert(alertStream)) !== null;
   };
 
   return { ingest, holds };
