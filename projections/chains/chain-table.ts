@@ -44,8 +44,9 @@ export async function appendChainRows<C extends ChainName>(trx: Kysely<Database>
   // The replay check and the chain's head in one round trip.
   const { rows: found } = await sql<{ chained: (string | number)[]; last_index: string | number | null; last_hash: string | null }>`
     select array(select event_position from ${sql.table(table)} where event_position = any(${entries.map((e) => e.position)}::bigint[])) as chained,
-      (select chain_index from ${sql.table(table)} order by chain_index desc limit 1) as last_index,
-      (select hash from ${sql.table(table)} order by chain_index desc limit 1) as last_hash`.execute(trx);
+      head.chain_index as last_index, head.hash as last_hash
+    from (select 1) as one
+    left join lateral (select chain_index, hash from ${sql.table(table)} order by chain_index desc limit 1) as head on true`.execute(trx);
   const head = found[0];
   const already = new Set((head?.chained ?? []).map(Number));
   const fresh = entries.filter((e) => !already.has(e.position));
