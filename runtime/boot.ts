@@ -121,11 +121,23 @@ export type ServiceOptions = { clock?: Clock };
 
 export async function startService(config: Config, env: NodeJS.ProcessEnv, log: Logger, options: ServiceOptions = {}): Promise<Service> {
   const identity = await identitySource(config, env, log);
-  const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
+  const now = options.clock ?? systemClock;
+  const errorCounts = createErrorCounts(now);
+  /** Logs a failure and counts it by class for `GET /diagnostics`. */
+  const failure =
+    (type: ErrorClass, message: string) =>
+    (error: unknown, context: Record<string, unknown> = {}) => {
+      errorCounts.record(type);
+      log.error({ err: error, ...context }, message);
+    };
+  const opened = await openDatabase(
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl, onConnectionLost: failure('database.connection_lost', 'the database server ended an idle connection') }
+      : { dataDir: config.dataDir },
+  );
   const { db } = opened;
   await migrateToLatest(db);
   const box = createSecretBox(loadSecretKey(env, config.dataDir));
-  const now = options.clock ?? systemClock;
   const ids = () => randomUUID();
   const connections = createConnectionStore(db, box, ids, now, config.connectionRotationOverlapMs);
   const events = await openEventStore(config.eventStore, db);
@@ -136,14 +148,6 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let hub: LiveHub | null = null;
   let metricsServer: MetricsServer | null = null;
   let workerMetrics: WorkerMetrics | null = null;
-  const errorCounts = createErrorCounts(now);
-  /** Logs a failure and counts it by class for `GET /diagnostics`. */
-  const failure =
-    (type: ErrorClass, message: string) =>
-    (error: unknown, context: Record<string, unknown> = {}) => {
-      errorCounts.record(type);
-      log.error({ err: error, ...context }, message);
-    };
   let scheduleTicker: ScheduleTicker | null = null;
   let customActions: CustomActionSync | null = null;
   let livePublishing: Promise<void> = Promise.resolve();

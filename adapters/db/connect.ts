@@ -24,12 +24,20 @@ export type OpenedDatabase = {
   close: () => Promise<void>;
 };
 
-export type DatabaseLocation = { databaseUrl: string; poolSize?: number } | { dataDir: string | null };
+/**
+ * Where the database is. On a server, `onConnectionLost` hears of a pooled connection the
+ * server ended while it sat idle (a restart, `pg_terminate_backend`, `idle_session_timeout`):
+ * the pool drops it and the next query opens another.
+ */
+export type DatabaseLocation = { databaseUrl: string; poolSize?: number; onConnectionLost?: (error: Error) => void } | { dataDir: string | null };
 
 /** Opens (and creates, for PGlite) the database at `location`. */
 export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {
   if ('databaseUrl' in location) {
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10 });
+    // Without a listener, an idle connection's error is an unhandled 'error' event and ends the process.
+    const lost = location.onConnectionLost ?? (() => {});
+    pool.on('error', (error) => lost(error));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', embedded: null, close: () => db.destroy() };
   }

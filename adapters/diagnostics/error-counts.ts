@@ -16,6 +16,7 @@ const errorClasses = [
   'tickets.poll_failed',
   'live.bus_failed',
   'database.vacuum_failed',
+  'database.connection_lost',
 ] as const;
 export type ErrorClass = (typeof errorClasses)[number];
 

@@ -1,0 +1,49 @@
+/**
+ * The service outlives the PostgreSQL server ending its connections (a server restart, an
+ * administrator's `pg_terminate_backend`, `idle_session_timeout`): a pooled connection
+ * that dies while idle is dropped and counted as `database.connection_lost` in
+ * `GET /diagnostics`, and the next request is served on a new one. Before, the pool's
+ * unhandled 'error' event ended the process. PostgreSQL only: PGlite has no connections.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+
+const serverUrl = process.env.TEST_DATABASE_URL;
+const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
+
+/** Ends every session on the database of `url` but the caller's own; answers how many it ended. */
+async function terminateSessions(url: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    const name = new URL(url).pathname.slice(1);
+    const ended = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+    return ended.rowCount ?? 0;
+  } finally {
+    await admin.end();
+  }
+}
+
+describe('a PostgreSQL server ending the service connections', () => {
+  let svc: InProcessService | undefined;
+  beforeAll(async () => {
+    if (serverUrl) svc = await startInProcessService({ server: true });
+  }, 60_000);
+  afterAll(async () => svc?.close());
+
+  it('costs no request: lost idle connections are counted and replaced', async (ctx) => {
+    ctx.skip(!svc, 'TEST_DATABASE_URL is not set: PGlite has no connections a server could end');
+    const service = svc as InProcessService;
+    expect((await callAs(service, root, 'GET', '/cases')).status).toBe(200);
+    expect(await terminateSessions(String(service.env.DATABASE_URL))).toBeGreaterThan(0);
+
+    await expect
+      .poll(async () => (await callAs(service, root, 'GET', '/diagnostics')).body.errors, { timeout: 10_000 })
+      .toContainEqual(expect.objectContaining({ type: 'database.connection_lost' }));
+    expect((await callAs(service, root, 'GET', '/cases')).status).toBe(200);
+    const lost = service.errors().filter((line) => line.msg === 'the database server ended an idle connection');
+    expect(lost.length).toBeGreaterThan(0);
+    expect(JSON.stringify(lost)).not.toContain(String(service.env.DATABASE_URL));
+  });
+});
