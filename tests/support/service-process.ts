@@ -73,43 +73,46 @@ export async function freePort(): Promise<number> {
 
 export type ServiceProcess = { url: string; child: ChildProcess; output: () => string; stop: () => Promise<void>; kill: () => Promise<void> };
 
-/** Starts the service and resolves once `/healthz` answers. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
+/**
+ * Spawns `svc serve` with `env` (and PATH, HOME) and collects what it prints; `signal`
+ * sends a signal unless the process already ended and resolves once it exited.
+ */
+function spawnService(env: Record<string, string>): { child: ChildProcess; output: () => string; signal: (name: NodeJS.Signals) => Promise<void> } {
   let output = '';
   const child = spawn(process.execPath, [join(repoRoot, 'bin/svc.js'), 'serve'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  // A failed spawn or signal is an 'error' event: unheard, it would end the test process.
+  child.on('error', (error) => (output += `\n[child process error] ${error.message}\n`));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    await exited;
+  };
+  return { child, output: () => output, signal };
+}
+
+/** Starts the service and resolves once `/healthz` answers. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const { child, output, signal } = spawnService({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`service exited early:\n${output()}`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`service did not start:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`service did not start:\n${output()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return {
-    url,
-    child,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-    kill: async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  return { url, child, output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
 /**
@@ -118,20 +121,8 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
  * and `kill` work as for the service.
  */
 export function startWorkerProcess(env: Record<string, string>): ServiceProcess {
-  let output = '';
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/svc.js'), 'serve'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, SVC_ROLE: 'worker' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const signal = async (name: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(name);
-    await exited;
-  };
-  return { url: '', child, output: () => output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
+  const { child, output, signal } = spawnService({ LOG_LEVEL: 'warn', ...env, SVC_ROLE: 'worker' });
+  return { url: '', child, output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
 /**
