@@ -225,12 +225,15 @@ describe('scale-out: 3 API and 2 worker processes under load and SIGKILLs', () =
         const { url } = (apis[turn++ % apis.length] as Slot).process;
         pause = 100;
         backlog = false;
+        // Not AbortSignal.timeout: its timer outlives the request and aborts a finished fetch up to SEND_TIMEOUT_MS later, after the test, where nothing would hear a failure.
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(), SEND_TIMEOUT_MS);
         try {
           const res = await fetch(`${url}/webhooks/detector`, {
             method: 'POST',
             headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' },
             body,
-            signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+            signal: abort.signal,
           });
           if (res.status === 202) {
             const answer = (await res.json()) as Answer;
@@ -248,6 +251,8 @@ describe('scale-out: 3 API and 2 worker processes under load and SIGKILLs', () =
           }
         } catch {
           // The process died under the request, or is not listening yet: the next one takes it.
+        } finally {
+          clearTimeout(timer);
         }
       }
       (backlog ? pushedBack : unreachable).push(alert.alert_id);
