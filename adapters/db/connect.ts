@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
+import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
 
 // int8 (bigserial positions, counts) as numbers on pg, as PGlite already returns them.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -21,6 +22,8 @@ export type OpenedDatabase = {
   engine: Engine;
   /** The embedded PGlite client (null on a server), for what only its own API offers, such as LISTEN callbacks. */
   embedded: PGlite | null;
+  /** What opening found in the embedded data directory (null on a server or in memory): `upgraded` once after a PostgreSQL major upgrade. */
+  dataDir: EmbeddedDataDirState | null;
   close: () => Promise<void>;
 };
 
@@ -39,17 +42,19 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
     const lost = location.onConnectionLost ?? (() => {});
     pool.on('error', (error) => lost(error));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', embedded: null, close: () => db.destroy() };
+    return { db, engine: 'postgres', embedded: null, dataDir: null, close: () => db.destroy() };
   }
   let client: PGlite;
+  let dataDir: EmbeddedDataDirState | null = null;
   if (location.dataDir === null) {
     client = new PGlite();
   } else {
     const dir = join(location.dataDir, 'pgdata');
+    dataDir = await prepareEmbeddedDataDir(dir);
     mkdirSync(dir, { recursive: true });
     client = new PGlite(dir);
   }
   await client.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-  return { db, engine: 'pglite', embedded: client, close: () => db.destroy() };
+  return { db, engine: 'pglite', embedded: client, dataDir, close: () => db.destroy() };
 }
