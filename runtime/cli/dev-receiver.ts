@@ -27,7 +27,14 @@ export async function runDevReceiver(argv: string[]): Promise<void> {
       res.writeHead(valid ? 204 : 401).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(Number(values.port), values.host, resolve));
+  // A port in use is an 'error' event: rejected here, `svc` prints one line instead of a stack.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(values.port), values.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   process.stdout.write(`receiver listening on http://${values.host}:${values.port}/\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
