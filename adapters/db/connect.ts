@@ -39,8 +39,7 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   if ('databaseUrl' in location) {
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10 });
     // Without a listener, an idle connection's error is an unhandled 'error' event and ends the process.
-    const lost = location.onConnectionLost ?? (() => {});
-    pool.on('error', (error) => lost(error));
+    pool.on('error', location.onConnectionLost ?? (() => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', embedded: null, dataDir: null, close: () => db.destroy() };
   }
