@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { signStandardWebhook } from '../../adapters/actions/notify-webhook.ts';
+import { listenError } from '../listen-error.ts';
 
 export async function runDevReceiver(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -29,11 +30,8 @@ export async function runDevReceiver(argv: string[]): Promise<void> {
   });
   // A port in use is an 'error' event: rejected here, `svc` prints one line instead of a stack.
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(Number(values.port), values.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+    server.once('error', (error) => reject(listenError(error, { host: values.host, port: Number(values.port), variable: '--port' })));
+    server.listen(Number(values.port), values.host, () => resolve());
   });
   process.stdout.write(`receiver listening on http://${values.host}:${values.port}/\n`);
   await new Promise<void>((resolve) => {

@@ -48,7 +48,7 @@ describe('svc dev receiver', () => {
         (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
       expect(run.code).toBe(1);
-      expect(run.stderr.trim()).toBe(`svc: listen EADDRINUSE: address already in use 127.0.0.1:${port}`);
+      expect(run.stderr.trim()).toBe(`svc: port ${port} is already in use on 127.0.0.1: set --port to a free port`);
     } finally {
       holder.close();
     }
