@@ -51,7 +51,7 @@ import { createFilesystemStore } from '../adapters/attachments/filesystem.ts';
 import { createSecretBox } from '../adapters/connections/secret-box.ts';
 import { createConnectionStore } from '../adapters/connections/store.ts';
 import { createWebhookSourceStore } from '../adapters/webhook-sources/store.ts';
-import { EMBEDDED_MAJOR } from '../adapters/db/embedded-upgrade.ts';
+import { upgradeNotice } from '../adapters/db/embedded-upgrade.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
 import { createApp } from '../adapters/http/app.ts';
 import { createJtiStore } from '../adapters/identity/jti-store.ts';
@@ -137,13 +137,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       : { dataDir: config.dataDir },
   );
   const { db } = opened;
-  if (opened.dataDir?.kind === 'upgraded') {
-    const { from, kept, tables, rows } = opened.dataDir;
-    log.info(
-      { from, to: EMBEDDED_MAJOR, kept, tables, rows },
-      'upgraded the embedded data directory to a new PostgreSQL major version; the old one is kept until you remove it',
-    );
-  }
+  const upgraded = upgradeNotice(opened.dataDir);
+  if (upgraded) log.info(upgraded);
   await migrateToLatest(db);
   const box = createSecretBox(loadSecretKey(env, config.dataDir));
   const ids = () => randomUUID();

@@ -60,6 +60,12 @@ export async function prepareEmbeddedDataDir(dir: string): Promise<EmbeddedDataD
   return { kind: 'upgraded', from: major, kept, tables: counts.size, rows: [...counts.values()].reduce((a, b) => a + b, 0) };
 }
 
+/** The one line that tells an operator of an upgrade `prepareEmbeddedDataDir` made (for the log and `svc migrate`); null when it made none. */
+export function upgradeNotice(state: EmbeddedDataDirState | null): string | null {
+  if (state?.kind !== 'upgraded') return null;
+  return `upgraded the embedded data directory from PostgreSQL ${state.from} to ${EMBEDDED_MAJOR} (${state.tables} tables, ${state.rows} rows); the old one is kept at ${state.kept} until you remove it`;
+}
+
 /** The major version in `dir/PG_VERSION`, or null for a directory PGlite has not initialized. */
 function majorOf(dir: string): number | null {
   const file = `${dir}/PG_VERSION`;

@@ -10,6 +10,7 @@
  *   svc pack ...         integration pack publishing: keygen, build, sign, index, verify (pack.ts)
  */
 import { pino } from 'pino';
+import { upgradeNotice } from '../../adapters/db/embedded-upgrade.ts';
 import { openDatabase } from '../../adapters/db/connect.ts';
 import { startService } from '../boot.ts';
 import { loadConfig } from '../config.ts';
@@ -48,6 +49,8 @@ async function main(argv: string[]): Promise<void> {
     const config = loadConfig();
     const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
     try {
+      const upgraded = upgradeNotice(opened.dataDir);
+      if (upgraded) process.stdout.write(`${upgraded}\n`);
       const applied = await migrateToLatest(opened.db);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
     } finally {

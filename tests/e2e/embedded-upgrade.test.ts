@@ -6,28 +6,22 @@
  * directory. Everything is still there, both chains verify as before, the next alert
  * continues the history, and the old directory is kept beside the new one. A directory
  * of another major is refused with nothing changed, and a crash between the upgrade's two
- * renames is finished at the next start.
+ * renames is finished at the next start. `svc migrate` tells of an upgrade it made.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { PGlite as PGlite17 } from 'pglite-pg17';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_MAJOR, prepareEmbeddedDataDir } from '../../adapters/db/embedded-upgrade.ts';
 import { repoRoot } from '../support/fixtures.ts';
+import { oneStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { createTestIdentity, engineEnv, type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
 
-const runbook = `
-id: upgrade-note
-name: Note the alert
-version: 1
-trigger: { type: alert, conditions: { source: detector } }
-steps:
-  - id: note
-    action: case.update
-    autonomous: true
-    with: { comment: "seen {{ run.id }}" }
-`;
+const runbook = oneStepRunbookYaml('upgrade-note', 'case.update', '{ comment: "seen {{ run.id }}" }', '{ type: alert, conditions: { source: detector } }');
 
 describe('the embedded data directory across a PostgreSQL major version', () => {
   const started: ServiceProcess[] = [];
@@ -117,4 +111,18 @@ describe('the embedded data directory across a PostgreSQL major version', () => 
     expect((await reopened.query(`select count(*)::int as n from pg_tables where tablename = 'kept_through'`)).rows).toEqual([{ n: 1 }]);
     await reopened.close();
   });
+
+  it('says so when `svc migrate` is what upgrades the directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-upgrade-'));
+    const earlier = new PGlite17(join(dataDir, 'pgdata'));
+    await earlier.close();
+    const { stdout } = await promisify(execFile)(process.execPath, ['bin/svc.js', 'migrate'], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dataDir },
+    });
+    expect(stdout).toContain(
+      `upgraded the embedded data directory from PostgreSQL 17 to ${EMBEDDED_MAJOR} (0 tables, 0 rows); the old one is kept at ${join(dataDir, 'pgdata.pg17')}`,
+    );
+    expect(stdout).toContain('applied:');
+  }, 60_000);
 });

@@ -36,12 +36,15 @@ export const runbookDefinition = (steps: StepDefinition[], over: Partial<Runbook
   ...over,
 });
 
-/** The YAML text of a manual runbook `slug` of one autonomous step `call` running `action` with `withMap` (a YAML flow map). */
-export const oneStepRunbookYaml = (slug: string, action: string, withMap: string): string => `
+/**
+ * The YAML text of a runbook `slug` of one autonomous step `call` running `action` with
+ * `withMap` (a YAML flow map), on `trigger` (a YAML flow map; manual unless given).
+ */
+export const oneStepRunbookYaml = (slug: string, action: string, withMap: string, trigger = '{ type: manual }'): string => `
 id: ${slug}
 name: ${slug}
 version: 1
-trigger: { type: manual }
+trigger: ${trigger}
 steps:
   - id: call
     action: ${action}
