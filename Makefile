@@ -32,6 +32,7 @@ test: lint
 bench: node_modules
 	node --import tsx bench/alert-intake.ts
 	node --import tsx bench/case-list.ts
+	node --import tsx bench/peer-search.ts
 	node --import tsx bench/runbook-engine.ts
 	node --import tsx bench/chain-verify.ts
 	node --import tsx bench/custom-action.ts

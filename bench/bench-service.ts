@@ -149,6 +149,8 @@ export type BenchService = {
   url: string;
   /** A reusable exchange token acting for a person with `grants` (CONTRACTS.md section 2), valid 1 h. */
   exchangeToken: (grants: { team: string | null; role: string }[], scope: string) => Promise<string>;
+  /** A reusable token of the identity service itself (`token_use: service`, CONTRACTS.md section 2) with `scope`, valid 1 h: the peer routes' caller. */
+  serviceToken: (scope: string) => Promise<string>;
   close: () => Promise<void>;
 };
 
@@ -187,6 +189,16 @@ export async function startBenchService(extraEnv: Record<string, string> = {}): 
         .setIssuer(issuer)
         .setAudience('svc')
         .setSubject('bench-workload')
+        .setJti(randomUUID())
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(privateKey),
+    serviceToken: (scope) =>
+      new SignJWT({ token_use: 'service', scope })
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'bench' })
+        .setIssuer(issuer)
+        .setAudience('svc')
+        .setSubject('identity')
         .setJti(randomUUID())
         .setIssuedAt()
         .setExpirationTime('1h')

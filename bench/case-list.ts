@@ -5,8 +5,8 @@
  * same rotating list of filter sets for a team-scoped analyst; the bench first checks
  * that both return the same case ids for every set, so the ratio compares equal work.
  *
- * The 100k cases are read-model rows written with one INSERT ... SELECT (the list
- * reads only the `cases` projection): 6 teams and org-wide, 5 % private, 4 statuses,
+ * The 100k cases are bench/seed-cases.ts's read-model rows (the list reads only the
+ * `cases` projection): 6 teams and org-wide, 5 % private, 4 statuses,
  * 4 severities, a third owned by one of 50 analysts.
  * Prints medians of BENCH_ROUNDS rounds of p95 and p99 (ms).
  */
@@ -15,6 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../projections/database.ts';
 import { benchLine, load, median, printReport, runBench, serveBaseline, startBenchService } from './bench-service.ts';
 import type { LoadResult } from './load-worker.ts';
+import { seedCases } from './seed-cases.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -33,28 +34,6 @@ const filterSets: { query: string; where: ReturnType<typeof sql> }[] = [
   { query: 'status=new&offset=100', where: sql`status = 'new'` },
 ];
 
-async function seed(db: Kysely<Database>): Promise<void> {
-  await sql`
-    insert into cases (id, key, number, title, description, severity, tags, status, owner_id, owner_email, team, alert_count,
-                       created_at, updated_at, version, private, created_by_id)
-    select gen_random_uuid(), 'SVC-' || n, n,
-           (array['Phishing report','Malware on endpoint','Impossible travel','Brute force','Data exfiltration'])[1 + n % 5] || ' #' || n,
-           null,
-           (array['low','medium','high','critical'])[1 + n % 4],
-           '[]'::jsonb,
-           (array['new','in_progress','resolved','closed'])[1 + (n / 7) % 4],
-           case when n % 3 = 0 then md5('analyst-' || (n % 50))::uuid end,
-           case when n % 3 = 0 then 'analyst-' || (n % 50) || '@example.com' end,
-           (array['team-a','team-b','team-c','team-d','team-e','team-f',null])[1 + n % 7],
-           1 + n % 5,
-           now() - make_interval(secs => ${caseCount} - n), now(), 1,
-           n % 20 = 0,
-           null
-    from generate_series(1, ${caseCount}::int) as n`.execute(db);
-  await sql`select setval('case_number_seq', ${caseCount}::bigint)`.execute(db);
-  await sql`analyze cases`.execute(db);
-}
-
 /** The hand-written page: the filter, the analyst's scope (org-wide or its team, not private), newest first. */
 function baselinePage(db: Kysely<Database>, set: (typeof filterSets)[number]) {
   const offset = Number(new URLSearchParams(set.query).get('offset') ?? 0);
@@ -67,7 +46,7 @@ function baselinePage(db: Kysely<Database>, set: (typeof filterSets)[number]) {
 async function main() {
   const bench = await startBenchService();
   const { db, engine } = bench.service.opened;
-  await seed(db);
+  await seedCases(db, caseCount);
   const token = await bench.exchangeToken([{ team, role: 'analyst' }], 'svc:cases:read');
   const headers = { authorization: `Bearer ${token}` };
 

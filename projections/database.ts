@@ -322,6 +322,20 @@ export interface UsedTokenIdsTable {
   expires_at: Timestamp;
 }
 
+/** An MCP tool call's idempotency record (migration 0033): pending while `status` is null, then the answer it gave. */
+export interface McpIdempotencyTable {
+  actor_subject: string;
+  tool: string;
+  idempotency_key: string;
+  /** `sha256:<hex>` of the call's canonical arguments, the key left out. */
+  arguments_digest: string;
+  status: number | null;
+  /** The answer's body text, exactly as the route gave it. */
+  answer: string | null;
+  created_at: Timestamp;
+  completed_at: OptionalTimestamp;
+}
+
 export interface ConnectionsTable {
   id: string;
   kind: string;
@@ -512,6 +526,18 @@ export interface EffectsTable {
   stream_version: number;
 }
 
+/**
+ * A milestone the install reached (migration 0032), stamped once by the first event that
+ * reached it: `first_case_opened` (`ref_id` the case) or `first_approved_response` (the run).
+ */
+export interface OrgMilestonesTable {
+  milestone: string;
+  reached_at: Timestamp;
+  ref_id: string;
+  /** The stamping event's global position; 0 when migration 0032 stamped it from the read models. */
+  event_position: number;
+}
+
 export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
@@ -550,4 +576,6 @@ export interface Database {
   integration_packs: IntegrationPacksTable;
   response_policy_versions: ResponsePolicyVersionsTable;
   effects: EffectsTable;
+  org_milestones: OrgMilestonesTable;
+  mcp_idempotency: McpIdempotencyTable;
 }

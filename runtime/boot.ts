@@ -15,10 +15,13 @@ import { unresolvedEffectsOn } from '../projections/effects/effects.queries.ts';
 import { createTokenSource } from '../adapters/actions/oauth2-token.ts';
 import { createExchangeClient } from '../adapters/exchange/client.ts';
 import { createDetectorClient } from '../adapters/detector/client.ts';
+import { createIdentityServiceClient } from '../adapters/identity-service/client.ts';
+import { createApprovalDefaults } from '../adapters/identity-service/approval-defaults.ts';
 import { createBackfill } from '../adapters/commands/backfill.ts';
 import { createConnectionProbes } from '../adapters/connections/probes.ts';
 import { createGuardedFetch } from '../adapters/outbound/guarded-fetch.ts';
 import { createChatIdentityLinks } from '../adapters/chat/identity-links.ts';
+import { createIdempotencyStore } from '../adapters/mcp-server/idempotency.ts';
 import { createTicketMirror } from '../adapters/commands/ticket-mirror.ts';
 import { createTicketPoller, startTicketLoop } from './worker/ticket-poll.ts';
 import { createTicketOutbox } from './worker/ticket-outbox.ts';
@@ -97,6 +100,7 @@ import { ticketsProjection } from '../projections/tickets/tickets.projection.ts'
 import { ticketOutboxProjection } from '../projections/tickets/outbox.projection.ts';
 import { retentionProjection } from '../projections/retention/retention.projection.ts';
 import { pagesProjection } from '../projections/cases/pages.projection.ts';
+import { milestonesProjection } from '../projections/peer/milestones.projection.ts';
 import { resolveRetentionPolicy, retentionCutoff } from '../domain/retention/policy.ts';
 import { publishLiveUpdates } from '../projections/live/publisher.ts';
 import { startLiveBus, type LiveBus } from '../adapters/live/bus.ts';
@@ -185,6 +189,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       integrationPacksProjection,
       responsePolicyProjection,
       effectsProjection,
+      // After runsProjection: it reads the gates that projection settles in the same batch.
+      milestonesProjection,
     ],
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -216,6 +222,17 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const tokens = createTokenSource(outbound, () => now().getTime());
   const exchange = createExchangeClient(config.exchange, tokens);
   const detector = createDetectorClient(outbound, exchange);
+  const identityService = createIdentityServiceClient({ outbound, exchange, settings: config.identityService });
+  const approvalDefaults = createApprovalDefaults({
+    read: identityService.approvalSettings,
+    ttlMs: config.approvalSettingsTtlMs,
+    now,
+    onUnavailable: (error) => {
+      // Without SVC_IDENTITY_URL the 24 hours are the configured behaviour, not a failure.
+      if (error.reason !== 'not_configured')
+        log.warn({ reason: error.reason, err: error }, 'approval settings unreadable: the gate deadline falls back to 24 hours');
+    },
+  });
   const audit = createAuditLog({ store, ids, now });
   const effects = createEffectCommands({ store });
   const responsePolicy = createResponsePolicyCommands({ store, audit, now });
@@ -351,6 +368,9 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         presence: hub.presence,
         presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
         publicPrefix: config.publicPrefix,
+        mergedCaseStatuses: config.mergedStatuses,
+        environment: config.environment,
+        identityService,
         observables: createObservableCommands({ store, ids, now }),
         caseAlerts: createCaseAlertCommands({ store, db, now, ids, config: caseConfig }),
         tasks: createTaskCommands({ store, db, ids, now, permissions }),
@@ -396,6 +416,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
         ticketMirror,
         chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),
+        mcpIdempotency: createIdempotencyStore(db, { now, keepMs: config.mcpIdempotencyMs }),
         chatCommand: config.chat.command,
         outbound,
         logError: failure('http.internal_error', 'unhandled error'),
@@ -512,7 +533,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
           backoffBaseMs: config.stepBackoffBaseMs,
           maxStepVisits: config.maxStepVisits,
-          defaultApprovalTimeoutH: config.defaultApprovalTimeoutH,
+          approvalDeadlineHours: approvalDefaults.deadlineHours,
           caseContext: (caseId) => findCaseContext(db, caseId),
           caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
           audit,

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
 import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
 import type { ExchangeSettings } from '../adapters/exchange/client.ts';
+import type { IdentityServiceSettings } from '../adapters/identity-service/client.ts';
 import type { RetentionSettings } from '../domain/retention/policy.ts';
 import { publicKeyFromBase64 } from '../domain/integration-packs/registry.ts';
 
@@ -48,6 +49,8 @@ export type Config = {
   severities: string[];
   statuses: string[];
   closedStatuses: string[];
+  /** Statuses that mean "merged into another case": peer search skips such cases (SVC_CASE_MERGED_STATUSES). */
+  mergedStatuses: string[];
   initialStatus: string;
   workerConcurrency: number;
   workerLeaseMs: number;
@@ -55,12 +58,16 @@ export type Config = {
   stepBackoffBaseMs: number;
   /** Re-entries of one goto target a run allows before it fails (SVC_MAX_STEP_VISITS). */
   maxStepVisits: number;
-  /** Hours an approval gate stays open when its step names no `timeout_h` (SVC_APPROVAL_DEFAULT_TIMEOUT_H). */
-  defaultApprovalTimeoutH: number;
+  /** How long the approval settings read from identity (the gate deadline default) are kept, ms; 0 keeps nothing (SVC_APPROVAL_SETTINGS_TTL_S). */
+  approvalSettingsTtlMs: number;
+  /** The environment this install serves, named on peer approval items (SVC_ENVIRONMENT). */
+  environment: string;
   /** How long a connection's previous secret stays usable after a rotation, ms (SVC_CONNECTION_ROTATION_OVERLAP_H). */
   connectionRotationOverlapMs: number;
   /** How long `POST /connections/<id>/test` waits for a peer, ms (SVC_CONNECTION_TEST_TIMEOUT_MS). */
   connectionTestTimeoutMs: number;
+  /** How long the MCP tool server keeps an effectful call's answer for repeats of its `idempotency_key`, ms (SVC_MCP_IDEMPOTENCY_HOURS). */
+  mcpIdempotencyMs: number;
   intakeCacheEntries: number;
   /** Intake answers 429 while the oldest run waiting for a worker has waited longer, ms; 0 never (SVC_INTAKE_MAX_RUN_LAG_S). */
   intakeMaxRunLagMs: number;
@@ -88,6 +95,8 @@ export type Config = {
   exchange: ExchangeSettings | null;
   /** Longest wait for one call to a suite peer (the detector's alerts list), ms (SVC_PEER_TIMEOUT_MS). */
   peerTimeoutMs: number;
+  /** The identity service's live grants and approval settings: SVC_IDENTITY_URL, SVC_IDENTITY_GRANTS_PATH, SVC_IDENTITY_APPROVAL_SETTINGS_PATH, SVC_IDENTITY_TIMEOUT_MS. */
+  identityService: IdentityServiceSettings;
   /** Metrics exposition: the bearer token (METRICS_TOKEN; null: open), and where the worker serves its series. */
   metrics: { token: string | null; workerPort: number; workerHost: string };
   /** Window of `GET /metrics/overview` and `/metrics/gate`, days (SVC_METRICS_WINDOW_DAYS). */
@@ -202,6 +211,25 @@ function exchangeSettings(env: NodeJS.ProcessEnv): ExchangeSettings | null {
 }
 
 /**
+ * Where the identity service's live grants and approval settings are read
+ * (docs/suite-contracts.md "Identity: live grants and approval settings"): below
+ * SVC_IDENTITY_URL (checked by outboundConfig), at paths that must start with `/`.
+ */
+function identityServiceSettings(env: NodeJS.ProcessEnv): IdentityServiceSettings {
+  const path = (name: string, fallback: string) => {
+    const value = env[name]?.trim() || fallback;
+    if (!value.startsWith('/')) throw new Error(`${name} must start with /`);
+    return value;
+  };
+  return {
+    url: env.SVC_IDENTITY_URL || null,
+    grantsPath: path('SVC_IDENTITY_GRANTS_PATH', '/peer/v1/grants'),
+    approvalSettingsPath: path('SVC_IDENTITY_APPROVAL_SETTINGS_PATH', '/peer/v1/approval-settings'),
+    timeoutMs: int(env, 'SVC_IDENTITY_TIMEOUT_MS', 5000, 100),
+  };
+}
+
+/**
  * SVC_EVENT_STORE (`postgres`, the default, or `kurrentdb`) and KURRENTDB_CONNECTION_STRING,
  * required with `kurrentdb`. KurrentDB also needs SVC_RETENTION_ENABLED=false: its purge
  * cannot delete and record atomically, so its store refuses purges
@@ -294,6 +322,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const statuses = list(env.SVC_CASE_STATUSES, ['new', 'in_progress', 'resolved', 'closed']);
   const closedStatuses = list(env.SVC_CASE_CLOSED_STATUSES, ['resolved', 'closed']);
   for (const s of closedStatuses) if (!statuses.includes(s)) throw new Error('SVC_CASE_CLOSED_STATUSES must be a subset of SVC_CASE_STATUSES');
+  const mergedStatuses = list(env.SVC_CASE_MERGED_STATUSES, []);
+  for (const s of mergedStatuses) if (!statuses.includes(s)) throw new Error('SVC_CASE_MERGED_STATUSES must be a subset of SVC_CASE_STATUSES');
   const initialStatus = statuses[0];
   if (initialStatus === undefined) throw new Error('SVC_CASE_STATUSES must not be empty');
   const severities = list(env.SVC_CASE_SEVERITIES, ['low', 'medium', 'high', 'critical']);
@@ -330,18 +360,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     severities,
     statuses,
     closedStatuses,
+    mergedStatuses,
     initialStatus,
     workerConcurrency: int(env, 'SVC_WORKER_CONCURRENCY', 32, 1),
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
     maxStepVisits: int(env, 'SVC_MAX_STEP_VISITS', 3, 1),
-    defaultApprovalTimeoutH: int(env, 'SVC_APPROVAL_DEFAULT_TIMEOUT_H', 24, 1),
+    approvalSettingsTtlMs: int(env, 'SVC_APPROVAL_SETTINGS_TTL_S', 60, 0) * 1000,
+    environment: env.SVC_ENVIRONMENT?.trim() || 'production',
     intakeCacheEntries: int(env, 'SVC_INTAKE_CACHE_ENTRIES', 10_000, 1),
     intakeMaxRunLagMs: int(env, 'SVC_INTAKE_MAX_RUN_LAG_S', 10, 0) * 1000,
     embeddedVacuumIntervalMs: int(env, 'SVC_EMBEDDED_VACUUM_INTERVAL_S', 300, 0) * 1000,
     connectionRotationOverlapMs: int(env, 'SVC_CONNECTION_ROTATION_OVERLAP_H', 24, 0) * 3_600_000,
     connectionTestTimeoutMs: int(env, 'SVC_CONNECTION_TEST_TIMEOUT_MS', 15_000, 100),
+    mcpIdempotencyMs: int(env, 'SVC_MCP_IDEMPOTENCY_HOURS', 24, 1) * 3_600_000,
     ackSla: ackSlaTargets(env.SVC_ACK_SLA_MINUTES, severities),
     caseListTotalCap: int(env, 'SVC_CASE_LIST_TOTAL_CAP', 1000, 1),
     presenceHeartbeatSeconds: int(env, 'SVC_PRESENCE_HEARTBEAT_SECONDS', 30, 1),
@@ -359,6 +392,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbound: outboundConfig(env),
     exchange: exchangeSettings(env),
     peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 15_000, 100),
+    identityService: identityServiceSettings(env),
     backfill: { maxAlerts: int(env, 'SVC_BACKFILL_MAX_ALERTS', 1000, 1), lookbackHours: int(env, 'SVC_BACKFILL_LOOKBACK_H', 24, 1) },
     metrics: {
       token: env.METRICS_TOKEN || null,

@@ -11,6 +11,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
 import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
+import { embeddedOptions } from './embedded-options.ts';
 
 // int8 (bigserial positions, counts) as numbers on pg, as PGlite already returns them.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -46,12 +47,12 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   let client: PGlite;
   let dataDir: EmbeddedDataDirState | null = null;
   if (location.dataDir === null) {
-    client = new PGlite();
+    client = new PGlite(embeddedOptions);
   } else {
     const dir = join(location.dataDir, 'pgdata');
     dataDir = await prepareEmbeddedDataDir(dir);
     mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir);
+    client = new PGlite(dir, embeddedOptions);
   }
   await client.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });

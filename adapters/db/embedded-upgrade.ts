@@ -15,6 +15,7 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { embeddedOptions } from './embedded-options.ts';
 
 /** The PostgreSQL major version of the PGlite this build runs (checked by a test). */
 export const EMBEDDED_MAJOR = 18;
@@ -89,7 +90,7 @@ async function dumpOld(dir: string): Promise<{ dump: string; counts: RowCounts }
 
 /** Restores `dump` into a new directory at `dir` and answers its row counts. */
 async function restoreNew(dir: string, dump: string): Promise<RowCounts> {
-  const fresh = new PGlite(dir);
+  const fresh = new PGlite(dir, embeddedOptions);
   try {
     await fresh.waitReady;
     await fresh.exec(dump);

@@ -10,14 +10,16 @@
  * answered `{items: [native alert], next_cursor: string | null}`. `request` is any other
  * call (the `detector.*` actions, adapters/actions/detector.ts).
  *
- * A 401 drops the token and the request is sent once more with a fresh one. Failures are
+ * A 401 drops the token and the request is sent once more with a fresh one
+ * (exchange/send.ts). Failures are
  * ActionFailures: `detector_error` (non-2xx, with the detector's own `detail`; retryable
  * on 5xx and 429), `detector_bad_response` (final), and the transport and exchange
  * failures of outbound-http.ts and exchange/client.ts.
  */
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
-import { joinUrl, readCappedText, requireConnection, retryableStatus, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
+import { joinUrl, readCappedText, requireConnection, retryableStatus, type OutboundFetch } from '../actions/outbound-http.ts';
 import type { ExchangeClient } from '../exchange/client.ts';
+import { sendWithExchangeToken } from '../exchange/send.ts';
 
 /** The audience of detector tokens at the workload exchange. */
 export const DETECTOR_AUDIENCE = 'detector';
@@ -71,19 +73,8 @@ export function createDetectorClient(outbound: OutboundFetch, exchange: Exchange
       ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }),
     };
-    let response: Response;
-    for (let fresh = false; ; fresh = true) {
-      const token = await exchange.token(action, DETECTOR_AUDIENCE, call.scopes, signal, fresh);
-      const init = {
-        method: call.method,
-        headers: { ...headers, authorization: `Bearer ${token}` },
-        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      };
-      response = await sendOutbound(action, outbound, url, init, signal);
-      if (response.status !== 401 || fresh) break;
-      await response.body?.cancel();
-      exchange.invalidate(DETECTOR_AUDIENCE, token);
-    }
+    const init = { method: call.method, headers, ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }) };
+    const response = await sendWithExchangeToken(action, exchange, outbound, { audience: DETECTOR_AUDIENCE, scopes: call.scopes, url, init }, signal);
     const text = await readCappedText(action, response, url, signal, MAX_PAGE_BYTES);
     if (!response.ok) throw detectorError(action, url, response.status, text);
     if (text.trim() === '') return { status: response.status, body: null };

@@ -5,7 +5,8 @@
  * identity service reads and the limit the client keeps. Only scopes the code uses are
  * declared: the detector's alerts (`POST /alerts/backfill`, `detector.get_alert`,
  * `detector.comment_alert`), rules (`detector.snooze_rule`) and exceptions
- * (`detector.add_exception`).
+ * (`detector.add_exception`); identity's live grants (`GET /peer/v1/approvals`) and
+ * approval settings (the gate deadline default), adapters/identity-service/client.ts.
  */
 import * as v from 'valibot';
 
@@ -15,6 +16,7 @@ export const EXCHANGES_CONTRACT_VERSION = 1;
 /** Audience to the scopes this service requests for it. */
 export const DECLARED_EXCHANGES: Readonly<Record<string, readonly string[]>> = {
   detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'],
+  identity: ['identity:approval-settings:read', 'identity:grants:read'],
 };
 
 /** The exchanges document of `GET /peer/v1/exchanges`: each audience this service asks the exchange for, with its scopes. */

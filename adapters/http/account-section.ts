@@ -18,6 +18,7 @@ import type { Kysely } from 'kysely';
 import * as v from 'valibot';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import type { Database } from '../../projections/database.ts';
+import { activeUserBySubject } from '../../projections/peer/peer-user.queries.ts';
 import type { ChatIdentityLinks } from '../chat/identity-links.ts';
 
 /** The peer status scope; a token holding it may not write account sections. */
@@ -52,9 +53,6 @@ const actionBody = v.strictObject({ action: accountAction });
 
 /** The account section over the user rows and chat links; `command` is the slash command people type. */
 export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentityLinks; product: string; command: string }) {
-  const activeUser = (subject: string) =>
-    deps.db.selectFrom('users').select(['id', 'email', 'subject']).where('subject', '=', subject).where('active', '=', true).executeTakeFirst();
-
   const document = async (userId: string | null): Promise<AccountSection> => {
     const base = {
       product: deps.product,
@@ -71,7 +69,7 @@ export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentity
   return {
     /** The section of the active user with identity subject `subject` (empty fields when none). */
     async read(subject: string): Promise<AccountSection> {
-      return document((await activeUser(subject))?.id ?? null);
+      return document((await activeUserBySubject(deps.db, subject))?.id ?? null);
     },
 
     /**
@@ -79,7 +77,7 @@ export function accountSection(deps: { db: Kysely<Database>; links: ChatIdentity
      * @throws DomainError 400 `peer_bad_request` for a body that is not `{action}` or an action not offered now, 404 `user_not_found`.
      */
     async act(actorSubject: string, body: unknown) {
-      const user = await activeUser(actorSubject);
+      const user = await activeUserBySubject(deps.db, actorSubject);
       if (!user) throw notFound('user_not_found', 'no active user has that identity subject');
       const parsed = v.safeParse(actionBody, body);
       if (!parsed.success) throw peerBadRequest("body must be {action: 'link' | 'unlink'}");

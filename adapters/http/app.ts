@@ -15,6 +15,10 @@ import { actionRoutes } from './actions.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
 import { alertBackfillRoutes } from './alert-backfill.routes.ts';
 import { peerRoutes } from './peer.routes.ts';
+import { peerShellRoutes } from './peer-shell.routes.ts';
+import { peerApprovalRoutes } from './peer-approvals.routes.ts';
+import { mcpRoutes } from './mcp.routes.ts';
+import { peerAuditRoutes } from './peer-audit.routes.ts';
 import { attachmentRoutes, isAttachmentUpload } from './attachments.routes.ts';
 import { auditRoutes } from './audit.routes.ts';
 import { authenticate } from './auth.ts';
@@ -91,6 +95,14 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', alertRoutes(deps));
   authed.route('/', alertBackfillRoutes(deps));
   authed.route('/', peerRoutes(deps));
+  authed.route('/', peerShellRoutes(deps));
+  authed.route('/', peerApprovalRoutes(deps));
+  // The MCP tools run these very routes in process, with the inputs /openapi.json declares for them (adapters/mcp-server/).
+  authed.route(
+    '/',
+    mcpRoutes({ ...deps, app: { fetch: (request, env) => root.fetch(request, env), basePath: deps.basePath }, openApi: () => openApiDocument() }),
+  );
+  authed.route('/', peerAuditRoutes(deps));
   authed.route('/', runRoutes(deps));
   authed.route('/', runbookRoutes(deps));
   authed.route('/', actionRoutes(deps));
@@ -133,10 +145,9 @@ export function createApp(deps: HttpDeps) {
   } satisfies Partial<GenerateSpecOptions>;
   // Generated once, on the first request, when every route is registered.
   let openApi: Promise<unknown> | null = null;
-  api.get('/openapi.json', async (c) => {
-    openApi ??= generateSpecs(api, openApiOptions).then((doc) => withErrorResponses(doc as Parameters<typeof withErrorResponses>[0]));
-    return c.json(await openApi);
-  });
+  const openApiDocument = () =>
+    (openApi ??= generateSpecs(api, openApiOptions).then((doc) => withErrorResponses(doc as Parameters<typeof withErrorResponses>[0])));
+  api.get('/openapi.json', async (c) => c.json(await openApiDocument()));
   api.route('/', authed);
 
   const root = deps.basePath ? new Hono().route(deps.basePath, api) : api;

@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { queryInt } from './shapes.ts';
 import { auditActions, auditEntrySchema, type AuditEntry } from '../../domain/audit/events.ts';
 import { chainVerdictSchema } from '../../domain/shared/hash-chain.ts';
-import { listAudit } from '../../projections/audit/audit.queries.ts';
+import { listAudit, type AuditRow } from '../../projections/audit/audit.queries.ts';
 import { verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -36,6 +36,16 @@ export const auditPageSchema = v.strictObject({
   next_after: v.nullable(v.number()),
 });
 
+/** A page of `limit` rows read by listAudit as `GET /audit` (and the peer audit route) answer it. */
+export function auditPage(rows: AuditRow[], limit: number): v.InferOutput<typeof auditPageSchema> {
+  const last = rows[rows.length - 1];
+  return {
+    // The projector chains each audit.recorded event's entry as the row (domain/audit/chain-rows.ts).
+    items: rows.map((r) => ({ index: Number(r.chain_index), ...(r.row as AuditEntry), prev_hash: r.prev_hash, hash: r.hash })),
+    next_after: rows.length === limit && last ? Number(last.chain_index) : null,
+  };
+}
+
 /** What the audit routes read of the service (adapters/http/deps.ts). */
 export type AuditRouteDeps = Pick<HttpDeps, 'db' | 'permissions'>;
 
@@ -54,13 +64,9 @@ export function auditRoutes(deps: AuditRouteDeps) {
       validate('query', auditQuery),
       async (c) => {
         const q = c.req.valid('query');
-        const rows = await listAudit(deps.db, { after: q.after, limit: q.limit, action: q.action, targetType: q.target_type, targetId: q.target_id });
-        const last = rows[rows.length - 1];
-        return c.json({
-          // The projector chains each audit.recorded event's entry as the row (domain/audit/chain-rows.ts).
-          items: rows.map((r) => ({ index: Number(r.chain_index), ...(r.row as AuditEntry), prev_hash: r.prev_hash, hash: r.hash })),
-          next_after: rows.length === q.limit && last ? Number(last.chain_index) : null,
-        } satisfies v.InferOutput<typeof auditPageSchema>);
+        return c.json(
+          auditPage(await listAudit(deps.db, { after: q.after, limit: q.limit, action: q.action, targetType: q.target_type, targetId: q.target_id }), q.limit),
+        );
       },
     )
     .get(

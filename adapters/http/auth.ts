@@ -32,9 +32,38 @@ export async function authenticateBearer(
   return deps.users.resolve(await deps.verifier.verify(token, request));
 }
 
-/** Middleware: authenticateBearer on the request, then `c.get('principal')` is the caller. */
+/**
+ * The `env` key under which an in-process caller hands the app a principal it already
+ * verified. A module-private Symbol: no HTTP request can name it, since the Node server
+ * passes `{incoming, outgoing}` as the env of every request it serves.
+ */
+const handedOverPrincipal = Symbol('svc.in-process-principal');
+
+/**
+ * The `env` for `app.fetch(request, env)` of a request made inside this process on behalf
+ * of `principal` (the MCP tool server, adapters/mcp-server/dispatch.ts): authenticate()
+ * takes the principal as the caller instead of verifying a bearer token, and every route
+ * check after it runs as for that caller.
+ */
+export function inProcessEnv(principal: Principal): { readonly [handedOverPrincipal]: Principal } {
+  return { [handedOverPrincipal]: principal };
+}
+
+function handedOver(env: unknown): Principal | undefined {
+  return typeof env === 'object' && env !== null && handedOverPrincipal in env ? (env as ReturnType<typeof inProcessEnv>)[handedOverPrincipal] : undefined;
+}
+
+/**
+ * Middleware: authenticateBearer on the request, then `c.get('principal')` is the caller;
+ * for a request made in process with inProcessEnv, the principal handed over.
+ */
 export function authenticate(deps: { verifier: TokenVerifier; users: UserDirectory; basePath: string }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const principal = handedOver(c.env);
+    if (principal !== undefined) {
+      c.set('principal', principal);
+      return next();
+    }
     // The raw URL path, not Hono's decoded one: `htu` is minted from the path as sent.
     const path = pathBelow(new URL(c.req.url).pathname, deps.basePath);
     c.set('principal', await authenticateBearer(c.req.header('authorization'), { method: c.req.method, path }, deps));

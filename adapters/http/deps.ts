@@ -43,6 +43,8 @@ import type { Presence } from '../live/hub.ts';
 import type { ChatIdentityLinks } from '../chat/identity-links.ts';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { IdempotencyStore } from '../mcp-server/idempotency.ts';
+import type { IdentityServiceClient } from '../identity-service/client.ts';
 
 /**
  * The pack registry of this install: its folder and what verification needs (SVC_PACKS_DIR,
@@ -79,6 +81,12 @@ export type HttpDeps = {
   presenceHeartbeatSeconds: number;
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
   publicPrefix: string;
+  /** Case statuses meaning "merged into another case", which peer search skips (SVC_CASE_MERGED_STATUSES). */
+  mergedCaseStatuses: readonly string[];
+  /** The environment this install serves, named on peer approval items (SVC_ENVIRONMENT). */
+  environment: string;
+  /** The identity service's live grants and approval settings (adapters/identity-service/client.ts). */
+  identityService: IdentityServiceClient;
   observables: ObservableCommands;
   caseAlerts: CaseAlertCommands;
   tasks: TaskCommands;
@@ -144,4 +152,6 @@ export type HttpDeps = {
   outbound: OutboundFetch;
   /** Builds the `suite-diagnostics/v1` document of `GET /diagnostics` (runtime/diagnostics.ts). */
   diagnostics: () => Promise<Record<string, unknown>>;
+  /** The MCP tool server's idempotency records of effectful calls (adapters/mcp-server/idempotency.ts; SVC_MCP_IDEMPOTENCY_HOURS). */
+  mcpIdempotency: IdempotencyStore;
 };

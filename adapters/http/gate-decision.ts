@@ -6,13 +6,16 @@
  *
  * The run must be visible to the person (else 404 `run_not_found`); `approve_runbooks` is
  * needed in the run's case team, a realm grant for a run without a case (else 403
- * `forbidden`); the gate's roles are matched against the person's grants covering that
- * team, by exact name (domain/runs/decide.ts: `approval_role_required`,
- * `approval_expired`, `gate_not_open`, `run_finished`).
+ * `forbidden`); the gate's roles are matched by exact name against the roles of the
+ * person's grants that cover that team and hold `approve_runbooks`
+ * (adapters/identity/gate-approval.ts, the rule the peer approvals listing shows gates by;
+ * domain/runs/decide.ts: `approval_role_required`, `approval_expired`, `gate_not_open`,
+ * `run_finished`).
  */
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import { findRun } from '../../projections/runs/runs.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
+import { approvingRoles } from '../identity/gate-approval.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
 import { caseAccess } from './case-access.ts';
@@ -42,7 +45,7 @@ export async function decideGateAs(deps: GateDecisionDeps, principal: Principal,
   if (!hasPermission(principal, 'approve_runbooks', deps.permissions, team)) {
     throw new DomainError('forbidden', 403, "permission approve_runbooks required in the run's team", { permission: 'approve_runbooks', team });
   }
-  const roles = principal.grants.filter((g) => g.team === null || g.team === team).map((g) => g.role);
+  const roles = approvingRoles(principal.grants, deps.permissions, team);
   const position = await deps.runs.decideGate({ runId: run.id, stepId: input.stepId, decision: input.decision, note: input.note, by: principal.email, roles });
   await deps.waitFor(position);
 }

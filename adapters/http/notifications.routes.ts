@@ -5,9 +5,11 @@
  * (a caller with a user row) has an inbox.
  */
 import { Hono } from 'hono';
+import type { Selectable } from 'kysely';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
+import type { NotificationsTable } from '../../projections/database.ts';
 import { listNotifications, markNotificationsRead } from '../../projections/notifications/notifications.queries.ts';
 import type { Principal } from '../identity/principal.ts';
 import { requirePermission } from './auth.ts';
@@ -28,6 +30,22 @@ export const notificationSchema = v.strictObject({
   read: v.boolean(),
   href: v.optional(v.string()),
 });
+
+type Notification = v.InferOutput<typeof notificationSchema>;
+
+/** A stored notification as answered; `prefix` is the public UI prefix `href` goes under (SVC_PUBLIC_PREFIX, no trailing slash). */
+export function notificationView(r: Selectable<NotificationsTable>, prefix: string): Notification {
+  return {
+    id: r.id,
+    kind: r.kind,
+    severity: r.severity,
+    title: r.title,
+    context: r.context,
+    at: iso(r.at),
+    read: r.read_at !== null,
+    ...(r.href !== null && { href: `${prefix}${r.href}` }),
+  };
+}
 
 const personOf = (p: Principal): string => {
   if (p.userId === null) throw new DomainError('forbidden', 403, 'notifications belong to a person; this token acts for none');
@@ -61,20 +79,7 @@ export function notificationRoutes(deps: NotificationRouteDeps) {
       async (c) => {
         const q = c.req.valid('query');
         const rows = await listNotifications(deps.db, personOf(c.get('principal')), { unreadOnly: q.unread_only, limit: q.limit });
-        return c.json({
-          items: rows.map(
-            (r): v.InferOutput<typeof notificationSchema> => ({
-              id: r.id,
-              kind: r.kind,
-              severity: r.severity,
-              title: r.title,
-              context: r.context,
-              at: iso(r.at),
-              read: r.read_at !== null,
-              ...(r.href !== null && { href: `${prefix}${r.href}` }),
-            }),
-          ),
-        });
+        return c.json({ items: rows.map((r) => notificationView(r, prefix)) });
       },
     )
     .post(

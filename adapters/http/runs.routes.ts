@@ -7,8 +7,9 @@
  *
  * Deciding a gate needs `approve_runbooks` in the run's case team (a realm grant for a
  * run without a case), and one of the gate's roles among the caller's grants covering
- * that team: role names match exactly, so a gate for `approver` is not decided by an
- * `admin` grant unless the gate lists `admin` too (gate-decision.ts, shared with chat).
+ * that team and holding `approve_runbooks`: role names match exactly, so a gate for
+ * `approver` is not decided by an `admin` grant unless the gate lists `admin` too
+ * (gate-decision.ts, shared with chat; the rule of identity/gate-approval.ts).
  */
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';

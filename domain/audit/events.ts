@@ -46,6 +46,7 @@ export const auditActions = [
   'integration_pack.test',
   'response_policy.publish',
   'effect.reverse',
+  'mcp.tool_called',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

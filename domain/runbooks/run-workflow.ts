@@ -17,9 +17,10 @@
  * Gates (SPEC.md "Runs, steps and gates"): before a step with `approval` runs, and
  * before a step whose action risk is `write` or `arbitrary` runs in an automatic
  * (alert or schedule) run unless it is `autonomous` or its action's risk is bounded, the run waits in
- * `waiting_approval`. The deadline is `approval.timeout_h` hours after opening, else
- * `defaultApprovalTimeoutH`; at the deadline the gate expires. An action `adminGate`
- * names (arbitrary-tier custom actions) opens a gate only admins decide before every
+ * `waiting_approval`. The deadline is `approval.timeout_h` hours after opening, else the
+ * install default, which is I/O (the suite's approval settings) and so the worker's to
+ * read: the move carries `timeoutH` null for it. At the deadline the gate expires. An
+ * action `adminGate` names (arbitrary-tier custom actions) opens a gate only admins decide before every
  * live execution, in every kind of run and whatever `autonomous` says. Dry runs open no gates:
  * they only preview.
  */
@@ -35,21 +36,19 @@ export type NextMove =
   | { kind: 'skip_step'; step: StepDefinition; attempt: number; reason: string }
   | { kind: 'goto'; step: StepDefinition; target: string; visit: number; reset: string[] }
   | { kind: 'loop_cap_exceeded'; step: StepDefinition; target: string; visits: number; cap: number }
-  | { kind: 'open_gate'; step: StepDefinition; reason: GateReason; roles: string[]; message: string | null; deadline: string }
+  | { kind: 'open_gate'; step: StepDefinition; reason: GateReason; roles: string[]; message: string | null; timeoutH: number | null }
   | { kind: 'expire_gate'; stepId: string; deadline: string }
   | { kind: 'finish_run'; status: 'succeeded' | 'failed'; error: string | null }
   | { kind: 'idle' };
 
 /**
  * What the workflow needs from outside: `maxStepVisits` (SVC_MAX_STEP_VISITS, default 3),
- * `defaultApprovalTimeoutH` (SVC_APPROVAL_DEFAULT_TIMEOUT_H, default 24), `now` as an
- * ISO time, `riskOf` giving an action's registry risk (null when unknown), and `bounded`
- * telling an action whose risk is bounded (SPEC.md "Ban-list built-in actions": automatic
+ * `now` as an ISO time, `riskOf` giving an action's registry risk (null when unknown), and
+ * `bounded` telling an action whose risk is bounded (SPEC.md "Ban-list built-in actions": automatic
  * runs are autonomous for them).
  */
 export type WorkflowLimits = {
   maxStepVisits: number;
-  defaultApprovalTimeoutH: number;
   now: string;
   riskOf: (action: string) => string | null;
   bounded: (action: string) => boolean;
@@ -99,27 +98,27 @@ export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
 }
 
 /**
- * When a gate opened at `now` (ISO time) before `step` expires: `approval.timeout_h` hours
- * later, else `defaultApprovalTimeoutH`; ISO time. Shared by the gates this workflow opens
- * and the one an action asks for (runtime/worker/run-driver.ts).
+ * When a gate opened at `openedAt` (ISO time) expires, `hours` later (the step's
+ * `approval.timeout_h`, else the install default); ISO time. Shared by the gates this
+ * workflow opens and the one an action asks for (runtime/worker/run-driver.ts).
  */
-export function gateDeadline(step: Pick<StepDefinition, 'approval'>, now: string, defaultApprovalTimeoutH: number): string {
-  const hours = step.approval?.timeout_h ?? defaultApprovalTimeoutH;
-  return new Date(Date.parse(now) + hours * 3_600_000).toISOString();
+export function gateDeadline(openedAt: string, hours: number): string {
+  return new Date(Date.parse(openedAt) + hours * 3_600_000).toISOString();
 }
 
 function gateFor(step: StepDefinition, triggerType: string, limits: WorkflowLimits) {
-  const deadline = gateDeadline(step, limits.now, limits.defaultApprovalTimeoutH);
+  // The step's own timeout, also on the gates the engine adds before it; null: the install default.
+  const timeoutH = step.approval?.timeout_h ?? null;
   // Before the step's own approval: whoever else it names, an admin decides this one.
   if (step.action !== null && limits.adminGate?.(step.action) === true) {
     const message = `${step.action} is an arbitrary-tier custom action: every live execution needs an admin's approval`;
-    return { reason: 'risk' as const, roles: ADMIN_GATE_ROLES, message: step.approval?.message ?? message, deadline };
+    return { reason: 'risk' as const, roles: ADMIN_GATE_ROLES, message: step.approval?.message ?? message, timeoutH };
   }
-  if (step.approval) return { reason: 'approval' as const, roles: step.approval.roles, message: step.approval.message, deadline };
+  if (step.approval) return { reason: 'approval' as const, roles: step.approval.roles, message: step.approval.message, timeoutH };
   const automatic = triggerType === 'alert' || triggerType === 'schedule';
   const risk = step.action === null ? null : limits.riskOf(step.action);
   if (automatic && !step.autonomous && risk !== null && GATED_RISKS.has(risk) && !(step.action !== null && limits.bounded(step.action))) {
-    return { reason: 'risk' as const, roles: RISK_GATE_ROLES, message: `${step.action} has risk ${risk}: approve to run it in this automatic run`, deadline };
+    return { reason: 'risk' as const, roles: RISK_GATE_ROLES, message: `${step.action} has risk ${risk}: approve to run it in this automatic run`, timeoutH };
   }
   return null;
 }

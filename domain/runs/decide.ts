@@ -120,13 +120,23 @@ function decideGate(command: Extract<RunCommand, { type: 'decide_gate' }>, state
   if (Date.parse(now) >= Date.parse(gate.deadline)) {
     throw conflict('approval_expired', 'the approval gate expired; it can no longer be decided', { run_id: state.id, deadline: gate.deadline });
   }
-  if (!roles.some((r) => gate.roles.includes(r))) {
+  if (!gateAccepts(gate.roles, roles)) {
     throw new DomainError('approval_role_required', 403, `one of the roles ${gate.roles.join(', ')} is required to decide this gate`, { roles: gate.roles });
   }
   const log = gateLog(state.id, stepId, decision, { by, note, reason: gate.reason }, null, now);
   const decided: RunEvent = { type: 'gate.decided', data: { run_id: state.id, step_id: stepId, decision, by, note, log, at: now } };
   if (decision === 'approved') return [decided];
   return [decided, { type: 'run.finished', data: { run_id: state.id, status: 'denied', error: `step ${stepId} denied by ${by ?? 'unknown'}`, at: now } }];
+}
+
+/**
+ * Whether a gate requiring one of `gateRoles` accepts a decider holding `roles`: role names
+ * match exactly, so an `admin` does not decide an `approver`-only gate unless it lists
+ * `admin` too. The one acceptance rule for deciding a gate and for listing it to approvers
+ * (adapters/identity/gate-approval.ts).
+ */
+export function gateAccepts(gateRoles: readonly string[], roles: readonly string[]): boolean {
+  return roles.some((r) => gateRoles.includes(r));
 }
 
 /** The action-log row of a gate decision or expiry. */

@@ -14,3 +14,4 @@ export const runDecider: Decider<RunCommand, RunEvent, RunState> = {
 export type { RunCommand } from './commands.ts';
 export type { ActionLogRow, GateReason, RunEvent, RunOutcome, RunQueued, StepStatus, TriggerType } from './events.ts';
 export { finishedStatuses, type RunState } from './state.ts';
+export { gateAccepts } from './decide.ts';

@@ -29,6 +29,9 @@ import * as integrationPacks from './0028-integration-packs.ts';
 import * as responsePolicy from './0029-response-policy.ts';
 import * as effects from './0030-effects.ts';
 import * as chainRowText from './0031-chain-row-text.ts';
+import * as orgMilestones from './0032-org-milestones.ts';
+import * as mcpIdempotency from './0033-mcp-idempotency.ts';
+import * as auditAt from './0034-audit-at.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -56,6 +59,9 @@ const migrations: Record<string, Migration> = {
   '0029-response-policy': responsePolicy,
   '0030-effects': effects,
   '0031-chain-row-text': chainRowText,
+  '0032-org-milestones': orgMilestones,
+  '0033-mcp-idempotency': mcpIdempotency,
+  '0034-audit-at': auditAt,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

@@ -23,3 +23,14 @@ export async function markNotificationsRead(db: Kysely<Database>, userId: string
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** How many of the user's notifications are unread. */
+export async function countUnread(db: Kysely<Database>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

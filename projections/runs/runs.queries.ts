@@ -28,18 +28,41 @@ export async function findRun(db: Kysely<Database>, id: string, scope: CaseScope
   return db.selectFrom('runs').selectAll().where('id', '=', id).where(visibleRuns(scope)).executeTakeFirst();
 }
 
+/** Which pending gates to read: only runs of cases in `teams` when given, and only after `after` in the listing order. */
+export type PendingGateFilter = {
+  teams?: readonly string[] | undefined;
+  after?: { deadline: Date; runId: string; stepId: string } | undefined;
+};
+
 /**
- * Pending approval gates of runs `scope` may see whose deadline is still ahead of `now`
- * (the service clock the deadlines were computed with), soonest deadline first (SPEC.md
- * `GET /approvals?status=pending`).
+ * Pending approval gates of runs waiting at them that `scope` may see, whose deadline is
+ * still ahead of `now` (the service clock the deadlines were computed with), soonest
+ * deadline first, then by run id (SPEC.md `GET /approvals?status=pending`, and
+ * `GET /peer/v1/approvals`, which pages with `filter.after`). Each row carries the run's
+ * case team (null: no case, or an org-wide case) and its runbook's name.
  */
-export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, limit: number, now: Date) {
-  return db
+export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, limit: number, now: Date, filter: PendingGateFilter = {}) {
+  const { teams, after } = filter;
+  let gates = db
     .selectFrom('run_gates')
     .innerJoin('runs', 'runs.id', 'run_gates.run_id')
+    .leftJoin('cases as run_case', 'run_case.id', 'runs.case_id')
+    .leftJoin('runbooks', 'runbooks.slug', 'runs.runbook_id')
     .where('run_gates.status', '=', 'pending')
+    .where('runs.status', '=', 'waiting_approval')
     .where('run_gates.deadline', '>', now)
-    .where(visibleRuns(scope))
+    .where(visibleRuns(scope));
+  if (teams !== undefined) gates = gates.where((eb) => (teams.length > 0 ? eb('run_case.team', 'in', teams) : eb.lit(false)));
+  if (after !== undefined) {
+    gates = gates.where((eb) =>
+      eb.or([
+        eb('run_gates.deadline', '>', after.deadline),
+        eb.and([eb('run_gates.deadline', '=', after.deadline), eb('run_gates.run_id', '>', after.runId)]),
+        eb.and([eb('run_gates.deadline', '=', after.deadline), eb('run_gates.run_id', '=', after.runId), eb('run_gates.step_id', '>', after.stepId)]),
+      ]),
+    );
+  }
+  return gates
     .select([
       'run_gates.run_id',
       'run_gates.step_id',
@@ -52,9 +75,12 @@ export async function pendingApprovals(db: Kysely<Database>, scope: CaseScope, l
       'runs.case_id',
       'runs.trigger_type',
       'runs.requested_by',
+      'run_case.team',
+      'runbooks.name as runbook_name',
     ])
     .orderBy('run_gates.deadline')
     .orderBy('run_gates.run_id')
+    .orderBy('run_gates.step_id')
     .limit(limit)
     .execute();
 }

@@ -38,8 +38,13 @@ export type RunDriverDeps = StepExecutorDeps & {
   stillOwned: () => boolean;
   /** SVC_MAX_STEP_VISITS: re-entries a goto target allows before the run fails. */
   maxStepVisits: number;
-  /** SVC_APPROVAL_DEFAULT_TIMEOUT_H: a gate's deadline when its step names no `timeout_h`. */
-  defaultApprovalTimeoutH: number;
+  /**
+   * Hours a gate stays open when its step names no `timeout_h`: the install default from
+   * the suite's approval settings, else 24 (adapters/identity-service/approval-defaults.ts).
+   * Read only when such a gate opens; the deadline is then fixed in `gate.opened`, so a
+   * replay after a crash never reads it again.
+   */
+  approvalDeadlineHours: () => Promise<number>;
   /**
    * Where a live execution of an arbitrary-tier custom action is audited
    * (`custom_action.execute`, in the same append as the step's end); absent, it is not.
@@ -137,7 +142,6 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
       }
       const move = nextMove(state, {
         maxStepVisits: deps.maxStepVisits,
-        defaultApprovalTimeoutH: deps.defaultApprovalTimeoutH,
         now: now(),
         riskOf: (action) => deps.actions.riskOf(action),
         bounded: (action) => deps.actions.isBounded(action),
@@ -158,8 +162,10 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           record({ type: 'goto', stepId: move.step.id, target: move.target, visit: move.visit, reset: move.reset, now: now() });
           break;
         case 'open_gate': {
-          const { step, reason, roles, message, deadline } = move;
-          record({ type: 'open_gate', stepId: step.id, reason, roles, message, deadline, now: now() });
+          const { step, reason, roles, message, timeoutH } = move;
+          const at = now();
+          const deadline = gateDeadline(at, timeoutH ?? (await deps.approvalDeadlineHours()));
+          record({ type: 'open_gate', stepId: step.id, reason, roles, message, deadline, now: at });
           break;
         }
         case 'expire_gate':
@@ -207,7 +213,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
             });
             if (message !== null) {
               const at = now();
-              const deadline = gateDeadline(step, at, deps.defaultApprovalTimeoutH);
+              const deadline = gateDeadline(at, step.approval?.timeout_h ?? (await deps.approvalDeadlineHours()));
               record({ type: 'open_gate', stepId: step.id, reason: 'response_policy', roles: RISK_GATE_ROLES, message, deadline, now: at });
               break;
             }

@@ -174,7 +174,10 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
     expect(await res.json()).toEqual({
       contract_version: 1,
       product: 'svc',
-      exchanges: { detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'] },
+      exchanges: {
+        detector: ['detector:alerts:read', 'detector:alerts:write', 'detector:exceptions:write', 'detector:rules:write'],
+        identity: ['identity:approval-settings:read', 'identity:grants:read'],
+      },
     });
 
     const otherScope = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:cases:read' });

@@ -134,7 +134,7 @@ describe.each(engines)('run driver on $name', (engine) => {
     }),
     stillOwned: () => true,
     maxStepVisits: 3,
-    defaultApprovalTimeoutH: 24,
+    approvalDeadlineHours: async () => 24,
   });
 
   const queueRun = async (runSteps = steps, caseId: string | null = null): Promise<string> => {

@@ -53,6 +53,29 @@ steps:
 `;
 
 /**
+ * The YAML text of a manual runbook `slug` whose one step `stepId` (default `gated`) runs
+ * `action` with `withMap` (a YAML flow map) behind the human approval gate `approval` (a
+ * YAML flow map, default `{ roles: [approver] }`); its name is `name` (default the slug).
+ */
+export const gatedStepRunbookYaml = (
+  slug: string,
+  action: string,
+  withMap: string,
+  approval = '{ roles: [approver] }',
+  { stepId = 'gated', name = slug }: { stepId?: string; name?: string } = {},
+): string => `
+id: ${slug}
+name: ${name}
+version: 1
+trigger: { type: manual }
+steps:
+  - id: ${stepId}
+    action: ${action}
+    approval: ${approval}
+    with: ${withMap}
+`;
+
+/**
  * A manual runbook whose one step `act` calls a managed containment `action` on the run
  * input named `input` (`ip`, `domain` or `host`, passed under the same name), with `extra`
  * more `with` entries (for example `, ttl_seconds: 600`).

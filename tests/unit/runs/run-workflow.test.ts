@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RunbookDefinition, StepDefinition } from '../../../domain/runbooks/model.ts';
-import { downstreamOf, nextMove } from '../../../domain/runbooks/run-workflow.ts';
+import { downstreamOf, gateDeadline, nextMove } from '../../../domain/runbooks/run-workflow.ts';
 import type { RunCommand } from '../../../domain/runs/commands.ts';
 import { decideRun } from '../../../domain/runs/decide.ts';
 import type { RunEvent, StepStatus } from '../../../domain/runs/events.ts';
 import { evolveRun, initialRunState, type RunState } from '../../../domain/runs/state.ts';
 import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
-const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: '2026-01-01T00:00:00.000Z', riskOf: () => 'notify', bounded: () => false };
+const limits = { maxStepVisits: 3, now: '2026-01-01T00:00:00.000Z', riskOf: () => 'notify', bounded: () => false };
 
 const step = (id: string, over: Partial<StepDefinition> = {}): StepDefinition => stepDefinition(id, { autonomous: false, ...over });
 
@@ -178,25 +178,23 @@ describe('gates', () => {
   };
   const approvalStep = step('gated', { approval: { roles: ['approver'], timeout_h: 2, message: 'ok?' } });
 
-  it('opens an approval gate with timeout_h, else the default deadline', () => {
+  it("opens an approval gate with the step's timeout_h, else leaves the install default to the worker", () => {
     expect(nextMove(queuedWith([approvalStep], 'manual'), at('2026-01-01T00:00:00.000Z'))).toMatchObject({
       kind: 'open_gate',
       reason: 'approval',
       roles: ['approver'],
       message: 'ok?',
-      deadline: '2026-01-01T02:00:00.000Z',
+      timeoutH: 2,
     });
     const noTimeout = step('gated', { approval: { roles: ['admin'], timeout_h: null, message: null } });
-    expect(nextMove(queuedWith([noTimeout], 'manual'), { ...at('2026-01-01T00:00:00.000Z'), defaultApprovalTimeoutH: 5 })).toMatchObject({
-      kind: 'open_gate',
-      deadline: '2026-01-01T05:00:00.000Z',
-    });
+    expect(nextMove(queuedWith([noTimeout], 'manual'), at('2026-01-01T00:00:00.000Z'))).toMatchObject({ kind: 'open_gate', timeoutH: null });
+    expect(gateDeadline('2026-01-01T00:00:00.000Z', 1.5)).toBe('2026-01-01T01:30:00.000Z');
   });
 
   it('opens a default-deny risk gate for write and arbitrary actions in automatic runs only, unless autonomous', () => {
     const risky = { ...limits, riskOf: (a: string) => (a === 'http.request' ? 'arbitrary' : a === 'case.update' ? 'write' : 'notify') };
     const call = step('call', { action: 'http.request' });
-    expect(nextMove(queuedWith([call], 'alert'), risky)).toMatchObject({ kind: 'open_gate', reason: 'risk', roles: ['approver', 'admin'] });
+    expect(nextMove(queuedWith([call], 'alert'), risky)).toMatchObject({ kind: 'open_gate', reason: 'risk', roles: ['approver', 'admin'], timeoutH: null });
     expect(nextMove(queuedWith([step('w', { action: 'case.update' })], 'schedule'), risky)).toMatchObject({ kind: 'open_gate', reason: 'risk' });
     expect(nextMove(queuedWith([call], 'manual'), risky).kind).toBe('execute_step');
     expect(nextMove(queuedWith([{ ...call, autonomous: true }], 'alert'), risky).kind).toBe('execute_step');
@@ -212,7 +210,7 @@ describe('gates', () => {
     }
     // The step's own approval roles do not replace the admin's.
     const withApproval = { ...custom, approval: { roles: ['approver'], timeout_h: 2, message: null } };
-    expect(nextMove(queuedWith([withApproval], 'manual'), tier)).toMatchObject({ kind: 'open_gate', roles: ['admin'], deadline: '2026-01-01T02:00:00.000Z' });
+    expect(nextMove(queuedWith([withApproval], 'manual'), tier)).toMatchObject({ kind: 'open_gate', roles: ['admin'], timeoutH: 2 });
     // Dry runs only preview; other arbitrary actions (http.request) keep the default-deny rule.
     expect(nextMove(queuedWith([custom], 'manual', true), tier).kind).toBe('execute_step');
     expect(nextMove(queuedWith([step('h', { action: 'http.request', autonomous: true })], 'manual'), tier).kind).toBe('execute_step');

@@ -23,7 +23,7 @@ import type { Database } from '../../../projections/database.ts';
 import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
 const T = '2026-01-01T00:00:00.000Z';
-const limits = { maxStepVisits: 3, defaultApprovalTimeoutH: 24, now: T, riskOf: () => 'write', bounded: () => false };
+const limits = { maxStepVisits: 3, now: T, riskOf: () => 'write', bounded: () => false };
 
 const step = (id: string, needs: string[], comment: string): StepDefinition => stepDefinition(id, { action: 'case.update', needs, with: { comment } });
 const runbook: RunbookDefinition = runbookDefinition([step('c1', [], 'one'), step('c2', ['c1'], 'two')], { id: 'notes', name: 'Notes' });

@@ -1,0 +1,79 @@
+/**
+ * The nav's `requiredRole` (SPEC.md "Peer endpoints" `GET /peer/v1/nav`): the least role
+ * from which every stronger role holds the entry's permission, computed from the matrix.
+ */
+import { describe, expect, it } from 'vitest';
+import { navDocument, requiredRole } from '../../../adapters/http/peer-nav.ts';
+import { defaultPermissionMatrix, type PermissionMatrix } from '../../../adapters/identity/permissions.ts';
+
+const everything = defaultPermissionMatrix.admin;
+/** analyst holds manage_runbooks, approver does not; admin lacks manage_connections. */
+const uneven: PermissionMatrix = {
+  viewer: ['read'],
+  analyst: ['read', 'manage_cases', 'run_runbooks', 'manage_runbooks'],
+  approver: ['read', 'manage_cases', 'run_runbooks', 'approve_runbooks'],
+  admin: everything.filter((p) => p !== 'manage_connections'),
+};
+
+describe('requiredRole', () => {
+  it('follows the default matrix, role by role', () => {
+    expect(requiredRole('read', defaultPermissionMatrix)).toBe('viewer');
+    expect(requiredRole('manage_cases', defaultPermissionMatrix)).toBe('analyst');
+    expect(requiredRole('approve_runbooks', defaultPermissionMatrix)).toBe('approver');
+    expect(requiredRole('manage_connections', defaultPermissionMatrix)).toBe('admin');
+    expect(requiredRole('admin', defaultPermissionMatrix)).toBe('admin');
+  });
+
+  it('starts above a weaker role whose stronger neighbour lacks the permission', () => {
+    expect(requiredRole('manage_runbooks', uneven)).toBe('admin');
+  });
+
+  it('is null when even admin lacks the permission', () => {
+    expect(requiredRole('manage_connections', uneven)).toBeNull();
+  });
+
+  it('is viewer when every role holds it, and no role at all when none does', () => {
+    const all: PermissionMatrix = { viewer: everything, analyst: everything, approver: everything, admin: everything };
+    expect(requiredRole('admin', all)).toBe('viewer');
+    const none: PermissionMatrix = { viewer: [], analyst: [], approver: [], admin: [] };
+    expect(requiredRole('read', none)).toBeNull();
+  });
+});
+
+describe('navDocument', () => {
+  it('leaves requiredRole out where every role holds it and puts hrefs under the prefix', () => {
+    const nav = navDocument('svc', defaultPermissionMatrix, '/svc');
+    expect(nav.sections).toEqual([
+      { id: 'cases', title: 'Cases', href: '/svc/cases' },
+      { id: 'alerts', title: 'Alerts', href: '/svc/alerts' },
+      { id: 'runbooks', title: 'Runbooks', href: '/svc/runbooks' },
+      { id: 'runs', title: 'Runs', href: '/svc/runs' },
+      { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
+    ]);
+    expect(nav.settings.map((e) => [e.id, e.requiredRole])).toEqual([
+      ['connections', 'admin'],
+      ['webhook-sources', 'admin'],
+      ['custom-actions', 'admin'],
+      ['integration-packs', 'admin'],
+      ['response-policy', 'admin'],
+      ['audit', 'admin'],
+      ['retention', 'admin'],
+      ['diagnostics', 'admin'],
+    ]);
+    expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
+  });
+
+  it('computes each entry from the configured matrix and leaves out what no role may open', () => {
+    const nav = navDocument('svc', uneven, '');
+    expect(nav.settings.map((e) => [e.id, e.requiredRole])).toEqual([
+      ['integration-packs', 'admin'],
+      ['response-policy', 'admin'],
+      ['audit', 'admin'],
+      ['retention', 'admin'],
+      ['diagnostics', 'admin'],
+    ]);
+    expect(nav.settings[0]?.href).toBe('/integration-packs/registry');
+    const readers: PermissionMatrix = { ...uneven, viewer: [] };
+    expect(navDocument('svc', readers, '').sections.every((e) => e.requiredRole === 'analyst')).toBe(true);
+  });
+});
