@@ -7,6 +7,7 @@
  * numbers on both engines (see adapters/db/connect.ts).
  */
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { TriageRecord } from '../domain/ai/triage.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A nullable timestamp a row may be inserted without. */
@@ -59,6 +60,18 @@ export interface CasesTable {
   sla_ack_minutes: number | null;
   sla_resolve_minutes: number | null;
   sla_applied_at: Timestamp | null;
+  /** The last AI triage record (domain/ai/triage.ts), `my_feedback` excepted; null before one (migration 0036). */
+  ai_triage: JSONColumnType<TriageRecord | null, string | null | undefined, string | null>;
+}
+
+/** One analyst's feedback on a case's AI verdict (migration 0036): `ai_verdict` is the verdict judged. */
+export interface CaseAiTriageFeedbackTable {
+  case_id: string;
+  analyst_id: string;
+  analyst_verdict: string;
+  ai_verdict: string;
+  note: string | null;
+  at: Timestamp;
 }
 
 export interface CaseTimelineTable {
@@ -336,6 +349,23 @@ export interface McpIdempotencyTable {
   completed_at: OptionalTimestamp;
 }
 
+/** The install's AI settings, one row `id = 'install'` (migration 0035); a null usage column reads as its configured default. */
+export interface AiSettingsTable {
+  id: 'install';
+  /** Defaults to false: AI is off until the identity service turns it on. */
+  enabled: Generated<boolean>;
+  provider: string | null;
+  base_url: string | null;
+  model: string | null;
+  /** The provider's key, sealed with the service's secret box; never stored in clear. */
+  api_key_sealed: string | null;
+  data_classes: JSONColumnType<string[] | null, string | null, string | null>;
+  max_tokens: number | null;
+  temperature: number | null;
+  timeout_seconds: number | null;
+  updated_at: Timestamp;
+}
+
 export interface ConnectionsTable {
   id: string;
   kind: string;
@@ -542,6 +572,7 @@ export interface Database {
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   cases: CasesTable;
+  case_ai_triage_feedback: CaseAiTriageFeedbackTable;
   case_timeline: CaseTimelineTable;
   case_comments: CaseCommentsTable;
   alerts: AlertsTable;
@@ -578,4 +609,5 @@ export interface Database {
   effects: EffectsTable;
   org_milestones: OrgMilestonesTable;
   mcp_idempotency: McpIdempotencyTable;
+  ai_settings: AiSettingsTable;
 }

@@ -53,6 +53,11 @@ import { createCaseFileCommands } from '../adapters/commands/case-files.ts';
 import { createFilesystemStore } from '../adapters/attachments/filesystem.ts';
 import { createSecretBox } from '../adapters/connections/secret-box.ts';
 import { createConnectionStore } from '../adapters/connections/store.ts';
+import { createAiSettingsStore } from '../adapters/ai/settings-store.ts';
+import { createAiInvoker } from '../adapters/ai/invoke.ts';
+import { aiProviderPort } from '../adapters/ai/providers.ts';
+import { createCaseTriage } from '../adapters/ai/case-triage.ts';
+import { PRODUCT } from '../adapters/http/peer.routes.ts';
 import { createWebhookSourceStore } from '../adapters/webhook-sources/store.ts';
 import { upgradeNotice } from '../adapters/db/embedded-upgrade.ts';
 import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
@@ -147,6 +152,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const box = createSecretBox(loadSecretKey(env, config.dataDir));
   const ids = () => randomUUID();
   const connections = createConnectionStore(db, box, ids, now, config.connectionRotationOverlapMs);
+  // The provider key is sealed with the same box as connection secrets (SVC_SECRET_KEY).
+  const aiSettings = createAiSettingsStore({ db, box, now, defaults: config.ai.usageDefaults });
   const events = await openEventStore(config.eventStore, db);
   const { store } = events;
 
@@ -284,6 +291,17 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const caseConfig = caseConfigFrom(config);
   const permissions = parsePermissionMatrix(config.permissionsJson);
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
+  const ai = createAiInvoker({
+    settings: aiSettings,
+    killSwitch: config.ai.killSwitch,
+    maxPromptChars: config.ai.maxPromptChars,
+    port: aiProviderPort,
+    fetch: outbound,
+    audit,
+    store,
+    product: PRODUCT,
+  });
+  const caseTriage = createCaseTriage({ db, ai, cases, audit });
   const ticketMirror = createTicketMirror({
     store,
     db,
@@ -417,6 +435,10 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         ticketMirror,
         chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),
         mcpIdempotency: createIdempotencyStore(db, { now, keepMs: config.mcpIdempotencyMs }),
+        aiSettings,
+        caseTriage,
+        aiKillSwitch: config.ai.killSwitch,
+        aiMaxPromptChars: config.ai.maxPromptChars,
         chatCommand: config.chat.command,
         outbound,
         logError: failure('http.internal_error', 'unhandled error'),

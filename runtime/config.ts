@@ -10,6 +10,7 @@ import type { ExchangeSettings } from '../adapters/exchange/client.ts';
 import type { IdentityServiceSettings } from '../adapters/identity-service/client.ts';
 import type { RetentionSettings } from '../domain/retention/policy.ts';
 import { publicKeyFromBase64 } from '../domain/integration-packs/registry.ts';
+import { AI_USAGE_BOUNDS, aiDataClasses, type AiDataClass, type AiUsage } from '../domain/ai/settings.ts';
 
 export type Config = {
   port: number;
@@ -107,10 +108,18 @@ export type Config = {
   backfill: { maxAlerts: number; lookbackHours: number };
   /** Closed-case retention (SVC_RETENTION_*, SVC_REALM; docs/operations.md "Retention"). */
   retention: RetentionSettings;
+  /** AI (SPEC.md "AI settings"): the operator's kill switch, the usage defaults before an admin sets them, the prompt bound of one call. */
+  ai: AiConfig;
   /** The outbound HTTP edge's SSRF guard (SPEC.md "Authentication"; docs/configuration.md "Outbound edge"). */
   outbound: OutboundConfig;
   logLevel: string;
 };
+
+/**
+ * SVC_AI_KILL_SWITCH (every AI call refused `ai_kill_switch` while true), the usage half
+ * an install has until an admin changes it (SVC_AI_DEFAULT_*), and SVC_AI_MAX_PROMPT_CHARS.
+ */
+export type AiConfig = { killSwitch: boolean; usageDefaults: AiUsage; maxPromptChars: number };
 
 /**
  * `postgres`: the `events` table of the service database; `kurrentdb`: a KurrentDB server.
@@ -286,6 +295,37 @@ function retentionSettings(env: NodeJS.ProcessEnv): RetentionSettings {
   };
 }
 
+/** A number variable within `bounds` (a whole one when `integer`); `fallback` when unset. */
+function bounded(env: NodeJS.ProcessEnv, name: string, fallback: number, bounds: { min: number; max: number }, integer: boolean): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < bounds.min || n > bounds.max) {
+    throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} from ${bounds.min} to ${bounds.max}`);
+  }
+  return n;
+}
+
+/**
+ * The AI settings the environment decides. The default data classes are empty: no case
+ * data leaves the install until an admin allows a class (`none` also means none).
+ */
+function aiConfig(env: NodeJS.ProcessEnv): AiConfig {
+  const classes = list(env.SVC_AI_DEFAULT_DATA_CLASSES, []).filter((c) => c !== 'none');
+  const isClass = (c: string): c is AiDataClass => (aiDataClasses as readonly string[]).includes(c);
+  if (!classes.every(isClass)) throw new Error(`SVC_AI_DEFAULT_DATA_CLASSES must list only ${aiDataClasses.join(', ')} (or none)`);
+  return {
+    killSwitch: bool(env, 'SVC_AI_KILL_SWITCH', false),
+    usageDefaults: {
+      data_classes: aiDataClasses.filter((c) => classes.includes(c)),
+      max_tokens: bounded(env, 'SVC_AI_DEFAULT_MAX_TOKENS', 1024, AI_USAGE_BOUNDS.max_tokens, true),
+      temperature: bounded(env, 'SVC_AI_DEFAULT_TEMPERATURE', 0.2, AI_USAGE_BOUNDS.temperature, false),
+      timeout_seconds: bounded(env, 'SVC_AI_DEFAULT_TIMEOUT_SECONDS', 30, AI_USAGE_BOUNDS.timeout_seconds, true),
+    },
+    maxPromptChars: int(env, 'SVC_AI_MAX_PROMPT_CHARS', 60_000, 1),
+  };
+}
+
 /** SVC_PACK_PUBLIC_KEY as the 32 bytes of an ed25519 public key, or null when unset; a malformed key stops the start. */
 function packPublicKey(value: string | undefined): Uint8Array | null {
   if (!value) return null;
@@ -389,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduleTickMs: int(env, 'SVC_SCHEDULE_TICK_MS', 30_000, 10),
     runbookRefreshMs: int(env, 'SVC_RUNBOOK_REFRESH_MS', 10_000, 10),
     retention: retentionSettings(env),
+    ai: aiConfig(env),
     outbound: outboundConfig(env),
     exchange: exchangeSettings(env),
     peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 15_000, 100),

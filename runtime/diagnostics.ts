@@ -113,6 +113,12 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_RETENTION_MAX_DAYS: 'integer',
   SVC_RETENTION_SWEEP_INTERVAL_HOURS: 'integer',
   SVC_RETENTION_BATCH_LIMIT: 'integer',
+  SVC_AI_KILL_SWITCH: 'boolean',
+  SVC_AI_DEFAULT_DATA_CLASSES: 'list',
+  SVC_AI_DEFAULT_MAX_TOKENS: 'integer',
+  SVC_AI_DEFAULT_TEMPERATURE: 'number',
+  SVC_AI_DEFAULT_TIMEOUT_SECONDS: 'integer',
+  SVC_AI_MAX_PROMPT_CHARS: 'integer',
 };
 
 /** The libraries whose versions the document reports (a fixed list, not the lock file). */

@@ -13,7 +13,8 @@ import { resolveMentions } from './mentions.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
-import type { EventStore } from '../event-store/port.ts';
+import type { EventStore, StreamWrite } from '../event-store/port.ts';
+import type { TriageRecord, TriageVerdict } from '../../domain/ai/triage.ts';
 import { decideAndAppend, type AlsoAppend } from './aggregate.ts';
 import type { AuditLog } from './audit.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
@@ -125,6 +126,20 @@ export function createCaseCommands(deps: CaseCommandDeps) {
     },
     deleteComment: (caseId: string, commentId: string, actor: Actor, actorIsAdmin: boolean) =>
       on(caseId, actor, (now) => ({ type: 'delete_comment', commentId, actor, actorIsAdmin, now })),
+    /**
+     * Records an advisory AI triage on the case; `audit` are the rows that go with it (the
+     * call's `ai.invocation` and the `ai.triage` entry), appended in the same write.
+     */
+    recordAiTriage: (caseId: string, record: TriageRecord, actor: Actor | null, audit: StreamWrite[]) =>
+      on(
+        caseId,
+        actor,
+        (now) => ({ type: 'record_ai_triage', record, requestedBy: actor?.email ?? null, now }),
+        () => audit,
+      ),
+    /** One analyst's judgement of the case's AI verdict; a repeat replaces theirs. 409 `ai_triage_missing` before any verdict. */
+    aiTriageFeedback: (caseId: string, actor: Actor & { userId: string }, verdict: TriageVerdict, note: string | null) =>
+      on(caseId, actor, (now) => ({ type: 'give_ai_triage_feedback', actor, verdict, note, now })),
     /** Field changes and, when given, the full new list of ATT&CK technique ids (already normalized). */
     update: (caseId: string, changes: CaseChanges, actor: Actor | null, attackTechniques?: string[]) =>
       on(caseId, actor, (now) => ({ type: 'update_case', changes, ...(attackTechniques !== undefined && { attackTechniques }), now })),

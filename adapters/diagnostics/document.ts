@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { errorCountSchema } from './error-counts.ts';
 
 /** The declared types of a setting; `secret` marks a secret-bearing one. */
-export const settingTypes = ['string', 'integer', 'boolean', 'list', 'json', 'path', 'url', 'secret'] as const;
+export const settingTypes = ['string', 'integer', 'number', 'boolean', 'list', 'json', 'path', 'url', 'secret'] as const;
 
 /** The diagnostics document: versions, migrations, the state of each fixed health component, every setting by presence and type, error counts by class. */
 export const diagnosticsDocumentSchema = v.strictObject({

@@ -12,6 +12,8 @@ import { describeRoute, generateSpecs, type GenerateSpecOptions } from 'hono-ope
 import * as v from 'valibot';
 import { jsonAnswer, withErrorResponses } from './openapi.ts';
 import { actionRoutes } from './actions.routes.ts';
+import { aiSettingsRoutes } from './ai-settings.routes.ts';
+import { aiTriageRoutes } from './ai-triage.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
 import { alertBackfillRoutes } from './alert-backfill.routes.ts';
 import { peerRoutes } from './peer.routes.ts';
@@ -126,6 +128,8 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', metricsRoutes(deps));
   authed.route('/', diagnosticsRoutes(deps));
   authed.route('/', retentionRoutes(deps));
+  authed.route('/', aiSettingsRoutes(deps));
+  authed.route('/', aiTriageRoutes(deps));
   authed.route('/', ticketRoutes(deps));
 
   const openApiOptions = {

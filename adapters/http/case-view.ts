@@ -5,6 +5,7 @@
  * (our addition) is the policy a case template gave the case, or null.
  */
 import * as v from 'valibot';
+import { triageRecordSchema, type TriageRecord } from '../../domain/ai/triage.ts';
 import { ackSla, resolveSla, type AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
 import { iso } from './shapes.ts';
@@ -21,6 +22,18 @@ export const ackSlaSchema = v.strictObject({
   elapsed_seconds: v.number(),
   breached: v.boolean(),
 });
+
+/** The reader's own feedback on the case's AI verdict. */
+const myFeedbackSchema = v.nullable(v.strictObject({ analyst_verdict: v.string(), note: v.nullable(v.string()) }));
+export type MyTriageFeedback = v.InferOutput<typeof myFeedbackSchema>;
+
+/** The AI triage record as the API shows it (SPEC.md "Case sub-resources"): the stored record and the reader's `my_feedback`. */
+export const aiTriageSchema = v.strictObject({ ...triageRecordSchema.entries, my_feedback: myFeedbackSchema });
+export type AiTriageView = v.InferOutput<typeof aiTriageSchema>;
+
+/** The record with the reader's feedback, or null before any triage. */
+export const aiTriageView = (record: TriageRecord | null, mine: MyTriageFeedback): AiTriageView | null =>
+  record === null ? null : { ...record, my_feedback: mine };
 
 /** The case document every case route answers (SPEC.md "Case"). */
 export const caseSchema = v.strictObject({
@@ -50,7 +63,7 @@ export const caseSchema = v.strictObject({
     }),
   ),
   attack_techniques: v.array(v.string()),
-  ai_triage: v.null(),
+  ai_triage: v.nullable(aiTriageSchema),
   created_at: v.nullable(timestamp),
   updated_at: v.nullable(timestamp),
 });
@@ -59,7 +72,8 @@ export type CaseView = v.InferOutput<typeof caseSchema>;
 
 const date = (d: Date | string | null) => (d === null ? null : new Date(d));
 
-export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy): CaseView {
+/** The case document of `row`; `myFeedback` is the reader's feedback on its AI verdict, when they gave one. */
+export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy, myFeedback: MyTriageFeedback = null): CaseView {
   const sla = ackSla(
     {
       severity: row.severity,
@@ -105,7 +119,7 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy): CaseVie
             applied_at: iso(row.sla_applied_at),
           },
     attack_techniques: row.attack_techniques,
-    ai_triage: null,
+    ai_triage: aiTriageView(row.ai_triage, myFeedback),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

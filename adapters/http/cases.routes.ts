@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import type { CaseTemplate } from '../../domain/case-templates/template.ts';
 import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
 import { caseComments, caseTimeline, listCases, type CaseRow } from '../../projections/cases/cases.queries.ts';
+import { myTriageFeedback } from '../../projections/ai/triage.queries.ts';
 import type { Actor } from '../../domain/cases/index.ts';
 import type { Grant, Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
@@ -90,9 +91,14 @@ export function caseRoutes(deps: CaseRouteDeps) {
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
   const status = v.picklist(cfg.statuses as string[], `must be one of ${cfg.statuses.join(', ')}`);
 
-  const view = (row: CaseRow) => caseView(row, deps.now(), deps.ackSla);
+  /** The case documents of `rows` for `principal`, each with the reader's feedback on its AI verdict. */
+  const views = async (principal: Principal, rows: CaseRow[]) => {
+    const triaged = rows.filter((r) => r.ai_triage !== null).map((r) => r.id);
+    const mine = principal.userId === null ? new Map() : await myTriageFeedback(db, principal.userId, triaged);
+    return rows.map((row) => caseView(row, deps.now(), deps.ackSla, mine.get(row.id) ?? null));
+  };
   /** The case as the caller sees it after a command: read back once projections caught up. */
-  const loadView = async (principal: Principal, id: string) => view(await access.visible(principal, id));
+  const loadView = async (principal: Principal, id: string) => (await views(principal, [await access.visible(principal, id)]))[0];
 
   return new Hono<AppEnv>()
     .get(
@@ -114,7 +120,7 @@ export function caseRoutes(deps: CaseRouteDeps) {
         const q = c.req.valid('query');
         const page = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions), q.include_total ? deps.caseListTotalCap : null);
         const total = page.total && { total: page.total.value, total_relation: page.total.relation };
-        return c.json({ items: page.items.map(view), has_more: page.hasMore, ...total, limit: q.limit, offset: q.offset });
+        return c.json({ items: await views(c.get('principal'), page.items), has_more: page.hasMore, ...total, limit: q.limit, offset: q.offset });
       },
     )
     .post(

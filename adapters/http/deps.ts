@@ -45,6 +45,8 @@ import type { OutboundFetch } from '../actions/outbound-http.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { IdempotencyStore } from '../mcp-server/idempotency.ts';
 import type { IdentityServiceClient } from '../identity-service/client.ts';
+import type { AiSettingsStore } from '../ai/settings-store.ts';
+import type { CaseTriage } from '../ai/case-triage.ts';
 
 /**
  * The pack registry of this install: its folder and what verification needs (SVC_PACKS_DIR,
@@ -154,4 +156,12 @@ export type HttpDeps = {
   diagnostics: () => Promise<Record<string, unknown>>;
   /** The MCP tool server's idempotency records of effectful calls (adapters/mcp-server/idempotency.ts; SVC_MCP_IDEMPOTENCY_HOURS). */
   mcpIdempotency: IdempotencyStore;
+  /** The install's AI settings, the provider key sealed (adapters/ai/settings-store.ts). */
+  aiSettings: AiSettingsStore;
+  /** Advisory triage of one case through the AI call path (adapters/ai/case-triage.ts). */
+  caseTriage: CaseTriage;
+  /** The operator's AI kill switch (SVC_AI_KILL_SWITCH): while true every AI call is refused `ai_kill_switch`. */
+  aiKillSwitch: boolean;
+  /** The request bound of one AI call's prompt, characters (SVC_AI_MAX_PROMPT_CHARS). */
+  aiMaxPromptChars: number;
 };

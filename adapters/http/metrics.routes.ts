@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { queryInt } from './shapes.ts';
 import { socMetrics, socMetricsSchema, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
 import { metricsGate, metricsGateSchema, metricsOverview, metricsOverviewSchema } from '../../projections/metrics/metrics.queries.ts';
-import { socAiSpend, socCaseGroups, socGateGroups, socTopRules } from '../../projections/metrics/soc.queries.ts';
+import { socAiSpend, socCaseGroups, socGateGroups, socTopRules, socTriageAgreement } from '../../projections/metrics/soc.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -85,10 +85,11 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
         const until = deps.now();
         const window = q.days ?? windowDays;
         const filter = { scope: caseScopeOf(principal, deps.permissions), team: q.team ?? null, since: new Date(until.getTime() - window * 86_400_000), until };
-        const [cases, gates, topRules, aiSpend] = await Promise.all([
+        const [cases, gates, topRules, aiTriageAgreement, aiSpend] = await Promise.all([
           socCaseGroups(deps.db, filter),
           socGateGroups(deps.db, filter),
           socTopRules(deps.db, filter, TOP_RULES),
+          socTriageAgreement(deps.db, filter),
           seesAiSpend(principal, deps) ? socAiSpend(deps.db, filter, TOP_AI) : ZERO_AI_SPEND,
         ]);
         return c.json(
@@ -101,8 +102,7 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
             cases,
             gates,
             topRules,
-            // No analyst feedback on AI verdicts exists until AI triage lands (docs/operations.md "SOC metrics").
-            aiTriageAgreement: { total_feedback: 0, agreed: 0, disagreed: 0, agreement_rate: null },
+            aiTriageAgreement,
             aiSpend,
           }),
         );

@@ -20,6 +20,8 @@ export const auditActions = [
   'case.acknowledge',
   'ai.invocation',
   'ai.refusal',
+  'ai.triage',
+  'ai.settings.updated',
   'connection.create',
   'connection.update',
   'connection.delete',

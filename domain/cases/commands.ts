@@ -3,6 +3,7 @@
  * (DESIGN habit 3); status and severity values were checked against configuration
  * by the caller, except in `runbook_update`, which carries the configured lists.
  */
+import type { TriageRecord, TriageVerdict } from '../ai/triage.ts';
 import type { CaseChanges, PageVia, Pager } from './events.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
@@ -71,6 +72,10 @@ export type CaseCommand =
       vocabulary: { severities: readonly string[]; statuses: readonly string[] };
       now: string;
     }
+  /** An advisory AI triage's record, already checked (domain/ai/triage.ts). */
+  | { type: 'record_ai_triage'; record: TriageRecord; requestedBy: string | null; now: string }
+  /** An analyst's judgement of the case's current AI verdict; `actor.userId` is set (one row per analyst). */
+  | { type: 'give_ai_triage_feedback'; actor: Actor & { userId: string }; verdict: TriageVerdict; note: string | null; now: string }
   | {
       type: 'update_case';
       changes: CaseChanges;

@@ -7,10 +7,12 @@
  * `forbidden` (403) for deleting a comment that is gone or not the actor's,
  * `case_closed` (409) for applying a template to a closed case, `case_severity_invalid`
  * and `case_status_invalid` (422) for a runbook update naming a severity or status
- * outside configuration (422 as the HTTP routes refuse them).
+ * outside configuration (422 as the HTTP routes refuse them), `ai_triage_missing` (409)
+ * for feedback on a case with no AI verdict.
  */
 import { conflict, DomainError, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
+import type { TriageVerdict } from '../ai/triage.ts';
 import type { CaseCommand } from './commands.ts';
 import type { CaseChanges, CaseEvent } from './events.ts';
 import type { CaseState } from './state.ts';
@@ -61,6 +63,10 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       return pinEvidence(command, state);
     case 'apply_template':
       return applyTemplate(command, state);
+    case 'record_ai_triage':
+      return [{ type: 'case.ai_triage', data: { case_id: state.id, record: command.record, requested_by: command.requestedBy, at: command.now } }];
+    case 'give_ai_triage_feedback':
+      return giveAiTriageFeedback(command, state);
     default:
       return assertNever(command);
   }
@@ -99,6 +105,24 @@ function applyTemplate(c: Cmd<'apply_template'>, s: Existing): CaseEvent[] {
     events.push({ type: 'case.sla_policy_applied', data: { case_id: s.id, template_id: c.templateId, ...c.sla, at: c.now } });
   }
   return events;
+}
+
+function giveAiTriageFeedback(c: Cmd<'give_ai_triage_feedback'>, s: Existing): CaseEvent[] {
+  if (s.aiVerdict === null) throw conflict('ai_triage_missing', 'the case has no AI triage verdict to give feedback on', { case_id: s.id });
+  return [
+    {
+      type: 'case.ai_triage_feedback',
+      data: {
+        case_id: s.id,
+        analyst_id: c.actor.userId,
+        analyst_email: c.actor.email,
+        analyst_verdict: c.verdict,
+        note: c.note,
+        ai_verdict: s.aiVerdict as TriageVerdict,
+        at: c.now,
+      },
+    },
+  ];
 }
 
 function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {

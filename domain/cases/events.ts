@@ -2,6 +2,7 @@
  * Case events (SPEC.md "Case", "Case acknowledgement"; issue: cases core).
  * Past tense, with ids and timestamps (ISO 8601) in their data.
  */
+import type { TriageRecord, TriageVerdict } from '../ai/triage.ts';
 import type { Event } from '../shared/messages.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
@@ -131,6 +132,26 @@ export type CaseSlaPolicyApplied = Event<
   { case_id: string; template_id: string; ack_minutes: number | null; resolve_minutes: number | null; at: string }
 >;
 
+/**
+ * An advisory AI triage recorded on the case (SPEC.md "Case sub-resources": AI triage
+ * record). Named without a past-tense suffix because SPEC.md names its timeline kind
+ * `ai_triage`. Advice only: it changes no status, severity or owner.
+ */
+export type CaseAiTriage = Event<'case.ai_triage', { case_id: string; record: TriageRecord; requested_by: string | null; at: string }>;
+/** One analyst's judgement of the AI verdict (SPEC.md "AI triage feedback"); `ai_verdict` is the verdict it judged. */
+export type CaseAiTriageFeedback = Event<
+  'case.ai_triage_feedback',
+  {
+    case_id: string;
+    analyst_id: string;
+    analyst_email: string | null;
+    analyst_verdict: TriageVerdict;
+    note: string | null;
+    ai_verdict: TriageVerdict;
+    at: string;
+  }
+>;
+
 export type CaseEvent =
   | CaseOpened
   | CaseAlertAppended
@@ -146,7 +167,9 @@ export type CaseEvent =
   | CaseEvidencePinned
   | CaseTemplateApplied
   | CaseSlaPolicyApplied
-  | CasePageLinked;
+  | CasePageLinked
+  | CaseAiTriage
+  | CaseAiTriageFeedback;
 
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
@@ -164,4 +187,6 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.template_applied',
   'case.sla_policy_applied',
   'case.page_linked',
+  'case.ai_triage',
+  'case.ai_triage_feedback',
 ]);

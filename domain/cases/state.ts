@@ -26,6 +26,8 @@ export type CaseState =
       lastActivityAt: string;
       /** Set once, by the first template that carries one. */
       slaPolicy: { templateId: string; ackMinutes: number | null; resolveMinutes: number | null } | null;
+      /** The verdict of the last complete AI triage, what feedback judges; null before one. */
+      aiVerdict: string | null;
     };
 
 export const initialCaseState = (): CaseState => ({ exists: false });
@@ -51,6 +53,7 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       acknowledgedBy: null,
       lastActivityAt: d.opened_at,
       slaPolicy: null,
+      aiVerdict: null,
     };
   }
   if (!state.exists) return state;
@@ -84,6 +87,8 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
     }
     case 'case.attack_techniques_updated':
       return { ...state, attackTechniques: event.data.attack_techniques };
+    case 'case.ai_triage':
+      return event.data.record.state === 'complete' ? { ...state, aiVerdict: event.data.record.verdict } : state;
     default:
       return state;
   }

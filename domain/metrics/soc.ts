@@ -106,6 +106,14 @@ const add = (s: Sums, g: Sums) => {
 const mean = (sum: number, n: number) => (n === 0 ? null : Math.round(sum / n));
 const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
 
+/** `ai_triage_agreement` from the count of feedback rows and of those agreeing with the verdict they judged. */
+export const triageAgreement = (total: number, agreed: number): AiTriageAgreement => ({
+  total_feedback: total,
+  agreed,
+  disagreed: total - agreed,
+  agreement_rate: rate(agreed, total),
+});
+
 /** `{mtta_seconds, mttr_seconds}` of a sum. */
 const times = (s: Sums) => ({ mtta_seconds: mean(s.ackSeconds, s.acknowledged), mttr_seconds: mean(s.resolveSeconds, s.resolved) });
 const flow = (s: Sums) => ({ opened: s.opened, closed: s.resolved, ...times(s) });

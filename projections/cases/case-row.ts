@@ -47,6 +47,7 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       sla_ack_minutes: null,
       sla_resolve_minutes: null,
       sla_applied_at: null,
+      ai_triage: null,
     };
   }
   if (!row || row.version >= version) return row;
@@ -95,6 +96,10 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
         version,
       };
     }
+    case 'case.ai_triage':
+      return { ...row, ai_triage: event.data.record, version };
+    case 'case.ai_triage_feedback':
+      return { ...row, version };
     case 'case.attack_techniques_updated':
       return { ...row, attack_techniques: event.data.attack_techniques, updated_at: event.data.at, version };
     case 'case.updated': {

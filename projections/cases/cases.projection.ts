@@ -1,6 +1,8 @@
 /**
  * Case read models: `cases` (summary and detail), `case_timeline` (one row per case
- * event, SPEC.md "Timeline event") and `case_comments`.
+ * event, SPEC.md "Timeline event"), `case_comments` and `case_ai_triage_feedback` (the
+ * latest feedback of each analyst; a replayed older event never overwrites a newer one
+ * because a batch folds in order and a re-applied one carries the same values).
  *
  * Per batch: one read of the touched case rows, a pure fold (case-row.ts), one upsert
  * of the changed rows and one multi-row insert per child table. Re-applying an event
@@ -11,7 +13,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import { caseEventTypes, type CaseEvent } from '../../domain/cases/index.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
-import type { CaseCommentsTable, CaseTimelineTable, CasesTable, Database } from '../database.ts';
+import type { CaseAiTriageFeedbackTable, CaseCommentsTable, CaseTimelineTable, CasesTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 import { insertTimeline, timelineRow } from './timeline.ts';
 import { evolveCaseRow, type CaseRecord } from './case-row.ts';
@@ -47,12 +49,14 @@ const caseColumns = [
   'sla_ack_minutes',
   'sla_resolve_minutes',
   'sla_applied_at',
+  'ai_triage',
 ] as const satisfies readonly (keyof CasesTable)[];
 
 const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
   ...row,
   tags: JSON.stringify(row.tags),
   attack_techniques: JSON.stringify(row.attack_techniques),
+  ai_triage: JSON.stringify(row.ai_triage),
 });
 
 export const casesProjection: Projection = {
@@ -67,6 +71,7 @@ export const casesProjection: Projection = {
     const timeline: Insertable<CaseTimelineTable>[] = [];
     const comments: Insertable<CaseCommentsTable>[] = [];
     const deletions: { comment_id: string; at: string }[] = [];
+    const feedback = new Map<string, Insertable<CaseAiTriageFeedbackTable>>();
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data } as CaseEvent;
       const caseId = caseIdOf(recorded);
@@ -91,6 +96,17 @@ export const casesProjection: Projection = {
         });
       }
       if (event.type === 'case.comment_deleted') deletions.push(event.data);
+      if (event.type === 'case.ai_triage_feedback') {
+        const d = event.data;
+        feedback.set(`${d.case_id}/${d.analyst_id}`, {
+          case_id: d.case_id,
+          analyst_id: d.analyst_id,
+          analyst_verdict: d.analyst_verdict,
+          ai_verdict: d.ai_verdict,
+          note: d.note,
+          at: d.at,
+        });
+      }
     }
 
     const upserts = [...changed].flatMap((id) => {
@@ -115,6 +131,20 @@ export const casesProjection: Projection = {
         .insertInto('case_comments')
         .values(comments)
         .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    }
+    if (feedback.size > 0) {
+      await trx
+        .insertInto('case_ai_triage_feedback')
+        .values([...feedback.values()])
+        .onConflict((oc) =>
+          oc.columns(['case_id', 'analyst_id']).doUpdateSet((eb) => ({
+            analyst_verdict: eb.ref('excluded.analyst_verdict'),
+            ai_verdict: eb.ref('excluded.ai_verdict'),
+            note: eb.ref('excluded.note'),
+            at: eb.ref('excluded.at'),
+          })),
+        )
         .execute();
     }
     for (const d of deletions) {

@@ -7,7 +7,7 @@
  * acknowledgement, and closed in the week it was first resolved or closed (as MTTR).
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import type { AiSpend, CaseGroup, GateGroup, TopRule } from '../../domain/metrics/soc.ts';
+import { triageAgreement, type AiSpend, type AiTriageAgreement, type CaseGroup, type GateGroup, type TopRule } from '../../domain/metrics/soc.ts';
 import { visibleAlerts } from '../alerts/alerts.queries.ts';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
@@ -124,7 +124,10 @@ export async function socTopRules(db: Kysely<Database>, f: SocFilter, limit: num
 /**
  * AI spend from the audited AI rows in the window (docs/operations.md "SOC metrics"):
  * `ai.invocation` entries carry `detail.feature`, `detail.model`, `detail.prompt_tokens`
- * and `detail.completion_tokens`; `ai.refusal` entries `detail.code`.
+ * and `detail.completion_tokens`, and `detail.refusal_code` when the answer was refused;
+ * `ai.refusal` entries `detail.refusal_code` (adapters/ai/invoke.ts). A refused
+ * invocation counts as an invocation (it reached a provider and spent tokens) and as a
+ * refusal.
  */
 export async function socAiSpend(db: Kysely<Database>, f: Pick<SocFilter, 'team' | 'since' | 'until'>, top: number): Promise<AiSpend> {
   let q = db.selectFrom('audit_log').where('at', '>=', f.since).where('at', '<=', f.until).where('action', 'in', ['ai.invocation', 'ai.refusal']);
@@ -134,7 +137,7 @@ export async function socAiSpend(db: Kysely<Database>, f: Pick<SocFilter, 'team'
     sql<string>`action`.as('action'),
     sql<string | null>`row->'detail'->>'feature'`.as('feature'),
     sql<string | null>`row->'detail'->>'model'`.as('model'),
-    sql<string | null>`row->'detail'->>'code'`.as('code'),
+    sql<string | null>`row->'detail'->>'refusal_code'`.as('code'),
     sql<number>`count(*)::int`.as('n'),
     tokens('prompt_tokens').as('prompt'),
     tokens('completion_tokens').as('completion'),
@@ -154,12 +157,12 @@ export async function socAiSpend(db: Kysely<Database>, f: Pick<SocFilter, 'team'
   const models = new Map<string, { total_tokens: number; invocations: number }>();
   for (const r of rows) {
     const n = Number(r.n);
-    if (r.action === 'ai.refusal') {
+    if (r.action === 'ai.refusal' || r.code !== null) {
       spend.refusals += n;
       const code = r.code ?? 'unknown';
       spend.refusals_by_code[code] = (spend.refusals_by_code[code] ?? 0) + n;
-      continue;
     }
+    if (r.action === 'ai.refusal') continue;
     const used = Number(r.prompt) + Number(r.completion);
     spend.invocations += n;
     spend.prompt_tokens += Number(r.prompt);
@@ -181,4 +184,21 @@ export async function socAiSpend(db: Kysely<Database>, f: Pick<SocFilter, 'team'
   spend.by_feature = ranked(features, 'feature');
   spend.by_model = ranked(models, 'model');
   return spend;
+}
+
+/**
+ * Analysts' feedback on AI verdicts given in the window, on cases in scope (SPEC.md
+ * "Metrics": `ai_triage_agreement`): agreed when the analyst's verdict equals the verdict
+ * judged (domain/metrics/soc.ts `triageAgreement`).
+ */
+export async function socTriageAgreement(db: Kysely<Database>, f: SocFilter): Promise<AiTriageAgreement> {
+  const row = await db
+    .selectFrom('case_ai_triage_feedback as f')
+    .innerJoin('cases', 'cases.id', 'f.case_id')
+    .where('f.at', '>=', f.since)
+    .where('f.at', '<=', f.until)
+    .where(casesIn(f))
+    .select([sql<number>`count(*)::int`.as('total'), sql<number>`count(*) filter (where f.analyst_verdict = f.ai_verdict)::int`.as('agreed')])
+    .executeTakeFirstOrThrow();
+  return triageAgreement(Number(row.total), Number(row.agreed));
 }

@@ -32,6 +32,8 @@ import * as chainRowText from './0031-chain-row-text.ts';
 import * as orgMilestones from './0032-org-milestones.ts';
 import * as mcpIdempotency from './0033-mcp-idempotency.ts';
 import * as auditAt from './0034-audit-at.ts';
+import * as aiSettings from './0035-ai-settings.ts';
+import * as aiTriage from './0036-ai-triage.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -62,6 +64,8 @@ const migrations: Record<string, Migration> = {
   '0032-org-milestones': orgMilestones,
   '0033-mcp-idempotency': mcpIdempotency,
   '0034-audit-at': auditAt,
+  '0035-ai-settings': aiSettings,
+  '0036-ai-triage': aiTriage,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

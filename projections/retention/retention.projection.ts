@@ -33,6 +33,7 @@ export const retentionProjection: Projection = {
         'case_evidence',
         'case_pages',
         'case_tickets',
+        'case_ai_triage_feedback',
       ] as const) {
         await trx.deleteFrom(table).where('case_id', '=', caseId).execute();
       }

@@ -58,7 +58,11 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     const ai = [
       { action: 'ai.invocation', detail: { feature: 'triage', model: 'm-large', prompt_tokens: 1000, completion_tokens: 200 } },
       { action: 'ai.invocation', detail: { feature: 'explain', model: 'm-small', prompt_tokens: 300, completion_tokens: 100 } },
-      { action: 'ai.refusal', detail: { feature: 'triage', code: 'ai_data_class_denied' } },
+      { action: 'ai.refusal', detail: { feature: 'triage', refusal_code: 'ai_data_class_denied' } },
+      {
+        action: 'ai.invocation',
+        detail: { feature: 'triage', model: 'm-large', prompt_tokens: 40, completion_tokens: 10, refusal_code: 'ai_structured_output_invalid' },
+      },
     ] as const;
     let position = 0;
     for (const a of ai) position = await audit.record({ action: a.action, actor: system, target: null, team: null, detail: a.detail });
@@ -90,18 +94,18 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     ]);
     expect(doc.ai_triage_agreement).toEqual({ total_feedback: 0, agreed: 0, disagreed: 0, agreement_rate: null });
     expect(doc.ai_spend).toEqual({
-      invocations: 2,
-      refusals: 1,
-      refusals_by_code: { ai_data_class_denied: 1 },
-      prompt_tokens: 1300,
-      completion_tokens: 300,
-      total_tokens: 1600,
+      invocations: 3,
+      refusals: 2,
+      refusals_by_code: { ai_data_class_denied: 1, ai_structured_output_invalid: 1 },
+      prompt_tokens: 1340,
+      completion_tokens: 310,
+      total_tokens: 1650,
       by_feature: [
-        { feature: 'triage', total_tokens: 1200, invocations: 1 },
+        { feature: 'triage', total_tokens: 1250, invocations: 2 },
         { feature: 'explain', total_tokens: 400, invocations: 1 },
       ],
       by_model: [
-        { model: 'm-large', total_tokens: 1200, invocations: 1 },
+        { model: 'm-large', total_tokens: 1250, invocations: 2 },
         { model: 'm-small', total_tokens: 400, invocations: 1 },
       ],
     });
@@ -139,7 +143,7 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
         ai_spend: { invocations: number };
       }>;
     };
-    expect((await report('svc:cases:read svc:admin:read')).ai_spend.invocations).toBe(2);
+    expect((await report('svc:cases:read svc:admin:read')).ai_spend.invocations).toBe(3);
     expect((await report('svc:cases:read')).ai_spend.invocations).toBe(0);
   });
 

@@ -89,6 +89,7 @@ describe('evolveCaseRow', () => {
       sla_ack_minutes: null,
       sla_resolve_minutes: null,
       sla_applied_at: null,
+      ai_triage: null,
     });
   });
 
