@@ -57,6 +57,8 @@ import { createAiSettingsStore } from '../adapters/ai/settings-store.ts';
 import { createAiInvoker } from '../adapters/ai/invoke.ts';
 import { aiProviderPort } from '../adapters/ai/providers.ts';
 import { createCaseTriage } from '../adapters/ai/case-triage.ts';
+import { createRunbookDrafting } from '../adapters/ai/runbook-drafting.ts';
+import { createRunExplainer } from '../adapters/ai/run-explanation.ts';
 import { PRODUCT } from '../adapters/http/peer.routes.ts';
 import { createWebhookSourceStore } from '../adapters/webhook-sources/store.ts';
 import { upgradeNotice } from '../adapters/db/embedded-upgrade.ts';
@@ -438,7 +440,8 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         aiSettings,
         caseTriage,
         aiKillSwitch: config.ai.killSwitch,
-        aiMaxPromptChars: config.ai.maxPromptChars,
+        runbookDrafting: createRunbookDrafting({ ai, actions, runbooks }),
+        runExplainer: createRunExplainer({ ai }),
         chatCommand: config.chat.command,
         outbound,
         logError: failure('http.internal_error', 'unhandled error'),

@@ -12,6 +12,7 @@ import { describeRoute, generateSpecs, type GenerateSpecOptions } from 'hono-ope
 import * as v from 'valibot';
 import { jsonAnswer, withErrorResponses } from './openapi.ts';
 import { actionRoutes } from './actions.routes.ts';
+import { aiAuthoringRoutes } from './ai-authoring.routes.ts';
 import { aiSettingsRoutes } from './ai-settings.routes.ts';
 import { aiTriageRoutes } from './ai-triage.routes.ts';
 import { alertRoutes } from './alerts.routes.ts';
@@ -130,6 +131,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', retentionRoutes(deps));
   authed.route('/', aiSettingsRoutes(deps));
   authed.route('/', aiTriageRoutes(deps));
+  authed.route('/', aiAuthoringRoutes(deps));
   authed.route('/', ticketRoutes(deps));
 
   const openApiOptions = {

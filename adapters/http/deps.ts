@@ -47,6 +47,8 @@ import type { IdempotencyStore } from '../mcp-server/idempotency.ts';
 import type { IdentityServiceClient } from '../identity-service/client.ts';
 import type { AiSettingsStore } from '../ai/settings-store.ts';
 import type { CaseTriage } from '../ai/case-triage.ts';
+import type { RunbookDrafting } from '../ai/runbook-drafting.ts';
+import type { RunExplainer } from '../ai/run-explanation.ts';
 
 /**
  * The pack registry of this install: its folder and what verification needs (SVC_PACKS_DIR,
@@ -162,6 +164,8 @@ export type HttpDeps = {
   caseTriage: CaseTriage;
   /** The operator's AI kill switch (SVC_AI_KILL_SWITCH): while true every AI call is refused `ai_kill_switch`. */
   aiKillSwitch: boolean;
-  /** The request bound of one AI call's prompt, characters (SVC_AI_MAX_PROMPT_CHARS). */
-  aiMaxPromptChars: number;
+  /** Runbook drafting through the AI call path (adapters/ai/runbook-drafting.ts). */
+  runbookDrafting: RunbookDrafting;
+  /** Run explanation through the AI call path (adapters/ai/run-explanation.ts). */
+  runExplainer: RunExplainer;
 };

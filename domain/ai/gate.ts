@@ -31,6 +31,8 @@ export type AiRefusalCode =
   | 'ai_timeout'
   | 'ai_structured_output_invalid'
   | 'ai_triage_output_invalid'
+  | 'ai_draft_unknown_action'
+  | 'ai_draft_invalid_runbook'
   | 'provider_request_failed';
 
 export type AiRefusal = { code: AiRefusalCode; message: string };
