@@ -226,5 +226,6 @@ describe('a port in use at start-up', () => {
         rmSync(dataDir, { recursive: true, force: true });
       }
     }
-  });
+    // Two fresh embedded databases are migrated before each refusal: past 30 s on a loaded two-CPU machine.
+  }, 120_000);
 });
