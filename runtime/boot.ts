@@ -56,7 +56,8 @@ import { createConnectionStore } from '../adapters/connections/store.ts';
 import { createAiSettingsStore } from '../adapters/ai/settings-store.ts';
 import { createAiInvoker } from '../adapters/ai/invoke.ts';
 import { aiProviderPort } from '../adapters/ai/providers.ts';
-import { createCaseTriage } from '../adapters/ai/case-triage.ts';
+import { createCaseTriage, createTriageAssessor } from '../adapters/ai/case-triage.ts';
+import { createAiTriageAction } from '../adapters/actions/ai-triage.ts';
 import { createRunbookDrafting } from '../adapters/ai/runbook-drafting.ts';
 import { createRunExplainer } from '../adapters/ai/run-explanation.ts';
 import { PRODUCT } from '../adapters/http/peer.routes.ts';
@@ -71,7 +72,7 @@ import { createTokenVerifier } from '../adapters/identity/verifier.ts';
 import { createTemplateEngine } from '../adapters/templates/liquid.ts';
 import { alertsProjection } from '../projections/alerts/alerts.projection.ts';
 import { casesProjection } from '../projections/cases/cases.projection.ts';
-import { findCaseContext } from '../projections/cases/cases.queries.ts';
+import { findCase, findCaseContext } from '../projections/cases/cases.queries.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
 import { notificationsProjection } from '../projections/notifications/notifications.projection.ts';
 import { observablesProjection } from '../projections/observables/observables.projection.ts';
@@ -245,9 +246,21 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const audit = createAuditLog({ store, ids, now });
   const effects = createEffectCommands({ store });
   const responsePolicy = createResponsePolicyCommands({ store, audit, now });
+  const ai = createAiInvoker({
+    settings: aiSettings,
+    killSwitch: config.ai.killSwitch,
+    maxPromptChars: config.ai.maxPromptChars,
+    port: aiProviderPort,
+    fetch: outbound,
+    audit,
+    store,
+    product: PRODUCT,
+  });
+  const triageAssessor = createTriageAssessor({ db, ai });
   const actions: ActionRegistry = createActionRegistry(
     [
       ...builtinActions(outbound, tokens, detector, extraCa),
+      createAiTriageAction({ assessor: triageAssessor, findCase: (id) => findCase(db, id) }),
       ...responseActions({
         registry: () => actions,
         policy: responsePolicy.inForce,
@@ -293,17 +306,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   const caseConfig = caseConfigFrom(config);
   const permissions = parsePermissionMatrix(config.permissionsJson);
   const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
-  const ai = createAiInvoker({
-    settings: aiSettings,
-    killSwitch: config.ai.killSwitch,
-    maxPromptChars: config.ai.maxPromptChars,
-    port: aiProviderPort,
-    fetch: outbound,
-    audit,
-    store,
-    product: PRODUCT,
-  });
-  const caseTriage = createCaseTriage({ db, ai, cases, audit });
+  const caseTriage = createCaseTriage({ assessor: triageAssessor, cases, audit });
   const ticketMirror = createTicketMirror({
     store,
     db,
@@ -560,7 +563,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           maxStepVisits: config.maxStepVisits,
           approvalDeadlineHours: approvalDefaults.deadlineHours,
           caseContext: (caseId) => findCaseContext(db, caseId),
-          caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now }),
+          caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions, ids, now, audit }),
           audit,
         },
       });

@@ -13,6 +13,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { GenericSchema } from 'valibot';
+import type { TriageRecord } from '../../domain/ai/triage.ts';
 import type { CustomEffect } from '../../domain/custom-actions/spec.ts';
 
 export type Risk = 'read' | 'write' | 'notify' | 'arbitrary';
@@ -66,6 +67,11 @@ export type CaseEffects = {
   }) => Promise<void>;
   /** Links a page the step sent to the case (`case.page_linked`). */
   linkPage: (page: { pager: 'pager_a' | 'pager_b'; key: string; connection: string; runId: string; stepId: string }) => Promise<void>;
+  /**
+   * Records an advisory AI verdict on the case (`case.ai_triage`) with its `ai.triage`
+   * audit entry naming the call's `invocationId`; changes no status, severity or owner.
+   */
+  recordAiTriage: (record: TriageRecord, invocationId: string) => Promise<void>;
 };
 
 export type ActionContext = {

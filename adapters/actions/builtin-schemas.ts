@@ -35,12 +35,19 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   },
   'ai.triage': {
     input: v.strictObject({ instructions: v.optional(text(4000)) }),
+    // SPEC.md's five fields, then the rest of the record stored on the case (adapters/actions/ai-triage.ts).
     output: v.object({
       verdict: v.string(),
       summary: v.string(),
       suggested_runbook: v.nullable(v.string()),
       evidence_refs: v.array(v.string()),
       unverified_evidence_refs: v.array(v.string()),
+      confidence: v.number(),
+      error_code: v.nullable(v.string()),
+      provider: v.string(),
+      model: v.string(),
+      output_digest: v.string(),
+      invocation_id: v.string(),
     }),
   },
   'detector.add_exception': {

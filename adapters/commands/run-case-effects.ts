@@ -15,6 +15,8 @@ import { findCase } from '../../projections/cases/cases.queries.ts';
 import type { Database } from '../../projections/database.ts';
 import type { CaseEffects } from '../actions/action.ts';
 import type { PermissionMatrix } from '../identity/permissions.ts';
+import { triageAuditEntry } from '../ai/case-triage.ts';
+import { systemActor, type AuditLog } from './audit.ts';
 import { actorMetadata } from './cases.ts';
 import { resolveMentions } from './mentions.ts';
 import type { UnitOfWork } from './unit-of-work.ts';
@@ -31,6 +33,8 @@ export type RunCaseEffectDeps = {
   permissions: PermissionMatrix;
   ids: () => string;
   now: () => Date;
+  /** Builds the audit entries a step stages with its end (`ai.triage`). */
+  audit: Pick<AuditLog, 'write'>;
 };
 
 /**
@@ -69,6 +73,13 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
       linkPage: async (page) => {
         const now = deps.now().toISOString();
         await unit.decide(streamId, caseDecider, (): CaseCommand => ({ type: 'link_page', ...page, now }), metadata);
+      },
+      recordAiTriage: async (record, invocationId) => {
+        const row = (await findCase(deps.db, caseId)) ?? { id: caseId, key: '', team: null };
+        const now = deps.now().toISOString();
+        await unit.decide(streamId, caseDecider, (): CaseCommand => ({ type: 'record_ai_triage', record, requestedBy: actor.email, now }), metadata);
+        const entry = triageAuditEntry(deps.audit, row, systemActor('runbook_run'), invocationId, record);
+        unit.create(entry.streamId, entry.events, entry.events[0]?.metadata ?? metadata);
       },
       linkTicket: async (link) => {
         // Each link opens its own stream (domain/tickets/), new with its id: decided on the initial state and staged at version 0.

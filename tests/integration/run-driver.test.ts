@@ -29,6 +29,13 @@ import { streams } from '../../domain/shared/streams.ts';
 import { driveRun, type RunDriverDeps } from '../../runtime/worker/run-driver.ts';
 import { engines } from '../support/engines.ts';
 
+/** No step of this file stages an audit entry (only `ai.triage` does). */
+const noAuditHere = {
+  write: (): never => {
+    throw new Error('no audit entry is staged in this test');
+  },
+};
+
 const step = (id: string, needs: string[], text: string, action = 'test.record', withMap: Record<string, unknown> = { text }): StepDefinition => ({
   id,
   kind: 'action',
@@ -131,6 +138,7 @@ describe.each(engines)('run driver on $name', (engine) => {
       permissions: defaultPermissionMatrix,
       ids: randomUUID,
       now: () => new Date(),
+      audit: noAuditHere,
     }),
     stillOwned: () => true,
     maxStepVisits: 3,

@@ -79,7 +79,7 @@ const row = (step_id: string, extra: Partial<ExplainedLogRow> = {}): ExplainedLo
   step_id,
   action: 'case.update',
   attempt: 1,
-  status: 'succeeded',
+  status: 'ok',
   input: { tags_add: ['x'] },
   output: { blob: 'y'.repeat(5000) },
   error: null,

@@ -22,6 +22,13 @@ import type { RecordedEvent } from '../../../domain/shared/messages.ts';
 import type { Database } from '../../../projections/database.ts';
 import { runbookDefinition, stepDefinition } from '../../support/runbook-definitions.ts';
 
+/** No step of this file stages an audit entry (only `ai.triage` does). */
+const noAuditHere = {
+  write: (): never => {
+    throw new Error('no audit entry is staged in this test');
+  },
+};
+
 const T = '2026-01-01T00:00:00.000Z';
 const limits = { maxStepVisits: 3, now: T, riskOf: () => 'write', bounded: () => false };
 
@@ -128,6 +135,7 @@ const effects = createRunCaseEffects({
   permissions: defaultPermissionMatrix,
   ids: () => `c-${++nextId}`,
   now: () => new Date(T),
+  audit: noAuditHere,
 });
 
 describe('case.update staged with the step', () => {
