@@ -1,7 +1,8 @@
 /**
  * Claims of the tokens the dev CLI mints (CONTRACTS.md section 4): an `exchange`
- * token with an `act` actor for `svc dev token`, and a request-bound `assertion`
- * per request for `svc dev gateway`.
+ * token with an `act` actor for `svc dev token` (or, with `--identity-service`, the
+ * identity service's own `service` token), and a request-bound `assertion` per request
+ * for `svc dev gateway`.
  */
 import { v5 as uuidV5 } from 'uuid';
 import { roles, type Grant, type Role } from './principal.ts';
@@ -45,6 +46,15 @@ export function devExchangeClaims(person: { email: string; grants: Grant[]; scop
     scope: (person.scope ?? scopes).join(' '),
     act: { sub: devSubject(person.email), email: person.email, grants: person.grants },
   };
+}
+
+/**
+ * Claims of a dev token of the identity service itself (`token_use: service`, `sub:
+ * identity`, no actor), as it calls the peer routes it owns, such as `PUT
+ * /peer/v1/settings/ai` with `svc:peer:ai:write`.
+ */
+export function devIdentityServiceClaims(scope: string[]): DevTokenClaims {
+  return { token_use: 'service', sub: 'identity', scope: scope.join(' ') };
 }
 
 /** Claims of a dev assertion for `email` bound to `method` and `path` (below SVC_BASE_PATH, no query). */

@@ -3,7 +3,7 @@
  * identity, for calling a local service by hand (CONTRACTS.md section 4).
  */
 import { parseArgs } from 'node:util';
-import { devExchangeClaims, parseGrant } from '../../adapters/identity/dev-claims.ts';
+import { devExchangeClaims, devIdentityServiceClaims, parseGrant } from '../../adapters/identity/dev-claims.ts';
 import { devIdentityRefusal, ensureDevIdentity, mintDevToken, type DevIdentity } from '../../adapters/identity/dev-identity.ts';
 import type { Grant } from '../../adapters/identity/principal.ts';
 
@@ -36,10 +36,12 @@ export function devPerson(values: { email?: string; grant?: string[] }): { email
 }
 
 /**
- * Runs `svc dev token --email E --grant admin[:team] [--grant ...] [--ttl 3600] [--scope S ...]`;
- * `argv` are the arguments after `dev token`. Writes one token and a newline to
- * `write` (default stdout). `--ttl` is in seconds (default 12 h); `--scope` may be
- * repeated or space-separated and defaults to every scope of the service.
+ * Runs `svc dev token --email E --grant admin[:team] [--grant ...] [--ttl 3600] [--scope S ...]`,
+ * or `svc dev token --identity-service --scope S [...]` for the identity service's own token
+ * (no person; e.g. `svc:peer:ai:write` to set the AI provider); `argv` are the arguments
+ * after `dev token`. Writes one token and a newline to `write` (default stdout). `--ttl` is
+ * in seconds (default 12 h); `--scope` may be repeated or space-separated and defaults to
+ * every scope of the service (a person's token only).
  *
  * @throws Error on unknown or invalid arguments and when dev identity is refused.
  */
@@ -51,16 +53,25 @@ export async function runDevToken(argv: string[], env: NodeJS.ProcessEnv, write:
       grant: { type: 'string', multiple: true },
       ttl: { type: 'string' },
       scope: { type: 'string', multiple: true },
+      'identity-service': { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
   });
-  const person = devPerson(values);
   const ttlSeconds = values.ttl === undefined ? defaultTtlSeconds : Number(values.ttl);
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error('--ttl must be a positive whole number of seconds');
   const scope = values.scope?.flatMap((s) => s.split(' ')).filter((s) => s !== '');
+  const claims = values['identity-service']
+    ? identityServiceClaims(values, scope)
+    : devExchangeClaims({ ...devPerson(values), scope: scope?.length ? scope : undefined });
 
   const { identity, audience } = await loadDevIdentity(env);
-  const claims = devExchangeClaims({ ...person, scope: scope?.length ? scope : undefined });
   write(`${await mintDevToken(identity, claims, { audience, ttlSeconds })}\n`);
+}
+
+/** The identity service's own claims: no person, and the scopes named (with none, every route would refuse it). */
+function identityServiceClaims(values: { email?: string | undefined; grant?: string[] | undefined }, scope: string[] | undefined) {
+  if (values.email !== undefined || values.grant !== undefined) throw new Error('--identity-service mints a token for no person: drop --email and --grant');
+  if (!scope?.length) throw new Error('--identity-service needs --scope, e.g. --scope svc:peer:ai:write');
+  return devIdentityServiceClaims(scope);
 }

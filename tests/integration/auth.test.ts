@@ -229,6 +229,27 @@ describe('svc dev token', () => {
     expect(Number(claims.exp) - Number(claims.iat)).toBe(12 * 3600);
   });
 
+  it('prints the identity service’s own token with --identity-service, for the peer routes it owns', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-dev-token-'));
+    let out = '';
+    await runDevToken(['--identity-service', '--scope', 'svc:peer:ai:write'], { SVC_DATA_DIR: dir }, (text) => {
+      out += text;
+    });
+    const token = out.trim();
+    expect(decodeJwt(token)).not.toHaveProperty('act');
+    const identity = await ensureDevIdentity(dir);
+    const verifier = await createTokenVerifier({ issuer: identity.issuer, audience: 'svc', jwks: identity.jwks, jtiStore: { claim: async () => true } });
+    expect(await verifier.verify(token, { method: 'PUT', path: '/peer/v1/settings/ai' })).toMatchObject({
+      tokenUse: 'service',
+      subject: 'identity',
+      grants: [],
+      scopes: ['svc:peer:ai:write'],
+    });
+    const env = { SVC_DATA_DIR: dir };
+    await expect(runDevToken(['--identity-service'], env)).rejects.toThrow(/--identity-service needs --scope/);
+    await expect(runDevToken(['--identity-service', '--scope', 'svc:peer:ai:write', '--email', 'a@b.c'], env)).rejects.toThrow(/no person/);
+  });
+
   it('refuses bad arguments and environments where dev identity is refused', async () => {
     const env = { SVC_DATA_DIR: await mkdtemp(join(tmpdir(), 'svc-dev-token-')) };
     await expect(runDevToken(['--grant', 'admin'], env)).rejects.toThrow(/--email/);
