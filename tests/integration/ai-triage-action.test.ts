@@ -70,7 +70,10 @@ describe.each(e2eEngines)('the ai.triage action on $name', ({ server }) => {
       body: JSON.stringify({ enabled: true, provider: 'compatible_api', base_url: `${ai.url}/v1`, model: 'triage-model', api_key: PROVIDER_KEY }),
     });
     expect(put.status).toBe(200);
-    expect((await callAs(svc, root, 'PUT', '/settings/ai', { data_classes: ['cases', 'alerts', 'events'], max_tokens: 400, temperature: 0, timeout_seconds: 5 })).status).toBe(200);
+    expect(
+      (await callAs(svc, root, 'PUT', '/settings/ai', { data_classes: ['cases', 'alerts', 'events'], max_tokens: 400, temperature: 0, timeout_seconds: 5 }))
+        .status,
+    ).toBe(200);
 
     const caseId = await openCase('Beaconing host');
     const before = (await callAs(svc, ana, 'GET', `/cases/${caseId}`)).body;
