@@ -36,9 +36,11 @@ import { customActionsProjection } from '../projections/custom-actions/custom-ac
 import { integrationPacksProjection } from '../projections/integration-packs/integration-packs.projection.ts';
 import { responsePolicyProjection } from '../projections/response-policy/response-policy.projection.ts';
 import { effectsProjection } from '../projections/effects/effects.projection.ts';
+import { autoTriageProjection } from '../projections/ai/auto-triage.projection.ts';
 import { createEffectCommands } from '../adapters/commands/effects.ts';
 import { createEffectReverser } from '../adapters/effects/reversal.ts';
 import { startEffectExpiry } from './worker/effect-expiry.ts';
+import { startAutoTriage } from './worker/auto-triage.ts';
 import { createResponsePolicyCommands } from '../adapters/commands/response-policy.ts';
 import { unfinishedRuns } from '../projections/runs/runs.queries.ts';
 import { createIntegrationPackCommands } from '../adapters/commands/integration-packs.ts';
@@ -171,6 +173,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let retentionLoop: ReturnType<typeof startRetentionLoop> | null = null;
   let ticketLoop: ReturnType<typeof startTicketLoop> | null = null;
   let effectExpiry: ReturnType<typeof startEffectExpiry> | null = null;
+  let autoTriage: ReturnType<typeof startAutoTriage> | null = null;
   const vacuum =
     opened.engine === 'pglite' && config.embeddedVacuumIntervalMs > 0
       ? startEmbeddedVacuum(db, config.embeddedVacuumIntervalMs, failure('database.vacuum_failed', 'vacuum of the embedded queue tables failed'))
@@ -199,6 +202,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       integrationPacksProjection,
       responsePolicyProjection,
       effectsProjection,
+      autoTriageProjection,
       // After runsProjection: it reads the gates that projection settles in the same batch.
       milestonesProjection,
     ],
@@ -339,6 +343,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     await retentionLoop?.stop();
     await ticketLoop?.stop();
     await effectExpiry?.stop();
+    await autoTriage?.stop();
     await worker?.stop();
     await metricsServer?.close();
     hub?.close();
@@ -536,6 +541,15 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         leaseMs: config.workerLeaseMs,
         pollIntervalMs: config.pollIntervalMs,
         onError: failure('worker.step_failed', 'effect reversal failed'),
+      });
+      autoTriage = startAutoTriage({
+        db,
+        triage: caseTriage,
+        cases,
+        now,
+        leaseMs: config.workerLeaseMs,
+        pollIntervalMs: config.pollIntervalMs,
+        onError: failure('worker.step_failed', 'queued AI triage failed'),
       });
       workerMetrics = createWorkerMetrics(now);
       metricsServer = await startMetricsServer({

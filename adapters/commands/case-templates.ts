@@ -11,6 +11,7 @@
 import type { Kysely } from 'kysely';
 import { planTemplate, type SlaSkippedReason } from '../../domain/case-templates/apply.ts';
 import type { CaseTemplate } from '../../domain/case-templates/template.ts';
+import { pendingTriageRecord } from '../../domain/ai/triage.ts';
 import { caseDecider, type Actor, type CaseEvent, type CaseState } from '../../domain/cases/index.ts';
 import { fold } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
@@ -86,7 +87,10 @@ export function createCaseTemplateCommands(deps: CaseTemplateCommandDeps) {
     );
 
   return {
-    /** Opens a case with the template's tasks (positions 1.. in template order) and its SLA policy. No acknowledgement. */
+    /**
+     * Opens a case with the template's tasks (positions 1.. in template order) and its SLA
+     * policy, and a pending AI triage when the template sets `auto_ai_triage`. No acknowledgement.
+     */
     open: async (input: NewCase, template: CaseTemplate, actor: Actor): Promise<{ caseId: string; position: number }> => {
       const caseId = deps.ids();
       const number = await nextCaseNumber(deps.db);
@@ -94,9 +98,16 @@ export function createCaseTemplateCommands(deps: CaseTemplateCommandDeps) {
       const opened = caseDecider.decide(openCaseCommand(deps.config, { caseId, number, ...input }, actor, now), caseDecider.initialState());
       const tasks = template.tasks.map((t, i) => ({ ...t, taskId: deps.ids(), position: i + 1 }));
       const applied = applyEvents(fold(caseDecider, opened), template, tasks, [], now);
+      // The template's auto_ai_triage policy: a pending record, which queues the triage (projections/ai/auto-triage.projection.ts).
+      const queued = template.autoAiTriage
+        ? caseDecider.decide(
+            { type: 'record_ai_triage', record: pendingTriageRecord(), requestedBy: actor.email, now },
+            fold(caseDecider, [...opened, ...applied]),
+          )
+        : [];
       const metadata = actorMetadata(actor, 'user');
       const r = await deps.store.appendMany([
-        { streamId: streams.case(caseId), events: [...opened, ...applied].map((e) => ({ ...e, metadata })), expectedVersion: 0 },
+        { streamId: streams.case(caseId), events: [...opened, ...applied, ...queued].map((e) => ({ ...e, metadata })), expectedVersion: 0 },
         ...taskWrites(caseId, tasks, actor, now),
       ]);
       return { caseId, position: r.lastPosition };

@@ -29,6 +29,7 @@ export const caseTemplateSchema = v.strictObject({
   description: v.nullable(v.string()),
   phases: v.array(v.strictObject({ name: v.string(), tasks: v.array(v.strictObject({ title: v.string(), description: v.nullable(v.string()) })) })),
   sla: v.nullable(v.strictObject({ ack_minutes: v.nullable(v.number()), resolve_minutes: v.nullable(v.number()) })),
+  auto_ai_triage: v.boolean(),
 });
 
 /** What applying a template did: tasks added (as the task routes show them), tasks skipped as present, and the SLA policy's fate. */
@@ -48,6 +49,7 @@ const templateView = (t: CaseTemplate): v.InferOutput<typeof caseTemplateSchema>
     tasks: t.tasks.filter((task) => task.phase === phase).map(({ title, description }) => ({ title, description })),
   })),
   sla: t.sla,
+  auto_ai_triage: t.autoAiTriage,
 });
 
 /** What the case template routes read of the service (adapters/http/deps.ts). */

@@ -138,4 +138,27 @@ export function triageRecord(
   };
 }
 
+/** The record of a triage asked for and not answered yet (an `auto_ai_triage` case policy queued it). */
+export function pendingTriageRecord(): TriageRecord {
+  return { ...emptyRecord, state: 'pending' };
+}
+
+/** The record of a queued triage whose call was refused or failed: `error_code` is the AI code. */
+export function failedTriageRecord(code: string): TriageRecord {
+  return { ...emptyRecord, state: 'failed', error_code: code };
+}
+
+const emptyRecord: Omit<TriageRecord, 'state'> = {
+  verdict: null,
+  confidence: null,
+  rationale: null,
+  evidence_refs: [],
+  unverified_evidence_refs: [],
+  suggested_runbook: null,
+  model: null,
+  provider: null,
+  output_digest: null,
+  error_code: null,
+};
+
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…`);

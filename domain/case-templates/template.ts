@@ -5,7 +5,9 @@
  * path, like runbook validation.
  *
  * Shape: `{id, name, description?, phases: [{name, tasks: [{title, description?}]}],
- * sla?: {ack_minutes?, resolve_minutes?}}`; minutes are positive integers.
+ * sla?: {ack_minutes?, resolve_minutes?}, auto_ai_triage?}`; minutes are positive
+ * integers. `auto_ai_triage: true` (SPEC.md "Generic actions": a case policy may set it)
+ * queues one advisory AI triage of each case opened with the template.
  */
 import { FieldReader, isMapping } from '../runbooks/field-reader.ts';
 import { loadYaml } from '../runbooks/parse.ts';
@@ -21,6 +23,8 @@ export type CaseTemplate = {
   /** Every task in template order, each with its phase. */
   tasks: TemplateTask[];
   sla: SlaPolicy | null;
+  /** Whether a case opened with the template gets one advisory AI triage, out of band. */
+  autoAiTriage: boolean;
 };
 export type TemplateError = { loc: (string | number)[]; msg: string };
 
@@ -34,15 +38,16 @@ export function parseCaseTemplate(yamlText: string): { ok: true; template: CaseT
   if (!isMapping(loaded.value)) return { ok: false, errors: [{ loc: [], msg: 'a case template must be a YAML mapping' }] };
   const errors: TemplateError[] = [];
   const r = new FieldReader(loaded.value, [], errors);
-  r.refuseUnknown(['id', 'name', 'description', 'phases', 'sla']);
+  r.refuseUnknown(['id', 'name', 'description', 'phases', 'sla', 'auto_ai_triage']);
   const id = r.string('id', true);
   if (id !== null && !TEMPLATE_ID.test(id)) r.report(['id'], `must match ${TEMPLATE_ID.source}`);
   const name = r.text('name', true);
   const description = r.string('description', false);
   const { phases, tasks } = readPhases(r);
   const sla = readSla(r);
+  const autoAiTriage = r.boolean('auto_ai_triage') ?? false;
   if (errors.length > 0 || id === null || name === null) return { ok: false, errors };
-  return { ok: true, template: { id, name, description, phases, tasks, sla } };
+  return { ok: true, template: { id, name, description, phases, tasks, sla, autoAiTriage } };
 }
 
 function readPhases(r: FieldReader): { phases: string[]; tasks: TemplateTask[] } {

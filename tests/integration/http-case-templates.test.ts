@@ -84,6 +84,7 @@ describe.each(e2eEngines)('case templates on $name', ({ server }) => {
         { name: 'Containment', tasks: [{ title: 'Purge the message', description: null }] },
       ],
       sla: { ack_minutes: 5, resolve_minutes: 60 },
+      auto_ai_triage: false,
     });
   });
 

@@ -18,6 +18,7 @@ const template: CaseTemplate = {
     { phase: 'Containment', title: 'Purge the message', description: null },
   ],
   sla: { ack_minutes: 30, resolve_minutes: null },
+  autoAiTriage: false,
 };
 
 describe('planTemplate', () => {

@@ -30,6 +30,7 @@ phases:
   - name: Containment
     tasks: [{ title: Wipe the device }]
 sla: { ack_minutes: 60 }
+auto_ai_triage: true
 `);
     expect(r).toEqual({
       ok: true,
@@ -43,6 +44,7 @@ sla: { ack_minutes: 60 }
           { phase: 'Containment', title: 'Wipe the device', description: null },
         ],
         sla: { ack_minutes: 60, resolve_minutes: null },
+        autoAiTriage: true,
       },
     });
   });
@@ -60,11 +62,13 @@ phases:
     tasks: []
     owner: x
 sla: { ack_minutes: 0, resolve_minutes: 1.5 }
+auto_ai_triage: "yes"
 extra: 1
 `);
     expect(errors).toEqual(
       expect.arrayContaining([
         { loc: ['extra'], msg: "unknown field 'extra'" },
+        { loc: ['auto_ai_triage'], msg: 'must be true or false' },
         { loc: ['id'], msg: 'must match ^[a-z0-9-]{3,64}$' },
         { loc: ['name'], msg: 'field required' },
         { loc: ['phases', 0, 'tasks', 1, 'title'], msg: "task 'Same' appears twice in this phase" },
