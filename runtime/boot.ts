@@ -147,7 +147,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     };
   const opened = await openDatabase(
     config.databaseUrl
-      ? { databaseUrl: config.databaseUrl, onConnectionLost: failure('database.connection_lost', 'the database server ended an idle connection') }
+      ? { databaseUrl: config.databaseUrl, onConnectionLost: failure('database.connection_lost', 'the database server ended a connection') }
       : { dataDir: config.dataDir },
   );
   const { db } = opened;

@@ -30,8 +30,8 @@ export type OpenedDatabase = {
 
 /**
  * Where the database is. On a server, `onConnectionLost` hears of a pooled connection the
- * server ended while it sat idle (a restart, `pg_terminate_backend`, `idle_session_timeout`):
- * the pool drops it and the next query opens another.
+ * server ended (a restart, `pg_terminate_backend`, `idle_session_timeout`), idle or in use:
+ * the query in flight on it fails, the pool drops it and the next query opens another.
  */
 export type DatabaseLocation = { databaseUrl: string; poolSize?: number; onConnectionLost?: (error: Error) => void } | { dataDir: string | null };
 
@@ -39,8 +39,12 @@ export type DatabaseLocation = { databaseUrl: string; poolSize?: number; onConne
 export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {
   if ('databaseUrl' in location) {
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10 });
-    // Without a listener, an idle connection's error is an unhandled 'error' event and ends the process.
-    pool.on('error', location.onConnectionLost ?? (() => {}));
+    // A connection's end is an 'error' event on its client, idle or checked out; pg-pool listens
+    // only while it is idle (and re-emits it on the pool), so without a listener of our own on
+    // each client an end during a query is an unhandled 'error' event that ends the process.
+    const lost = location.onConnectionLost ?? (() => {});
+    pool.on('connect', (client) => client.on('error', lost));
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', embedded: null, dataDir: null, close: () => db.destroy() };
   }

@@ -5,6 +5,7 @@
  * `GET /diagnostics`, and the next request is served on a new one. Before, the pool's
  * unhandled 'error' event ended the process. PostgreSQL only: PGlite has no connections.
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
@@ -42,8 +43,40 @@ describe('a PostgreSQL server ending the service connections', () => {
       .poll(async () => (await callAs(service, root, 'GET', '/diagnostics')).body.errors, { timeout: 10_000 })
       .toContainEqual(expect.objectContaining({ type: 'database.connection_lost' }));
     expect((await callAs(service, root, 'GET', '/cases')).status).toBe(200);
-    const lost = service.errors().filter((line) => line.msg === 'the database server ended an idle connection');
+    const lost = service.errors().filter((line) => line.msg === 'the database server ended a connection');
     expect(lost.length).toBeGreaterThan(0);
     expect(JSON.stringify(lost)).not.toContain(String(service.env.DATABASE_URL));
+  });
+
+  it('fails only the query in flight when its connection ends mid-query, and serves the next', async (ctx) => {
+    ctx.skip(!svc, 'TEST_DATABASE_URL is not set: PGlite has no connections a server could end');
+    const service = svc as InProcessService;
+    const before = service.errors().length;
+    const sleeping = sql`select pg_sleep(5)`.execute(service.service.opened.db);
+    const outcome = sleeping.then(
+      () => 'finished',
+      (error: Error) => error.message,
+    );
+    // Until the sleep is running: then its connection is checked out, with no idle listener on it.
+    await expect
+      .poll(async () => {
+        const admin = new pg.Client({ connectionString: serverUrl });
+        await admin.connect();
+        try {
+          return (await admin.query("select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'")).rows[0].n;
+        } finally {
+          await admin.end();
+        }
+      })
+      .toBe(1);
+    expect(await terminateSessions(String(service.env.DATABASE_URL))).toBeGreaterThan(0);
+    expect(await outcome).toMatch(/terminat/);
+    expect((await callAs(service, root, 'GET', '/cases')).status).toBe(200);
+    expect(
+      service
+        .errors()
+        .slice(before)
+        .some((line) => line.msg === 'the database server ended a connection'),
+    ).toBe(true);
   });
 });
