@@ -48,7 +48,9 @@ describe.each(e2eEngines)('approval deadline default on $name', ({ server }) => 
   beforeAll(async () => {
     identity = await startIdentityServer('svc', EXCHANGE_SECRET);
     identity.settings = { default_deadline_hours: 6, four_eyes: true };
-    identity.slowMs = 2500;
+    // Past the 3 s timeout below: the stand-in's default 1 s left a loaded CI machine reading
+    // settings in normal mode too late (24 hours where 6 were set).
+    identity.slowMs = 4500;
     svc = await startInProcessService(
       { server },
       {
@@ -57,6 +59,7 @@ describe.each(e2eEngines)('approval deadline default on $name', ({ server }) => 
         extraEnv: {
           ...identityServiceEnv(identity, EXCHANGE_SECRET),
           SVC_APPROVAL_SETTINGS_TTL_S: '60',
+          SVC_IDENTITY_TIMEOUT_MS: '3000',
         },
       },
     );
