@@ -139,7 +139,8 @@ describe.each(e2eEngines)('runbook Git source on $name', ({ server }) => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ code: 'runbook_source_unavailable', params: { host: expect.stringMatching(/^127\.0\.0\.1:\d+$/) } });
     expect((await callAs(gone, root, 'GET', '/runbooks')).body.items).toEqual([]);
-  });
+    // Two services start on fresh embedded databases in this one test: past 30 s on a loaded CI machine.
+  }, 120_000);
 
   it('stops a source that never answers at SVC_RUNBOOKS_GIT_TIMEOUT_MS, git and its HTTPS helper both', async () => {
     const { key, cert, certFile } = selfSignedCertificate();
