@@ -134,11 +134,12 @@ export type ActionDefinition<Input = any, Output = unknown> = {
   compensation?: string;
   /**
    * Whether this live execution waits for a human first, decided on the rendered input
-   * before the step starts (a managed containment request no automatic grant covers):
-   * the gate's message, or null to run at once. A throw runs the step, which then fails
+   * before the step starts (a managed containment request no automatic grant covers, an
+   * MCP tool outside the connection's read-only tools): the gate's message, or null to run
+   * at once. `connectionName` is the step's `with.connection` (or the default), if any. A throw runs the step, which then fails
    * with the action's own refusal.
    */
-  gate?(input: Input, context: Pick<ActionContext, 'runId' | 'stepId' | 'caseId'>): Promise<string | null>;
+  gate?(input: Input, context: Pick<ActionContext, 'runId' | 'stepId' | 'caseId'> & { connectionName: string | null }): Promise<string | null>;
   /**
    * A containment adapter (a pack action whose effect type the response policy manages:
    * `block`, `contain`, `disable_identity`): it runs only as a binding's bound action, so a

@@ -76,7 +76,7 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   },
   'mcp.call': {
     input: v.strictObject({ tool: id, arguments: v.optional(jsonRecord(v.unknown())) }),
-    output: v.object({ content: v.unknown(), is_error: v.boolean() }),
+    output: v.object({ content: v.array(v.unknown()), structured_content: v.nullable(v.record(v.string(), v.unknown())) }),
   },
   'response.domain_block': { input: containment('domain', true), output: containmentOutput },
   'response.domain_unblock': { input: containment('domain', false), output: containmentOutput },

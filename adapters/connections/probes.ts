@@ -28,7 +28,7 @@ import { joinUrl, type OutboundFetch } from '../actions/outbound-http.ts';
 import { probeSsh } from '../actions/ssh-command.ts';
 import type { DetectorClient } from '../detector/client.ts';
 import type { ExchangeClient } from '../exchange/client.ts';
-import { listRemoteTools } from '../mcp/remote-tools.ts';
+import { listRemoteTools, toolAuthority } from '../mcp/remote-tools.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { probeMailboxGraph } from './graph-probe.ts';
 import { probeImap } from './imap-probe.ts';
@@ -128,7 +128,7 @@ async function mintToken(tokens: TokenSource, connection: ResolvedConnection, si
 async function mcpTools(outbound: OutboundFetch, connection: ResolvedConnection, signal: AbortSignal): Promise<Record<string, unknown>> {
   const tools = await listRemoteTools(connection, outbound, signal);
   const advertised = new Set(tools.map((t) => t.name));
-  const allowed = Array.isArray(connection.config.allowed_tools) ? connection.config.allowed_tools.filter((t): t is string => typeof t === 'string') : [];
+  const { allowed } = toolAuthority(connection);
   return { host: new URL(connection.base_url ?? '').host, advertised_tools: tools.length, allowed_not_advertised: allowed.filter((t) => !advertised.has(t)) };
 }
 

@@ -1,8 +1,8 @@
 /**
- * Outbound MCP, discovery only (SPEC.md "Connection" mcp keys and "outbound MCP"): the
- * tool list a remote MCP server advertises, read with the official SDK's client over
- * Streamable HTTP through the guarded edge, with the connection's secret as the bearer
- * credential. What the server advertises (names, read-only hints) is never authority:
+ * Outbound MCP (SPEC.md "Connection" mcp keys and "outbound MCP"): a session with a
+ * remote MCP server through the official SDK's client over Streamable HTTP and the guarded
+ * edge, the connection's secret as the bearer credential; the tool list it advertises
+ * (discovery), and the authority the connection itself gives. What the server advertises (names, read-only hints) is never authority:
  * `config.allowed_tools` and `config.read_only_tools` are.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,32 +17,34 @@ export type RemoteTool = { name: string; read_only_hint: boolean | null };
 const MAX_PAGES = 50;
 
 /**
- * Connects (initialize), reads every page of `tools/list` and closes. Throws a final
- * ActionFailure: 'connection_invalid' (no base_url), 'target_refused' (the edge refused
- * the host), or 'mcp_error' naming the host (unreachable, refused credential, not an MCP
- * server); never the secret.
+ * Connects (initialize) to the connection's server with the official SDK client over
+ * Streamable HTTP through `outbound` (no redirects: a redirect would carry the bearer
+ * credential elsewhere), runs `use`, and closes. Throws a final ActionFailure:
+ * 'connection_invalid' (no base_url), 'target_refused' (the edge refused the host), or
+ * 'mcp_error' naming the host (unreachable, refused credential, not an MCP server, an
+ * error answer); never the secret. An ActionFailure `use` throws passes through.
  */
-export async function listRemoteTools(connection: ResolvedConnection, outbound: OutboundFetch, signal: AbortSignal): Promise<RemoteTool[]> {
+export async function withRemoteMcp<T>(
+  connection: ResolvedConnection,
+  outbound: OutboundFetch,
+  signal: AbortSignal,
+  clientName: string,
+  use: (client: Client) => Promise<T>,
+): Promise<T> {
   if (!connection.base_url) throw new ActionFailure('connection_invalid', `mcp: connection '${connection.name}' has no base_url`, false);
   const url = new URL(connection.base_url);
   const transport = new StreamableHTTPClientTransport(url, {
-    fetch: (input, init) => outbound(String(input), { ...init, redirect: 'manual', signal }),
+    // Both signals: the caller's deadline, and the transport's own, which its close() aborts to end
+    // a stream the server holds open (replacing it left that stream, and the process's shutdown, hanging).
+    fetch: (input, init) => outbound(String(input), { ...init, redirect: 'manual', signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
     requestInit: { headers: connection.secret === null ? {} : { authorization: `Bearer ${connection.secret}` } },
   });
-  const client = new Client({ name: 'svc-connection-probe', version: '1' });
+  const client = new Client({ name: clientName, version: '1' });
   try {
     await client.connect(transport);
-    const tools: RemoteTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor });
-      for (const tool of result.tools)
-        tools.push({ name: tool.name, read_only_hint: typeof tool.annotations?.readOnlyHint === 'boolean' ? tool.annotations.readOnlyHint : null });
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return tools;
+    return await use(client);
   } catch (error) {
+    if (error instanceof ActionFailure) throw error;
     const refusal = refusalIn(error);
     if (refusal) throw new ActionFailure('target_refused', `mcp: request refused: ${refusal.message}`, false);
     const status = (error as { code?: unknown }).code;
@@ -56,4 +58,26 @@ export async function listRemoteTools(connection: ResolvedConnection, outbound: 
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** Reads every page of the server's `tools/list` (withRemoteMcp's failures). */
+export function listRemoteTools(connection: ResolvedConnection, outbound: OutboundFetch, signal: AbortSignal): Promise<RemoteTool[]> {
+  return withRemoteMcp(connection, outbound, signal, 'svc-connection-probe', async (client) => {
+    const tools: RemoteTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor });
+      for (const tool of result.tools)
+        tools.push({ name: tool.name, read_only_hint: typeof tool.annotations?.readOnlyHint === 'boolean' ? tool.annotations.readOnlyHint : null });
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  });
+}
+
+/** The tools a connection's `config` lets any caller invoke (`allowed_tools`) and, of those, run unattended (`read_only_tools`). */
+export function toolAuthority(connection: Pick<ResolvedConnection, 'config'>): { allowed: string[]; readOnly: string[] } {
+  const names = (value: unknown) => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []);
+  return { allowed: names(connection.config.allowed_tools), readOnly: names(connection.config.read_only_tools) };
 }

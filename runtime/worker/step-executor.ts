@@ -153,9 +153,16 @@ export async function stepGate(deps: StepExecutorDeps, req: StepRequest): Promis
   if (req.dryRun || !action?.gate) return null;
   const gateOf = async (context: Record<string, unknown>): Promise<string | null> => {
     try {
-      const { connection: _connection, ...rendered } = (await deps.templates.renderValue(req.step.with, context)) as Record<string, unknown>;
+      const { connection, ...rendered } = (await deps.templates.renderValue(req.step.with, context)) as Record<string, unknown>;
       const parsed = v.safeParse(action.input, rendered);
-      return parsed.success ? ((await action.gate?.(parsed.output, { runId: req.runId, stepId: req.step.id, caseId: req.caseId })) ?? null) : null;
+      const connectionName = connection ?? action.defaultConnection ?? null;
+      const gateContext = {
+        runId: req.runId,
+        stepId: req.step.id,
+        caseId: req.caseId,
+        connectionName: typeof connectionName === 'string' ? connectionName : null,
+      };
+      return parsed.success ? ((await action.gate?.(parsed.output, gateContext)) ?? null) : null;
     } catch {
       return null;
     }

@@ -1,25 +1,38 @@
 /**
  * A real MCP server built with the official SDK (McpServer over stateless Streamable
  * HTTP) on 127.0.0.1, for outbound MCP tests. It advertises `tools` (name and read-only
- * hint), wants `Authorization: Bearer <token>` (401 otherwise) and counts tool calls,
- * which a discovery probe must never make.
+ * hint), wants `Authorization: Bearer <token>` (401 otherwise) and records tool calls
+ * (which a discovery probe must never make).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 
-export type TestMcpServer = { url: string; toolCalls: () => number; close: () => Promise<void> };
+/** One tool call as the server saw it: the tool, its arguments and the request's `_meta`. */
+export type SeenToolCall = { name: string; args: Record<string, unknown>; meta: Record<string, unknown> | undefined };
 
-export async function startMcpServer(token: string, tools: { name: string; readOnly: boolean }[]): Promise<TestMcpServer> {
-  let calls = 0;
+export type TestMcpServer = { url: string; toolCalls: () => number; seen: SeenToolCall[]; close: () => Promise<void> };
+
+/**
+ * Starts the server. Each tool takes any arguments and answers `done` with the arguments
+ * as structured content, or, with `fails`, an `isError` answer saying `tool broke`.
+ */
+export async function startMcpServer(token: string, tools: { name: string; readOnly: boolean; fails?: boolean }[]): Promise<TestMcpServer> {
+  const seen: SeenToolCall[] = [];
   const build = () => {
     const mcp = new McpServer({ name: 'test-mcp', version: '1.0.0' });
     for (const tool of tools) {
-      mcp.registerTool(tool.name, { description: `test tool ${tool.name}`, annotations: { readOnlyHint: tool.readOnly } }, async () => {
-        calls++;
-        return { content: [{ type: 'text', text: 'done' }] };
-      });
+      mcp.registerTool(
+        tool.name,
+        { description: `test tool ${tool.name}`, annotations: { readOnlyHint: tool.readOnly }, inputSchema: z.object({}).passthrough() },
+        async (args, extra) => {
+          seen.push({ name: tool.name, args: args as Record<string, unknown>, meta: extra._meta as Record<string, unknown> | undefined });
+          if (tool.fails) return { content: [{ type: 'text', text: 'tool broke' }], isError: true };
+          return { content: [{ type: 'text', text: 'done' }], structuredContent: { echo: args } };
+        },
+      );
     }
     return mcp;
   };
@@ -44,7 +57,8 @@ export async function startMcpServer(token: string, tools: { name: string; readO
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    toolCalls: () => calls,
+    toolCalls: () => seen.length,
+    seen,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

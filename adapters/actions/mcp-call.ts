@@ -1,0 +1,78 @@
+/**
+ * `mcp.call` (connection kind `mcp`, risk arbitrary; SPEC.md "Generic actions", "outbound
+ * MCP"): calls one tool of a remote MCP server with the official SDK client, through the
+ * guarded edge (adapters/mcp/remote-tools.ts).
+ *
+ * The connection is the authority, never the server: a tool outside `config.allowed_tools`
+ * fails the step (`mcp_tool_not_allowed`) before anything is sent, and a tool outside
+ * `config.read_only_tools` waits for a human at a gate before every live execution, manual
+ * runs and `autonomous` steps included. The server's tool list and read-only hints are
+ * never read here.
+ *
+ * The call carries `_meta.idempotency_key` `svc-<delivery id>`: the same for retries and
+ * crash re-executions of one pass, so a server that honours it can drop a repeat. A tool
+ * answering `isError` fails the step (`mcp_tool_error`, with the tool's text, cut), so
+ * `on_error` decides what follows. Output `{content, structured_content}`.
+ */
+import type * as v from 'valibot';
+import type { OutboundFetch } from './outbound-http.ts';
+import { toolAuthority, withRemoteMcp } from '../mcp/remote-tools.ts';
+import { ActionFailure, type ActionDefinition, type ResolvedConnection } from './action.ts';
+import { builtinSchemas } from './builtin-schemas.ts';
+
+type Input = { tool: string; arguments?: Record<string, unknown> };
+type Output = { content: unknown[]; structured_content: Record<string, unknown> | null };
+
+/** Longest tool error text a step's error repeats, characters. */
+const MAX_ERROR_TEXT = 500;
+
+const errorText = (content: unknown[]): string =>
+  content
+    .map((c) => (c !== null && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : ''))
+    .join(' ')
+    .trim()
+    .slice(0, MAX_ERROR_TEXT);
+
+/** The action over the guarded edge `outbound`; `resolveConnection` reads a connection by name for the gate. */
+export function createMcpCall(deps: {
+  outbound: OutboundFetch;
+  resolveConnection: (name: string) => Promise<ResolvedConnection | null>;
+}): ActionDefinition<Input, Output> {
+  const schemas = builtinSchemas['mcp.call'];
+  if (!schemas) throw new Error('no built-in schemas for mcp.call');
+  const requireConnection = (connection: ResolvedConnection | null): ResolvedConnection => {
+    if (!connection) throw new ActionFailure('connection_missing', 'mcp.call needs with.connection naming an mcp connection', false);
+    return connection;
+  };
+  return {
+    name: 'mcp.call',
+    connectionKind: 'mcp',
+    risk: 'arbitrary',
+    input: schemas.input as v.GenericSchema<unknown, Input>,
+    output: schemas.output,
+    async gate(input, context) {
+      // Unknown connection or a tool it does not allow: nothing to ask a human, the step fails on it.
+      const connection = context.connectionName === null ? null : await deps.resolveConnection(context.connectionName);
+      if (connection?.kind !== 'mcp') return null;
+      const { allowed, readOnly } = toolAuthority(connection);
+      if (!allowed.includes(input.tool) || readOnly.includes(input.tool)) return null;
+      return `MCP tool ${input.tool} on ${connection.name} is not in its read_only_tools: a person approves each call`;
+    },
+    execute: async (input, context) => {
+      const connection = requireConnection(context.connection);
+      if (!toolAuthority(connection).allowed.includes(input.tool)) {
+        throw new ActionFailure('mcp_tool_not_allowed', `mcp: ${input.tool} is not in the allowed_tools of ${connection.name}`, false);
+      }
+      const result = await withRemoteMcp(connection, deps.outbound, context.signal, 'svc-mcp-call', (client) =>
+        client.callTool({ name: input.tool, arguments: input.arguments ?? {}, _meta: { idempotency_key: `svc-${context.deliveryId}` } }, undefined, {
+          signal: context.signal,
+        }),
+      );
+      const content = Array.isArray(result.content) ? result.content : [];
+      if (result.isError === true) throw new ActionFailure('mcp_tool_error', `mcp: ${input.tool} answered an error: ${errorText(content)}`, false);
+      const structured = result.structuredContent;
+      return { content, structured_content: structured !== null && typeof structured === 'object' ? (structured as Record<string, unknown>) : null };
+    },
+    preview: async (input, context) => ({ connection: context.connection?.name ?? null, tool: input.tool, arguments: input.arguments ?? {} }),
+  };
+}
