@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAiProviderServer, type AiProviderServer } from '../support/ai-provider-server.ts';
+import { putAiProvider, TEST_PROVIDER_KEY } from '../support/ai-settings.ts';
 import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -19,7 +20,6 @@ const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
 const red = testPerson('red@example.com', [{ team: 'red', role: 'analyst' }]);
 
-const PROVIDER_KEY = 'sk-provider-key-0123456789abcdef';
 const PLANTED_KEY = 'sk-proj-PlantedKeyAbCdEfGh0123456789';
 
 const TAG_RUNBOOK = `
@@ -88,7 +88,7 @@ describe.each(e2eEngines)('AI authoring on $name', ({ server }) => {
   };
 
   beforeAll(async () => {
-    ai = await startAiProviderServer({ apiKey: PROVIDER_KEY });
+    ai = await startAiProviderServer({ apiKey: TEST_PROVIDER_KEY });
     svc = await startInProcessService({ server }, { runbooks: { 'tag-case.yml': TAG_RUNBOOK } });
     const opened = await callAs(svc, ana, 'POST', '/cases', { title: 'Beaconing host', severity: 'high', team: 'blue' });
     expect(opened.status, opened.text).toBe(201);
@@ -111,13 +111,7 @@ describe.each(e2eEngines)('AI authoring on $name', ({ server }) => {
     expect(explained.added.map((r) => [r.action, r.detail.feature, r.detail.refusal_code])).toEqual([['ai.refusal', 'run_explanation', 'ai_disabled']]);
     expect(ai.requests).toHaveLength(0);
 
-    const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' });
-    const put = await fetch(`${svc.url}/peer/v1/settings/ai`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ enabled: true, provider: 'compatible_api', base_url: `${ai.url}/v1`, model: 'author-model', api_key: PROVIDER_KEY }),
-    });
-    expect(put.status).toBe(200);
+    await putAiProvider(svc, { enabled: true, provider: 'compatible_api', base_url: `${ai.url}/v1`, model: 'author-model', api_key: TEST_PROVIDER_KEY });
   });
 
   it('proposes a gated, disabled, validated draft with its diff, saving nothing and sending only the description and action names', async () => {

@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAiProviderServer, type AiProviderServer } from '../support/ai-provider-server.ts';
+import { enableAi, TEST_PROVIDER_KEY } from '../support/ai-settings.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
-const PROVIDER_KEY = 'sk-provider-key-0123456789abcdef';
 
 const template = (id: string, auto: boolean) => `
 id: ${id}
@@ -58,7 +58,7 @@ describe.each(e2eEngines)('auto_ai_triage on $name', ({ server }) => {
   beforeAll(async () => {
     writeFileSync(join(templates, 'auto.yml'), template('auto-triaged', true));
     writeFileSync(join(templates, 'plain.yml'), template('plain', false));
-    ai = await startAiProviderServer({ apiKey: PROVIDER_KEY });
+    ai = await startAiProviderServer({ apiKey: TEST_PROVIDER_KEY });
     svc = await startInProcessService({ server }, { extraEnv: { SVC_CASE_TEMPLATES_DIR: templates } });
   }, 90_000);
   afterAll(async () => {
@@ -78,17 +78,7 @@ describe.each(e2eEngines)('auto_ai_triage on $name', ({ server }) => {
   });
 
   it('records one verdict out of band once AI is on, changing nothing else of the case', async () => {
-    const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' });
-    const put = await fetch(`${svc.url}/peer/v1/settings/ai`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ enabled: true, provider: 'compatible_api', base_url: `${ai.url}/v1`, model: 'triage-model', api_key: PROVIDER_KEY }),
-    });
-    expect(put.status).toBe(200);
-    expect(
-      (await callAs(svc, root, 'PUT', '/settings/ai', { data_classes: ['cases', 'alerts', 'events'], max_tokens: 400, temperature: 0, timeout_seconds: 5 }))
-        .status,
-    ).toBe(200);
+    await enableAi(svc, root, ai.url, ['cases', 'alerts', 'events']);
     ai.respondWith({
       kind: 'json',
       value: { verdict: 'benign_positive', confidence: 0.7, rationale: 'A scheduled scan.', evidence_refs: [], suggested_runbook: null },

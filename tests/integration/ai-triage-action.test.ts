@@ -7,13 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAiProviderServer, type AiProviderServer } from '../support/ai-provider-server.ts';
+import { enableAi, TEST_PROVIDER_KEY } from '../support/ai-settings.ts';
 import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
-
-const PROVIDER_KEY = 'sk-provider-key-0123456789abcdef';
 
 const TRIAGE_RUNBOOK = `
 id: triage-it
@@ -38,7 +37,7 @@ describe.each(e2eEngines)('the ai.triage action on $name', ({ server }) => {
   const openCase = async (title: string) => (await callAs(svc, ana, 'POST', '/cases', { title, severity: 'high', team: 'blue' })).body.id as string;
 
   beforeAll(async () => {
-    ai = await startAiProviderServer({ apiKey: PROVIDER_KEY });
+    ai = await startAiProviderServer({ apiKey: TEST_PROVIDER_KEY });
     svc = await startInProcessService({ server }, { runbooks: { 'triage-it.yml': TRIAGE_RUNBOOK } });
   }, 90_000);
   afterAll(async () => {
@@ -63,17 +62,7 @@ describe.each(e2eEngines)('the ai.triage action on $name', ({ server }) => {
   });
 
   it('records the verdict once on the bound case, with its audit rows, and hands it to the next step', async () => {
-    const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' });
-    const put = await fetch(`${svc.url}/peer/v1/settings/ai`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ enabled: true, provider: 'compatible_api', base_url: `${ai.url}/v1`, model: 'triage-model', api_key: PROVIDER_KEY }),
-    });
-    expect(put.status).toBe(200);
-    expect(
-      (await callAs(svc, root, 'PUT', '/settings/ai', { data_classes: ['cases', 'alerts', 'events'], max_tokens: 400, temperature: 0, timeout_seconds: 5 }))
-        .status,
-    ).toBe(200);
+    await enableAi(svc, root, ai.url, ['cases', 'alerts', 'events']);
 
     const caseId = await openCase('Beaconing host');
     const before = (await callAs(svc, ana, 'GET', `/cases/${caseId}`)).body;
