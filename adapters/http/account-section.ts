@@ -49,6 +49,15 @@ type AccountActionResult = v.InferOutput<typeof accountActionResultSchema>;
 
 export const peerBadRequest = (detail: string, params: Record<string, unknown> = {}) => new DomainError('peer_bad_request', 400, detail, params);
 
+/** A peer route's JSON body, unchecked; a body that is not JSON is 400 `peer_bad_request` (the peer error shape). */
+export async function peerJsonBody(req: { json: () => Promise<unknown> }): Promise<unknown> {
+  try {
+    return await req.json();
+  } catch {
+    throw peerBadRequest('body must be JSON');
+  }
+}
+
 const actionBody = v.strictObject({ action: accountAction });
 
 /** The account section over the user rows and chat links; `command` is the slash command people type. */

@@ -39,7 +39,7 @@ import {
   aiUsageSchema,
 } from '../../domain/ai/settings.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
-import { peerBadRequest } from './account-section.ts';
+import { peerBadRequest, peerJsonBody } from './account-section.ts';
 import { recordAudit } from './audited.ts';
 import { checkPeerService, requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -117,12 +117,7 @@ export function aiSettingsRoutes(deps: AiSettingsRouteDeps) {
       }),
       identityItself(AI_SETTINGS_WRITE_SCOPE),
       async (c) => {
-        let body: unknown;
-        try {
-          body = await c.req.json();
-        } catch {
-          throw peerBadRequest('body must be JSON');
-        }
+        const body = await peerJsonBody(c.req);
         const { view, changed } = await deps.aiSettings.putProvider(providerBody(body));
         if (changed.length > 0) {
           await recordAudit(deps, c.get('principal'), {

@@ -19,7 +19,7 @@ import * as v from 'valibot';
 import { countUnread, listNotifications, markNotificationsRead } from '../../projections/notifications/notifications.queries.ts';
 import { milestoneStamps, openCasesPerTeam, openOwnedCases, runsStartedPerTeam } from '../../projections/peer/home.queries.ts';
 import { activeUserBySubject } from '../../projections/peer/peer-user.queries.ts';
-import { PEER_STATUS_SCOPE, peerBadRequest } from './account-section.ts';
+import { PEER_STATUS_SCOPE, peerBadRequest, peerJsonBody } from './account-section.ts';
 import { requirePeerService } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -143,12 +143,7 @@ export function peerShellRoutes(deps: PeerShellRouteDeps) {
       }),
       statusToken,
       async (c) => {
-        let body: unknown;
-        try {
-          body = await c.req.json();
-        } catch {
-          throw peerBadRequest('body must be JSON');
-        }
+        const body = await peerJsonBody(c.req);
         const parsed = v.safeParse(markReadBody, body);
         if (!parsed.success) throw peerBadRequest(`body must be {user, ids: [1 to ${PEER_MARK_READ_MAX_IDS} notification ids]} or {user, all: true}`);
         const person = await activeUserBySubject(db, parsed.output.user);

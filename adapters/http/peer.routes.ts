@@ -13,7 +13,15 @@ import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { exchangesDocument, exchangesDocumentSchema } from '../exchange/declared.ts';
-import { accountActionResultSchema, accountSection, accountSectionSchema, ACCOUNT_WRITE_SCOPE, PEER_STATUS_SCOPE, peerBadRequest } from './account-section.ts';
+import {
+  ACCOUNT_WRITE_SCOPE,
+  accountActionResultSchema,
+  accountSection,
+  accountSectionSchema,
+  PEER_STATUS_SCOPE,
+  peerBadRequest,
+  peerJsonBody,
+} from './account-section.ts';
 import { checkPeerService, requirePeerService } from './auth.ts';
 import { recordAuditBy } from './audited.ts';
 import { personActor } from '../commands/audit.ts';
@@ -79,12 +87,7 @@ export function peerRoutes(deps: PeerRouteDeps) {
       }),
       async (c) => {
         const actor = accountWriter(c);
-        let body: unknown;
-        try {
-          body = await c.req.json();
-        } catch {
-          throw peerBadRequest('body must be JSON');
-        }
+        const body = await peerJsonBody(c.req);
         const { user, result } = await section.act(actor, body);
         if (!('notice' in result)) {
           await recordAuditBy(deps, personActor(user, 'identity'), {
