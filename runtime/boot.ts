@@ -61,6 +61,7 @@ import { aiProviderPort } from '../adapters/ai/providers.ts';
 import { createCaseTriage, createTriageAssessor } from '../adapters/ai/case-triage.ts';
 import { createAiTriageAction } from '../adapters/actions/ai-triage.ts';
 import { createMcpCall } from '../adapters/actions/mcp-call.ts';
+import { createAiAgentAction } from '../adapters/actions/ai-agent.ts';
 import { createRunbookDrafting } from '../adapters/ai/runbook-drafting.ts';
 import { createRunExplainer } from '../adapters/ai/run-explanation.ts';
 import { PRODUCT } from '../adapters/http/peer.routes.ts';
@@ -267,6 +268,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
       ...builtinActions(outbound, tokens, detector, extraCa),
       createAiTriageAction({ assessor: triageAssessor, findCase: (id) => findCase(db, id) }),
       createMcpCall({ outbound, resolveConnection: connections.resolveByName }),
+      createAiAgentAction({ ai, outbound }),
       ...responseActions({
         registry: () => actions,
         policy: responsePolicy.inForce,

@@ -7,6 +7,7 @@
  * SPEC.md names fields they are used as named; the rest are this service's choice.
  */
 import * as v from 'valibot';
+import { aiDataClasses } from '../../domain/ai/settings.ts';
 import { jsonRecord } from '../http/shapes.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
@@ -30,8 +31,17 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
       goal: text(4000),
       tools: v.optional(v.array(id)),
       max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))),
+      // The data classes the goal and the tool results carry (SPEC.md "AI data-class gating": the agent's are its step's).
+      data_classes: v.optional(v.array(v.picklist(aiDataClasses))),
+      max_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(1_000_000))),
     }),
-    output: v.object({ summary: v.string(), tool_calls: v.array(v.object({ tool: v.string(), ok: v.boolean() })), stopped_for_approval: v.boolean() }),
+    output: v.object({
+      summary: v.string(),
+      tool_calls: v.array(v.object({ tool: v.string(), ok: v.boolean() })),
+      stopped_for_approval: v.boolean(),
+      stop_reason: v.picklist(['finished', 'write_intent', 'max_steps', 'token_budget', 'time']),
+      pending_call: v.nullable(v.object({ tool: v.string(), arguments: v.record(v.string(), v.unknown()) })),
+    }),
   },
   'ai.triage': {
     input: v.strictObject({ instructions: v.optional(text(4000)) }),

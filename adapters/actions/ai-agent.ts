@@ -1,0 +1,119 @@
+/**
+ * `ai.agent` (connection kind `mcp`, risk read; SPEC.md "Generic actions", "outbound MCP",
+ * "AI data-class gating"): a bounded loop in which the model gathers context through the
+ * step's MCP connection (domain/ai/agent.ts decides each move).
+ *
+ * - Tools offered: the connection's `allowed_tools`, narrowed by `with.tools` when given.
+ *   Only those in `read_only_tools` are called unattended; asking for any other is a write
+ *   intent that stops the loop with `stopped_for_approval: true` and the call in
+ *   `pending_call`, never made here: a following `mcp.call` step makes it, behind the
+ *   approval gate that tool always gets. A tool outside the offer is refused back to the
+ *   model as a failed call.
+ * - Bounds: `max_steps` turns (default 5), `max_tokens` tokens across the turns (default
+ *   20,000, the provider's counts), and the step's `timeout_s`; whichever comes first ends
+ *   the loop with its `stop_reason`.
+ * - Every turn is one AI call through the call path (feature `agent`, the classes the step
+ *   declares in `data_classes`, default none), so one audit row per turn; a refused or
+ *   failed turn fails the step under its AI code (retryable as `ai.triage`'s are). Tool
+ *   results reach the next prompt redacted, as every prompt is.
+ * - Each tool call carries `_meta.idempotency_key` `svc-<delivery id>-<turn>`.
+ */
+import type * as v from 'valibot';
+import { acceptAgentOutput, AGENT_LIMITS, agentMove, agentOutputSchema, agentPrompt, type AgentTool, type AgentTurn } from '../../domain/ai/agent.ts';
+import type { AiDataClass } from '../../domain/ai/settings.ts';
+import type { AiInvoker } from '../ai/invoke.ts';
+import { systemActor } from '../commands/audit.ts';
+import { toolAuthority, withRemoteMcp } from '../mcp/remote-tools.ts';
+import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { builtinSchemas } from './builtin-schemas.ts';
+import type { OutboundFetch } from './outbound-http.ts';
+
+type Input = { goal: string; tools?: string[]; max_steps?: number; data_classes?: AiDataClass[]; max_tokens?: number };
+type StopReason = 'finished' | 'write_intent' | 'max_steps' | 'token_budget' | 'time';
+type Output = {
+  summary: string;
+  tool_calls: { tool: string; ok: boolean }[];
+  stopped_for_approval: boolean;
+  stop_reason: StopReason;
+  pending_call: { tool: string; arguments: Record<string, unknown> } | null;
+};
+
+/** AI codes another attempt may get past: the provider's or the network's passing trouble. */
+const RETRYABLE: ReadonlySet<string> = new Set(['ai_timeout', 'ai_provider_error', 'provider_request_failed']);
+
+export function createAiAgentAction(deps: { ai: AiInvoker; outbound: OutboundFetch }): ActionDefinition<Input, Output> {
+  const schemas = builtinSchemas['ai.agent'];
+  if (!schemas) throw new Error('no built-in schemas for ai.agent');
+
+  /** Calls `tool` once; its result (content, structured content) and whether the tool said it failed. */
+  const callTool = async (context: ActionContext, tool: string, args: Record<string, unknown>, turn: number) => {
+    const connection = context.connection;
+    if (!connection) throw new ActionFailure('connection_missing', 'ai.agent needs with.connection naming an mcp connection', false);
+    const result = await withRemoteMcp(connection, deps.outbound, context.signal, 'svc-ai-agent', (client) =>
+      client.callTool({ name: tool, arguments: args, _meta: { idempotency_key: `svc-${context.deliveryId}-${turn}` } }, undefined, {
+        signal: context.signal,
+      }),
+    );
+    return { ok: result.isError !== true, result: { content: result.content ?? [], structured_content: result.structuredContent ?? null } };
+  };
+
+  return {
+    name: 'ai.agent',
+    connectionKind: 'mcp',
+    risk: 'read',
+    input: schemas.input as v.GenericSchema<unknown, Input>,
+    output: schemas.output,
+    execute: async (input, context) => {
+      if (!context.connection) throw new ActionFailure('connection_missing', 'ai.agent needs with.connection naming an mcp connection', false);
+      const { allowed, readOnly } = toolAuthority(context.connection);
+      const offered = input.tools ? allowed.filter((t) => input.tools?.includes(t)) : allowed;
+      const tools: AgentTool[] = offered.map((name) => ({ name, read_only: readOnly.includes(name) }));
+      const maxSteps = input.max_steps ?? AGENT_LIMITS.defaultSteps;
+      const budget = input.max_tokens ?? AGENT_LIMITS.defaultTokenBudget;
+      const history: AgentTurn[] = [];
+      const toolCalls: Output['tool_calls'] = [];
+      let summary = '';
+      let spent = 0;
+      const end = (stop_reason: StopReason, pending: Output['pending_call'] = null): Output => ({
+        summary,
+        tool_calls: toolCalls,
+        stopped_for_approval: pending !== null,
+        stop_reason,
+        pending_call: pending,
+      });
+      for (let turn = 1; turn <= maxSteps; turn++) {
+        if (context.signal.aborted) return end('time');
+        if (spent >= budget) return end('token_budget');
+        const { system, prompt } = agentPrompt(input.goal, tools, history);
+        const answer = await deps.ai.invoke({
+          feature: 'agent',
+          classes: input.data_classes ?? [],
+          actor: systemActor('runbook_run'),
+          target: context.caseId === null ? { type: 'run', id: context.runId } : { type: 'case', id: context.caseId },
+          team: null,
+          system,
+          prompt,
+          output: agentOutputSchema,
+          schemaName: 'agent_turn',
+          accept: acceptAgentOutput,
+        });
+        if (!answer.ok) throw new ActionFailure(answer.refusal.code, `${answer.refusal.code}: ${answer.refusal.message}`, RETRYABLE.has(answer.refusal.code));
+        spent += answer.usage.total_tokens ?? (answer.usage.prompt_tokens ?? 0) + (answer.usage.completion_tokens ?? 0);
+        summary = answer.output.summary.trim() || summary;
+        const move = agentMove(answer.output, tools);
+        if (move.kind === 'finish') return end('finished');
+        if (move.kind === 'write_intent') return end('write_intent', { tool: move.tool, arguments: move.arguments });
+        if (move.kind === 'refused') {
+          toolCalls.push({ tool: move.tool, ok: false });
+          history.push({ tool: move.tool, arguments: move.arguments, ok: false, result: move.reason });
+          continue;
+        }
+        const called = await callTool(context, move.tool, move.arguments, turn);
+        toolCalls.push({ tool: move.tool, ok: called.ok });
+        history.push({ tool: move.tool, arguments: move.arguments, ok: called.ok, result: called.result });
+      }
+      return end('max_steps');
+    },
+    preview: async (input, context) => ({ connection: context.connection?.name ?? null, goal: input.goal, tools: input.tools ?? null, sends_to_ai: true }),
+  };
+}

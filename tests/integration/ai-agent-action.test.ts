@@ -1,0 +1,137 @@
+/**
+ * The bounded `ai.agent` loop in real runs (SPEC.md "Generic actions", "outbound MCP",
+ * "AI data-class gating"), against an OpenAI-style stand-in and a real MCP server built with
+ * the official SDK, both on 127.0.0.1: read-only tools are called unattended, a write intent
+ * stops the loop without calling the tool, the loop ends at `max_steps`, each turn is one
+ * audited AI call, and the step's declared data classes are gated.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAiProviderServer, type AiProviderServer } from '../support/ai-provider-server.ts';
+import { enableAi, TEST_PROVIDER_KEY } from '../support/ai-settings.ts';
+import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts';
+import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+
+const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
+const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
+const MCP_TOKEN = 'mcp-bearer-0123456789';
+
+const agentRunbook = (slug: string, extra = '') => `
+id: ${slug}
+name: ${slug}
+version: 1
+trigger: { type: manual }
+steps:
+  - id: agent
+    action: ai.agent
+    with:
+      connection: edr-mcp
+      goal: "Find out what host web-01 talked to."
+      data_classes: [cases]${extra}
+`;
+
+const turn = (next: string, tool: string | null, args: Record<string, unknown> | null, summary: string) => ({
+  kind: 'json' as const,
+  value: { next, tool, arguments: args, summary },
+});
+
+describe('the ai.agent action', () => {
+  let svc: InProcessService;
+  let ai: AiProviderServer;
+  let mcp: TestMcpServer;
+  let caseId: string;
+  const agentStep = (run: { action_log: { step_id: string; output: any; error: string | null }[] }) => run.action_log.find((r) => r.step_id === 'agent');
+  const invocations = async () =>
+    ((await callAs(svc, root, 'GET', '/audit?action=ai.invocation&limit=500')).body.items as { detail: { feature: string } }[]).filter(
+      (r) => r.detail.feature === 'agent',
+    ).length;
+
+  beforeAll(async () => {
+    ai = await startAiProviderServer({ apiKey: TEST_PROVIDER_KEY });
+    mcp = await startMcpServer(MCP_TOKEN, [
+      { name: 'lookup_host', readOnly: true },
+      { name: 'isolate_host', readOnly: true },
+    ]);
+    svc = await startInProcessService(
+      { server: false },
+      {
+        runbooks: {
+          'agent.yml': agentRunbook('agent-look'),
+          'agent-short.yml': agentRunbook('agent-short', '\n      max_steps: 2'),
+          'agent-events.yml': agentRunbook('agent-events').replace('data_classes: [cases]', 'data_classes: [events]'),
+        },
+      },
+    );
+    const created = await callAs(svc, root, 'POST', '/connections', {
+      kind: 'mcp',
+      name: 'edr-mcp',
+      base_url: mcp.url,
+      secret: MCP_TOKEN,
+      config: { allowed_tools: ['lookup_host', 'isolate_host'], read_only_tools: ['lookup_host'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    caseId = (await callAs(svc, ana, 'POST', '/cases', { title: 'Host beaconing', severity: 'high', team: 'blue' })).body.id;
+    await enableAi(svc, root, ai.url, ['cases']);
+  }, 90_000);
+  afterAll(async () => {
+    await svc?.close();
+    await mcp?.close();
+    await ai?.close();
+  });
+
+  it('calls read-only tools unattended and finishes, one audited AI call per turn', async () => {
+    const before = await invocations();
+    ai.respondWith(turn('call_tool', 'lookup_host', { host: 'web-01' }, 'Looking the host up.'), turn('finish', null, null, 'web-01 talked to 203.0.113.9.'));
+    const run = await runOnCase(svc, ana, caseId, 'agent-look');
+    expect(run.status, JSON.stringify(run.action_log)).toBe('succeeded');
+    expect(agentStep(run)?.output).toEqual({
+      summary: 'web-01 talked to 203.0.113.9.',
+      tool_calls: [{ tool: 'lookup_host', ok: true }],
+      stopped_for_approval: false,
+      stop_reason: 'finished',
+      pending_call: null,
+    });
+    expect(mcp.seen.map((c) => [c.name, c.args])).toEqual([['lookup_host', { host: 'web-01' }]]);
+    expect(mcp.seen[0]?.meta?.idempotency_key).toMatch(/^svc-[A-Za-z0-9_-]{32}-1$/);
+    // The tool's answer reached the second turn's prompt.
+    expect(JSON.stringify(ai.requests.at(-1)?.body)).toContain('web-01');
+    expect((await invocations()) - before).toBe(2);
+  });
+
+  it('stops at a write intent without calling the tool, handing the call on', async () => {
+    const calls = mcp.seen.length;
+    ai.respondWith(turn('call_tool', 'isolate_host', { host: 'web-01' }, 'web-01 should be isolated.'));
+    const run = await runOnCase(svc, ana, caseId, 'agent-look');
+    expect(run.status).toBe('succeeded');
+    expect(agentStep(run)?.output).toMatchObject({
+      stopped_for_approval: true,
+      stop_reason: 'write_intent',
+      pending_call: { tool: 'isolate_host', arguments: { host: 'web-01' } },
+      tool_calls: [],
+    });
+    expect(mcp.seen.length).toBe(calls);
+  });
+
+  it('refuses a tool outside the offer back to the model, and ends at max_steps', async () => {
+    const calls = mcp.seen.length;
+    ai.respondWith(turn('call_tool', 'wipe_host', {}, 'Trying something.'), turn('call_tool', 'lookup_host', { host: 'web-02' }, 'Still looking.'));
+    const run = await runOnCase(svc, ana, caseId, 'agent-short');
+    expect(run.status).toBe('succeeded');
+    expect(agentStep(run)?.output).toMatchObject({
+      stop_reason: 'max_steps',
+      stopped_for_approval: false,
+      tool_calls: [
+        { tool: 'wipe_host', ok: false },
+        { tool: 'lookup_host', ok: true },
+      ],
+    });
+    expect(mcp.seen.slice(calls).map((c) => c.name)).toEqual(['lookup_host']);
+  });
+
+  it('fails the step when its declared data classes are not allowed, sending nothing', async () => {
+    const sent = ai.requests.length;
+    const run = await runOnCase(svc, ana, caseId, 'agent-events');
+    expect(run.status).toBe('failed');
+    expect(agentStep(run)?.error).toMatch(/^ai_data_class_denied/);
+    expect(ai.requests.length).toBe(sent);
+  });
+});
