@@ -2,14 +2,15 @@
  * The bounded `ai.agent` loop in real runs (SPEC.md "Generic actions", "outbound MCP",
  * "AI data-class gating"), against an OpenAI-style stand-in and a real MCP server built with
  * the official SDK, both on 127.0.0.1: read-only tools are called unattended, a write intent
- * stops the loop without calling the tool, the loop ends at `max_steps`, each turn is one
+ * stops the loop without calling the tool (a following `mcp.call` step makes it once a person
+ * approves; no AI path decides that gate), the loop ends at `max_steps`, each turn is one
  * audited AI call, and the step's declared data classes are gated.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAiProviderServer, type AiProviderServer } from '../support/ai-provider-server.ts';
 import { enableAi, TEST_PROVIDER_KEY } from '../support/ai-settings.ts';
 import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts';
-import { callAs, runOnCase, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, runOnCase, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -58,6 +59,16 @@ describe('the ai.agent action', () => {
           'agent.yml': agentRunbook('agent-look'),
           'agent-short.yml': agentRunbook('agent-short', '\n      max_steps: 2'),
           'agent-events.yml': agentRunbook('agent-events').replace('data_classes: [cases]', 'data_classes: [events]'),
+          'agent-act.yml': `${agentRunbook('agent-act')}
+  - id: act
+    action: mcp.call
+    needs: [agent]
+    autonomous: true
+    with:
+      connection: edr-mcp
+      tool: "{{ steps.agent.output.pending_call.tool }}"
+      arguments: { host: "{{ steps.agent.output.pending_call.arguments.host }}" }
+`,
         },
       },
     );
@@ -109,6 +120,29 @@ describe('the ai.agent action', () => {
       tool_calls: [],
     });
     expect(mcp.seen.length).toBe(calls);
+  });
+
+  it('leaves the write it asked for to a person: the next step waits at its gate, and no AI path decides it', async () => {
+    const calls = mcp.seen.length;
+    ai.respondWith(turn('call_tool', 'isolate_host', { host: 'web-01' }, 'web-01 should be isolated.'));
+    const queued = await callAs(svc, ana, 'POST', `/cases/${caseId}/runbooks/agent-act/run`, {});
+    expect(queued.status, queued.text).toBe(202);
+    const runId = queued.body.run_id ?? queued.body.id;
+    const waiting = await runWhen(svc, ana, runId, /^(waiting_approval|succeeded|failed)$/);
+    expect(waiting.status, JSON.stringify(waiting.action_log)).toBe('waiting_approval');
+    expect(waiting.gates).toMatchObject([{ step_id: 'act', status: 'pending' }]);
+    // Explaining the waiting run is one more AI call; the gate stays as it was.
+    ai.respondWith({ kind: 'json', value: { summary: 's', steps: [], outcome: 'waiting', next_steps: [], risks: [] } });
+    await enableAi(svc, root, ai.url, ['cases', 'alerts']);
+    expect((await callAs(svc, ana, 'POST', `/ai/runs/${runId}/explanation`, {})).status).toBe(200);
+    expect((await callAs(svc, ana, 'GET', `/runs/${runId}`)).body.gates).toMatchObject([{ step_id: 'act', status: 'pending' }]);
+    expect(mcp.seen.length).toBe(calls);
+    await enableAi(svc, root, ai.url, ['cases']);
+
+    expect((await callAs(svc, root, 'POST', `/runs/${runId}/approve`, { step_id: 'act', note: 'isolate it' })).status).toBe(200);
+    const done = await runWhen(svc, ana, runId, /^(succeeded|failed)$/);
+    expect(done.status, JSON.stringify(done.action_log)).toBe('succeeded');
+    expect(mcp.seen.slice(calls).map((c) => [c.name, c.args])).toEqual([['isolate_host', { host: 'web-01' }]]);
   });
 
   it('refuses a tool outside the offer back to the model, and ends at max_steps', async () => {
