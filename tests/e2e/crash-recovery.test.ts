@@ -13,7 +13,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createServerDatabase } from '../support/engines.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { createTestIdentity, e2eEngines, engineEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
@@ -79,7 +79,12 @@ steps:
 
 describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
   let svc: ServiceProcess | null = null;
-  afterAll(async () => svc?.stop());
+  // After each test: the first test's last process outlived it when the second reassigned
+  // `svc`, and a failed assertion in the kill loop left its process running for the rest of the suite.
+  afterEach(async () => {
+    await svc?.stop();
+    svc = null;
+  });
 
   it('finishes a run after SIGKILL without re-executing a completed step', async () => {
     let secondCalls = 0;
