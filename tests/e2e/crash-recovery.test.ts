@@ -138,7 +138,8 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
     ]);
     expect(run.chain.valid).toBe(true);
     await receiver.close();
-  });
+    // Two process starts, a lease to expire and a 30 s poll: past the 30 s default on a loaded CI machine.
+  }, 90_000);
 
   it('applies every case.update comment exactly once across SIGKILLs at random moments', async () => {
     const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-runbooks-'));

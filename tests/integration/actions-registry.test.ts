@@ -57,6 +57,8 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       output_schema: expect.objectContaining({ type: 'object', required: ['case_id', 'changed'] }),
     });
     expect(res.body.filter((a: { implemented: boolean }) => a.implemented).map((a: { name: string }) => a.name)).toEqual([
+      'ai.agent',
+      'ai.triage',
       'banlist.block',
       'banlist.status',
       'banlist.unblock',
@@ -68,6 +70,7 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'enrich.reputation_a',
       'enrich.reputation_b',
       'http.request',
+      'mcp.call',
       'notify.chat_a',
       'notify.chat_b',
       'notify.email',
