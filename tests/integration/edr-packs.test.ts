@@ -30,6 +30,9 @@ import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.t
 import { adapterActions, expectFixturesPass, installPack, packBinding, publishBinding } from '../support/shipped-adapters.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
+/** A service start, a pack install and its binding: past 60 s in a pack's setup on a loaded CI machine. */
+const SETUP_TIMEOUT_MS = 120_000;
+
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const PACKS_DIR = join(import.meta.dirname, '../../packs');
 const PROTECTED_HOST = 'dc-01';
@@ -95,7 +98,7 @@ describe.each(e2eEngines)('the shipped edr_isolate_a pack on $name', ({ server }
     });
     expect(conn.status, conn.text).toBe(201);
     await installAndBindHostAdapter(svc, root, 'edr_isolate_a', 'edr-a', true);
-  }, 60_000);
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await svc?.close();
     await s1?.close();
@@ -226,7 +229,7 @@ describe.each(e2eEngines)('the shipped edr_isolate_c pack on $name', ({ server }
     });
     expect(conn.status, conn.text).toBe(201);
     await installAndBindHostAdapter(svc, root, 'edr_isolate_c', 'edr-c', false);
-  }, 60_000);
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await svc?.close();
     await mde?.close();
@@ -330,7 +333,7 @@ describe.each(e2eEngines)('the shipped edr_contain_b pack on $name', ({ server }
     });
     expect(conn.status, conn.text).toBe(201);
     await installAndBindHostAdapter(svc, root, 'edr_contain_b', 'edr-b', true);
-  }, 60_000);
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await svc?.close();
     await cs?.close();
