@@ -23,8 +23,9 @@ import { acceptAgentOutput, AGENT_LIMITS, agentMove, agentOutputSchema, agentPro
 import type { AiDataClass } from '../../domain/ai/settings.ts';
 import type { AiInvoker } from '../ai/invoke.ts';
 import { systemActor } from '../commands/audit.ts';
-import { toolAuthority, withRemoteMcp } from '../mcp/remote-tools.ts';
-import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
+import { callRemoteTool, toolAuthority } from '../mcp/remote-tools.ts';
+import { ActionFailure, type ActionDefinition } from './action.ts';
+import { aiStepFailure } from './ai-step-failure.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 import type { OutboundFetch } from './outbound-http.ts';
 
@@ -38,24 +39,9 @@ type Output = {
   pending_call: { tool: string; arguments: Record<string, unknown> } | null;
 };
 
-/** AI codes another attempt may get past: the provider's or the network's passing trouble. */
-const RETRYABLE: ReadonlySet<string> = new Set(['ai_timeout', 'ai_provider_error', 'provider_request_failed']);
-
 export function createAiAgentAction(deps: { ai: AiInvoker; outbound: OutboundFetch }): ActionDefinition<Input, Output> {
   const schemas = builtinSchemas['ai.agent'];
   if (!schemas) throw new Error('no built-in schemas for ai.agent');
-
-  /** Calls `tool` once; its result (content, structured content) and whether the tool said it failed. */
-  const callTool = async (context: ActionContext, tool: string, args: Record<string, unknown>, turn: number) => {
-    const connection = context.connection;
-    if (!connection) throw new ActionFailure('connection_missing', 'ai.agent needs with.connection naming an mcp connection', false);
-    const result = await withRemoteMcp(connection, deps.outbound, context.signal, 'svc-ai-agent', (client) =>
-      client.callTool({ name: tool, arguments: args, _meta: { idempotency_key: `svc-${context.deliveryId}-${turn}` } }, undefined, {
-        signal: context.signal,
-      }),
-    );
-    return { ok: result.isError !== true, result: { content: result.content ?? [], structured_content: result.structuredContent ?? null } };
-  };
 
   return {
     name: 'ai.agent',
@@ -64,8 +50,9 @@ export function createAiAgentAction(deps: { ai: AiInvoker; outbound: OutboundFet
     input: schemas.input as v.GenericSchema<unknown, Input>,
     output: schemas.output,
     execute: async (input, context) => {
-      if (!context.connection) throw new ActionFailure('connection_missing', 'ai.agent needs with.connection naming an mcp connection', false);
-      const { allowed, readOnly } = toolAuthority(context.connection);
+      const { connection } = context;
+      if (!connection) throw new ActionFailure('connection_missing', 'ai.agent needs with.connection naming an mcp connection', false);
+      const { allowed, readOnly } = toolAuthority(connection);
       const offered = input.tools ? allowed.filter((t) => input.tools?.includes(t)) : allowed;
       const tools: AgentTool[] = offered.map((name) => ({ name, read_only: readOnly.includes(name) }));
       const maxSteps = input.max_steps ?? AGENT_LIMITS.defaultSteps;
@@ -97,7 +84,7 @@ export function createAiAgentAction(deps: { ai: AiInvoker; outbound: OutboundFet
           schemaName: 'agent_turn',
           accept: acceptAgentOutput,
         });
-        if (!answer.ok) throw new ActionFailure(answer.refusal.code, `${answer.refusal.code}: ${answer.refusal.message}`, RETRYABLE.has(answer.refusal.code));
+        if (!answer.ok) throw aiStepFailure(answer.refusal);
         spent += answer.usage.total_tokens ?? (answer.usage.prompt_tokens ?? 0) + (answer.usage.completion_tokens ?? 0);
         summary = answer.output.summary.trim() || summary;
         const move = agentMove(answer.output, tools);
@@ -108,9 +95,14 @@ export function createAiAgentAction(deps: { ai: AiInvoker; outbound: OutboundFet
           history.push({ tool: move.tool, arguments: move.arguments, ok: false, result: move.reason });
           continue;
         }
-        const called = await callTool(context, move.tool, move.arguments, turn);
-        toolCalls.push({ tool: move.tool, ok: called.ok });
-        history.push({ tool: move.tool, arguments: move.arguments, ok: called.ok, result: called.result });
+        const { content, structured_content, is_error } = await callRemoteTool(connection, deps.outbound, context.signal, {
+          clientName: 'svc-ai-agent',
+          tool: move.tool,
+          args: move.arguments,
+          idempotencyKey: `svc-${context.deliveryId}-${turn}`,
+        });
+        toolCalls.push({ tool: move.tool, ok: !is_error });
+        history.push({ tool: move.tool, arguments: move.arguments, ok: !is_error, result: { content, structured_content } });
       }
       return end('max_steps');
     },

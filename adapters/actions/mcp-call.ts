@@ -16,7 +16,7 @@
  */
 import type * as v from 'valibot';
 import type { OutboundFetch } from './outbound-http.ts';
-import { toolAuthority, withRemoteMcp } from '../mcp/remote-tools.ts';
+import { callRemoteTool, toolAuthority } from '../mcp/remote-tools.ts';
 import { ActionFailure, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 
@@ -63,15 +63,14 @@ export function createMcpCall(deps: {
       if (!toolAuthority(connection).allowed.includes(input.tool)) {
         throw new ActionFailure('mcp_tool_not_allowed', `mcp: ${input.tool} is not in the allowed_tools of ${connection.name}`, false);
       }
-      const result = await withRemoteMcp(connection, deps.outbound, context.signal, 'svc-mcp-call', (client) =>
-        client.callTool({ name: input.tool, arguments: input.arguments ?? {}, _meta: { idempotency_key: `svc-${context.deliveryId}` } }, undefined, {
-          signal: context.signal,
-        }),
-      );
-      const content = Array.isArray(result.content) ? result.content : [];
-      if (result.isError === true) throw new ActionFailure('mcp_tool_error', `mcp: ${input.tool} answered an error: ${errorText(content)}`, false);
-      const structured = result.structuredContent;
-      return { content, structured_content: structured !== null && typeof structured === 'object' ? (structured as Record<string, unknown>) : null };
+      const { content, structured_content, is_error } = await callRemoteTool(connection, deps.outbound, context.signal, {
+        clientName: 'svc-mcp-call',
+        tool: input.tool,
+        args: input.arguments ?? {},
+        idempotencyKey: `svc-${context.deliveryId}`,
+      });
+      if (is_error) throw new ActionFailure('mcp_tool_error', `mcp: ${input.tool} answered an error: ${errorText(content)}`, false);
+      return { content, structured_content };
     },
     preview: async (input, context) => ({ connection: context.connection?.name ?? null, tool: input.tool, arguments: input.arguments ?? {} }),
   };

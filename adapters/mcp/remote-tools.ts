@@ -76,6 +76,30 @@ export function listRemoteTools(connection: ResolvedConnection, outbound: Outbou
   });
 }
 
+/** What one tool call answered: its content items, its structured content (null when none) and whether the tool reported an error. */
+export type ToolAnswer = { content: unknown[]; structured_content: Record<string, unknown> | null; is_error: boolean };
+
+/**
+ * Calls `tool` once with `args`, `_meta.idempotency_key` set to `idempotencyKey`, in a
+ * session of its own (withRemoteMcp's failures). The caller decides on authority first.
+ */
+export function callRemoteTool(
+  connection: ResolvedConnection,
+  outbound: OutboundFetch,
+  signal: AbortSignal,
+  call: { clientName: string; tool: string; args: Record<string, unknown>; idempotencyKey: string },
+): Promise<ToolAnswer> {
+  return withRemoteMcp(connection, outbound, signal, call.clientName, async (client) => {
+    const result = await client.callTool({ name: call.tool, arguments: call.args, _meta: { idempotency_key: call.idempotencyKey } }, undefined, { signal });
+    const structured = result.structuredContent;
+    return {
+      content: Array.isArray(result.content) ? result.content : [],
+      structured_content: structured !== null && typeof structured === 'object' ? (structured as Record<string, unknown>) : null,
+      is_error: result.isError === true,
+    };
+  });
+}
+
 /** The tools a connection's `config` lets any caller invoke (`allowed_tools`) and, of those, run unattended (`read_only_tools`). */
 export function toolAuthority(connection: Pick<ResolvedConnection, 'config'>): { allowed: string[]; readOnly: string[] } {
   const names = (value: unknown) => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []);
