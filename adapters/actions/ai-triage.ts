@@ -20,6 +20,7 @@ import type { CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { TriageAssessor } from '../ai/case-triage.ts';
 import { systemActor } from '../commands/audit.ts';
 import { ActionFailure, type ActionDefinition } from './action.ts';
+import { aiStepFailure } from './ai-step-failure.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 
 type Input = { instructions?: string };
@@ -38,9 +39,6 @@ export type AiTriageOutput = {
   output_digest: string;
   invocation_id: string;
 };
-
-/** AI codes another attempt may get past: the provider's or the network's passing trouble. */
-const RETRYABLE: ReadonlySet<string> = new Set(['ai_timeout', 'ai_provider_error', 'provider_request_failed']);
 
 const noBoundCase = () => new ActionFailure('no_bound_case', 'ai.triage needs a run bound to a case', false);
 
@@ -91,7 +89,7 @@ export function createAiTriageAction(deps: {
       const row = await deps.findCase(context.caseId);
       if (!row) throw new ActionFailure('case_not_found', 'the run’s case is not in the read model yet', true);
       const result = await deps.assessor.assess(row, systemActor('runbook_run'), input.instructions ?? null);
-      if (!result.ok) throw new ActionFailure(result.refusal.code, `${result.refusal.code}: ${result.refusal.message}`, RETRYABLE.has(result.refusal.code));
+      if (!result.ok) throw aiStepFailure(result.refusal);
       return outputOf(result.record, result.invocationId);
     },
     record: async (_input, executed, context) => {
