@@ -1,11 +1,18 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: run test lint typecheck depcruise biome format bench bench-quick migrate
+.PHONY: run test lint typecheck depcruise biome format bench bench-quick migrate console
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
 	@touch node_modules
 
-run: node_modules
+# The web console (console/, docs/console.md), rebuilt when its sources change.
+CONSOLE_SOURCES := $(shell find console/src -type f) console/index.html console/vite.config.ts
+console/dist/index.html: node_modules $(CONSOLE_SOURCES)
+	npx vite build console
+
+console: console/dist/index.html
+
+run: node_modules console
 	node bin/svc.js serve
 
 migrate: node_modules
@@ -13,9 +20,10 @@ migrate: node_modules
 
 typecheck: node_modules
 	npx tsc --noEmit
+	npx tsc --noEmit -p console
 
 depcruise: node_modules
-	npx depcruise --config .dependency-cruiser.cjs domain projections adapters runtime tests bench
+	npx depcruise --config .dependency-cruiser.cjs domain projections adapters runtime tests bench console/src
 
 # The formatter check and the linter (biome.json); `make format` rewrites the files.
 biome: node_modules
@@ -26,7 +34,7 @@ format: node_modules
 
 lint: typecheck depcruise biome
 
-test: lint
+test: lint console
 	npx vitest run
 
 bench: node_modules

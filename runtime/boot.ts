@@ -400,6 +400,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
         presence: hub.presence,
         presenceHeartbeatSeconds: config.presenceHeartbeatSeconds,
         publicPrefix: config.publicPrefix,
+        consoleDir: config.consoleDir,
         mergedCaseStatuses: config.mergedStatuses,
         environment: config.environment,
         identityService,

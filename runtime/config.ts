@@ -16,8 +16,10 @@ export type Config = {
   port: number;
   host: string;
   basePath: string;
-  /** Public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
+  /** Public UI prefix of `href` values and where the console is served (SVC_PUBLIC_PREFIX), no trailing slash. */
   publicPrefix: string;
+  /** The built web console (SVC_CONSOLE_DIR). */
+  consoleDir: string;
   dataDir: string;
   databaseUrl: string | null;
   /** Where events are kept (SVC_EVENT_STORE, KURRENTDB_CONNECTION_STRING); read models stay in the database either way. */
@@ -326,6 +328,16 @@ function aiConfig(env: NodeJS.ProcessEnv): AiConfig {
   };
 }
 
+/**
+ * SVC_PUBLIC_PREFIX (default `/svc`) without a trailing slash: one or more path segments,
+ * never the root, where the console would shadow the API.
+ */
+function publicPrefix(value: string | undefined): string {
+  const prefix = (value ?? '/svc').replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix)) throw new Error('SVC_PUBLIC_PREFIX must be a path such as /svc: one or more segments of letters, digits, . _ ~ -');
+  return prefix;
+}
+
 /** SVC_PACK_PUBLIC_KEY as the 32 bytes of an ed25519 public key, or null when unset; a malformed key stops the start. */
 function packPublicKey(value: string | undefined): Uint8Array | null {
   if (!value) return null;
@@ -372,7 +384,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0),
     host: env.HOST || '127.0.0.1',
     basePath,
-    publicPrefix: env.SVC_PUBLIC_PREFIX ?? '/svc',
+    publicPrefix: publicPrefix(env.SVC_PUBLIC_PREFIX),
+    consoleDir: resolve(env.SVC_CONSOLE_DIR || './console/dist'),
     dataDir: resolve(env.SVC_DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || null,
     eventStore: eventStoreConfig(env),

@@ -28,6 +28,7 @@ import { authenticate } from './auth.ts';
 import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
 import { caseRoutes } from './cases.routes.ts';
+import { consoleRoutes } from './console.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
 import { customActionImportRoutes, isOpenApiImport, openApiImportBodyLimit } from './custom-actions-import.routes.ts';
 import { customActionRoutes } from './custom-actions.routes.ts';
@@ -156,7 +157,11 @@ export function createApp(deps: HttpDeps) {
   api.get('/openapi.json', async (c) => c.json(await openApiDocument()));
   api.route('/', authed);
 
-  const root = deps.basePath ? new Hono().route(deps.basePath, api) : api;
+  // The console first: with an empty SVC_BASE_PATH the authenticated routes' middleware
+  // would otherwise claim its paths, and the console's files need no caller token.
+  const root = new Hono<AppEnv>();
+  root.route(deps.publicPrefix, consoleRoutes({ consoleDir: deps.consoleDir, publicPrefix: deps.publicPrefix, basePath: deps.basePath }));
+  root.route(deps.basePath || '/', api);
   const onError = createErrorHandler((error, context) => deps.logError(error, context));
   root.onError(onError);
   api.onError(onError);

@@ -85,6 +85,8 @@ export type HttpDeps = {
   presenceHeartbeatSeconds: number;
   /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
   publicPrefix: string;
+  /** SVC_CONSOLE_DIR: the built web console served under `publicPrefix` (console.routes.ts). */
+  consoleDir: string;
   /** Case statuses meaning "merged into another case", which peer search skips (SVC_CASE_MERGED_STATUSES). */
   mergedCaseStatuses: readonly string[];
   /** The environment this install serves, named on peer approval items (SVC_ENVIRONMENT). */

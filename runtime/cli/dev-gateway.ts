@@ -4,7 +4,8 @@
  * sections 2 and 4).
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { pathBelow } from '../../adapters/http/auth.ts';
@@ -36,7 +37,10 @@ const hopByHop = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-autho
  * query, body and headers, minus `Authorization`, `Host` and hop-by-hop headers,
  * plus `Authorization: Bearer <assertion>` freshly minted for `person` (new `jti`,
  * 60 s lifetime, `htm` the method, `htu` the path below `basePath`). The answer is
- * streamed back; an unreachable target answers 502.
+ * streamed back; an unreachable target answers 502. A WebSocket upgrade (the console's
+ * `WS /ws`) is forwarded the same way, with its assertion bound to `GET`, and once the
+ * service switches protocols the two sockets are joined; a refused upgrade's answer is
+ * passed back as it came.
  *
  * @example const gw = await startDevGateway({ host: '127.0.0.1', port: 0, ... }); await fetch(`${gw.url}/auth/me`)
  */
@@ -72,10 +76,52 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
     pipeline(req, upstream, () => undefined);
   };
 
+  const forwardUpgrade = async (req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> => {
+    const incoming = new URL(req.url ?? '/', 'http://gateway.invalid');
+    const path = `${prefix}${incoming.pathname}`;
+    const claims = devAssertionClaims(options.person, { method: 'GET', path: pathBelow(path, options.basePath) });
+    const assertion = await mintDevToken(options.identity, claims, { audience: options.audience, ttlSeconds: devAssertionTtlSeconds });
+    const upstream = httpRequest({
+      hostname: options.target.hostname,
+      port: options.target.port,
+      method: 'GET',
+      path: `${path}${incoming.search}`,
+      headers: {
+        ...forwardable(req.headers, ['authorization', 'host']),
+        connection: 'Upgrade',
+        upgrade: req.headers.upgrade ?? 'websocket',
+        authorization: `Bearer ${assertion}`,
+      },
+    });
+    upstream.on('upgrade', (answer, service: Socket, serviceHead) => {
+      const lines = [`HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}`];
+      for (let i = 0; i < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+      client.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (serviceHead.length > 0) client.write(serviceHead);
+      if (head.length > 0) service.write(head);
+      service.on('error', () => client.destroy());
+      client.on('error', () => service.destroy());
+      service.pipe(client).pipe(service);
+    });
+    upstream.on('response', (answer) => {
+      const lines = [`HTTP/1.1 ${answer.statusCode ?? 502} ${answer.statusMessage ?? ''}`];
+      for (const [name, value] of Object.entries(forwardable(answer.headers, []))) lines.push(`${name}: ${String(value)}`);
+      lines.push('connection: close');
+      client.write(`${lines.join('\r\n')}\r\n\r\n`);
+      pipeline(answer, client, () => undefined);
+    });
+    upstream.on('error', (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ndev gateway: ${error.message}\n`));
+    upstream.end();
+  };
+
   const server = createServer((req, res) => {
     forward(req, res).catch((error: unknown) => {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(`dev gateway: ${(error as Error).message}\n`);
     });
+  });
+  server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    client.on('error', () => undefined);
+    forwardUpgrade(req, client, head).catch((error: unknown) => client.end(`HTTP/1.1 500 Internal Server Error\r\nconnection: close\r\n\r\ndev gateway: ${(error as Error).message}\n`));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,96 @@
+/**
+ * The console's frame: a skip link, the navigation, the live indicator, the unread
+ * notification count and the signed-in person, around the page the URL names. Every
+ * `href` the API hands out (`/cases/<id>`, `/runs/<id>`, `/alerts/<id>` under
+ * SVC_PUBLIC_PREFIX) is a route here.
+ */
+import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
+import { api } from './api.ts';
+import { publicPrefix } from './config.ts';
+import { LiveProvider, useLiveStatus } from './live.tsx';
+import { MeProvider, useMe } from './me.tsx';
+import { AlertsPage } from './pages/alerts.tsx';
+import { ApprovalsPage } from './pages/approvals.tsx';
+import { CasePage } from './pages/case.tsx';
+import { CaseListPage } from './pages/case-list.tsx';
+import { NotificationsPage } from './pages/notifications.tsx';
+import { RunPage } from './pages/run.tsx';
+import { RunbookPage } from './pages/runbook.tsx';
+import { RunbookListPage } from './pages/runbook-list.tsx';
+import { useResource } from './resource.ts';
+
+type Notifications = { items: { id: string }[] };
+
+function UnreadCount() {
+  const unread = useResource(() => api<Notifications>('/notifications', { query: { unread_only: true, limit: 100 } }), [], (frame) => frame.type === 'notification.created');
+  const count = unread.data?.items.length ?? 0;
+  return (
+    <NavLink to="/notifications" aria-label={`Notifications, ${count} unread`}>
+      Notifications {count > 0 && <span className="count" data-testid="unread-count">{count >= 100 ? '99+' : count}</span>}
+    </NavLink>
+  );
+}
+
+function LiveIndicator() {
+  const status = useLiveStatus();
+  const words = { open: 'Live', connecting: 'Connecting…', closed: 'Offline: reconnecting' }[status];
+  return (
+    <span className={`live live-${status}`} role="status" data-testid="live-status">
+      {words}
+    </span>
+  );
+}
+
+function Who() {
+  const me = useMe();
+  return <span className="who">{`${me.full_name ?? me.email ?? me.id}${me.role ? ` (${me.role})` : ''}`}</span>;
+}
+
+function Frame() {
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <strong className="brand">svc</strong>
+        <nav aria-label="Main">
+          <NavLink to="/alerts">Alerts</NavLink>
+          <NavLink to="/cases">Cases</NavLink>
+          <NavLink to="/runbooks">Runbooks</NavLink>
+          <NavLink to="/approvals">Approvals</NavLink>
+          <UnreadCount />
+        </nav>
+        <LiveIndicator />
+        <Who />
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Routes>
+          <Route path="/" element={<Navigate to="/cases" replace />} />
+          <Route path="/alerts" element={<AlertsPage />} />
+          <Route path="/alerts/:id" element={<AlertsPage />} />
+          <Route path="/cases" element={<CaseListPage />} />
+          <Route path="/cases/:id" element={<CasePage />} />
+          <Route path="/runbooks" element={<RunbookListPage />} />
+          <Route path="/runbooks/:slug" element={<RunbookPage />} />
+          <Route path="/runs/:id" element={<RunPage />} />
+          <Route path="/approvals" element={<ApprovalsPage />} />
+          <Route path="/notifications" element={<NotificationsPage />} />
+          <Route path="*" element={<p>There is no such page in the console.</p>} />
+        </Routes>
+      </main>
+    </>
+  );
+}
+
+export function App() {
+  return (
+    <BrowserRouter basename={publicPrefix}>
+      <LiveProvider>
+        <MeProvider>
+          <Frame />
+        </MeProvider>
+      </LiveProvider>
+    </BrowserRouter>
+  );
+}

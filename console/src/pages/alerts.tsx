@@ -1,0 +1,3 @@
+export function AlertsPage() {
+  return <h1>AlertsPage</h1>;
+}

@@ -1,0 +1,3 @@
+export function ApprovalsPage() {
+  return <h1>ApprovalsPage</h1>;
+}

@@ -1,0 +1,3 @@
+export function CaseListPage() {
+  return <h1>CaseListPage</h1>;
+}

@@ -1,0 +1,3 @@
+export function CasePage() {
+  return <h1>CasePage</h1>;
+}

@@ -1,0 +1,3 @@
+export function NotificationsPage() {
+  return <h1>NotificationsPage</h1>;
+}

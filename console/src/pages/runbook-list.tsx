@@ -1,0 +1,3 @@
+export function RunbookListPage() {
+  return <h1>RunbookListPage</h1>;
+}

@@ -1,0 +1,3 @@
+export function RunbookPage() {
+  return <h1>RunbookPage</h1>;
+}

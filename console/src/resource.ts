@@ -1,0 +1,43 @@
+/**
+ * `useResource`: one API read a page shows, with its loading and error states, read again
+ * when a live frame says it changed (and after a reconnect). Bursts of frames (a run's
+ * steps) are coalesced into one read per 150 ms.
+ */
+import { type DependencyList, useCallback, useEffect, useRef, useState } from 'react';
+import { type LiveFrame, useLiveFrames } from './live.tsx';
+
+export type Resource<T> = { data: T | null; error: Error | null; loading: boolean; reload: () => void };
+
+export function useResource<T>(load: () => Promise<T>, deps: DependencyList, changedBy: (frame: LiveFrame) => boolean = () => false): Resource<T> {
+  const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: true });
+  const generation = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when `load` changes
+  const read = useCallback(() => {
+    const mine = ++generation.current;
+    setState((previous) => ({ ...previous, loading: true }));
+    load().then(
+      (data) => {
+        if (mine === generation.current) setState({ data, error: null, loading: false });
+      },
+      (error: unknown) => {
+        if (mine === generation.current) setState((previous) => ({ data: previous.data, error: error as Error, loading: false }));
+      },
+    );
+  }, deps);
+  useEffect(() => {
+    read();
+    return () => {
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [read]);
+  useLiveFrames((frame) => {
+    if (frame.type !== 'live.reconnected' && !changedBy(frame)) return;
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      read();
+    }, 150);
+  });
+  return { ...state, reload: read };
+}
