@@ -12,11 +12,12 @@ export function useResource<T>(load: () => Promise<T>, deps: DependencyList, cha
   const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: true });
   const generation = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when `load` changes
+  const latestLoad = useRef(load);
+  latestLoad.current = load;
   const read = useCallback(() => {
     const mine = ++generation.current;
     setState((previous) => ({ ...previous, loading: true }));
-    load().then(
+    latestLoad.current().then(
       (data) => {
         if (mine === generation.current) setState({ data, error: null, loading: false });
       },
@@ -24,13 +25,15 @@ export function useResource<T>(load: () => Promise<T>, deps: DependencyList, cha
         if (mine === generation.current) setState((previous) => ({ data: previous.data, error: error as Error, loading: false }));
       },
     );
-  }, deps);
-  useEffect(() => {
+  }, []);
+  const readOnChange = () => {
     read();
     return () => {
       if (timer.current) clearTimeout(timer.current);
     };
-  }, [read]);
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps say when `load` reads something else
+  useEffect(readOnChange, deps);
   useLiveFrames((frame) => {
     if (frame.type !== 'live.reconnected' && !changedBy(frame)) return;
     if (timer.current) return;

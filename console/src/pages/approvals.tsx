@@ -1,3 +1,60 @@
+/**
+ * The approvals queue (route `/approvals`): the gates waiting for a person
+ * (`GET /approvals?status=pending`, scoped by the server to runs the caller may see), each
+ * with its run, case and expiry, approved or denied in place. Live: read again on every
+ * `approval.updated` frame, so a gate decided elsewhere leaves the queue.
+ */
+import { Link } from 'react-router';
+import { api } from '../api.ts';
+import { GateDecision } from '../gate-decision.tsx';
+import { useResource } from '../resource.ts';
+import { Ago, ErrorNote, Loading } from '../ui.tsx';
+
+type Approval = {
+  run_id: string;
+  step_id: string;
+  runbook_id: string;
+  case_id: string | null;
+  requested_by: string | null;
+  reason: string;
+  roles: string[];
+  message: string | null;
+  opened_at: string;
+  expires_at: string;
+};
+
 export function ApprovalsPage() {
-  return <h1>ApprovalsPage</h1>;
+  const queue = useResource(
+    () => api<{ items: Approval[] }>('/approvals', { query: { status: 'pending', limit: 200 } }),
+    [],
+    (frame) => frame.type === 'approval.updated',
+  );
+  return (
+    <>
+      <h1>Approvals</h1>
+      <ErrorNote error={queue.error} />
+      {!queue.data && !queue.error && <Loading what="the approvals queue" />}
+      {queue.data?.items.length === 0 && <p className="muted">Nothing is waiting for approval.</p>}
+      <ul className="plain" data-testid="approvals">
+        {queue.data?.items.map((gate) => (
+          <li key={`${gate.run_id}/${gate.step_id}`} data-testid="approval">
+            <p>
+              <Link to={`/runs/${gate.run_id}`}>{gate.runbook_id}</Link>, step <strong>{gate.step_id}</strong>: {gate.reason}
+              {gate.message ? ` — ${gate.message}` : ''}
+            </p>
+            <p className="muted">
+              {gate.case_id && (
+                <>
+                  <Link to={`/cases/${gate.case_id}`}>case</Link> ·{' '}
+                </>
+              )}
+              requested by {gate.requested_by ?? 'automation'} · opened <Ago at={gate.opened_at} /> · expires <Ago at={gate.expires_at} /> · roles{' '}
+              {gate.roles.join(', ') || 'any approver'}
+            </p>
+            <GateDecision runId={gate.run_id} stepId={gate.step_id} onDecided={queue.reload} />
+          </li>
+        ))}
+      </ul>
+    </>
+  );
 }

@@ -1,3 +1,45 @@
+/**
+ * The case page (route `/cases/<id>`, the `href` of every notification about a case):
+ * header with the acknowledgement clock, who else is viewing, timeline, comments with
+ * mentions, runs, and the side panels (tasks, observables, evidence, attachments, linked
+ * alerts, tickets). Everything is read through the API and re-read on the case's live
+ * frames.
+ */
+import { useParams } from 'react-router';
+import { api } from '../api.ts';
+import { CaseHeader } from '../case/header.tsx';
+import { Comments } from '../case/comments.tsx';
+import { Presence } from '../case/presence.tsx';
+import { CaseRuns } from '../case/runs.tsx';
+import { Timeline } from '../case/timeline.tsx';
+import { aboutCase, type Case } from '../case/types.ts';
+import { useMe } from '../me.tsx';
+import { useResource } from '../resource.ts';
+import { ErrorNote, Loading } from '../ui.tsx';
+
 export function CasePage() {
-  return <h1>CasePage</h1>;
+  const { id = '' } = useParams();
+  const me = useMe();
+  const kase = useResource(async () => ({ value: await api<Case>(`/cases/${encodeURIComponent(id)}`), readAt: Date.now() }), [id], aboutCase(id));
+  // The default role matrix (CONTRACTS.md section 2): viewers read only. The API decides
+  // either way; this only spares a viewer buttons that would answer 403.
+  const canEdit = me.role !== 'viewer';
+  if (kase.error && !kase.data) return <ErrorNote error={kase.error} />;
+  if (!kase.data) return <Loading what="the case" />;
+  const { value, readAt } = kase.data;
+  return (
+    <>
+      <CaseHeader value={value} readAt={readAt} canEdit={canEdit} onChanged={kase.reload} />
+      <Presence caseId={value.id} />
+      <div className="grid">
+        <div>
+          <Comments caseId={value.id} caseTeam={value.team} canEdit={canEdit} />
+          <Timeline caseId={value.id} />
+        </div>
+        <div>
+          <CaseRuns caseId={value.id} canRun={canEdit} />
+        </div>
+      </div>
+    </>
+  );
 }

@@ -1,3 +1,70 @@
+/**
+ * The caller's in-app notifications (route `/notifications`; `GET /notifications`,
+ * `POST /notifications/read`): mentions, task assignments and task comments, newest
+ * first, each linking where its `href` points. Live on `notification.created`.
+ */
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api } from '../api.ts';
+import { publicPrefix } from '../config.ts';
+import { useResource } from '../resource.ts';
+import { Ago, ErrorNote, Loading } from '../ui.tsx';
+
+type Notification = { id: string; kind: string; title: string; at: string; read: boolean; href?: string };
+
+/** An `href` the API gives (under SVC_PUBLIC_PREFIX) as a route of the console, or null when it points elsewhere. */
+export function consoleRoute(href: string | undefined, prefix: string): string | null {
+  if (!href) return null;
+  if (href === prefix || href.startsWith(`${prefix}/`)) return href.slice(prefix.length) || '/';
+  return null;
+}
+
 export function NotificationsPage() {
-  return <h1>NotificationsPage</h1>;
+  const inbox = useResource(
+    () => api<{ items: Notification[] }>('/notifications', { query: { limit: 100 } }),
+    [],
+    (frame) => frame.type === 'notification.created',
+  );
+  const [error, setError] = useState<Error | null>(null);
+  const markRead = (ids?: string[]) => {
+    setError(null);
+    api('/notifications/read', { method: 'POST', body: ids ? { ids } : {} }).then(inbox.reload, setError);
+  };
+  const unread = inbox.data?.items.filter((item) => !item.read) ?? [];
+  return (
+    <>
+      <h1>Notifications</h1>
+      <ErrorNote error={inbox.error ?? error} />
+      {!inbox.data && !inbox.error && <Loading what="notifications" />}
+      {unread.length > 0 && (
+        <button type="button" onClick={() => markRead()}>
+          Mark all read
+        </button>
+      )}
+      {inbox.data?.items.length === 0 && <p className="muted">No notifications.</p>}
+      <ul className="plain" data-testid="notifications">
+        {inbox.data?.items.map((item) => {
+          const route = consoleRoute(item.href, publicPrefix);
+          return (
+            <li key={item.id} className={item.read ? 'muted' : ''} data-testid="notification">
+              {!item.read && <strong>New: </strong>}
+              {route ? (
+                <Link to={route} onClick={() => !item.read && markRead([item.id])}>
+                  {item.title}
+                </Link>
+              ) : (
+                item.title
+              )}{' '}
+              <span className="muted">({item.kind.replace(/_/g, ' ')})</span> <Ago at={item.at} />
+              {!item.read && (
+                <button type="button" onClick={() => markRead([item.id])}>
+                  Mark read
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
 }

@@ -1,3 +1,163 @@
+/**
+ * The run page (route `/runs/<id>`, the `href` of an approval): status, the approval
+ * gates with approve and deny, the steps, and the hash-chained action log with its chain
+ * badge (`GET /runs/<id>`: `chain {valid, rows, first_broken_index}` checked by the
+ * server). Live: read again on the run's `run.updated` and `approval.updated` frames, so a
+ * run is watched to its end without reloading.
+ */
+import { Link, useParams } from 'react-router';
+import { api } from '../api.ts';
+import { GateDecision } from '../gate-decision.tsx';
+import { useResource } from '../resource.ts';
+import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+
+type Gate = {
+  step_id: string;
+  reason: string;
+  roles: string[];
+  message: string | null;
+  status: string;
+  opened_at: string;
+  expires_at: string;
+  decided_by: string | null;
+  note: string | null;
+};
+type Step = { id: string; status: string; attempt: number; error: string | null; started_at: string | null; finished_at: string | null };
+type LogRow = {
+  index: number;
+  step_id: string;
+  action: string | null;
+  attempt: number;
+  status: string;
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  finished_at: string;
+  hash: string;
+};
+export type RunView = {
+  id: string;
+  runbook_id: string;
+  case_id: string | null;
+  status: string;
+  trigger_type: string;
+  dry_run: boolean;
+  requested_by: string | null;
+  error: string | null;
+  queued_at: string;
+  finished_at: string | null;
+  gates: Gate[];
+  steps: Step[];
+  action_log: LogRow[];
+  chain: { valid: boolean; rows: number; first_broken_index: number | null };
+};
+
+export function ChainBadge({ chain }: { chain: RunView['chain'] }) {
+  return chain.valid ? (
+    <span className="badge status-succeeded" data-testid="chain-badge">{`Chain verified: ${chain.rows} rows`}</span>
+  ) : (
+    <span className="badge status-failed" data-testid="chain-badge">{`Chain broken at row ${chain.first_broken_index ?? '?'}`}</span>
+  );
+}
+
+const terminal = ['succeeded', 'failed', 'cancelled', 'denied', 'expired'];
+
 export function RunPage() {
-  return <h1>RunPage</h1>;
+  const { id = '' } = useParams();
+  const run = useResource(
+    () => api<RunView>(`/runs/${encodeURIComponent(id)}`),
+    [id],
+    (frame) => (frame.type === 'run.updated' || frame.type === 'approval.updated') && frame.run_id === id,
+  );
+  if (run.error && !run.data) return <ErrorNote error={run.error} />;
+  if (!run.data) return <Loading what="the run" />;
+  const value = run.data;
+  const pending = value.gates.filter((gate) => gate.status === 'pending');
+  return (
+    <>
+      <h1>
+        Run of <Link to={`/runbooks/${encodeURIComponent(value.runbook_id)}?run=${value.id}`}>{value.runbook_id}</Link>
+      </h1>
+      <div className="row panel">
+        <span data-testid="run-status">
+          <Badge kind="status" value={value.status} />
+        </span>
+        <ChainBadge chain={value.chain} />
+        {value.dry_run && <span className="badge">dry run</span>}
+        <span>Trigger: {value.trigger_type}</span>
+        {value.requested_by && <span>Requested by {value.requested_by}</span>}
+        <span>
+          Queued <Ago at={value.queued_at} />
+        </span>
+        {value.case_id && <Link to={`/cases/${value.case_id}`}>Open the case</Link>}
+        {!terminal.includes(value.status) && (
+          <button type="button" onClick={() => api(`/runs/${value.id}/cancel`, { method: 'POST' }).then(run.reload, run.reload)}>
+            Cancel run
+          </button>
+        )}
+      </div>
+      <ErrorNote error={run.error} />
+      {value.error && <p className="error">{value.error}</p>}
+      {pending.length > 0 && (
+        <section className="panel" aria-labelledby="gates-title">
+          <h2 id="gates-title">Waiting for approval</h2>
+          {pending.map((gate) => (
+            <div key={gate.step_id}>
+              <p>
+                Step <strong>{gate.step_id}</strong>: {gate.reason}
+                {gate.message ? ` — ${gate.message}` : ''} (roles: {gate.roles.join(', ') || 'any approver'}; expires <Ago at={gate.expires_at} />)
+              </p>
+              <GateDecision runId={value.id} stepId={gate.step_id} onDecided={run.reload} />
+            </div>
+          ))}
+        </section>
+      )}
+      <section className="panel" aria-labelledby="steps-title">
+        <h2 id="steps-title">Steps</h2>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Step</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempt</th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {value.steps.map((step) => (
+              <tr key={step.id} data-testid={`step-${step.id}`}>
+                <td>{step.id}</td>
+                <td>
+                  <Badge kind="status" value={step.status} />
+                </td>
+                <td>{step.attempt}</td>
+                <td>{step.error}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="panel" aria-labelledby="log-title">
+        <h2 id="log-title">Action log</h2>
+        {value.action_log.length === 0 && <p className="muted">No step has finished yet.</p>}
+        <ol className="plain" data-testid="action-log">
+          {value.action_log.map((row) => (
+            <li key={row.index}>
+              <strong>
+                #{row.index} {row.step_id}
+              </strong>{' '}
+              {row.action && <span className="mono">{row.action}</span>} <Badge kind="status" value={row.status} /> attempt {row.attempt}{' '}
+              <Ago at={row.finished_at} />
+              {row.error && <div className="error">{row.error}</div>}
+              <details>
+                <summary>Input, output and hash</summary>
+                <pre>{JSON.stringify({ input: row.input, output: row.output }, null, 2)}</pre>
+                <div className="mono">hash {row.hash}</div>
+              </details>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
 }

@@ -1,0 +1,163 @@
+/**
+ * Case comments (`GET`/`POST /cases/<id>/comments`) with `@` mentions (docs/configuration.md
+ * "Comments, mentions, notifications"): typing `@` offers the people who may be assigned the
+ * case (`GET /cases/assignable-users`), arrow keys and Enter pick one, and `@<email>` goes
+ * into the text, which the server resolves. After posting, the answer's `mentions` says who
+ * was notified and who was not, and why.
+ */
+import { type KeyboardEvent, useRef, useState } from 'react';
+import { api } from '../api.ts';
+import { mentionQueryAt } from '../format.ts';
+import { useResource } from '../resource.ts';
+import { Ago, ErrorNote, Loading } from '../ui.tsx';
+import { aboutCase } from './types.ts';
+
+type Comment = { id: string; text: string; author_email: string | null; created_at: string };
+type Mentions = { notified: string[]; unresolved: string[]; not_notified: { email: string; reason: string }[] };
+type Person = { id: string; email: string; name: string | null };
+
+/** What the server did with the mentions of a posted comment, in one sentence (empty when there were none). */
+export function mentionOutcome(mentions: Mentions | undefined): string {
+  if (!mentions) return '';
+  const parts = [
+    mentions.notified.length > 0 ? `Notified ${mentions.notified.join(', ')}.` : '',
+    mentions.unresolved.length > 0 ? `No such user: ${mentions.unresolved.join(', ')}.` : '',
+    ...mentions.not_notified.map((entry) => `Not notified: ${entry.email} (${entry.reason.replace(/_/g, ' ')}).`),
+  ];
+  return parts.filter(Boolean).join(' ');
+}
+
+function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string | null; value: string; onChange: (text: string) => void; disabled: boolean }) {
+  const people = useResource(() => api<{ items: Person[] }>('/cases/assignable-users', { query: { team: caseTeam } }), [caseTeam]);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const [caret, setCaret] = useState(0);
+  const [active, setActive] = useState(0);
+  const query = mentionQueryAt(value, caret);
+  const matches =
+    query === null
+      ? []
+      : (people.data?.items ?? []).filter((person) => `${person.email} ${person.name ?? ''}`.toLowerCase().includes(query.toLowerCase())).slice(0, 8);
+
+  const pick = (person: Person) => {
+    const start = value.slice(0, caret).lastIndexOf('@');
+    const next = `${value.slice(0, start)}@${person.email} ${value.slice(caret)}`;
+    onChange(next);
+    const position = start + person.email.length + 2;
+    setCaret(position);
+    requestAnimationFrame(() => area.current?.setSelectionRange(position, position));
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (matches.length === 0) return;
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      setActive((index) => (index + (event.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length);
+    } else if (event.key === 'Enter' || event.key === 'Tab') {
+      const person = matches[Math.min(active, matches.length - 1)];
+      if (person) {
+        event.preventDefault();
+        pick(person);
+      }
+    }
+  };
+
+  return (
+    <div className="mention-box">
+      <label htmlFor="comment-text">Comment (type @ to mention someone)</label>
+      <textarea
+        id="comment-text"
+        ref={area}
+        rows={3}
+        value={value}
+        disabled={disabled}
+        role="combobox"
+        aria-expanded={matches.length > 0}
+        aria-controls="mention-options"
+        aria-autocomplete="list"
+        aria-activedescendant={matches.length > 0 ? `mention-${Math.min(active, matches.length - 1)}` : undefined}
+        onChange={(event) => {
+          onChange(event.target.value);
+          setCaret(event.target.selectionStart);
+          setActive(0);
+        }}
+        onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+        onKeyDown={onKeyDown}
+      />
+      {matches.length > 0 && (
+        <div id="mention-options" role="listbox" aria-label="People to mention" className="mention-options">
+          {matches.map((person, index) => (
+            <div
+              key={person.id}
+              id={`mention-${index}`}
+              role="option"
+              tabIndex={-1}
+              aria-selected={index === active}
+              className={index === active ? 'active' : ''}
+              onMouseDown={(event) => {
+                event.preventDefault();
+                pick(person);
+              }}
+            >
+              {person.name ? `${person.name} <${person.email}>` : person.email}
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function Comments({ caseId, caseTeam, canEdit }: { caseId: string; caseTeam: string | null; canEdit: boolean }) {
+  const comments = useResource(() => api<{ items: Comment[] }>(`/cases/${caseId}/comments`), [caseId], aboutCase(caseId));
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const [outcome, setOutcome] = useState('');
+
+  const post = () => {
+    setBusy(true);
+    setError(null);
+    api<{ mentions?: Mentions }>(`/cases/${caseId}/comments`, { method: 'POST', body: { text } })
+      .then((answer) => {
+        setText('');
+        setOutcome(mentionOutcome(answer.mentions));
+        comments.reload();
+      }, setError)
+      .finally(() => setBusy(false));
+  };
+
+  return (
+    <section className="panel" aria-labelledby="comments-title">
+      <h2 id="comments-title">Comments</h2>
+      <ErrorNote error={comments.error} />
+      {!comments.data && !comments.error && <Loading what="comments" />}
+      <ul className="plain" data-testid="comments">
+        {comments.data?.items.map((comment) => (
+          <li key={comment.id}>
+            <strong>{comment.author_email ?? 'automation'}</strong> <Ago at={comment.created_at} />
+            <div className="comment-text">{comment.text}</div>
+          </li>
+        ))}
+      </ul>
+      {canEdit && (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (text.trim() !== '') post();
+          }}
+        >
+          <MentionBox caseTeam={caseTeam} value={text} onChange={setText} disabled={busy} />
+          <button type="submit" className="primary" disabled={busy || text.trim() === ''}>
+            Post comment
+          </button>
+          <ErrorNote error={error} />
+          {outcome && (
+            <p className="muted" role="status">
+              {outcome}
+            </p>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * The case page's header: key, title, severity, status, owner, the acknowledgement clock
+ * and the resolve SLA, with the analyst's moves on them: acknowledge
+ * (`POST /cases/<id>/acknowledge`), change status (`POST /cases/<id>/status`), assign
+ * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`).
+ */
+import { useState } from 'react';
+import { api } from '../api.ts';
+import { useMe } from '../me.tsx';
+import { useResource } from '../resource.ts';
+import { Badge, ErrorNote } from '../ui.tsx';
+import { loadVocabulary } from '../vocabulary.ts';
+import { AckClock } from './ack-clock.tsx';
+import type { Case } from './types.ts';
+
+type Person = { id: string; email: string; name: string | null };
+
+export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
+  const me = useMe();
+  const vocabulary = useResource(loadVocabulary, []);
+  const people = useResource(() => api<{ items: Person[] }>('/cases/assignable-users', { query: { team: value.team } }), [value.team]);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const act = (path: string, body?: unknown) => {
+    setBusy(true);
+    setError(null);
+    api(`/cases/${value.id}${path}`, { method: 'POST', body })
+      .then(onChanged, setError)
+      .finally(() => setBusy(false));
+  };
+
+  return (
+    <header className="panel case-header">
+      <h1>
+        <span className="mono">{value.key}</span> {value.title}
+      </h1>
+      <div className="row">
+        <Badge kind="severity" value={value.severity} />
+        <Badge kind="status" value={value.status} />
+        {value.private && <span className="badge">private</span>}
+        <span>Owner: {value.owner_email ?? 'nobody'}</span>
+        <AckClock sla={value.ack_sla} readAt={readAt} />
+        {value.sla_policy?.resolve_due_at && <span>Resolve by {new Date(value.sla_policy.resolve_due_at).toLocaleString()}</span>}
+      </div>
+      {value.description && <p>{value.description}</p>}
+      {(value.tags.length > 0 || value.attack_techniques.length > 0) && (
+        <p className="muted">
+          {value.tags.map((tag) => `#${tag}`).join(' ')} {value.attack_techniques.join(' ')}
+        </p>
+      )}
+      {canEdit && (
+        <div className="row">
+          {value.ack_sla.acknowledged_at === null && (
+            <button type="button" className="primary" disabled={busy} onClick={() => act('/acknowledge')}>
+              Acknowledge
+            </button>
+          )}
+          {value.owner_id !== me.id && (
+            <button type="button" disabled={busy} onClick={() => act('/assign', { owner_id: me.id })}>
+              Assign to me
+            </button>
+          )}
+          <label>
+            Owner
+            <select value={value.owner_id ?? ''} disabled={busy} onChange={(event) => act('/assign', { owner_id: event.target.value || null })}>
+              <option value="">nobody</option>
+              {value.owner_id && !people.data?.items.some((person) => person.id === value.owner_id) && (
+                <option value={value.owner_id}>{value.owner_email ?? value.owner_id}</option>
+              )}
+              {people.data?.items.map((person) => (
+                <option key={person.id} value={person.id}>
+                  {person.name ? `${person.name} <${person.email}>` : person.email}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Status
+            <select value={value.status} disabled={busy} onChange={(event) => act('/status', { status: event.target.value })}>
+              {(vocabulary.data?.statuses ?? [value.status]).map((status) => (
+                <option key={status} value={status}>
+                  {status.replace(/_/g, ' ')}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      )}
+      <ErrorNote error={error ?? people.error} />
+    </header>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * Approve or deny one approval gate (`POST /runs/<id>/approve` or `/deny` with
+ * `{step_id, note}`), used by the run page and the approvals queue. A person decides; the
+ * server checks the approver's role, the gate's roles and separation of duties, and its
+ * refusal is shown in words.
+ */
+import { useState } from 'react';
+import { api } from './api.ts';
+import { ErrorNote } from './ui.tsx';
+
+export function GateDecision({ runId, stepId, onDecided }: { runId: string; stepId: string; onDecided: () => void }) {
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const decide = (verdict: 'approve' | 'deny') => {
+    setBusy(true);
+    setError(null);
+    api(`/runs/${runId}/${verdict}`, { method: 'POST', body: { step_id: stepId, note: note.trim() === '' ? null : note } })
+      .then(onDecided, setError)
+      .finally(() => setBusy(false));
+  };
+  const noteId = `note-${runId}-${stepId}`;
+  return (
+    <div className="gate-decision">
+      <div className="row">
+        <label htmlFor={noteId}>Note</label>
+        <input id={noteId} value={note} maxLength={4000} onChange={(event) => setNote(event.target.value)} />
+        <button type="button" className="primary" disabled={busy} onClick={() => decide('approve')}>
+          Approve {stepId}
+        </button>
+        <button type="button" className="danger" disabled={busy} onClick={() => decide('deny')}>
+          Deny {stepId}
+        </button>
+      </div>
+      <ErrorNote error={error} />
+    </div>
+  );
+}
