@@ -22,11 +22,20 @@ import { useResource } from './resource.ts';
 type Notifications = { items: { id: string }[] };
 
 function UnreadCount() {
-  const unread = useResource(() => api<Notifications>('/notifications', { query: { unread_only: true, limit: 100 } }), [], (frame) => frame.type === 'notification.created');
+  const unread = useResource(
+    () => api<Notifications>('/notifications', { query: { unread_only: true, limit: 100 } }),
+    [],
+    (frame) => frame.type === 'notification.created' || frame.type === 'notifications.read',
+  );
   const count = unread.data?.items.length ?? 0;
   return (
     <NavLink to="/notifications" aria-label={`Notifications, ${count} unread`}>
-      Notifications {count > 0 && <span className="count" data-testid="unread-count">{count >= 100 ? '99+' : count}</span>}
+      Notifications{' '}
+      {count > 0 && (
+        <span className="count" data-testid="unread-count">
+          {count >= 100 ? '99+' : count}
+        </span>
+      )}
     </NavLink>
   );
 }

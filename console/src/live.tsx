@@ -57,7 +57,8 @@ export class LiveConnection {
     for (const listener of this.statusListeners) listener(status);
   }
 
-  private emit(frame: LiveFrame): void {
+  /** Hands `frame` to this tab's listeners as if the server had sent it: a page's own change another part of the tab shows. */
+  emit(frame: LiveFrame): void {
     for (const listener of [...this.listeners]) listener(frame);
   }
 

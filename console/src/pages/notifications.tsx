@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api.ts';
 import { publicPrefix } from '../config.ts';
+import { useLive } from '../live.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 
@@ -23,12 +24,14 @@ export function NotificationsPage() {
   const inbox = useResource(
     () => api<{ items: Notification[] }>('/notifications', { query: { limit: 100 } }),
     [],
-    (frame) => frame.type === 'notification.created',
+    (frame) => frame.type === 'notification.created' || frame.type === 'notifications.read',
   );
+  const live = useLive();
   const [error, setError] = useState<Error | null>(null);
   const markRead = (ids?: string[]) => {
     setError(null);
-    api('/notifications/read', { method: 'POST', body: ids ? { ids } : {} }).then(inbox.reload, setError);
+    // The server sends no frame for a read: the header's unread count learns it from this tab.
+    api('/notifications/read', { method: 'POST', body: ids ? { ids } : {} }).then(() => live.emit({ type: 'notifications.read' }), setError);
   };
   const unread = inbox.data?.items.filter((item) => !item.read) ?? [];
   return (
