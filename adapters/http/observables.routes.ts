@@ -3,7 +3,8 @@
  * `DELETE /cases/<id>/observables/<observable_id>`. POST normalizes the value
  * (adapters/observables/normalize.ts), de-duplicates on it, and answers the observable
  * with `deduplicated` and `cross_case_hits`: other cases the caller may see holding
- * the same (type, normalized value). The observables of the alerts linked to the case
+ * the same (type, normalized value); GET lists each observable with its
+ * `cross_case_hits` the same way (SPEC.md "Endpoints": "includes `cross_case_hits`"). The observables of the alerts linked to the case
  * are listed too (`source: "alert"`, one row per normalized value); they follow the
  * alert, so DELETE refuses them with 409 `observable_from_alert`.
  */
@@ -11,7 +12,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { conflict, notFound, ValidationFailed } from '../../domain/shared/errors.ts';
-import { crossCaseHits, findObservable, listObservables } from '../../projections/observables/observables.queries.ts';
+import { crossCaseHits, crossCaseHitsOfCase, findObservable, listObservables } from '../../projections/observables/observables.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { normalizeObservable, observableTypes } from '../observables/normalize.ts';
 import { caseRouteGuards } from './case-access.ts';
@@ -34,14 +35,17 @@ const caseObservableSchema = v.strictObject({
   created_at: v.string(),
 });
 
-/** The answer of GET /cases/<id>/observables. */
-const caseObservableListSchema = v.strictObject({ items: v.array(caseObservableSchema) });
+/** Other cases the caller may see holding the same (type, normalized value), newest first, at most 20. */
+const crossCaseHitsSchema = v.array(v.strictObject({ case_id: v.string(), case_key: v.string(), title: v.string(), status: v.string(), observable_id: v.string() }));
+
+/** The answer of GET /cases/<id>/observables: each observable with its cross-case hits. */
+const caseObservableListSchema = v.strictObject({ items: v.array(v.strictObject({ ...caseObservableSchema.entries, cross_case_hits: crossCaseHitsSchema })) });
 
 /** The answer of adding an observable: it, whether it was already there, and the other visible cases holding it. */
 const addedObservableSchema = v.strictObject({
   ...caseObservableSchema.entries,
   deduplicated: v.boolean(),
-  cross_case_hits: v.array(v.strictObject({ case_id: v.string(), case_key: v.string(), title: v.string(), status: v.string(), observable_id: v.string() })),
+  cross_case_hits: crossCaseHitsSchema,
 });
 
 type Row = Awaited<ReturnType<typeof listObservables>>[number];
@@ -69,14 +73,20 @@ export function observableRoutes(deps: ObservableRouteDeps) {
       describeRoute({
         summary: 'Observables of a case',
         tags: ['cases'],
-        responses: { 200: jsonAnswer(caseObservableListSchema, 'The observables of the case and of its alerts, oldest first') },
+        responses: { 200: jsonAnswer(caseObservableListSchema, 'The observables of the case and of its alerts, oldest first, each with its cross-case hits') },
       }),
       read,
       validate('param', idParam),
       async (c) => {
         const { id } = c.req.valid('param');
-        await access.visible(c.get('principal'), id);
-        return c.json({ items: (await listObservables(db, id)).map(view) } satisfies v.InferOutput<typeof caseObservableListSchema>);
+        const principal = c.get('principal');
+        await access.visible(principal, id);
+        const [rows, hits] = await Promise.all([listObservables(db, id), crossCaseHitsOfCase(db, id, caseScopeOf(principal, deps.permissions))]);
+        const hitsOf = (row: Row) =>
+          hits
+            .filter((hit) => hit.type === row.type && hit.normalized === row.normalized)
+            .map(({ case_id, case_key, title, status, observable_id }) => ({ case_id, case_key, title, status, observable_id }));
+        return c.json({ items: rows.map((row) => ({ ...view(row), cross_case_hits: hitsOf(row) })) } satisfies v.InferOutput<typeof caseObservableListSchema>);
       },
     )
     .post(

@@ -46,6 +46,29 @@ describe.each(e2eEngines)('case observables on $name', ({ server }) => {
     expect(asRoot.body.cross_case_hits.map((h: { case_id: string }) => h.case_id).sort()).toEqual([hidden, sibling].sort());
   });
 
+  it('lists each observable with the cross-case hits the caller may see, as adding it answers', async () => {
+    const listed = async (who: Person) =>
+      (await call(who, 'GET', `/cases/${mine}/observables`)).body.items.find((o: { normalized: string }) => o.normalized === '2001:db8::1');
+    const asAna = await listed(ana);
+    expect(asAna.cross_case_hits).toEqual([expect.objectContaining({ case_id: sibling, title: 'Same C2 elsewhere', status: 'new', case_key: expect.any(String) })]);
+    expect((await listed(root)).cross_case_hits.map((h: { case_id: string }) => h.case_id).sort()).toEqual([hidden, sibling].sort());
+    const lone = await call(ana, 'POST', `/cases/${mine}/observables`, { type: 'sha256', value: 'ef'.repeat(32) });
+    const items = (await call(ana, 'GET', `/cases/${mine}/observables`)).body.items;
+    expect(items.find((o: { id: string }) => o.id === lone.body.id).cross_case_hits).toEqual([]);
+  });
+
+  it('caps the listed hits of one value at 20, newest first', async () => {
+    const opened: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      const id = await open(ana, { title: `Spray ${i}` });
+      expect((await call(ana, 'POST', `/cases/${id}/observables`, { type: 'ip', value: '198.51.100.77' })).status).toBe(201);
+      opened.push(id);
+    }
+    expect((await call(ana, 'POST', `/cases/${mine}/observables`, { type: 'ip', value: '198.51.100.77' })).status).toBe(201);
+    const item = (await call(ana, 'GET', `/cases/${mine}/observables`)).body.items.find((o: { normalized: string }) => o.normalized === '198.51.100.77');
+    expect(item.cross_case_hits.map((h: { case_id: string }) => h.case_id)).toEqual(opened.slice(1).reverse());
+  });
+
   it('de-duplicates on the normalized value and answers the observable already there', async () => {
     const first = await call(ana, 'POST', `/cases/${mine}/observables`, { type: 'domain', value: 'Evil.Example.' });
     const again = await call(ana, 'POST', `/cases/${mine}/observables`, { type: 'domain', value: 'evil.example' });
