@@ -10,9 +10,13 @@ import { ApiError, errorCode, errorMessage } from './errors.ts';
 export { ApiError };
 
 /** Sends one request; `body` is sent as JSON unless it is FormData. Resolves the parsed JSON answer (null for 204). */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; query?: Record<string, string | number | boolean | null | undefined> } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; query?: Record<string, string | number | boolean | null | undefined> } = {},
+): Promise<T> {
   const url = new URL(`${basePath}${path}`, window.location.origin);
-  for (const [key, value] of Object.entries(init.query ?? {})) if (value !== null && value !== undefined && value !== '') url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(init.query ?? {}))
+    if (value !== null && value !== undefined && value !== '') url.searchParams.set(key, String(value));
   const isForm = init.body instanceof FormData;
   let answer: Response;
   try {

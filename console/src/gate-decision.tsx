@@ -5,34 +5,29 @@
  * refusal is shown in words.
  */
 import { useState } from 'react';
+import { useAction } from './action.ts';
 import { api } from './api.ts';
 import { ErrorNote } from './ui.tsx';
 
 export function GateDecision({ runId, stepId, onDecided }: { runId: string; stepId: string; onDecided: () => void }) {
   const [note, setNote] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
-  const decide = (verdict: 'approve' | 'deny') => {
-    setBusy(true);
-    setError(null);
-    api(`/runs/${runId}/${verdict}`, { method: 'POST', body: { step_id: stepId, note: note.trim() === '' ? null : note } })
-      .then(onDecided, setError)
-      .finally(() => setBusy(false));
-  };
+  const action = useAction();
+  const decide = (verdict: 'approve' | 'deny') =>
+    action.run(() => api(`/runs/${runId}/${verdict}`, { method: 'POST', body: { step_id: stepId, note: note.trim() === '' ? null : note } }), onDecided);
   const noteId = `note-${runId}-${stepId}`;
   return (
     <div className="gate-decision">
       <div className="row">
         <label htmlFor={noteId}>Note</label>
         <input id={noteId} value={note} maxLength={4000} onChange={(event) => setNote(event.target.value)} />
-        <button type="button" className="primary" disabled={busy} onClick={() => decide('approve')}>
+        <button type="button" className="primary" disabled={action.busy} onClick={() => decide('approve')}>
           Approve {stepId}
         </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => decide('deny')}>
+        <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')}>
           Deny {stepId}
         </button>
       </div>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </div>
   );
 }

@@ -75,7 +75,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
       SVC_WORKER_METRICS_PORT: '0',
     });
     const identity = await ensureDevIdentity(dataDir);
-    const gateway = (email: string, role: string) =>
+    const gateway = (email: string, role: 'analyst' | 'approver') =>
       startDevGateway({
         host: '127.0.0.1',
         port: 0,

@@ -6,15 +6,16 @@
  * was notified and who was not, and why.
  */
 import { type KeyboardEvent, useRef, useState } from 'react';
+import { useAction } from '../action.ts';
 import { api } from '../api.ts';
 import { mentionQueryAt } from '../format.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
+import { type Person, personLabel, useAssignablePeople } from './people.ts';
 import { aboutCase } from './types.ts';
 
 type Comment = { id: string; text: string; author_email: string | null; created_at: string };
 type Mentions = { notified: string[]; unresolved: string[]; not_notified: { email: string; reason: string }[] };
-type Person = { id: string; email: string; name: string | null };
 
 /** What the server did with the mentions of a posted comment, in one sentence (empty when there were none). */
 export function mentionOutcome(mentions: Mentions | undefined): string {
@@ -28,7 +29,7 @@ export function mentionOutcome(mentions: Mentions | undefined): string {
 }
 
 function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string | null; value: string; onChange: (text: string) => void; disabled: boolean }) {
-  const people = useResource(() => api<{ items: Person[] }>('/cases/assignable-users', { query: { team: caseTeam } }), [caseTeam]);
+  const people = useAssignablePeople(caseTeam);
   const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
   const [active, setActive] = useState(0);
@@ -36,7 +37,7 @@ function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string 
   const matches =
     query === null
       ? []
-      : (people.data?.items ?? []).filter((person) => `${person.email} ${person.name ?? ''}`.toLowerCase().includes(query.toLowerCase())).slice(0, 8);
+      : (people.data ?? []).filter((person) => `${person.email} ${person.name ?? ''}`.toLowerCase().includes(query.toLowerCase())).slice(0, 8);
 
   const pick = (person: Person) => {
     const start = value.slice(0, caret).lastIndexOf('@');
@@ -98,7 +99,7 @@ function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string 
                 pick(person);
               }}
             >
-              {person.name ? `${person.name} <${person.email}>` : person.email}
+              {personLabel(person)}
             </div>
           ))}
         </div>
@@ -110,21 +111,18 @@ function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string 
 export function Comments({ caseId, caseTeam, canEdit }: { caseId: string; caseTeam: string | null; canEdit: boolean }) {
   const comments = useResource(() => api<{ items: Comment[] }>(`/cases/${caseId}/comments`), [caseId], aboutCase(caseId));
   const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
+  const action = useAction();
   const [outcome, setOutcome] = useState('');
 
-  const post = () => {
-    setBusy(true);
-    setError(null);
-    api<{ mentions?: Mentions }>(`/cases/${caseId}/comments`, { method: 'POST', body: { text } })
-      .then((answer) => {
+  const post = () =>
+    action.run(
+      () => api<{ mentions?: Mentions }>(`/cases/${caseId}/comments`, { method: 'POST', body: { text } }),
+      (answer) => {
         setText('');
         setOutcome(mentionOutcome(answer.mentions));
         comments.reload();
-      }, setError)
-      .finally(() => setBusy(false));
-  };
+      },
+    );
 
   return (
     <section className="panel" aria-labelledby="comments-title">
@@ -146,11 +144,11 @@ export function Comments({ caseId, caseTeam, canEdit }: { caseId: string; caseTe
             if (text.trim() !== '') post();
           }}
         >
-          <MentionBox caseTeam={caseTeam} value={text} onChange={setText} disabled={busy} />
-          <button type="submit" className="primary" disabled={busy || text.trim() === ''}>
+          <MentionBox caseTeam={caseTeam} value={text} onChange={setText} disabled={action.busy} />
+          <button type="submit" className="primary" disabled={action.busy || text.trim() === ''}>
             Post comment
           </button>
-          <ErrorNote error={error} />
+          <ErrorNote error={action.error} />
           {outcome && (
             <p className="muted" role="status">
               {outcome}

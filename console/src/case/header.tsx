@@ -4,31 +4,23 @@
  * (`POST /cases/<id>/acknowledge`), change status (`POST /cases/<id>/status`), assign
  * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`).
  */
-import { useState } from 'react';
+import { useAction } from '../action.ts';
 import { api } from '../api.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Badge, ErrorNote } from '../ui.tsx';
 import { loadVocabulary } from '../vocabulary.ts';
 import { AckClock } from './ack-clock.tsx';
+import { personLabel, useAssignablePeople } from './people.ts';
 import type { Case } from './types.ts';
-
-type Person = { id: string; email: string; name: string | null };
 
 export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
   const me = useMe();
   const vocabulary = useResource(loadVocabulary, []);
-  const people = useResource(() => api<{ items: Person[] }>('/cases/assignable-users', { query: { team: value.team } }), [value.team]);
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const act = (path: string, body?: unknown) => {
-    setBusy(true);
-    setError(null);
-    api(`/cases/${value.id}${path}`, { method: 'POST', body })
-      .then(onChanged, setError)
-      .finally(() => setBusy(false));
-  };
+  const people = useAssignablePeople(value.team);
+  const action = useAction();
+  const busy = action.busy;
+  const act = (path: string, body?: unknown) => action.run(() => api(`/cases/${value.id}${path}`, { method: 'POST', body }), onChanged);
 
   return (
     <header className="panel case-header">
@@ -65,12 +57,12 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
             Owner
             <select value={value.owner_id ?? ''} disabled={busy} onChange={(event) => act('/assign', { owner_id: event.target.value || null })}>
               <option value="">nobody</option>
-              {value.owner_id && !people.data?.items.some((person) => person.id === value.owner_id) && (
+              {value.owner_id && !people.data?.some((person) => person.id === value.owner_id) && (
                 <option value={value.owner_id}>{value.owner_email ?? value.owner_id}</option>
               )}
-              {people.data?.items.map((person) => (
+              {people.data?.map((person) => (
                 <option key={person.id} value={person.id}>
-                  {person.name ? `${person.name} <${person.email}>` : person.email}
+                  {personLabel(person)}
                 </option>
               ))}
             </select>
@@ -87,7 +79,7 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
           </label>
         </div>
       )}
-      <ErrorNote error={error ?? people.error} />
+      <ErrorNote error={action.error ?? people.error} />
     </header>
   );
 }

@@ -6,6 +6,7 @@
  */
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { useAction } from '../action.ts';
 import { api } from '../api.ts';
 import { type Resource, useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
@@ -18,17 +19,14 @@ function StartRun({ caseId }: { caseId: string }) {
   const runbooks = useResource(() => api<{ items: Runbook[] }>('/runbooks'), []);
   const manual = (runbooks.data?.items ?? []).filter((runbook) => runbook.enabled && runbook.trigger.type === 'manual');
   const [slug, setSlug] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error | null>(null);
+  const action = useAction();
   const chosen = slug || manual[0]?.id || '';
 
-  const start = () => {
-    setBusy(true);
-    setError(null);
-    api<Run>(`/cases/${caseId}/runbooks/${encodeURIComponent(chosen)}/run`, { method: 'POST', body: {} })
-      .then((run) => navigate(`/runs/${run.id}`), setError)
-      .finally(() => setBusy(false));
-  };
+  const start = () =>
+    action.run(
+      () => api<Run>(`/cases/${caseId}/runbooks/${encodeURIComponent(chosen)}/run`, { method: 'POST', body: {} }),
+      (run) => navigate(`/runs/${run.id}`),
+    );
 
   if (runbooks.data && manual.length === 0) return <p className="muted">No enabled runbook has a manual trigger.</p>;
   return (
@@ -49,10 +47,10 @@ function StartRun({ caseId }: { caseId: string }) {
           ))}
         </select>
       </label>
-      <button type="submit" className="primary" disabled={busy || chosen === ''}>
+      <button type="submit" className="primary" disabled={action.busy || chosen === ''}>
         Run on this case
       </button>
-      <ErrorNote error={error ?? runbooks.error} />
+      <ErrorNote error={action.error ?? runbooks.error} />
     </form>
   );
 }

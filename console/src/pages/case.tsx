@@ -7,10 +7,16 @@
  */
 import { useParams } from 'react-router';
 import { api } from '../api.ts';
+import { AttachmentsPanel } from '../case/attachments.tsx';
 import { CaseHeader } from '../case/header.tsx';
 import { Comments } from '../case/comments.tsx';
+import { EvidencePanel } from '../case/evidence.tsx';
+import { LinkedAlertsPanel } from '../case/linked-alerts.tsx';
+import { ObservablesPanel } from '../case/observables.tsx';
 import { Presence } from '../case/presence.tsx';
 import { CaseRuns } from '../case/runs.tsx';
+import { TasksPanel } from '../case/tasks.tsx';
+import { TicketsPanel } from '../case/tickets.tsx';
 import { Timeline } from '../case/timeline.tsx';
 import { aboutCase, type Case } from '../case/types.ts';
 import { useMe } from '../me.tsx';
@@ -34,10 +40,16 @@ export function CasePage() {
       <div className="grid">
         <div>
           <Comments caseId={value.id} caseTeam={value.team} canEdit={canEdit} />
+          <TasksPanel caseId={value.id} caseTeam={value.team} canEdit={canEdit} />
           <Timeline caseId={value.id} />
         </div>
         <div>
           <CaseRuns caseId={value.id} canRun={canEdit} />
+          <ObservablesPanel caseId={value.id} canEdit={canEdit} />
+          <LinkedAlertsPanel caseId={value.id} canEdit={canEdit} />
+          <EvidencePanel caseId={value.id} canEdit={canEdit} />
+          <AttachmentsPanel caseId={value.id} canEdit={canEdit} />
+          <TicketsPanel caseId={value.id} />
         </div>
       </div>
     </>

@@ -3,8 +3,8 @@
  * `POST /notifications/read`): mentions, task assignments and task comments, newest
  * first, each linking where its `href` points. Live on `notification.created`.
  */
-import { useState } from 'react';
 import { Link } from 'react-router';
+import { useAction } from '../action.ts';
 import { api } from '../api.ts';
 import { publicPrefix } from '../config.ts';
 import { useLive } from '../live.tsx';
@@ -27,17 +27,18 @@ export function NotificationsPage() {
     (frame) => frame.type === 'notification.created' || frame.type === 'notifications.read',
   );
   const live = useLive();
-  const [error, setError] = useState<Error | null>(null);
-  const markRead = (ids?: string[]) => {
-    setError(null);
-    // The server sends no frame for a read: the header's unread count learns it from this tab.
-    api('/notifications/read', { method: 'POST', body: ids ? { ids } : {} }).then(() => live.emit({ type: 'notifications.read' }), setError);
-  };
+  const action = useAction();
+  // The server sends no frame for a read: the header's unread count learns it from this tab.
+  const markRead = (ids?: string[]) =>
+    action.run(
+      () => api('/notifications/read', { method: 'POST', body: ids ? { ids } : {} }),
+      () => live.emit({ type: 'notifications.read' }),
+    );
   const unread = inbox.data?.items.filter((item) => !item.read) ?? [];
   return (
     <>
       <h1>Notifications</h1>
-      <ErrorNote error={inbox.error ?? error} />
+      <ErrorNote error={inbox.error ?? action.error} />
       {!inbox.data && !inbox.error && <Loading what="notifications" />}
       {unread.length > 0 && (
         <button type="button" onClick={() => markRead()}>

@@ -6,6 +6,7 @@
  * run is watched to its end without reloading.
  */
 import { Link, useParams } from 'react-router';
+import { useAction } from '../action.ts';
 import { api } from '../api.ts';
 import { GateDecision } from '../gate-decision.tsx';
 import { useResource } from '../resource.ts';
@@ -64,6 +65,7 @@ const terminal = ['succeeded', 'failed', 'cancelled', 'denied', 'expired'];
 
 export function RunPage() {
   const { id = '' } = useParams();
+  const cancel = useAction();
   const run = useResource(
     () => api<RunView>(`/runs/${encodeURIComponent(id)}`),
     [id],
@@ -91,12 +93,12 @@ export function RunPage() {
         </span>
         {value.case_id && <Link to={`/cases/${value.case_id}`}>Open the case</Link>}
         {!terminal.includes(value.status) && (
-          <button type="button" onClick={() => api(`/runs/${value.id}/cancel`, { method: 'POST' }).then(run.reload, run.reload)}>
+          <button type="button" disabled={cancel.busy} onClick={() => cancel.run(() => api(`/runs/${value.id}/cancel`, { method: 'POST' }), run.reload)}>
             Cancel run
           </button>
         )}
       </div>
-      <ErrorNote error={run.error} />
+      <ErrorNote error={run.error ?? cancel.error} />
       {value.error && <p className="error">{value.error}</p>}
       {pending.length > 0 && (
         <section className="panel" aria-labelledby="gates-title">

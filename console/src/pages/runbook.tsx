@@ -1,3 +1,146 @@
+/**
+ * One runbook (`/runbooks/<slug>`): its header, its steps as a graph and its YAML, from
+ * `GET /runbooks/<slug>`. With `?run=<run id>` the graph shows that run's step states
+ * from `GET /runs/<id>`, read again on each `run.updated` or `approval.updated` frame of
+ * the run, so the nodes change colour as it progresses. `GET /runs` cannot filter by
+ * runbook, so the page lists no recent runs and says so.
+ */
+import { useMemo } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api } from '../api.ts';
+import type { LiveFrame } from '../live.tsx';
+import { useResource } from '../resource.ts';
+import { type GraphStep, RunGraph, type StepStates } from '../run-graph.tsx';
+import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+import { type RunbookSummary, triggerText } from './runbook-list.tsx';
+
+/** `GET /runbooks/<slug>`: the summary, the parsed steps and the YAML as saved. */
+type RunbookDetail = RunbookSummary & { steps: GraphStep[]; yaml_text: string };
+
+/** What the overlay reads of `GET /runs/<id>`. */
+type RunDetail = {
+  id: string;
+  runbook_id: string;
+  runbook_version: number;
+  status: string;
+  dry_run: boolean;
+  queued_at: string;
+  error: string | null;
+  steps: { id: string; status: string }[];
+  gates: { step_id: string; status: string }[];
+};
+
+/**
+ * Each step's status in the run. A step held at a gate is still `pending` in `steps`; its
+ * latest gate says why: `waiting_approval` while open, else the gate's decision.
+ */
+function stepStates(run: RunDetail): StepStates {
+  const states: StepStates = Object.fromEntries(run.steps.map((step) => [step.id, step.status]));
+  const latestGate = new Map(run.gates.map((gate) => [gate.step_id, gate.status]));
+  for (const [stepId, gate] of latestGate) if (states[stepId] === 'pending') states[stepId] = gate === 'pending' ? 'waiting_approval' : gate;
+  return states;
+}
+
+function RunbookHeader({ runbook }: { runbook: RunbookDetail }) {
+  return (
+    <>
+      <h1>{runbook.name}</h1>
+      {runbook.description && <p>{runbook.description}</p>}
+      <dl className="runbook-facts">
+        <dt>Slug</dt>
+        <dd className="mono">{runbook.id}</dd>
+        <dt>Trigger</dt>
+        <dd>{triggerText(runbook.trigger)}</dd>
+        <dt>State</dt>
+        <dd>{runbook.enabled ? 'enabled' : 'disabled'}</dd>
+        <dt>Version</dt>
+        <dd>{runbook.version}</dd>
+        <dt>Source</dt>
+        <dd>{runbook.source}</dd>
+        <dt>Updated</dt>
+        <dd>
+          <Ago at={runbook.updated_at} />
+        </dd>
+        {runbook.next_fire_at && (
+          <>
+            <dt>Next run</dt>
+            <dd>
+              <time dateTime={runbook.next_fire_at}>{new Date(runbook.next_fire_at).toLocaleString()}</time>
+            </dd>
+          </>
+        )}
+      </dl>
+    </>
+  );
+}
+
+/** Which run the graph shows, where it stands, and whether it ran this definition. */
+function RunSummary({ run, runbook }: { run: RunDetail; runbook: RunbookDetail }) {
+  return (
+    <div className="panel run-overlay">
+      <p role="status">
+        Showing run <Link to={`/runs/${run.id}`}>{run.id}</Link>
+        {run.dry_run && ' (dry run)'}, queued <Ago at={run.queued_at} />. Status: <Badge kind="status" value={run.status} />
+      </p>
+      {run.error && <p className="error">{`Run error: ${run.error}`}</p>}
+      {run.runbook_id !== runbook.id && (
+        <p>
+          This run belongs to another runbook: <Link to={`/runbooks/${encodeURIComponent(run.runbook_id)}?run=${run.id}`}>{run.runbook_id}</Link>.
+        </p>
+      )}
+      {run.runbook_id === runbook.id && run.runbook_version !== runbook.version && (
+        <p>{`This run used version ${run.runbook_version}; the graph shows version ${runbook.version}, so some steps may differ.`}</p>
+      )}
+    </div>
+  );
+}
+
+/** The graph with the live state of run `runId`. */
+function RunOverlay({ runbook, runId }: { runbook: RunbookDetail; runId: string }) {
+  const ofThisRun = (frame: LiveFrame) => (frame.type === 'run.updated' || frame.type === 'approval.updated') && frame.run_id === runId;
+  const run = useResource(() => api<RunDetail>(`/runs/${encodeURIComponent(runId)}`), [runId], ofThisRun);
+  const states = useMemo(() => (run.data ? stepStates(run.data) : undefined), [run.data]);
+  return (
+    <>
+      <ErrorNote error={run.error} />
+      {!run.data && run.loading && <Loading what="the run" />}
+      {run.data && <RunSummary run={run.data} runbook={runbook} />}
+      <RunGraph steps={runbook.steps} states={states} label={`Steps of ${runbook.name}, coloured by run status`} />
+    </>
+  );
+}
+
+function RecentRuns() {
+  return (
+    <>
+      <h2>Recent runs</h2>
+      <p className="muted">The service cannot list runs by runbook yet, so recent runs are not shown here. Open a run from its case to follow it.</p>
+    </>
+  );
+}
+
 export function RunbookPage() {
-  return <h1>RunbookPage</h1>;
+  const slug = useParams().slug ?? '';
+  const runId = useSearchParams()[0].get('run');
+  const runbook = useResource(() => api<RunbookDetail>(`/runbooks/${encodeURIComponent(slug)}`), [slug]);
+  if (!runbook.data) {
+    return (
+      <>
+        <h1>Runbook</h1>
+        <ErrorNote error={runbook.error} />
+        {runbook.loading && <Loading what="the runbook" />}
+      </>
+    );
+  }
+  return (
+    <>
+      <RunbookHeader runbook={runbook.data} />
+      <ErrorNote error={runbook.error} />
+      <h2>Steps</h2>
+      {runId ? <RunOverlay runbook={runbook.data} runId={runId} /> : <RunGraph steps={runbook.data.steps} label={`Steps of ${runbook.data.name}`} />}
+      <RecentRuns />
+      <h2>YAML</h2>
+      <pre className="runbook-yaml">{runbook.data.yaml_text}</pre>
+    </>
+  );
 }

@@ -1,0 +1,16 @@
+/**
+ * The people a case may be given to or its comments may mention: the active users who may
+ * manage cases in the case's team (`GET /cases/assignable-users?team=`). Read fresh each
+ * time, so someone who signed in a moment ago is offered.
+ */
+import { api } from '../api.ts';
+import { useResource } from '../resource.ts';
+
+export type Person = { id: string; email: string; name: string | null };
+
+export function useAssignablePeople(team: string | null) {
+  return useResource(async () => (await api<{ items: Person[] }>('/cases/assignable-users', { query: { team } })).items, [team]);
+}
+
+/** A person as an option's text: `Name <email>`, or the email alone. */
+export const personLabel = (person: Person): string => (person.name ? `${person.name} <${person.email}>` : person.email);

@@ -1,0 +1,191 @@
+/**
+ * `RunGraph`: a runbook's steps as a read-only directed graph (@xyflow/react), with a
+ * table of the same steps under it for screen readers and keyboard users. Edges are each
+ * step's `needs` (labelled with the `when_branch` edge below a branch step) and its
+ * `on_error: goto:<step>` (dashed). A step sits at its `ui: {x, y}` when the runbook gives
+ * one, else in a layer by its depth along `needs`. `states` (step id -> run step status:
+ * `pending`, `running`, `ok`, `error`, `skipped`, or a gate's `waiting_approval`,
+ * `approved`, `denied`, `expired`) colours each node and writes the status in it.
+ * Reads no API: the steps come from `GET /runbooks/<slug>`, the states from `GET /runs/<id>`.
+ */
+import '@xyflow/react/dist/style.css';
+import { Background, Controls, type Edge, Handle, MarkerType, type Node, type NodeProps, Position, ReactFlow } from '@xyflow/react';
+import { useMemo } from 'react';
+import { Badge } from './ui.tsx';
+
+/** What the graph reads of a step (a `GET /runbooks/<slug>` step fits). */
+export type GraphStep = {
+  id: string;
+  needs: string[];
+  kind?: 'action' | 'branch';
+  action?: string | null;
+  when_branch?: 'true' | 'false' | null;
+  on_error?: { kind: string; target?: string };
+  ui?: { x: number; y: number } | null;
+};
+
+/** Step id -> the step's status in a run. */
+export type StepStates = Record<string, string>;
+
+type StepNode = Node<{ step: GraphStep; status: string | null }, 'step'>;
+
+const COLUMN_WIDTH = 220;
+const LAYER_HEIGHT = 110;
+
+const words = (status: string): string => status.replace(/_/g, ' ');
+const describe = (step: GraphStep): string => (step.kind === 'branch' ? 'branch' : (step.action ?? 'action'));
+
+/** Each step's depth along `needs` (0 for a step that needs none). */
+function depths(steps: GraphStep[]): Map<string, number> {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  const depth = new Map<string, number>();
+  const visit = (id: string): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    depth.set(id, 0); // a cycle (which the API refuses) ends here instead of recursing forever
+    const needs = byId.get(id)?.needs.filter((need) => byId.has(need)) ?? [];
+    const mine = needs.length === 0 ? 0 : 1 + Math.max(...needs.map(visit));
+    depth.set(id, mine);
+    return mine;
+  };
+  for (const step of steps) visit(step.id);
+  return depth;
+}
+
+/**
+ * Where each step is drawn: its `ui` position, else centred in its layer. When some steps
+ * are placed by the author, the layered ones go to the right of them so none overlap.
+ */
+function layout(steps: GraphStep[]): Map<string, { x: number; y: number }> {
+  const depth = depths(steps);
+  const placed = steps.filter((step) => step.ui);
+  const offset = placed.length === 0 ? 0 : Math.max(...placed.map((step) => step.ui?.x ?? 0)) + COLUMN_WIDTH * 1.5;
+  const layers = new Map<number, string[]>();
+  for (const step of steps.filter((s) => !s.ui)) {
+    const layer = depth.get(step.id) ?? 0;
+    layers.set(layer, [...(layers.get(layer) ?? []), step.id]);
+  }
+  const positions = new Map<string, { x: number; y: number }>();
+  for (const step of placed) if (step.ui) positions.set(step.id, step.ui);
+  for (const [layer, ids] of layers) {
+    for (const [i, id] of ids.entries()) positions.set(id, { x: offset + (i - (ids.length - 1) / 2) * COLUMN_WIDTH, y: layer * LAYER_HEIGHT });
+  }
+  return positions;
+}
+
+const branchIds = (steps: GraphStep[]): Set<string> => new Set(steps.filter((step) => step.kind === 'branch').map((step) => step.id));
+
+/** A step's `needs` in words, with the edge it waits for below a branch step: `decide (if true), tag`. */
+const needsText = (step: GraphStep, branches: Set<string>): string =>
+  step.needs.length === 0 ? 'none' : step.needs.map((need) => (branches.has(need) && step.when_branch ? `${need} (if ${step.when_branch})` : need)).join(', ');
+
+/** The edges: `needs` (from the needed step) and `on_error: goto` (from the failing step, dashed). */
+function edgesOf(steps: GraphStep[]): Edge[] {
+  const ids = new Set(steps.map((step) => step.id));
+  const branches = branchIds(steps);
+  const edges: Edge[] = [];
+  for (const step of steps) {
+    for (const need of step.needs.filter((n) => ids.has(n))) {
+      const edge = branches.has(need) && step.when_branch ? `if ${step.when_branch}` : undefined;
+      edges.push({ id: `needs:${need}->${step.id}`, source: need, target: step.id, label: edge, markerEnd: { type: MarkerType.ArrowClosed } });
+    }
+    const target = step.on_error?.kind === 'goto' ? step.on_error.target : undefined;
+    if (target && ids.has(target)) {
+      edges.push({
+        id: `goto:${step.id}->${target}`,
+        source: step.id,
+        target,
+        type: 'smoothstep',
+        label: 'on error',
+        className: 'graph-edge-goto',
+        markerEnd: { type: MarkerType.ArrowClosed },
+      });
+    }
+  }
+  return edges;
+}
+
+/** One step on the canvas: its id, action and (during a run) its status in words. */
+function StepNodeView({ data }: NodeProps<StepNode>) {
+  const { step, status } = data;
+  return (
+    <div className="graph-node" data-testid={`graph-node-${step.id}`} data-status={status ?? undefined}>
+      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <strong>{step.id}</strong>
+      <span className="graph-node-action">{describe(step)}</span>
+      {status && <span className="graph-node-status">{words(status)}</span>}
+      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+    </div>
+  );
+}
+
+const nodeTypes = { step: StepNodeView };
+
+/** The steps as a table: the graph's content for those who cannot see it. */
+function StepTable({ steps, states }: { steps: GraphStep[]; states?: StepStates }) {
+  const branches = branchIds(steps);
+  return (
+    <table className="graph-steps">
+      <caption>{states ? 'Steps and their status in this run' : 'Steps'}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Step</th>
+          <th scope="col">Action</th>
+          <th scope="col">Needs</th>
+          <th scope="col">On error</th>
+          {states && <th scope="col">Status</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {steps.map((step) => (
+          <tr key={step.id}>
+            <td className="mono">{step.id}</td>
+            <td>{describe(step)}</td>
+            <td>{needsText(step, branches)}</td>
+            <td>{step.on_error?.kind === 'goto' ? `go to ${step.on_error.target}` : (step.on_error?.kind ?? 'fail')}</td>
+            {states && <td>{states[step.id] ? <Badge kind="status" value={states[step.id] ?? ''} /> : 'not in this run'}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The graph and its table; `label` names the graph for assistive technology. */
+export function RunGraph({ steps, states, label = 'Runbook steps as a graph' }: { steps: GraphStep[]; states?: StepStates; label?: string }) {
+  const positions = useMemo(() => layout(steps), [steps]);
+  const edges = useMemo(() => edgesOf(steps), [steps]);
+  const nodes = useMemo<StepNode[]>(
+    () =>
+      steps.map((step) => ({
+        id: step.id,
+        type: 'step',
+        position: positions.get(step.id) ?? { x: 0, y: 0 },
+        data: { step, status: states?.[step.id] ?? null },
+      })),
+    [steps, states, positions],
+  );
+  return (
+    <div className="run-graph">
+      <figure className="run-graph-canvas" aria-label={label}>
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          fitView
+          fitViewOptions={{ maxZoom: 1, padding: 0.15 }}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          nodesFocusable={false}
+          edgesFocusable={false}
+          elementsSelectable={false}
+          colorMode="light"
+        >
+          <Background />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </figure>
+      <StepTable steps={steps} states={states} />
+    </div>
+  );
+}
