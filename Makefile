@@ -37,7 +37,7 @@ lint: typecheck depcruise biome
 test: lint console
 	npx vitest run
 
-bench: node_modules
+bench: node_modules console
 	node --import tsx bench/alert-intake.ts
 	node --import tsx bench/case-list.ts
 	node --import tsx bench/peer-search.ts
@@ -46,6 +46,7 @@ bench: node_modules
 	node --import tsx bench/custom-action.ts
 	node --import tsx bench/containment.ts
 	node --import tsx bench/webhook-runs.ts
+	node --import tsx bench/console-case-list.ts
 
 # Every bench once, smaller and shorter (CI prints it on both engines; figures are rougher).
 bench-quick: export BENCH_ROUNDS = 1

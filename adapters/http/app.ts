@@ -160,7 +160,16 @@ export function createApp(deps: HttpDeps) {
   // The console first: with an empty SVC_BASE_PATH the authenticated routes' middleware
   // would otherwise claim its paths, and the console's files need no caller token.
   const root = new Hono<AppEnv>();
-  root.route(deps.publicPrefix, consoleRoutes({ consoleDir: deps.consoleDir, publicPrefix: deps.publicPrefix, basePath: deps.basePath }));
+  root.route(
+    deps.publicPrefix,
+    consoleRoutes({
+      consoleDir: deps.consoleDir,
+      publicPrefix: deps.publicPrefix,
+      basePath: deps.basePath,
+      caseStatuses: deps.caseConfig.statuses,
+      caseSeverities: deps.caseConfig.severities,
+    }),
+  );
   root.route(deps.basePath || '/', api);
   const onError = createErrorHandler((error, context) => deps.logError(error, context));
   root.onError(onError);

@@ -7,7 +7,8 @@
  * read the page makes goes through the API and is authenticated there, the browser's
  * gateway adding its request-bound assertion (SPEC.md "Authentication": no login of the
  * console's own). Hashed assets are cached for a year; every other path below the prefix
- * answers the app's `index.html` with the API root and the prefix written into it, so a
+ * answers the app's `index.html` with the API root, the prefix and the case vocabulary
+ * written into it, so a
  * deep link works on first load. A service started before the console was built answers
  * 503 `console_not_built` there and nothing else changes.
  */
@@ -24,6 +25,9 @@ export type ConsoleRouteDeps = {
   publicPrefix: string;
   /** SVC_BASE_PATH: where the page finds the API, no trailing slash. */
   basePath: string;
+  /** This install's case statuses and severities (SVC_CASE_STATUSES, SVC_CASE_SEVERITIES), offered by the page's filters and controls. */
+  caseStatuses: readonly string[];
+  caseSeverities: readonly string[];
 };
 
 // Inline styles are the graph library's and React's style props; scripts come only from
@@ -43,15 +47,19 @@ const contentSecurityPolicy = [
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
- * Writes where the app lives and where the API is into the built `index.html`: a
- * `<base href>` (the build's asset paths are relative to it) and two `<meta>` tags the
- * app reads at start (console/src/config.ts).
+ * Writes where the app lives, where the API is and the case vocabulary into the built
+ * `index.html`: a `<base href>` (the build's asset paths are relative to it) and `<meta>`
+ * tags the app reads at start (console/src/config.ts), so its first render waits on no
+ * extra read.
  */
-export function consoleShell(html: string, deps: Pick<ConsoleRouteDeps, 'publicPrefix' | 'basePath'>): string {
+export function consoleShell(html: string, deps: Omit<ConsoleRouteDeps, 'consoleDir'>): string {
+  const meta = (name: string, content: string) => `<meta name="${name}" content="${escapeAttribute(content)}">`;
   const head =
     `<base href="${escapeAttribute(`${deps.publicPrefix}/`)}">` +
-    `<meta name="svc-public-prefix" content="${escapeAttribute(deps.publicPrefix)}">` +
-    `<meta name="svc-base-path" content="${escapeAttribute(deps.basePath)}">`;
+    meta('svc-public-prefix', deps.publicPrefix) +
+    meta('svc-base-path', deps.basePath) +
+    meta('svc-case-statuses', deps.caseStatuses.join(',')) +
+    meta('svc-case-severities', deps.caseSeverities.join(','));
   return html.replace('<head>', `<head>${head}`);
 }
 

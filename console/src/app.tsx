@@ -4,6 +4,7 @@
  * `href` the API hands out (`/cases/<id>`, `/runs/<id>`, `/alerts/<id>` under
  * SVC_PUBLIC_PREFIX) is a route here.
  */
+import { lazy, Suspense } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
 import { api } from './api.ts';
 import { publicPrefix } from './config.ts';
@@ -11,13 +12,17 @@ import { LiveProvider, useLiveStatus } from './live.tsx';
 import { MeProvider, useMe } from './me.tsx';
 import { AlertsPage } from './pages/alerts.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
-import { CasePage } from './pages/case.tsx';
 import { CaseListPage } from './pages/case-list.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
 import { RunPage } from './pages/run.tsx';
-import { RunbookPage } from './pages/runbook.tsx';
-import { RunbookListPage } from './pages/runbook-list.tsx';
 import { useResource } from './resource.ts';
+import { Loading } from './ui.tsx';
+
+// Split off: the graph library and the case page's panels load when first opened, so the
+// lists an analyst lands on parse and render sooner (bench/console-case-list.ts).
+const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
+const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
+const RunbookListPage = lazy(() => import('./pages/runbook-list.tsx').then((module) => ({ default: module.RunbookListPage })));
 
 type Notifications = { items: { id: string }[] };
 
@@ -74,19 +79,21 @@ function Frame() {
         <Who />
       </header>
       <main id="main" tabIndex={-1}>
-        <Routes>
-          <Route path="/" element={<Navigate to="/cases" replace />} />
-          <Route path="/alerts" element={<AlertsPage />} />
-          <Route path="/alerts/:id" element={<AlertsPage />} />
-          <Route path="/cases" element={<CaseListPage />} />
-          <Route path="/cases/:id" element={<CasePage />} />
-          <Route path="/runbooks" element={<RunbookListPage />} />
-          <Route path="/runbooks/:slug" element={<RunbookPage />} />
-          <Route path="/runs/:id" element={<RunPage />} />
-          <Route path="/approvals" element={<ApprovalsPage />} />
-          <Route path="/notifications" element={<NotificationsPage />} />
-          <Route path="*" element={<p>There is no such page in the console.</p>} />
-        </Routes>
+        <Suspense fallback={<Loading what="the page" />}>
+          <Routes>
+            <Route path="/" element={<Navigate to="/cases" replace />} />
+            <Route path="/alerts" element={<AlertsPage />} />
+            <Route path="/alerts/:id" element={<AlertsPage />} />
+            <Route path="/cases" element={<CaseListPage />} />
+            <Route path="/cases/:id" element={<CasePage />} />
+            <Route path="/runbooks" element={<RunbookListPage />} />
+            <Route path="/runbooks/:slug" element={<RunbookPage />} />
+            <Route path="/runs/:id" element={<RunPage />} />
+            <Route path="/approvals" element={<ApprovalsPage />} />
+            <Route path="/notifications" element={<NotificationsPage />} />
+            <Route path="*" element={<p>There is no such page in the console.</p>} />
+          </Routes>
+        </Suspense>
       </main>
     </>
   );

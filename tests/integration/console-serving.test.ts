@@ -68,7 +68,10 @@ describe('the console under SVC_PUBLIC_PREFIX', () => {
       expect(answer.status, path).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await answer.text();
-      expect(html).toContain('<head><base href="/svc/"><meta name="svc-public-prefix" content="/svc"><meta name="svc-base-path" content="">');
+      expect(html).toContain(
+        '<head><base href="/svc/"><meta name="svc-public-prefix" content="/svc"><meta name="svc-base-path" content="">' +
+          '<meta name="svc-case-statuses" content="new,in_progress,resolved,closed"><meta name="svc-case-severities" content="low,medium,high,critical">',
+      );
       expect(html).toContain('./assets/app-1a2b.js');
       expect(answer.headers.get('content-security-policy')).toContain("script-src 'self'");
       expect(answer.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -99,14 +102,18 @@ describe('the console under SVC_PUBLIC_PREFIX', () => {
 });
 
 describe('the console on another prefix and API root', () => {
-  it('follows SVC_PUBLIC_PREFIX and SVC_BASE_PATH', async () => {
+  it('follows SVC_PUBLIC_PREFIX, SVC_BASE_PATH and the configured case statuses', async () => {
     const build = consoleBuild();
-    const svc = await startInProcessService({ server: false }, { extraEnv: { SVC_CONSOLE_DIR: build, SVC_PUBLIC_PREFIX: '/soc/ir/', SVC_BASE_PATH: '/api' } });
+    const svc = await startInProcessService(
+      { server: false },
+      { extraEnv: { SVC_CONSOLE_DIR: build, SVC_PUBLIC_PREFIX: '/soc/ir/', SVC_BASE_PATH: '/api', SVC_CASE_STATUSES: 'open,triage,closed', SVC_CASE_CLOSED_STATUSES: 'closed' } },
+    );
     // svc.url ends with the API root; the console lives beside it, on the origin.
     const origin = new URL(svc.url).origin;
     try {
       const html = await (await fetch(`${origin}/soc/ir/cases/x`)).text();
       expect(html).toContain('<base href="/soc/ir/"><meta name="svc-public-prefix" content="/soc/ir"><meta name="svc-base-path" content="/api">');
+      expect(html).toContain('<meta name="svc-case-statuses" content="open,triage,closed">');
       expect((await fetch(`${origin}/soc/ir/assets/app-1a2b.js`)).status).toBe(200);
       expect((await fetch(`${origin}/svc/`)).status).toBe(404);
       expect((await fetch(`${origin}/api/cases`)).status).toBe(401);

@@ -6,17 +6,15 @@
  */
 import { useAction } from '../action.ts';
 import { api } from '../api.ts';
+import { caseStatuses } from '../config.ts';
 import { useMe } from '../me.tsx';
-import { useResource } from '../resource.ts';
 import { Badge, ErrorNote } from '../ui.tsx';
-import { loadVocabulary } from '../vocabulary.ts';
 import { AckClock } from './ack-clock.tsx';
 import { personLabel, useAssignablePeople } from './people.ts';
 import type { Case } from './types.ts';
 
 export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
   const me = useMe();
-  const vocabulary = useResource(loadVocabulary, []);
   const people = useAssignablePeople(value.team);
   const action = useAction();
   const busy = action.busy;
@@ -70,7 +68,7 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
           <label>
             Status
             <select value={value.status} disabled={busy} onChange={(event) => act('/status', { status: event.target.value })}>
-              {(vocabulary.data?.statuses ?? [value.status]).map((status) => (
+              {caseStatuses.map((status) => (
                 <option key={status} value={status}>
                   {status.replace(/_/g, ' ')}
                 </option>

@@ -1,3 +1,574 @@
+/**
+ * The alert inbox (`/alerts`, and `/alerts/<id>`, the `href` the API gives an alert, which
+ * highlights that alert and shows its details): `GET /alerts` newest first, filtered by
+ * status, severity and source (kept in the URL query with the page offset), a page at a
+ * time. Each alert, or the alerts selected on the page, can be escalated into new cases
+ * (`POST /alerts/<id>/escalate`), linked into an existing case picked by key or title
+ * (`GET /cases?search=`, `POST /alerts/<id>/link`) or dismissed with an optional reason
+ * (`POST /alerts/<id>/dismiss`); the outcome is shown per alert. Re-read on `alert.updated`.
+ */
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { Link, NavLink, useParams, useSearchParams } from 'react-router';
+import { useAction } from '../action.ts';
+import { api } from '../api.ts';
+import { caseSeverities } from '../config.ts';
+import { useMe } from '../me.tsx';
+import { useResource } from '../resource.ts';
+import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+
+type Alert = {
+  id: string;
+  source: string;
+  external_id: string;
+  rule_id: string | null;
+  title: string;
+  severity: string;
+  status: string;
+  case_id: string | null;
+  detected_at: string | null;
+  url: string | null;
+  team: string | null;
+  repeat_count: number;
+  received_at: string;
+  last_seen_at: string;
+};
+
+type CaseChoice = { id: string; key: string; title: string };
+
+type Filters = { status: string; severity: string; source: string };
+
+/** What one action did to one alert: done, with the case it went to, or refused and why. */
+type Outcome = { alert: Alert; error: string | null; caseId: string | null; caseKey: string | null; after: Alert | null };
+/** One action on one alert: the alert as the API answered it, and the case it put the alert in, if any. */
+type Act = (alert: Alert) => Promise<Pick<Outcome, 'caseId' | 'caseKey' | 'after'>>;
+
+const PAGE_SIZE = 50;
+/** Requests of a bulk action in flight at once. */
+const PARALLEL = 4;
+const ALERT_STATUSES = ['new', 'linked', 'dismissed'];
+/** Cases read per request while looking for a typed key, and how many at most. */
+const SEARCH_PAGE = 200;
+const SEARCH_LIMIT = 10_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const filtersOf = (params: URLSearchParams): Filters => ({
+  status: params.get('status') ?? '',
+  severity: params.get('severity') ?? '',
+  source: params.get('source') ?? '',
+});
+
+/** The alert inbox page. */
 export function AlertsPage() {
-  return <h1>AlertsPage</h1>;
+  const { id } = useParams();
+  const [params, setParams] = useSearchParams();
+  const filters = filtersOf(params);
+  const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0));
+  const apply = (next: Filters, nextOffset = 0) => {
+    const query = new URLSearchParams(Object.entries(next).filter(([, value]) => value !== ''));
+    if (nextOffset > 0) query.set('offset', String(nextOffset));
+    setParams(query);
+  };
+  return (
+    <>
+      <h1>Alert inbox</h1>
+      <AlertFilters filters={filters} onApply={apply} />
+      <Inbox key={params.toString()} filters={filters} offset={offset} current={id ?? null} onPage={(next) => apply(filters, next)} />
+    </>
+  );
+}
+
+/** The filter form: the selects apply at once, the source when submitted. */
+function AlertFilters({ filters, onApply }: { filters: Filters; onApply: (filters: Filters) => void }) {
+  const [source, setSource] = useState(filters.source);
+  useEffect(() => setSource(filters.source), [filters.source]);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply({ ...filters, source: source.trim() });
+  };
+  return (
+    <search aria-label="Filter alerts">
+      <form className="filters" onSubmit={submit}>
+        <Choice label="Status" value={filters.status} options={ALERT_STATUSES} onChange={(status) => onApply({ ...filters, status })} />
+        <Choice label="Severity" value={filters.severity} options={caseSeverities} onChange={(severity) => onApply({ ...filters, severity })} />
+        <label>
+          Source
+          <input type="text" value={source} onChange={(event) => setSource(event.target.value)} />
+        </label>
+        <button type="submit" className="primary">
+          Filter
+        </button>
+        <button type="button" onClick={() => onApply({ status: '', severity: '', source: '' })}>
+          Clear filters
+        </button>
+      </form>
+    </search>
+  );
+}
+
+/** A filter's choice of values, plus "any". */
+function Choice({ label, value, options, onChange }: { label: string; value: string; options: string[]; onChange: (value: string) => void }) {
+  const choices = value === '' || options.includes(value) ? options : [...options, value];
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(event) => onChange(event.target.value)}>
+        <option value="">Any</option>
+        {choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/**
+ * One page of the inbox with its selection, bulk actions and pager. One alert more than a
+ * page is read to know whether there is a next page (the answer has no `has_more`).
+ */
+function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset: number; current: string | null; onPage: (offset: number) => void }) {
+  const list = useResource(
+    () => api<{ items: Alert[] }>('/alerts', { query: { ...filters, limit: PAGE_SIZE + 1, offset } }),
+    [filters.status, filters.severity, filters.source, offset],
+    (frame) => frame.type === 'alert.updated',
+  );
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  // The default role matrix: viewers read only. The API decides either way; this spares a
+  // viewer controls that would answer 403.
+  const canAct = useMe().role !== 'viewer';
+  if (!list.data) return list.error ? <ErrorNote error={list.error} /> : <Loading what="alerts" />;
+  const alerts = list.data.items.slice(0, PAGE_SIZE);
+  const picked = alerts.filter((alert) => selected.has(alert.id));
+  const shown = alerts.find((alert) => alert.id === current) ?? null;
+  const settled = (outcomes: Outcome[]) => {
+    const succeeded = new Set(outcomes.filter((outcome) => outcome.error === null).map((outcome) => outcome.alert.id));
+    setSelected((previous) => new Set([...previous].filter((id) => !succeeded.has(id))));
+    list.reload();
+  };
+  return (
+    <>
+      <ErrorNote error={list.error} />
+      {current && <CurrentAlert key={current} alert={shown} canAct={canAct} onDone={settled} />}
+      {canAct && (
+        <section className="panel alert-panel" aria-labelledby="bulk-heading">
+          <h2 id="bulk-heading">{`Selected alerts (${picked.length})`}</h2>
+          <AlertActions alerts={picked} onDone={settled} />
+        </section>
+      )}
+      {alerts.length === 0 ? (
+        <p>No alerts match these filters.</p>
+      ) : (
+        <AlertTable alerts={alerts} selected={canAct ? selected : null} current={current} onSelect={setSelected} />
+      )}
+      <Pager offset={offset} count={alerts.length} hasNext={list.data.items.length > PAGE_SIZE} onPage={onPage} />
+    </>
+  );
+}
+
+/**
+ * The alert the URL names: its details and its actions, or why it is not shown. Focused
+ * when it opens. After an action moves it out of the filtered page it stays shown, as the
+ * action's answer left it, so the outcome stays in view.
+ */
+function CurrentAlert({ alert, canAct, onDone }: { alert: Alert | null; canAct: boolean; onDone: (outcomes: Outcome[]) => void }) {
+  const [params] = useSearchParams();
+  const [seen, setSeen] = useState(alert);
+  const [known, setKnown] = useState(alert);
+  if (alert !== seen) {
+    setSeen(alert);
+    if (alert) setKnown(alert);
+  }
+  const heading = useRef<HTMLHeadingElement>(null);
+  const id = known?.id;
+  useEffect(() => {
+    if (id) heading.current?.focus();
+  }, [id]);
+  if (!known) {
+    return (
+      <p className="panel">
+        The alert this address names is not on this page of the inbox: it may be on another page, filtered out, or not visible to you.{' '}
+        <Link to="/alerts">Show the newest alerts</Link>
+      </p>
+    );
+  }
+  return (
+    <section className="panel alert-panel" aria-labelledby="current-alert-heading">
+      <div className="row alert-panel-top">
+        <h2 id="current-alert-heading" ref={heading} tabIndex={-1}>
+          {known.title}
+        </h2>
+        <Link to={{ pathname: '/alerts', search: params.toString() }}>Close the details</Link>
+      </div>
+      {!alert && <p className="muted">This alert no longer matches the filters of the list below.</p>}
+      <AlertFacts alert={known} />
+      {canAct && (
+        <AlertActions
+          alerts={[known]}
+          onDone={(outcomes) => {
+            const after = outcomes[0]?.after;
+            if (after) setKnown(after);
+            onDone(outcomes);
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** What the inbox knows of one alert. */
+function AlertFacts({ alert }: { alert: Alert }) {
+  return (
+    <dl className="alert-facts">
+      <dt>Severity</dt>
+      <dd>
+        <Badge kind="severity" value={alert.severity} />
+      </dd>
+      <dt>Status</dt>
+      <dd>
+        <Badge kind="status" value={alert.status} />
+      </dd>
+      <dt>Case</dt>
+      <dd>{alert.case_id ? <Link to={`/cases/${alert.case_id}`}>Open the case</Link> : 'In no case'}</dd>
+      <dt>Source</dt>
+      <dd>
+        {alert.source} <span className="mono">{alert.external_id}</span>
+      </dd>
+      <dt>Rule</dt>
+      <dd>{alert.rule_id ?? 'none'}</dd>
+      <dt>Team</dt>
+      <dd>{alert.team ?? 'none (org-wide)'}</dd>
+      <dt>Detected</dt>
+      <dd>{alert.detected_at ? <Ago at={alert.detected_at} /> : 'unknown'}</dd>
+      <dt>Received</dt>
+      <dd>
+        <Ago at={alert.received_at} />
+        {alert.repeat_count > 0 && `, repeated ${alert.repeat_count} times, last `}
+        {alert.repeat_count > 0 && <Ago at={alert.last_seen_at} />}
+      </dd>
+      {alert.url && (
+        <>
+          <dt>In the detector</dt>
+          <dd>
+            <a href={alert.url} target="_blank" rel="noreferrer">
+              Open the original alert
+            </a>
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** The alerts of a page, each with a checkbox unless `selected` is null (no actions); "select all" covers this page only. */
+function AlertTable({
+  alerts,
+  selected,
+  current,
+  onSelect,
+}: {
+  alerts: Alert[];
+  selected: ReadonlySet<string> | null;
+  current: string | null;
+  onSelect: (selected: ReadonlySet<string>) => void;
+}) {
+  const [params] = useSearchParams();
+  const search = params.size > 0 ? `?${params}` : '';
+  const all = selected !== null && alerts.every((alert) => selected.has(alert.id));
+  const some = selected !== null && alerts.some((alert) => selected.has(alert.id));
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    onSelect(next);
+  };
+  return (
+    <table className="alert-table" aria-label="Alerts">
+      <thead>
+        <tr>
+          {selected && (
+            <th scope="col" className="col-check">
+              <Checkbox
+                label="Select all alerts on this page"
+                checked={all}
+                mixed={some && !all}
+                onChange={(on) => onSelect(new Set(on ? alerts.map((alert) => alert.id) : []))}
+              />
+            </th>
+          )}
+          <th scope="col">Alert</th>
+          <th scope="col">Severity</th>
+          <th scope="col">Status</th>
+          <th scope="col">Source</th>
+          <th scope="col">Rule</th>
+          <th scope="col">Case</th>
+          <th scope="col">Received</th>
+        </tr>
+      </thead>
+      <tbody>
+        {alerts.map((alert) => (
+          <AlertRow
+            key={alert.id}
+            alert={alert}
+            search={search}
+            current={alert.id === current}
+            checked={selected ? selected.has(alert.id) : null}
+            onCheck={(on) => toggle(alert.id, on)}
+          />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A checkbox with a label a screen reader reads and the eye does not need; `mixed` for a partial selection. */
+function Checkbox({ label, checked, mixed = false, onChange }: { label: string; checked: boolean; mixed?: boolean; onChange: (on: boolean) => void }) {
+  const box = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (box.current) box.current.indeterminate = mixed;
+  }, [mixed]);
+  return (
+    <label>
+      <input ref={box} type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <span className="visually-hidden">{label}</span>
+    </label>
+  );
+}
+
+/** One alert, with its checkbox unless `checked` is null; its title opens it at `/alerts/<id>`, keeping the filters; the alert the URL names is highlighted. */
+function AlertRow({
+  alert,
+  search,
+  current,
+  checked,
+  onCheck,
+}: {
+  alert: Alert;
+  search: string;
+  current: boolean;
+  checked: boolean | null;
+  onCheck: (on: boolean) => void;
+}) {
+  return (
+    <tr data-testid="alert-row" className={current ? 'alert-current' : undefined}>
+      {checked !== null && (
+        <td>
+          <Checkbox label={`Select alert ${alert.title}`} checked={checked} onChange={onCheck} />
+        </td>
+      )}
+      <td>
+        <NavLink to={`/alerts/${alert.id}${search}`} end>
+          {alert.title}
+        </NavLink>
+        {alert.repeat_count > 0 && <span className="muted">{` (repeated ${alert.repeat_count}×)`}</span>}
+      </td>
+      <td>
+        <Badge kind="severity" value={alert.severity} />
+      </td>
+      <td>
+        <Badge kind="status" value={alert.status} />
+      </td>
+      <td>{alert.source}</td>
+      <td className="mono">{alert.rule_id ?? ''}</td>
+      <td>{alert.case_id ? <Link to={`/cases/${alert.case_id}`}>View case</Link> : <span className="muted">none</span>}</td>
+      <td>
+        <Ago at={alert.received_at} />
+      </td>
+    </tr>
+  );
+}
+
+/** Previous and next page of the inbox, and which alerts this page shows. */
+function Pager({ offset, count, hasNext, onPage }: { offset: number; count: number; hasNext: boolean; onPage: (offset: number) => void }) {
+  return (
+    <nav className="row pager" aria-label="Alert pages">
+      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - PAGE_SIZE))}>
+        Previous page
+      </button>
+      <span>{count === 0 ? 'No alerts on this page' : `Alerts ${offset + 1}–${offset + count}`}</span>
+      <button type="button" disabled={!hasNext} onClick={() => onPage(offset + PAGE_SIZE)}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/** Runs `act` on every alert, a few at a time, and says what happened to each. */
+async function eachAlert(alerts: Alert[], act: Act): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const queue = [...alerts];
+  const worker = async () => {
+    for (let alert = queue.shift(); alert; alert = queue.shift()) {
+      try {
+        outcomes.push({ alert, error: null, ...(await act(alert)) });
+      } catch (error) {
+        outcomes.push({ alert, error: (error as Error).message, caseId: null, caseKey: null, after: null });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, alerts.length) }, worker));
+  return alerts.map((alert) => outcomes.find((outcome) => outcome.alert.id === alert.id) as Outcome);
+}
+
+/**
+ * The case a typed key (or case id) names: one of the matches the form showed, else found
+ * by paging through `GET /cases?search=`, which matches keys and titles by substring,
+ * newest first, and has no exact-key filter.
+ */
+async function findCase(typed: string, shown: CaseChoice[]): Promise<CaseChoice> {
+  const text = typed.trim();
+  if (UUID.test(text)) return { id: text, key: text, title: '' };
+  const sameKey = (item: CaseChoice) => item.key.toLowerCase() === text.toLowerCase();
+  const picked = shown.find(sameKey);
+  if (picked) return picked;
+  for (let offset = 0; offset < SEARCH_LIMIT; offset += SEARCH_PAGE) {
+    const page = await api<{ items: CaseChoice[]; has_more: boolean }>('/cases', { query: { search: text, limit: SEARCH_PAGE, offset } });
+    const found = page.items.find(sameKey);
+    if (found) return found;
+    if (!page.has_more) throw new Error(`No case you can see has the key ${text}.`);
+  }
+  throw new Error(`No case with the key ${text} among the ${SEARCH_LIMIT.toLocaleString()} newest cases whose key or title contains it.`);
+}
+
+type Done = { verb: string; outcomes: Outcome[] };
+
+/**
+ * Escalate, link and dismiss for `alerts` (one, or the selection), and the outcome of the
+ * last action, which `onDone` gets too.
+ */
+function AlertActions({ alerts, onDone }: { alerts: Alert[]; onDone: (outcomes: Outcome[]) => void }) {
+  const action = useAction();
+  const [verb, setVerb] = useState('');
+  const [done, setDone] = useState<Done | null>(null);
+  const run = (next: string, plan: () => Promise<Act>) => {
+    setVerb(next);
+    setDone(null);
+    return action.run(
+      async () => eachAlert(alerts, await plan()),
+      (outcomes) => {
+        setDone({ verb: next, outcomes });
+        onDone(outcomes);
+      },
+    );
+  };
+  const escalate = () =>
+    run('Escalate', async () => async (alert) => {
+      const answer = await api<{ alert: Alert; case_id: string }>(`/alerts/${alert.id}/escalate`, { method: 'POST', body: {} });
+      return { caseId: answer.case_id, caseKey: null, after: answer.alert };
+    });
+  const link = (typed: string, shown: CaseChoice[]) =>
+    run('Link', async () => {
+      const target = await findCase(typed, shown);
+      return async (alert) => {
+        const after = await api<Alert>(`/alerts/${alert.id}/link`, { method: 'POST', body: { case_id: target.id } });
+        return { caseId: target.id, caseKey: target.key, after };
+      };
+    });
+  const dismiss = (reason: string) =>
+    run('Dismiss', async () => async (alert) => {
+      const after = await api<Alert>(`/alerts/${alert.id}/dismiss`, { method: 'POST', body: { reason: reason.trim() || null } });
+      return { caseId: null, caseKey: null, after };
+    });
+  const none = alerts.length === 0;
+  const many = alerts.length > 1;
+  return (
+    <div className="alert-actions">
+      {none && <p className="muted">Select alerts in the table to act on several at once.</p>}
+      <div className="alert-action-bar">
+        <button type="button" className="primary" disabled={action.busy || none} onClick={escalate}>
+          {many ? `Escalate ${alerts.length} alerts, one new case each` : 'Escalate to a new case'}
+        </button>
+        <LinkForm disabled={action.busy || none} count={alerts.length} onLink={link} />
+        <DismissForm disabled={action.busy || none} count={alerts.length} onDismiss={dismiss} />
+      </div>
+      {action.busy && <p className="muted" role="status">{`${verb}: working…`}</p>}
+      <ErrorNote error={action.error} />
+      {done && <Outcomes done={done} />}
+    </div>
+  );
+}
+
+/** The case to link to, typed as a key or picked from the cases whose key or title matches. */
+function LinkForm({ disabled, count, onLink }: { disabled: boolean; count: number; onLink: (typed: string, shown: CaseChoice[]) => void }) {
+  const [typed, setTyped] = useState('');
+  const [query, setQuery] = useState('');
+  const inputId = useId();
+  const listId = useId();
+  useEffect(() => {
+    const timer = setTimeout(() => setQuery(typed.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const matches = useResource(
+    () => (query === '' ? Promise.resolve({ items: [] }) : api<{ items: CaseChoice[] }>('/cases', { query: { search: query, limit: 20 } })),
+    [query],
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onLink(typed, matches.data?.items ?? []);
+  };
+  return (
+    <form className="row" onSubmit={submit}>
+      <label htmlFor={inputId}>Case</label>
+      <input id={inputId} list={listId} value={typed} autoComplete="off" placeholder="key or title" onChange={(event) => setTyped(event.target.value)} />
+      <datalist id={listId}>
+        {matches.data?.items.map((item) => (
+          <option key={item.id} value={item.key}>
+            {item.title}
+          </option>
+        ))}
+      </datalist>
+      <button type="submit" disabled={disabled || typed.trim() === ''}>
+        {count > 1 ? `Link ${count} alerts to the case` : 'Link to the case'}
+      </button>
+      <ErrorNote error={matches.error} />
+    </form>
+  );
+}
+
+/** Dismissal, with an optional reason recorded on each alert. */
+function DismissForm({ disabled, count, onDismiss }: { disabled: boolean; count: number; onDismiss: (reason: string) => void }) {
+  const [reason, setReason] = useState('');
+  const inputId = useId();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onDismiss(reason);
+  };
+  return (
+    <form className="row" onSubmit={submit}>
+      <label htmlFor={inputId}>Reason (optional)</label>
+      <input id={inputId} value={reason} maxLength={2000} onChange={(event) => setReason(event.target.value)} />
+      <button type="submit" className="danger" disabled={disabled}>
+        {count > 1 ? `Dismiss ${count} alerts` : 'Dismiss'}
+      </button>
+    </form>
+  );
+}
+
+/** What the last action did to each alert, in words; failures first with the API's reason. */
+function Outcomes({ done }: { done: Done }) {
+  const failed = done.outcomes.filter((outcome) => outcome.error !== null);
+  const succeeded = done.outcomes.length - failed.length;
+  return (
+    <div className="outcomes">
+      <p role="status">{`${done.verb}: ${succeeded} of ${done.outcomes.length} done${failed.length > 0 ? `, ${failed.length} failed` : ''}.`}</p>
+      <ul className="plain">
+        {[...failed, ...done.outcomes.filter((outcome) => outcome.error === null)].map((outcome) => (
+          <li key={outcome.alert.id}>
+            <strong>{outcome.alert.title}</strong>: <OutcomeText outcome={outcome} />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** One alert's outcome: the API's reason when it failed, the case it is in now when there is one. */
+function OutcomeText({ outcome }: { outcome: Outcome }) {
+  if (outcome.error !== null) return <span className="outcome-failed">{`failed: ${outcome.error}`}</span>;
+  if (!outcome.caseId) return <span>done.</span>;
+  return (
+    <span>
+      done, now in <Link to={`/cases/${outcome.caseId}`}>{outcome.caseKey ? `case ${outcome.caseKey}` : 'a new case'}</Link>.
+    </span>
+  );
 }

@@ -1,3 +1,339 @@
+/**
+ * The case list (`/cases`): the cases the caller may see, newest first, filtered on the
+ * server by status, severity, owner and a key or title search (`GET /cases`). The filters
+ * live in the URL query, so a filtered list can be linked and survives a reload. Rows are
+ * virtualized (@tanstack/react-virtual): only the visible ones are in the DOM, and further
+ * pages are read with `offset` as the user scrolls, so the list stays usable at 100,000
+ * cases. A `case.updated` frame re-reads the first page, which replaces the top of the list
+ * and leaves the pages below it, and the scroll position, in place.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { type CSSProperties, type FormEvent, type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api } from '../api.ts';
+import { caseStatuses, caseSeverities } from '../config.ts';
+import { useMe } from '../me.tsx';
+import { useResource } from '../resource.ts';
+import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+
+type CaseSummary = {
+  id: string;
+  key: string;
+  title: string;
+  severity: string;
+  status: string;
+  owner_email: string | null;
+  alert_count: number;
+  sla_breached: boolean;
+  created_at: string | null;
+  updated_at: string | null;
+};
+
+type CasePage = { items: CaseSummary[]; has_more: boolean; total?: number; total_relation?: 'eq' | 'gte'; limit: number; offset: number };
+
+type Filters = { status: string; severity: string; owner: string; search: string };
+
+/** Rows read per request (the API allows up to 200). */
+const PAGE_SIZE = 100;
+/** The largest `offset` the API accepts. */
+const MAX_OFFSET = 100_000;
+/** Every row is one line high (styles.css "Case list"), so the virtualizer need not measure. */
+const ROW_HEIGHT = 36;
+
+const filtersOf = (params: URLSearchParams): Filters => ({
+  status: params.get('status') ?? '',
+  severity: params.get('severity') ?? '',
+  owner: params.get('owner') ?? '',
+  search: params.get('search') ?? '',
+});
+
+const paramsOf = (filters: Filters): URLSearchParams => new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+
+/** `held` with the rows of `page` that it does not already hold appended. */
+function appendRows(held: CaseSummary[], page: CaseSummary[]): CaseSummary[] {
+  const ids = new Set(held.map((row) => row.id));
+  return [...held, ...page.filter((row) => !ids.has(row.id))];
+}
+
+/**
+ * The list after the first page was read again: that page, then the rows held before
+ * that are not on it and sort after its last row (newer cases pushed them down). A held
+ * row newer than that last row but absent from the page no longer matches, and goes.
+ */
+function withFirstPage(first: CasePage, held: CaseSummary[]): CaseSummary[] {
+  if (!first.has_more) return first.items;
+  const boundary = first.items.at(-1)?.created_at ?? null;
+  return appendRows(
+    first.items,
+    held.filter((row) => boundary === null || row.created_at === null || row.created_at <= boundary),
+  );
+}
+
+/** The case list page: filters in the URL, a virtualized table of the matching cases. */
 export function CaseListPage() {
-  return <h1>CaseListPage</h1>;
+  const [params, setParams] = useSearchParams();
+  const filters = filtersOf(params);
+  return (
+    <>
+      <h1>Cases</h1>
+      <CaseFilters filters={filters} onApply={(next) => setParams(paramsOf(next))} />
+      <CaseRows key={paramsOf(filters).toString()} filters={filters} />
+    </>
+  );
+}
+
+/** A choice of the install's statuses or severities (config.ts), plus "any". */
+function FilterSelect({
+  label,
+  name,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  options: string[];
+  onChange: (value: string) => void;
+}) {
+  const choices = value === '' || options.includes(value) ? options : [...options, value];
+  return (
+    <label>
+      {label}
+      <select name={name} value={value} onChange={(event) => onChange(event.target.value)}>
+        <option value="">Any</option>
+        {choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice.replace(/_/g, ' ')}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The filter form: the selects apply at once, owner and search when submitted. */
+function CaseFilters({ filters, onApply }: { filters: Filters; onApply: (filters: Filters) => void }) {
+  const me = useMe();
+  const [owner, setOwner] = useState(filters.owner);
+  const [search, setSearch] = useState(filters.search);
+  useEffect(() => setOwner(filters.owner), [filters.owner]);
+  useEffect(() => setSearch(filters.search), [filters.search]);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply({ ...filters, owner: owner.trim(), search: search.trim() });
+  };
+  return (
+    <search aria-label="Filter cases">
+      <form className="filters" onSubmit={submit}>
+        <FilterSelect label="Status" name="status" value={filters.status} options={caseStatuses} onChange={(status) => onApply({ ...filters, status })} />
+        <FilterSelect
+          label="Severity"
+          name="severity"
+          value={filters.severity}
+          options={caseSeverities}
+          onChange={(severity) => onApply({ ...filters, severity })}
+        />
+        <label>
+          Owner
+          <input type="text" name="owner" value={owner} placeholder="email" onChange={(event) => setOwner(event.target.value)} />
+        </label>
+        {me.email && (
+          <button type="button" onClick={() => onApply({ ...filters, owner: me.email ?? '' })}>
+            Mine
+          </button>
+        )}
+        <label>
+          Key or title
+          <input type="search" name="search" value={search} maxLength={200} onChange={(event) => setSearch(event.target.value)} />
+        </label>
+        <button type="submit" className="primary">
+          Search
+        </button>
+        <button type="button" onClick={() => onApply({ status: '', severity: '', owner: '', search: '' })}>
+          Clear filters
+        </button>
+      </form>
+    </search>
+  );
+}
+
+type Loaded = { first: CasePage | null; rows: CaseSummary[]; hasMore: boolean; loading: boolean; error: Error | null };
+
+/**
+ * The cases matching `filters`: the first page through useResource (read again on
+ * `case.updated`), later pages appended as the user scrolls near the end.
+ */
+function useCasePages(filters: Filters) {
+  const first = useResource(
+    () => api<CasePage>('/cases', { query: { ...filters, include_total: true, limit: PAGE_SIZE, offset: 0 } }),
+    [filters.status, filters.severity, filters.owner, filters.search],
+    (frame) => frame.type === 'case.updated',
+  );
+  const [loaded, setLoaded] = useState<Loaded>({ first: null, rows: [], hasMore: false, loading: false, error: null });
+  if (first.data && first.data !== loaded.first) {
+    const onlyFirst = loaded.first === null || loaded.rows.length <= loaded.first.items.length;
+    setLoaded({ ...loaded, first: first.data, rows: withFirstPage(first.data, loaded.rows), hasMore: onlyFirst ? first.data.has_more : loaded.hasMore });
+  }
+  const busy = useRef(false);
+  const offset = loaded.rows.length;
+  const loadMore = useCallback(() => {
+    if (busy.current) return;
+    busy.current = true;
+    setLoaded((previous) => ({ ...previous, loading: true, error: null }));
+    api<CasePage>('/cases', { query: { ...filters, limit: PAGE_SIZE, offset } }).then(
+      (page) => {
+        busy.current = false;
+        setLoaded((previous) => ({ ...previous, rows: appendRows(previous.rows, page.items), hasMore: page.has_more, loading: false }));
+      },
+      (error: unknown) => {
+        busy.current = false;
+        setLoaded((previous) => ({ ...previous, loading: false, error: error as Error }));
+      },
+    );
+  }, [filters, offset]);
+  return { first, loaded, hasMore: loaded.hasMore && offset <= MAX_OFFSET, loadMore };
+}
+
+/** How many cases match, as the API counted them (capped: "1,000 or more"). */
+function Total({ page, loaded }: { page: CasePage; loaded: number }) {
+  if (page.total === undefined) return null;
+  const count =
+    page.total_relation === 'gte' ? `${page.total.toLocaleString()} or more cases` : `${page.total.toLocaleString()} ${page.total === 1 ? 'case' : 'cases'}`;
+  return (
+    <p className="muted">
+      <span role="status">{count} match.</span> {loaded > 0 && `${loaded.toLocaleString()} loaded.`}
+    </p>
+  );
+}
+
+/** The list of the cases matching `filters`, or why there is none. */
+function CaseRows({ filters }: { filters: Filters }) {
+  const { first, loaded, hasMore, loadMore } = useCasePages(filters);
+  const { rows } = loaded;
+  if (!first.data) return first.error ? <ErrorNote error={first.error} /> : <Loading what="cases" />;
+  return (
+    <>
+      <ErrorNote error={first.error} />
+      <Total page={first.data} loaded={rows.length} />
+      {rows.length === 0 ? (
+        <p>No cases match these filters.</p>
+      ) : (
+        <CaseTable
+          rows={rows}
+          total={first.data.total_relation === 'eq' ? first.data.total : undefined}
+          hasMore={hasMore && !loaded.error}
+          onNearEnd={loadMore}
+        />
+      )}
+      {loaded.loading && <Loading what="more cases" />}
+      {loaded.hasMore && !hasMore && <p className="muted">{`The list stops after ${MAX_OFFSET.toLocaleString()} cases: narrow it with the filters.`}</p>}
+      {loaded.error && (
+        <div className="row">
+          <ErrorNote error={loaded.error} />
+          <button type="button" onClick={loadMore}>
+            Try again
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+/**
+ * Keeps the rows in view where they were when rows come or go above them (newer cases on
+ * a re-read first page), unless the list is scrolled to its top, where new cases should show.
+ */
+function useScrollAnchor(scroller: RefObject<HTMLDivElement | null>, rows: CaseSummary[], firstShown: number) {
+  const anchor = useRef<{ id: string; index: number } | null>(null);
+  useLayoutEffect(() => {
+    const held = anchor.current;
+    const element = scroller.current;
+    if (!held || !element || element.scrollTop === 0) return;
+    const index = rows.findIndex((row) => row.id === held.id);
+    if (index >= 0 && index !== held.index) element.scrollTop += (index - held.index) * ROW_HEIGHT;
+  }, [scroller, rows]);
+  useEffect(() => {
+    const row = rows[firstShown];
+    anchor.current = row ? { id: row.id, index: firstShown } : null;
+  });
+}
+
+/** The virtualized table: the tbody's ::before and ::after (styles.css) stand in for the rows above and below the visible ones. */
+function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; total: number | undefined; hasMore: boolean; onNearEnd: () => void }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const visible = virtualizer.getVirtualItems();
+  useScrollAnchor(scroller, rows, visible[0]?.index ?? 0);
+  const last = visible.at(-1)?.index ?? 0;
+  useEffect(() => {
+    if (hasMore && last >= rows.length - PAGE_SIZE / 4) onNearEnd();
+  }, [hasMore, last, rows.length, onNearEnd]);
+  const above = visible[0]?.start ?? 0;
+  const below = virtualizer.getTotalSize() - (visible.at(-1)?.end ?? 0);
+  const rowCount = total ?? (hasMore ? -1 : rows.length);
+  return (
+    <div className="case-scroll" ref={scroller}>
+      <table className="case-table" aria-label="Cases" aria-rowcount={rowCount === -1 ? -1 : rowCount + 1}>
+        <thead>
+          <tr aria-rowindex={1}>
+            <th scope="col" className="col-key">
+              Key
+            </th>
+            <th scope="col">Title</th>
+            <th scope="col" className="col-badge">
+              Severity
+            </th>
+            <th scope="col" className="col-badge">
+              Status
+            </th>
+            <th scope="col" className="col-owner">
+              Owner
+            </th>
+            <th scope="col" className="col-number">
+              Alerts
+            </th>
+            <th scope="col" className="col-sla">
+              SLA breached
+            </th>
+            <th scope="col" className="col-time">
+              Updated
+            </th>
+            <th scope="col" className="col-time">
+              Opened
+            </th>
+          </tr>
+        </thead>
+        <tbody style={{ '--above': `${above}px`, '--below': `${below}px` } as CSSProperties}>
+          {visible.map((item) => {
+            const row = rows[item.index];
+            return row && <CaseRow key={row.id} row={row} rowIndex={item.index + 2} />;
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** One case; its key is the link to the case page. */
+function CaseRow({ row, rowIndex }: { row: CaseSummary; rowIndex: number }) {
+  return (
+    <tr data-testid="case-row" aria-rowindex={rowIndex}>
+      <td>
+        <Link to={`/cases/${row.id}`}>{row.key}</Link>
+      </td>
+      <td title={row.title}>{row.title}</td>
+      <td>
+        <Badge kind="severity" value={row.severity} />
+      </td>
+      <td>
+        <Badge kind="status" value={row.status} />
+      </td>
+      <td title={row.owner_email ?? undefined}>{row.owner_email ?? <span className="muted">unassigned</span>}</td>
+      <td className="col-number">{row.alert_count}</td>
+      <td>{row.sla_breached ? <span className="badge sla-breached">yes</span> : <span className="muted">no</span>}</td>
+      <td>{row.updated_at ? <Ago at={row.updated_at} /> : <span className="muted">never</span>}</td>
+      <td>{row.created_at ? <Ago at={row.created_at} /> : <span className="muted">unknown</span>}</td>
+    </tr>
+  );
 }
