@@ -334,7 +334,8 @@ function aiConfig(env: NodeJS.ProcessEnv): AiConfig {
  */
 function publicPrefix(value: string | undefined): string {
   const prefix = (value ?? '/svc').replace(/\/+$/, '');
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix) || prefix.split('/').some((segment) => segment === '.' || segment === '..')) throw new Error('SVC_PUBLIC_PREFIX must be a path such as /svc: one or more segments of letters, digits, . _ ~ -');
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix) || prefix.split('/').some((segment) => segment === '.' || segment === '..'))
+    throw new Error('SVC_PUBLIC_PREFIX must be a path such as /svc: one or more segments of letters, digits, . _ ~ -');
   return prefix;
 }
 

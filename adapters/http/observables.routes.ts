@@ -36,7 +36,9 @@ const caseObservableSchema = v.strictObject({
 });
 
 /** Other cases the caller may see holding the same (type, normalized value), newest first, at most 20. */
-const crossCaseHitsSchema = v.array(v.strictObject({ case_id: v.string(), case_key: v.string(), title: v.string(), status: v.string(), observable_id: v.string() }));
+const crossCaseHitsSchema = v.array(
+  v.strictObject({ case_id: v.string(), case_key: v.string(), title: v.string(), status: v.string(), observable_id: v.string() }),
+);
 
 /** The answer of GET /cases/<id>/observables: each observable with its cross-case hits. */
 const caseObservableListSchema = v.strictObject({ items: v.array(v.strictObject({ ...caseObservableSchema.entries, cross_case_hits: crossCaseHitsSchema })) });

@@ -110,7 +110,9 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
       client.write(`${lines.join('\r\n')}\r\n\r\n`);
       pipeline(answer, client, () => undefined);
     });
-    upstream.on('error', (error) => client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ndev gateway: ${error.message}\n`));
+    upstream.on('error', (error) =>
+      client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ndev gateway: ${error.message}\n`),
+    );
     upstream.end();
   };
 
@@ -121,7 +123,9 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
   });
   server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     client.on('error', () => undefined);
-    forwardUpgrade(req, client, head).catch((error: unknown) => client.end(`HTTP/1.1 500 Internal Server Error\r\nconnection: close\r\n\r\ndev gateway: ${(error as Error).message}\n`));
+    forwardUpgrade(req, client, head).catch((error: unknown) =>
+      client.end(`HTTP/1.1 500 Internal Server Error\r\nconnection: close\r\n\r\ndev gateway: ${(error as Error).message}\n`),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

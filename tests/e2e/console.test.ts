@@ -125,7 +125,10 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await row.waitFor({ timeout: 15_000 });
     await shoot(ana, 'alert-inbox');
     await expectAccessible(ana, 'alert inbox');
-    await row.getByRole('link', { name: /SVC-1|case/i }).first().click();
+    await row
+      .getByRole('link', { name: /SVC-1|case/i })
+      .first()
+      .click();
     await ana.waitForURL(`**/svc/cases/${caseId}`);
     await expect.poll(() => ana.getByRole('heading', { level: 1 }).textContent()).toContain('SSH brute force from one source');
     await expect.poll(() => ana.getByTestId('ack-clock').textContent()).toMatch(/Unacknowledged for/);
@@ -141,7 +144,10 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     const box = ana.getByRole('combobox', { name: /Comment/ });
     await box.click();
     await box.pressSequentially('Looks real, please review @ab');
-    await ana.getByRole('listbox', { name: 'People to mention' }).getByRole('option', { name: /abe@example.com/ }).waitFor();
+    await ana
+      .getByRole('listbox', { name: 'People to mention' })
+      .getByRole('option', { name: /abe@example.com/ })
+      .waitFor();
     await box.press('Enter');
     expect(await box.inputValue()).toBe('Looks real, please review @abe@example.com ');
     await ana.getByRole('button', { name: 'Post comment' }).click();

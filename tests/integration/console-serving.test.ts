@@ -14,7 +14,8 @@ import { loadConfig } from '../../runtime/config.ts';
 import { startDevGateway, type DevGateway } from '../../runtime/cli/dev-gateway.ts';
 import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
 
-const indexHtml = '<!doctype html><html lang="en"><head><meta charset="utf-8"><script type="module" src="./assets/app-1a2b.js"></script></head><body></body></html>';
+const indexHtml =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><script type="module" src="./assets/app-1a2b.js"></script></head><body></body></html>';
 
 function consoleBuild(): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-console-build-'));
@@ -90,8 +91,8 @@ describe('the console under SVC_PUBLIC_PREFIX', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ code: 'not_found' });
     for (const path of ['/svc/assets/..%2f..%2f..%2fetc%2fpasswd', '/svc/assets/%2e%2e/%2e%2e/etc/passwd']) {
-      const escape = await fetch(`${svc.url}${path}`);
-      expect(await escape.text(), path).not.toContain('root:');
+      const outside = await fetch(`${svc.url}${path}`);
+      expect(await outside.text(), path).not.toContain('root:');
     }
   });
 
@@ -106,7 +107,15 @@ describe('the console on another prefix and API root', () => {
     const build = consoleBuild();
     const svc = await startInProcessService(
       { server: false },
-      { extraEnv: { SVC_CONSOLE_DIR: build, SVC_PUBLIC_PREFIX: '/soc/ir/', SVC_BASE_PATH: '/api', SVC_CASE_STATUSES: 'open,triage,closed', SVC_CASE_CLOSED_STATUSES: 'closed' } },
+      {
+        extraEnv: {
+          SVC_CONSOLE_DIR: build,
+          SVC_PUBLIC_PREFIX: '/soc/ir/',
+          SVC_BASE_PATH: '/api',
+          SVC_CASE_STATUSES: 'open,triage,closed',
+          SVC_CASE_CLOSED_STATUSES: 'closed',
+        },
+      },
     );
     // svc.url ends with the API root; the console lives beside it, on the origin.
     const origin = new URL(svc.url).origin;

@@ -50,7 +50,9 @@ describe.each(e2eEngines)('case observables on $name', ({ server }) => {
     const listed = async (who: Person) =>
       (await call(who, 'GET', `/cases/${mine}/observables`)).body.items.find((o: { normalized: string }) => o.normalized === '2001:db8::1');
     const asAna = await listed(ana);
-    expect(asAna.cross_case_hits).toEqual([expect.objectContaining({ case_id: sibling, title: 'Same C2 elsewhere', status: 'new', case_key: expect.any(String) })]);
+    expect(asAna.cross_case_hits).toEqual([
+      expect.objectContaining({ case_id: sibling, title: 'Same C2 elsewhere', status: 'new', case_key: expect.any(String) }),
+    ]);
     expect((await listed(root)).cross_case_hits.map((h: { case_id: string }) => h.case_id).sort()).toEqual([hidden, sibling].sort());
     const lone = await call(ana, 'POST', `/cases/${mine}/observables`, { type: 'sha256', value: 'ef'.repeat(32) });
     const items = (await call(ana, 'GET', `/cases/${mine}/observables`)).body.items;

@@ -22,7 +22,15 @@ export function launchChromium(): Promise<Browser> {
     executablePath: chromiumPath,
     // Without the background-networking flags Chromium keeps dialling Google's hosts, which
     // this machine's closed network refuses (/work/.library/env/machines/node.md).
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
