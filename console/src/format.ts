@@ -1,6 +1,8 @@
 /**
- * Text for times and durations as the console shows them. Pure: no DOM, tested in
- * tests/unit/console.
+ * Words and numbers the console derives from API answers: durations, "ago" texts, the
+ * mention picker's query, the outcome of a comment's mentions, a timeline row's details, an
+ * `href` as a console route, the acknowledgement clock. Pure: no DOM, no React, tested in
+ * tests/unit/console/format.test.ts.
  */
 
 /** `seconds` as `45s`, `12m 05s`, `3h 04m` or `2d 3h`; negative values count as 0. */
@@ -28,4 +30,60 @@ export function mentionQueryAt(text: string, caret: number): string | null {
   const before = text.slice(0, caret);
   const match = /(?:^|\s)@([^\s@]*)$/.exec(before);
   return match ? (match[1] ?? '') : null;
+}
+
+export type Mentions = { notified: string[]; unresolved: string[]; not_notified: { email: string; reason: string }[] };
+
+/** What the server did with the mentions of a posted comment, in one sentence (empty when there were none). */
+export function mentionOutcome(mentions: Mentions | undefined): string {
+  if (!mentions) return '';
+  const parts = [
+    mentions.notified.length > 0 ? `Notified ${mentions.notified.join(', ')}.` : '',
+    mentions.unresolved.length > 0 ? `No such user: ${mentions.unresolved.join(', ')}.` : '',
+    ...mentions.not_notified.map((entry) => `Not notified: ${entry.email} (${entry.reason.replace(/_/g, ' ')}).`),
+  ];
+  return parts.filter(Boolean).join(' ');
+}
+
+const shownFields = [
+  'status',
+  'note',
+  'owner_email',
+  'title',
+  'severity',
+  'verdict',
+  'added',
+  'removed',
+  'alert_id',
+  'value',
+  'type',
+  'step_id',
+  'runbook_id',
+  'remote_key',
+];
+
+/** The payload fields worth a line, as `field: value` pairs. */
+export function timelineDetails(payload: unknown): string {
+  if (!payload || typeof payload !== 'object') return '';
+  const record = payload as Record<string, unknown>;
+  return shownFields
+    .filter((field) => record[field] !== undefined && record[field] !== null && record[field] !== '')
+    .map((field) => `${field.replace(/_/g, ' ')}: ${Array.isArray(record[field]) ? (record[field] as unknown[]).join(', ') : String(record[field])}`)
+    .join(' · ');
+}
+
+/** An `href` the API gives (under SVC_PUBLIC_PREFIX) as a route of the console, or null when it points elsewhere. */
+export function consoleRoute(href: string | undefined, prefix: string): string | null {
+  if (!href) return null;
+  if (href === prefix || href.startsWith(`${prefix}/`)) return href.slice(prefix.length) || '/';
+  return null;
+}
+
+/** The acknowledgement clock as `GET /cases/<id>` answers it (`ack_sla`): the fields the clock reads. */
+export type AckClockState = { elapsed_seconds: number; acknowledged_at: string | null; clock_stopped_at: string | null };
+
+/** Seconds on the clock at `now`: the server's elapsed time, plus what passed since it was read while still running. */
+export function ackSeconds(sla: AckClockState, readAt: number, now: number): number {
+  const running = sla.acknowledged_at === null && sla.clock_stopped_at === null;
+  return sla.elapsed_seconds + (running ? Math.max(0, (now - readAt) / 1000) : 0);
 }

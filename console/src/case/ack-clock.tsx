@@ -3,15 +3,9 @@
  * case opened until someone acknowledged it, against the template's due time. It ticks
  * while the clock runs and says in words whether the SLA is met, pending or breached.
  */
-import { duration } from '../format.ts';
+import { ackSeconds, duration } from '../format.ts';
 import { useNow } from '../ui.tsx';
 import type { AckSla } from './types.ts';
-
-/** Seconds on the clock at `now`: the server's elapsed time, plus what passed since it was read while still running. */
-export function ackSeconds(sla: AckSla, readAt: number, now: number): number {
-  const running = sla.acknowledged_at === null && sla.clock_stopped_at === null;
-  return sla.elapsed_seconds + (running ? Math.max(0, (now - readAt) / 1000) : 0);
-}
 
 export function AckClock({ sla, readAt }: { sla: AckSla; readAt: number }) {
   const now = useNow();

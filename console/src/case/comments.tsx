@@ -8,25 +8,13 @@
 import { type KeyboardEvent, useRef, useState } from 'react';
 import { useAction } from '../action.ts';
 import { api } from '../api.ts';
-import { mentionQueryAt } from '../format.ts';
+import { type Mentions, mentionOutcome, mentionQueryAt } from '../format.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 import { type Person, personLabel, useAssignablePeople } from './people.ts';
 import { aboutCase } from './types.ts';
 
 type Comment = { id: string; text: string; author_email: string | null; created_at: string };
-type Mentions = { notified: string[]; unresolved: string[]; not_notified: { email: string; reason: string }[] };
-
-/** What the server did with the mentions of a posted comment, in one sentence (empty when there were none). */
-export function mentionOutcome(mentions: Mentions | undefined): string {
-  if (!mentions) return '';
-  const parts = [
-    mentions.notified.length > 0 ? `Notified ${mentions.notified.join(', ')}.` : '',
-    mentions.unresolved.length > 0 ? `No such user: ${mentions.unresolved.join(', ')}.` : '',
-    ...mentions.not_notified.map((entry) => `Not notified: ${entry.email} (${entry.reason.replace(/_/g, ' ')}).`),
-  ];
-  return parts.filter(Boolean).join(' ');
-}
 
 function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string | null; value: string; onChange: (text: string) => void; disabled: boolean }) {
   const people = useAssignablePeople(caseTeam);

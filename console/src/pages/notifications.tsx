@@ -7,18 +7,12 @@ import { Link } from 'react-router';
 import { useAction } from '../action.ts';
 import { api } from '../api.ts';
 import { publicPrefix } from '../config.ts';
+import { consoleRoute } from '../format.ts';
 import { useLive } from '../live.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 
 type Notification = { id: string; kind: string; title: string; at: string; read: boolean; href?: string };
-
-/** An `href` the API gives (under SVC_PUBLIC_PREFIX) as a route of the console, or null when it points elsewhere. */
-export function consoleRoute(href: string | undefined, prefix: string): string | null {
-  if (!href) return null;
-  if (href === prefix || href.startsWith(`${prefix}/`)) return href.slice(prefix.length) || '/';
-  return null;
-}
 
 export function NotificationsPage() {
   const inbox = useResource(
