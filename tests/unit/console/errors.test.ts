@@ -17,7 +17,7 @@ describe('an error answer in words', () => {
           { loc: ['query', 'limit'], msg: 'too large' },
         ],
       }),
-    ).toBe('value: is not an IP address; unknown');
+    ).toBe('value: is not an IP address; must be an object; query.limit: too large');
   });
 
   it("reads an AI refusal's structured detail", () => {
