@@ -38,12 +38,13 @@ describe('compose.yaml', () => {
     }
   });
 
-  it('has the load balancer send to the API port, and the image carry every folder the service runs from', () => {
+  it('has the load balancer send to the API port, and the image carry every folder the service runs from and the built console', () => {
     expect(api?.environment?.PORT).toBe('8080');
     expect(readFileSync(join(repoRoot, 'deploy/nginx.conf'), 'utf8')).toMatch(/server api:8080 resolve;/);
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     for (const folder of ['bin', 'domain', 'projections', 'adapters', 'runtime', 'runbooks', 'case-templates', 'packs']) {
       expect(dockerfile).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
     }
+    expect(dockerfile).toMatch(/^COPY --from=console-build \/build\/console\/dist \.\/console\/dist$/m);
   });
 });
