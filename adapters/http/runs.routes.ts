@@ -110,11 +110,14 @@ export function runRoutes(deps: RunRouteDeps) {
       '/runs',
       describeRoute({ summary: 'List runs', tags: ['runs'], responses: { 200: jsonAnswer(runList, 'Visible runs, newest first') } }),
       read,
-      validate('query', v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), ...paging })),
+      validate(
+        'query',
+        v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), runbook_id: v.optional(v.pipe(v.string(), v.maxLength(200))), ...paging }),
+      ),
       async (c) => {
         const q = c.req.valid('query');
         const scope = caseScopeOf(c.get('principal'), deps.permissions);
-        const rows = await listRuns(db, { caseId: q.case_id, status: q.status, limit: q.limit, offset: q.offset }, scope);
+        const rows = await listRuns(db, { caseId: q.case_id, runbookId: q.runbook_id, status: q.status, limit: q.limit, offset: q.offset }, scope);
         return c.json({ items: rows.map(runView) });
       },
     )

@@ -34,6 +34,7 @@ import * as mcpIdempotency from './0033-mcp-idempotency.ts';
 import * as auditAt from './0034-audit-at.ts';
 import * as aiSettings from './0035-ai-settings.ts';
 import * as aiTriage from './0036-ai-triage.ts';
+import * as runsByRunbook from './0037-runs-by-runbook.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0034-audit-at': auditAt,
   '0035-ai-settings': aiSettings,
   '0036-ai-triage': aiTriage,
+  '0037-runs-by-runbook': runsByRunbook,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

@@ -6,7 +6,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
 
-export type RunFilters = { caseId?: string | undefined; status?: string | undefined; limit: number; offset: number };
+export type RunFilters = { caseId?: string | undefined; runbookId?: string | undefined; status?: string | undefined; limit: number; offset: number };
 
 /** A run is visible when it belongs to no case or to a case `scope` may see. */
 export const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database, 'runs'>) =>
@@ -19,6 +19,7 @@ export const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database
 export async function listRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope) {
   let q = db.selectFrom('runs').where(visibleRuns(scope));
   if (f.caseId) q = q.where('case_id', '=', f.caseId);
+  if (f.runbookId) q = q.where('runbook_id', '=', f.runbookId);
   if (f.status) q = q.where('status', '=', f.status);
   return q.selectAll().orderBy('queued_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute();
 }

@@ -190,7 +190,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expectAccessible(ana, 'run page');
   });
 
-  it('lists cases and draws the runbook with the run on it', async () => {
+  it('lists cases, and draws the runbook with its recent run on it', async () => {
     await ana.goto(`${anaUrl}/cases`);
     await ana.getByTestId('case-row').first().waitFor({ timeout: 15_000 });
     await shoot(ana, 'case-list');
@@ -199,6 +199,10 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ana.goto(`${anaUrl}/runbooks`);
     await ana.getByRole('link', { name: 'Contain after review' }).click();
     await ana.getByTestId('graph-node-contain').waitFor({ timeout: 15_000 });
+    const recent = ana.getByRole('region', { name: 'Recent runs' });
+    await expect.poll(() => recent.textContent()).toContain('succeeded');
+    await recent.getByRole('link', { name: /Run queued/ }).first().click();
+    await expect.poll(() => ana.getByTestId('graph-node-contain').getAttribute('data-status')).toBe('ok');
     await shoot(ana, 'runbook');
     await expectAccessible(ana, 'runbook page');
   });

@@ -199,7 +199,7 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
     }
   });
 
-  it('scopes run detail and the run listing like the run’s case', async () => {
+  it('scopes run detail and the run listing, also by runbook, like the run’s case', async () => {
     for (const who of everyone) {
       const listed = (await call(who, 'GET', '/runs?limit=200')).body.items.map((r: { id: string }) => r.id).sort();
       const expected = (['aPublic', 'aPrivate'] as const)
@@ -207,6 +207,9 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
         .map((n) => runIds[n])
         .sort();
       expect(listed, who).toEqual(expected);
+      const byRunbook = (await call(who, 'GET', '/runs?runbook_id=scope-note&limit=200')).body.items.map((r: { id: string }) => r.id).sort();
+      expect(byRunbook, `${who} runbook_id`).toEqual(expected);
+      expect((await call(who, 'GET', '/runs?runbook_id=another-runbook')).body.items, `${who} other runbook`).toEqual([]);
       for (const n of ['aPublic', 'aPrivate'] as const) {
         const run = await call(who, 'GET', `/runs/${runIds[n]}`);
         if (visibility[who].includes(n)) expect(run.status, run.text).toBe(200);

@@ -2,8 +2,8 @@
  * One runbook (`/runbooks/<slug>`): its header, its steps as a graph and its YAML, from
  * `GET /runbooks/<slug>`. With `?run=<run id>` the graph shows that run's step states
  * from `GET /runs/<id>`, read again on each `run.updated` or `approval.updated` frame of
- * the run, so the nodes change colour as it progresses. `GET /runs` cannot filter by
- * runbook, so the page lists no recent runs and says so.
+ * the run, so the nodes change colour as it progresses. Its recent runs
+ * (`GET /runs?runbook_id=<slug>`, the caller's visible ones) each show on the graph.
  */
 import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
@@ -110,12 +110,37 @@ function RunOverlay({ runbook, runId }: { runbook: RunbookDetail; runId: string 
   );
 }
 
-function RecentRuns() {
+type RunRow = { id: string; status: string; trigger_type: string; case_id: string | null; queued_at: string };
+
+/** The runbook's 20 newest runs the caller may see, each opening on this page's graph; live on `run.updated`. */
+function RecentRuns({ slug }: { slug: string }) {
+  const runs = useResource(
+    () => api<{ items: RunRow[] }>('/runs', { query: { runbook_id: slug, limit: 20 } }),
+    [slug],
+    (frame) => frame.type === 'run.updated',
+  );
   return (
-    <>
-      <h2>Recent runs</h2>
-      <p className="muted">The service cannot list runs by runbook yet, so recent runs are not shown here. Open a run from its case to follow it.</p>
-    </>
+    <section aria-labelledby="recent-runs-title">
+      <h2 id="recent-runs-title">Recent runs</h2>
+      <ErrorNote error={runs.error} />
+      {runs.data?.items.length === 0 && <p className="muted">No run of this runbook yet.</p>}
+      <ul className="plain">
+        {runs.data?.items.map((run) => (
+          <li key={run.id}>
+            <Link to={`?run=${run.id}`}>
+              Run queued <Ago at={run.queued_at} />
+            </Link>{' '}
+            <Badge kind="status" value={run.status} /> <span className="muted">{run.trigger_type}</span> <Link to={`/runs/${run.id}`}>action log</Link>
+            {run.case_id && (
+              <>
+                {' '}
+                · <Link to={`/cases/${run.case_id}`}>case</Link>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -138,7 +163,7 @@ export function RunbookPage() {
       <ErrorNote error={runbook.error} />
       <h2>Steps</h2>
       {runId ? <RunOverlay runbook={runbook.data} runId={runId} /> : <RunGraph steps={runbook.data.steps} label={`Steps of ${runbook.data.name}`} />}
-      <RecentRuns />
+      <RecentRuns slug={slug} />
       <h2>YAML</h2>
       <pre className="runbook-yaml">{runbook.data.yaml_text}</pre>
     </>
