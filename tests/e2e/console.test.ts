@@ -201,7 +201,10 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ana.getByTestId('graph-node-contain').waitFor({ timeout: 15_000 });
     const recent = ana.getByRole('region', { name: 'Recent runs' });
     await expect.poll(() => recent.textContent()).toContain('succeeded');
-    await recent.getByRole('link', { name: /Run queued/ }).first().click();
+    await recent
+      .getByRole('link', { name: /Run queued/ })
+      .first()
+      .click();
     await expect.poll(() => ana.getByTestId('graph-node-contain').getAttribute('data-status')).toBe('ok');
     await shoot(ana, 'runbook');
     await expectAccessible(ana, 'runbook page');
