@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevIdentity } from '../../adapters/identity/dev-identity.ts';
-import { startDevGateway, type DevGateway } from '../../runtime/cli/dev-gateway.ts';
+import type { DevGateway } from '../../runtime/cli/dev-gateway.ts';
 import { axeViolations, browserMissing, launchChromium } from '../support/browser.ts';
+import { gatewayAs } from '../support/dev-gateway.ts';
 import { repoRoot } from '../support/fixtures.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 
@@ -75,17 +76,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
       SVC_WORKER_METRICS_PORT: '0',
     });
     const identity = await ensureDevIdentity(dataDir);
-    const gateway = (email: string, role: 'analyst' | 'approver') =>
-      startDevGateway({
-        host: '127.0.0.1',
-        port: 0,
-        target: new URL(svc.url),
-        basePath: '',
-        audience: 'svc',
-        identity,
-        person: { email, name: email.split('@')[0] ?? email, grants: [{ team: null, role }] },
-      });
-    gateways.push(await gateway('ana@example.com', 'analyst'), await gateway('abe@example.com', 'approver'));
+    gateways.push(await gatewayAs(identity, svc.url, 'ana@example.com', 'analyst'), await gatewayAs(identity, svc.url, 'abe@example.com', 'approver'));
     anaUrl = `${gateways[0]?.url}/svc`;
     abeUrl = `${gateways[1]?.url}/svc`;
     browser = await launchChromium();

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ensureDevIdentity } from '../../adapters/identity/dev-identity.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { startDevGateway, type DevGateway } from '../../runtime/cli/dev-gateway.ts';
+import type { DevGateway } from '../../runtime/cli/dev-gateway.ts';
+import { gatewayAs } from '../support/dev-gateway.ts';
 import { startInProcessService, type InProcessService } from '../support/in-process-service.ts';
 
 const indexHtml =
@@ -162,15 +163,7 @@ describe('svc dev gateway and the console WebSocket', () => {
       { server: false },
       { extraEnv: { SVC_IDENTITY_ISSUER: identity.issuer, SVC_IDENTITY_JWKS: JSON.stringify(identity.jwks), SVC_CONSOLE_DIR: identityDir } },
     );
-    gateway = await startDevGateway({
-      host: '127.0.0.1',
-      port: 0,
-      target: new URL(svc.url),
-      basePath: '',
-      audience: 'svc',
-      identity,
-      person: { email: 'console@example.com', name: 'Console', grants: [{ team: null, role: 'analyst' }] },
-    });
+    gateway = await gatewayAs(identity, svc.url, 'console@example.com', 'analyst');
   });
   afterAll(async () => {
     await gateway.close();
