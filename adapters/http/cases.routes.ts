@@ -112,6 +112,7 @@ export function caseRoutes(deps: CaseRouteDeps) {
           severity: v.optional(severity),
           owner: v.optional(v.string()),
           search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+          key: v.optional(v.pipe(v.string(), v.maxLength(200))),
           include_total: queryFlag,
           ...paging,
         }),

@@ -12,6 +12,7 @@ export type CaseFilters = {
   severity?: string | undefined;
   owner?: string | undefined;
   search?: string | undefined;
+  key?: string | undefined;
   limit: number;
   offset: number;
 };
@@ -25,7 +26,8 @@ export type CasePage = { items: CaseRow[]; hasMore: boolean; total?: { value: nu
 /**
  * One page of the cases `scope` may see, newest first. `owner` matches the owner's
  * email, or its id when it is a UUID; `search` matches key or title,
- * case-insensitively. `hasMore` says whether a further page exists.
+ * case-insensitively; `key` is one exact case key, upper-cased (`svc-12` finds SVC-12 and
+ * not SVC-120). `hasMore` says whether a further page exists.
  *
  * `total` is counted only when `totalCap` is given, and only up to it: an exact
  * count of a broad filter over 100k cases costs many times the page itself
@@ -39,6 +41,7 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: Cas
     const owner = f.owner;
     q = q.where((eb) => (isUuid(owner) ? eb.or([eb('owner_email', '=', owner), eb('owner_id', '=', owner)]) : eb('owner_email', '=', owner)));
   }
+  if (f.key) q = q.where('key', '=', f.key.toUpperCase());
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     q = q.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('key', 'ilike', pattern)]));

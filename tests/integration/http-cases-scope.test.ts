@@ -172,6 +172,16 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
     expectValidation(await call('realmAdmin', 'GET', '/cases?include_total=yes'), ['query', 'include_total']);
   });
 
+  it.each(everyone)('finds one case by its exact key for %s, never a longer key, and only when it may see it', async (who) => {
+    for (const n of ['aPublic', 'aPrivate'] as const) {
+      const key = (await call('realmAdmin', 'GET', `/cases/${caseIds[n]}`)).body.key as string;
+      const found = await call(who, 'GET', `/cases?key=${key.toLowerCase()}`);
+      expect(found.status, found.text).toBe(200);
+      expect(found.body.items.map((c: { id: string }) => c.id)).toEqual(visibility[who].includes(n) ? [caseIds[n]] : []);
+      expect((await call(who, 'GET', `/cases?key=${key.slice(0, -1)}`)).body.items.map((c: { key: string }) => c.key)).not.toContain(key);
+    }
+  });
+
   it.each(everyone)('answers %s on detail, timeline and runs of visible cases, and 404 exactly like an absent case otherwise', async (who) => {
     const absent = randomUUID();
     const absentBodies = {

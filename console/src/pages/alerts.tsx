@@ -2,54 +2,23 @@
  * The alert inbox (`/alerts`, and `/alerts/<id>`, the `href` the API gives an alert, which
  * highlights that alert and shows its details): `GET /alerts` newest first, filtered by
  * status, severity and source (kept in the URL query with the page offset), a page at a
- * time. Each alert, or the alerts selected on the page, can be escalated into new cases
- * (`POST /alerts/<id>/escalate`), linked into an existing case picked by key or title
- * (`GET /cases?search=`, `POST /alerts/<id>/link`) or dismissed with an optional reason
- * (`POST /alerts/<id>/dismiss`); the outcome is shown per alert. Re-read on `alert.updated`.
+ * time. Each alert, or the alerts selected on the page, can be escalated, linked or
+ * dismissed (alerts/actions.tsx); the outcome is shown per alert. Re-read on `alert.updated`.
  */
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useParams, useSearchParams } from 'react-router';
-import { useAction } from '../action.ts';
+import { AlertActions } from '../alerts/actions.tsx';
+import type { Alert, Outcome } from '../alerts/types.ts';
 import { api } from '../api.ts';
 import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 
-type Alert = {
-  id: string;
-  source: string;
-  external_id: string;
-  rule_id: string | null;
-  title: string;
-  severity: string;
-  status: string;
-  case_id: string | null;
-  detected_at: string | null;
-  url: string | null;
-  team: string | null;
-  repeat_count: number;
-  received_at: string;
-  last_seen_at: string;
-};
-
-type CaseChoice = { id: string; key: string; title: string };
-
 type Filters = { status: string; severity: string; source: string };
 
-/** What one action did to one alert: done, with the case it went to, or refused and why. */
-type Outcome = { alert: Alert; error: string | null; caseId: string | null; caseKey: string | null; after: Alert | null };
-/** One action on one alert: the alert as the API answered it, and the case it put the alert in, if any. */
-type Act = (alert: Alert) => Promise<Pick<Outcome, 'caseId' | 'caseKey' | 'after'>>;
-
 const PAGE_SIZE = 50;
-/** Requests of a bulk action in flight at once. */
-const PARALLEL = 4;
 const ALERT_STATUSES = ['new', 'linked', 'dismissed'];
-/** Cases read per request while looking for a typed key, and how many at most. */
-const SEARCH_PAGE = 200;
-const SEARCH_LIMIT = 10_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const filtersOf = (params: URLSearchParams): Filters => ({
   status: params.get('status') ?? '',
@@ -390,185 +359,5 @@ function Pager({ offset, count, hasNext, onPage }: { offset: number; count: numb
         Next page
       </button>
     </nav>
-  );
-}
-
-/** Runs `act` on every alert, a few at a time, and says what happened to each. */
-async function eachAlert(alerts: Alert[], act: Act): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  const queue = [...alerts];
-  const worker = async () => {
-    for (let alert = queue.shift(); alert; alert = queue.shift()) {
-      try {
-        outcomes.push({ alert, error: null, ...(await act(alert)) });
-      } catch (error) {
-        outcomes.push({ alert, error: (error as Error).message, caseId: null, caseKey: null, after: null });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, alerts.length) }, worker));
-  return alerts.map((alert) => outcomes.find((outcome) => outcome.alert.id === alert.id) as Outcome);
-}
-
-/**
- * The case a typed key (or case id) names: one of the matches the form showed, else found
- * by paging through `GET /cases?search=`, which matches keys and titles by substring,
- * newest first, and has no exact-key filter.
- */
-async function findCase(typed: string, shown: CaseChoice[]): Promise<CaseChoice> {
-  const text = typed.trim();
-  if (UUID.test(text)) return { id: text, key: text, title: '' };
-  const sameKey = (item: CaseChoice) => item.key.toLowerCase() === text.toLowerCase();
-  const picked = shown.find(sameKey);
-  if (picked) return picked;
-  for (let offset = 0; offset < SEARCH_LIMIT; offset += SEARCH_PAGE) {
-    const page = await api<{ items: CaseChoice[]; has_more: boolean }>('/cases', { query: { search: text, limit: SEARCH_PAGE, offset } });
-    const found = page.items.find(sameKey);
-    if (found) return found;
-    if (!page.has_more) throw new Error(`No case you can see has the key ${text}.`);
-  }
-  throw new Error(`No case with the key ${text} among the ${SEARCH_LIMIT.toLocaleString()} newest cases whose key or title contains it.`);
-}
-
-type Done = { verb: string; outcomes: Outcome[] };
-
-/**
- * Escalate, link and dismiss for `alerts` (one, or the selection), and the outcome of the
- * last action, which `onDone` gets too.
- */
-function AlertActions({ alerts, onDone }: { alerts: Alert[]; onDone: (outcomes: Outcome[]) => void }) {
-  const action = useAction();
-  const [verb, setVerb] = useState('');
-  const [done, setDone] = useState<Done | null>(null);
-  const run = (next: string, plan: () => Promise<Act>) => {
-    setVerb(next);
-    setDone(null);
-    return action.run(
-      async () => eachAlert(alerts, await plan()),
-      (outcomes) => {
-        setDone({ verb: next, outcomes });
-        onDone(outcomes);
-      },
-    );
-  };
-  const escalate = () =>
-    run('Escalate', async () => async (alert) => {
-      const answer = await api<{ alert: Alert; case_id: string }>(`/alerts/${alert.id}/escalate`, { method: 'POST', body: {} });
-      return { caseId: answer.case_id, caseKey: null, after: answer.alert };
-    });
-  const link = (typed: string, shown: CaseChoice[]) =>
-    run('Link', async () => {
-      const target = await findCase(typed, shown);
-      return async (alert) => {
-        const after = await api<Alert>(`/alerts/${alert.id}/link`, { method: 'POST', body: { case_id: target.id } });
-        return { caseId: target.id, caseKey: target.key, after };
-      };
-    });
-  const dismiss = (reason: string) =>
-    run('Dismiss', async () => async (alert) => {
-      const after = await api<Alert>(`/alerts/${alert.id}/dismiss`, { method: 'POST', body: { reason: reason.trim() || null } });
-      return { caseId: null, caseKey: null, after };
-    });
-  const none = alerts.length === 0;
-  const many = alerts.length > 1;
-  return (
-    <div className="alert-actions">
-      {none && <p className="muted">Select alerts in the table to act on several at once.</p>}
-      <div className="alert-action-bar">
-        <button type="button" className="primary" disabled={action.busy || none} onClick={escalate}>
-          {many ? `Escalate ${alerts.length} alerts, one new case each` : 'Escalate to a new case'}
-        </button>
-        <LinkForm disabled={action.busy || none} count={alerts.length} onLink={link} />
-        <DismissForm disabled={action.busy || none} count={alerts.length} onDismiss={dismiss} />
-      </div>
-      {action.busy && <p className="muted" role="status">{`${verb}: working…`}</p>}
-      <ErrorNote error={action.error} />
-      {done && <Outcomes done={done} />}
-    </div>
-  );
-}
-
-/** The case to link to, typed as a key or picked from the cases whose key or title matches. */
-function LinkForm({ disabled, count, onLink }: { disabled: boolean; count: number; onLink: (typed: string, shown: CaseChoice[]) => void }) {
-  const [typed, setTyped] = useState('');
-  const [query, setQuery] = useState('');
-  const inputId = useId();
-  const listId = useId();
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(typed.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [typed]);
-  const matches = useResource(
-    () => (query === '' ? Promise.resolve({ items: [] }) : api<{ items: CaseChoice[] }>('/cases', { query: { search: query, limit: 20 } })),
-    [query],
-  );
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onLink(typed, matches.data?.items ?? []);
-  };
-  return (
-    <form className="row" onSubmit={submit}>
-      <label htmlFor={inputId}>Case</label>
-      <input id={inputId} list={listId} value={typed} autoComplete="off" placeholder="key or title" onChange={(event) => setTyped(event.target.value)} />
-      <datalist id={listId}>
-        {matches.data?.items.map((item) => (
-          <option key={item.id} value={item.key}>
-            {item.title}
-          </option>
-        ))}
-      </datalist>
-      <button type="submit" disabled={disabled || typed.trim() === ''}>
-        {count > 1 ? `Link ${count} alerts to the case` : 'Link to the case'}
-      </button>
-      <ErrorNote error={matches.error} />
-    </form>
-  );
-}
-
-/** Dismissal, with an optional reason recorded on each alert. */
-function DismissForm({ disabled, count, onDismiss }: { disabled: boolean; count: number; onDismiss: (reason: string) => void }) {
-  const [reason, setReason] = useState('');
-  const inputId = useId();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onDismiss(reason);
-  };
-  return (
-    <form className="row" onSubmit={submit}>
-      <label htmlFor={inputId}>Reason (optional)</label>
-      <input id={inputId} value={reason} maxLength={2000} onChange={(event) => setReason(event.target.value)} />
-      <button type="submit" className="danger" disabled={disabled}>
-        {count > 1 ? `Dismiss ${count} alerts` : 'Dismiss'}
-      </button>
-    </form>
-  );
-}
-
-/** What the last action did to each alert, in words; failures first with the API's reason. */
-function Outcomes({ done }: { done: Done }) {
-  const failed = done.outcomes.filter((outcome) => outcome.error !== null);
-  const succeeded = done.outcomes.length - failed.length;
-  return (
-    <div className="outcomes">
-      <p role="status">{`${done.verb}: ${succeeded} of ${done.outcomes.length} done${failed.length > 0 ? `, ${failed.length} failed` : ''}.`}</p>
-      <ul className="plain">
-        {[...failed, ...done.outcomes.filter((outcome) => outcome.error === null)].map((outcome) => (
-          <li key={outcome.alert.id}>
-            <strong>{outcome.alert.title}</strong>: <OutcomeText outcome={outcome} />
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-/** One alert's outcome: the API's reason when it failed, the case it is in now when there is one. */
-function OutcomeText({ outcome }: { outcome: Outcome }) {
-  if (outcome.error !== null) return <span className="outcome-failed">{`failed: ${outcome.error}`}</span>;
-  if (!outcome.caseId) return <span>done.</span>;
-  return (
-    <span>
-      done, now in <Link to={`/cases/${outcome.caseId}`}>{outcome.caseKey ? `case ${outcome.caseKey}` : 'a new case'}</Link>.
-    </span>
   );
 }
