@@ -3,7 +3,15 @@
  * identity mode, minting a request-bound assertion per request (CONTRACTS.md
  * sections 2 and 4).
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type RequestOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream';
@@ -48,27 +56,31 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
   if (options.target.protocol !== 'http:') throw new Error('--target must be an http:// URL');
   const prefix = options.target.pathname.replace(/\/+$/, '');
 
-  const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /**
+   * The request to the target for `req` sent as `method`: its path below the target's
+   * prefix, the client's headers minus `Authorization`, `Host` and hop-by-hop ones, and a
+   * fresh assertion bound to `method` and that path.
+   */
+  const signedRequest = async (req: IncomingMessage, method: string): Promise<RequestOptions & { headers: OutgoingHttpHeaders }> => {
     // Parsed against a dummy origin only to normalize the path the same way the service's URL parsing does.
     const incoming = new URL(req.url ?? '/', 'http://gateway.invalid');
-    const method = req.method ?? 'GET';
     const path = `${prefix}${incoming.pathname}`;
     const claims = devAssertionClaims(options.person, { method, path: pathBelow(path, options.basePath) });
     const assertion = await mintDevToken(options.identity, claims, { audience: options.audience, ttlSeconds: devAssertionTtlSeconds });
+    return {
+      hostname: options.target.hostname,
+      port: options.target.port,
+      method,
+      path: `${path}${incoming.search}`,
+      headers: { ...forwardable(req.headers, ['authorization', 'host']), authorization: `Bearer ${assertion}` },
+    };
+  };
 
-    const upstream = httpRequest(
-      {
-        hostname: options.target.hostname,
-        port: options.target.port,
-        method,
-        path: `${path}${incoming.search}`,
-        headers: { ...forwardable(req.headers, ['authorization', 'host']), authorization: `Bearer ${assertion}` },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, forwardable(answer.headers, []));
-        pipeline(answer, res, () => undefined);
-      },
-    );
+  const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const upstream = httpRequest(await signedRequest(req, req.method ?? 'GET'), (answer) => {
+      res.writeHead(answer.statusCode ?? 502, forwardable(answer.headers, []));
+      pipeline(answer, res, () => undefined);
+    });
     upstream.on('error', (error) => {
       if (res.headersSent) res.destroy(error);
       else res.writeHead(502, { 'content-type': 'text/plain' }).end(`dev gateway: ${options.target.origin} unreachable: ${error.message}\n`);
@@ -77,26 +89,12 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
   };
 
   const forwardUpgrade = async (req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> => {
-    const incoming = new URL(req.url ?? '/', 'http://gateway.invalid');
-    const path = `${prefix}${incoming.pathname}`;
-    const claims = devAssertionClaims(options.person, { method: 'GET', path: pathBelow(path, options.basePath) });
-    const assertion = await mintDevToken(options.identity, claims, { audience: options.audience, ttlSeconds: devAssertionTtlSeconds });
-    const upstream = httpRequest({
-      hostname: options.target.hostname,
-      port: options.target.port,
-      method: 'GET',
-      path: `${path}${incoming.search}`,
-      headers: {
-        ...forwardable(req.headers, ['authorization', 'host']),
-        connection: 'Upgrade',
-        upgrade: req.headers.upgrade ?? 'websocket',
-        authorization: `Bearer ${assertion}`,
-      },
-    });
+    const request = await signedRequest(req, 'GET');
+    const upstream = httpRequest({ ...request, headers: { ...request.headers, connection: 'Upgrade', upgrade: req.headers.upgrade ?? 'websocket' } });
     upstream.on('upgrade', (answer, service: Socket, serviceHead) => {
-      const lines = [`HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}`];
-      for (let i = 0; i < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
-      client.write(`${lines.join('\r\n')}\r\n\r\n`);
+      const headers: [string, string][] = [];
+      for (let i = 0; i < answer.rawHeaders.length; i += 2) headers.push([answer.rawHeaders[i] ?? '', answer.rawHeaders[i + 1] ?? '']);
+      client.write(responseHead(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', headers));
       if (serviceHead.length > 0) client.write(serviceHead);
       if (head.length > 0) service.write(head);
       service.on('error', () => client.destroy());
@@ -104,10 +102,8 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
       service.pipe(client).pipe(service);
     });
     upstream.on('response', (answer) => {
-      const lines = [`HTTP/1.1 ${answer.statusCode ?? 502} ${answer.statusMessage ?? ''}`];
-      for (const [name, value] of Object.entries(forwardable(answer.headers, []))) lines.push(`${name}: ${String(value)}`);
-      lines.push('connection: close');
-      client.write(`${lines.join('\r\n')}\r\n\r\n`);
+      const headers = Object.entries(forwardable(answer.headers, [])).map(([name, value]): [string, string] => [name, String(value)]);
+      client.write(responseHead(answer.statusCode ?? 502, answer.statusMessage ?? '', [...headers, ['connection', 'close']]));
       pipeline(answer, client, () => undefined);
     });
     upstream.on('error', (error) =>
@@ -196,6 +192,11 @@ export async function runDevGateway(argv: string[], env: NodeJS.ProcessEnv): Pro
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** The status line and header lines of a raw HTTP/1.1 answer written to an upgrade's socket, ending with the blank line. */
+function responseHead(status: number, message: string, headers: [string, string][]): string {
+  return `${[`HTTP/1.1 ${status} ${message}`, ...headers.map(([name, value]) => `${name}: ${value}`)].join('\r\n')}\r\n\r\n`;
 }
 
 /** `headers` without hop-by-hop fields, the fields the Connection header names, and `drop`. */
