@@ -8,8 +8,7 @@
  * gateway adding its request-bound assertion (SPEC.md "Authentication": no login of the
  * console's own). Hashed assets are cached for a year; every other path below the prefix
  * answers the app's `index.html` with the API root, the prefix and the case vocabulary
- * written into it, so a
- * deep link works on first load. A service started before the console was built answers
+ * written into it, so a deep link works on first load. A service started before the console was built answers
  * 503 `console_not_built` there and nothing else changes.
  */
 import { existsSync, readFileSync } from 'node:fs';

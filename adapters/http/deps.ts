@@ -83,7 +83,7 @@ export type HttpDeps = {
   presence: Presence;
   /** How often a viewer sends a presence heartbeat, seconds (SVC_PRESENCE_HEARTBEAT_SECONDS). */
   presenceHeartbeatSeconds: number;
-  /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX). */
+  /** The public UI prefix of `href` values (SVC_PUBLIC_PREFIX), with no trailing slash: runtime/config.ts normalizes it. */
   publicPrefix: string;
   /** SVC_CONSOLE_DIR: the built web console served under `publicPrefix` (console.routes.ts). */
   consoleDir: string;

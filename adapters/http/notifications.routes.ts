@@ -59,7 +59,7 @@ export function notificationRoutes(deps: NotificationRouteDeps) {
   // Notifications are about cases: exchange tokens need the cases scopes.
   const read = requirePermission('read', 'svc:cases:read', deps.permissions);
   const markRead = requirePermission('read', 'svc:cases:write', deps.permissions);
-  const prefix = deps.publicPrefix.replace(/\/+$/, '');
+  const prefix = deps.publicPrefix;
   return new Hono<AppEnv>()
     .get(
       '/notifications',

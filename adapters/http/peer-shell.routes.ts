@@ -60,7 +60,7 @@ export type PeerShellRouteDeps = Pick<HttpDeps, 'caseConfig' | 'db' | 'mergedCas
 /** The suite shell's `/peer/v1` routes; mount behind `authenticate()`. */
 export function peerShellRoutes(deps: PeerShellRouteDeps) {
   const { db } = deps;
-  const prefix = deps.publicPrefix.replace(/\/+$/, '');
+  const prefix = deps.publicPrefix;
   const statusToken = requirePeerService(PEER_STATUS_SCOPE);
   const search = {
     db,
