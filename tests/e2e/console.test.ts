@@ -44,7 +44,8 @@ steps:
 `;
 
 // A machine without Chromium (outside CI) names the reason in the skipped suite's title.
-describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
+// Each step waits on a browser, a service and a worker sharing two CPUs with the rest of the suite.
+describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (skipped: ${missing})` : ''}`, { timeout: 90_000 }, () => {
   let svc: ServiceProcess;
   let browser: Browser;
   const gateways: DevGateway[] = [];
@@ -121,8 +122,8 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
       .first()
       .click();
     await ana.waitForURL(`**/svc/cases/${caseId}`);
-    await expect.poll(() => ana.getByRole('heading', { level: 1 }).textContent()).toContain('SSH brute force from one source');
-    await expect.poll(() => ana.getByTestId('ack-clock').textContent()).toMatch(/Unacknowledged for/);
+    await expect.poll(() => ana.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toContain('SSH brute force from one source');
+    await expect.poll(() => ana.getByTestId('ack-clock').textContent(), { timeout: 15_000 }).toMatch(/Unacknowledged for/);
   });
 
   it('shows who else is on the case, and a mention reaches the other person live', async () => {
@@ -142,13 +143,13 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await box.press('Enter');
     expect(await box.inputValue()).toBe('Looks real, please review @abe@example.com ');
     await ana.getByRole('button', { name: 'Post comment' }).click();
-    await expect.poll(() => ana.getByRole('status').filter({ hasText: 'Notified' }).textContent()).toContain('abe@example.com');
-    await expect.poll(() => ana.getByTestId('comments').textContent()).toContain('Looks real, please review @abe@example.com');
+    await expect.poll(() => ana.getByRole('status').filter({ hasText: 'Notified' }).textContent(), { timeout: 15_000 }).toContain('abe@example.com');
+    await expect.poll(() => ana.getByTestId('comments').textContent(), { timeout: 15_000 }).toContain('Looks real, please review @abe@example.com');
 
     // Abe's page was never reloaded: the count and the list follow the live frame.
     await expect.poll(() => abe.getByTestId('unread-count').textContent(), { timeout: 15_000 }).toBe('1');
     const mention = abe.getByTestId('notification').first();
-    await expect.poll(() => mention.textContent()).toMatch(/mention/);
+    await expect.poll(() => mention.textContent(), { timeout: 15_000 }).toMatch(/mention/);
     await shoot(abe, 'notifications');
     await expectAccessible(abe, 'notifications');
     await mention.getByRole('link').click();
@@ -174,8 +175,8 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
 
     // Ana's run page was left open: it follows the run to its end without a reload.
     await expect.poll(() => ana.getByTestId('run-status').textContent(), { timeout: 30_000 }).toBe('succeeded');
-    await expect.poll(() => ana.getByTestId('chain-badge').textContent()).toMatch(/^Chain verified: \d+ rows$/);
-    await expect.poll(() => ana.getByTestId('action-log').locator('li').count()).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => ana.getByTestId('chain-badge').textContent(), { timeout: 15_000 }).toMatch(/^Chain verified: \d+ rows$/);
+    await expect.poll(() => ana.getByTestId('action-log').locator('li').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
     expect(ana.url()).toContain(runId);
     await shoot(ana, 'run');
     await expectAccessible(ana, 'run page');
@@ -191,12 +192,12 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ana.getByRole('link', { name: 'Contain after review' }).click();
     await ana.getByTestId('graph-node-contain').waitFor({ timeout: 15_000 });
     const recent = ana.getByRole('region', { name: 'Recent runs' });
-    await expect.poll(() => recent.textContent()).toContain('succeeded');
+    await expect.poll(() => recent.textContent(), { timeout: 15_000 }).toContain('succeeded');
     await recent
       .getByRole('link', { name: /Run queued/ })
       .first()
       .click();
-    await expect.poll(() => ana.getByTestId('graph-node-contain').getAttribute('data-status')).toBe('ok');
+    await expect.poll(() => ana.getByTestId('graph-node-contain').getAttribute('data-status'), { timeout: 15_000 }).toBe('ok');
     await shoot(ana, 'runbook');
     await expectAccessible(ana, 'runbook page');
   });
