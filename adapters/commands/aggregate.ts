@@ -7,9 +7,9 @@
  * stream (intake, alert moves) and are retried.
  */
 import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
-import { fold } from '../../domain/shared/messages.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
+import { streamStatesOf } from './stream-states.ts';
 
 export type Decided<E extends Event, S> = { events: E[]; state: S; position: number | null };
 
@@ -87,11 +87,10 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
   also: AlsoAppend<E, S> | undefined,
 ): Promise<Decided<E, S>> {
   return retryOnConflict(async () => {
-    const history = await store.readStream(streamId);
-    const state = fold(decider, history);
+    const { state, version } = await streamStatesOf(store).load(streamId, decider);
     const events = decider.decide(await command(state), state);
     if (events.length === 0) return { events, state, position: null };
-    const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: history.length };
+    const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: version };
     const extra = also?.(events, state) ?? [];
     const result = extra.length === 0 ? await store.append(own.streamId, own.events, own.expectedVersion) : await store.appendMany([own, ...extra]);
     return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };

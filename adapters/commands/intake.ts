@@ -32,6 +32,7 @@ import type { CaseConfig } from './case-config.ts';
 import { nextCaseNumber } from './cases.ts';
 import { createIntakeCache, type KnownAlert, type KnownBinding, type KnownCase } from './intake-cache.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
+import { streamStatesOf } from './stream-states.ts';
 
 /** What intake did with one alert: its case, whether it repeated a known alert or joined an open case, and the runs it queued. */
 export const intakeResultSchema = v.strictObject({
@@ -102,10 +103,7 @@ export function createAlertIntake(deps: IntakeDeps) {
 
   const cache = createIntakeCache(deps.cacheEntries);
 
-  const readCase = async (caseId: string): Promise<KnownCase> => {
-    const history = await deps.store.readStream(streams.case(caseId));
-    return { state: fold(caseDecider, history), version: history.length };
-  };
+  const readCase = (caseId: string): Promise<KnownCase> => streamStatesOf(deps.store).load(streams.case(caseId), caseDecider);
   const readAlert = async (alertStream: string): Promise<KnownAlert | null> => {
     const events = await deps.store.readStream(alertStream);
     const state = fold(alertDecider, events);

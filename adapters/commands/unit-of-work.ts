@@ -4,14 +4,14 @@
  * with a write of its own (the run driver: a step's effects on the case beside the
  * step's end, docs/architecture.md "Run path", crash recovery).
  *
- * Each stream is read once, on first touch; later decisions on it see the state as read
+ * Each stream is loaded once, on first touch (stream-states.ts: only what was appended since this process last folded it); later decisions on it see the state as read
  * plus what this unit staged, and its write carries the version read as expected
  * version. A `StreamVersionConflict` on append therefore means the stream moved after
  * it was read: nothing was written, and the caller decides again with a fresh unit.
  */
-import type { RecordedEvent, Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
-import { fold } from '../../domain/shared/messages.ts';
+import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
 import type { EventStore, NewEvent, StreamWrite } from '../event-store/port.ts';
+import { streamStatesOf, type Folding, type StreamState } from './stream-states.ts';
 
 /** What a unit holds of one stream: the version read, the state after staged events, the staged events. */
 type Staged = { version: number; state: unknown; events: NewEvent[] };
@@ -36,22 +36,22 @@ export type UnitOfWork = {
 };
 
 /** A fresh, empty unit reading from `store`. */
-export function createUnitOfWork(store: Pick<EventStore, 'readStream'>): UnitOfWork {
-  const reads = new Map<string, Promise<RecordedEvent[]>>();
+export function createUnitOfWork(store: Pick<EventStore, 'readStream' | 'readStreamFrom'>): UnitOfWork {
+  const reads = new Map<string, Promise<StreamState<unknown>>>();
   let staged = new Map<string, Staged>();
-  const read = (streamId: string) => {
-    let history = reads.get(streamId);
-    if (!history) {
-      history = store.readStream(streamId);
-      reads.set(streamId, history);
+  const read = <E extends Event, S>(streamId: string, decider: Folding<E, S>) => {
+    let loaded = reads.get(streamId);
+    if (!loaded) {
+      loaded = streamStatesOf(store).load(streamId, decider);
+      reads.set(streamId, loaded);
     }
-    return history;
+    return loaded as Promise<StreamState<S>>;
   };
   return {
     decide: async (streamId, decider, command, metadata) => {
-      const history = await read(streamId);
+      const loaded = await read(streamId, decider);
       // Taken after the read, with no await until it is replaced: decisions on one stream chain.
-      const entry = staged.get(streamId) ?? { version: history.length, state: fold(decider, history), events: [] };
+      const entry = staged.get(streamId) ?? { version: loaded.version, state: loaded.state, events: [] };
       const state = entry.state as Parameters<typeof decider.decide>[1];
       const events = decider.decide(command(state), state);
       staged.set(streamId, {

@@ -116,10 +116,15 @@ export class KurrentDbEventStore implements EventStore {
     return written;
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
+  readStream(streamId: string): Promise<RecordedEvent[]> {
+    return this.readStreamFrom(streamId, 1);
+  }
+
+  async readStreamFrom(streamId: string, fromVersion: number): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId)) {
+      // Revisions count from 0, stream versions from 1.
+      for await (const resolved of this.client.readStream(streamId, { fromRevision: BigInt(Math.max(fromVersion, 1) - 1) })) {
         if (resolved.event) events.push(toRecorded(resolved.event, streamPositionOf(resolved.event.position)));
       }
     } catch (error) {

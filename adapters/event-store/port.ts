@@ -60,6 +60,8 @@ export interface EventStore {
   appendMany(writes: StreamWrite[]): Promise<AppendResult>;
   /** All events of one stream in version order; empty for a stream that does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** The events of one stream from `fromVersion` on (1-based, inclusive), in version order; empty when it has none there. */
+  readStreamFrom(streamId: string, fromVersion: number): Promise<RecordedEvent[]>;
   /** Up to `limit` events with global position > `afterPosition`, in position order. */
   readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]>;
   /** The highest committed global position (0 when empty). */

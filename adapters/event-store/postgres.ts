@@ -90,6 +90,17 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
+  async readStreamFrom(streamId: string, fromVersion: number): Promise<RecordedEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('stream_id', '=', streamId)
+      .where('stream_version', '>=', fromVersion)
+      .orderBy('stream_version')
+      .execute();
+    return rows.map(toRecordedEvent);
+  }
+
   async readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]> {
     const kept = this.recent.take(afterPosition, limit);
     if (kept) return kept;

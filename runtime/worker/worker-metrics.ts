@@ -77,6 +77,7 @@ export function createWorkerMetrics(now: Clock): WorkerMetrics {
         return result;
       },
       readStream: (streamId) => store.readStream(streamId),
+      readStreamFrom: (streamId, fromVersion) => store.readStreamFrom(streamId, fromVersion),
       readAll: (after, limit) => store.readAll(after, limit),
       headPosition: () => store.headPosition(),
       purge: (purge) => store.purge(purge),

@@ -138,6 +138,19 @@ describe.each(variants)('event store on $name', (variant) => {
     expect(events[0]!.globalPosition).toBeLessThan(events[1]!.globalPosition);
   });
 
+  it('reads a stream from a version on: the tail with that version first, nothing past the end or of an unknown stream', async () => {
+    await ctx.store.append(s('from'), [ev(1), ev(2), ev(3), ev(4)], 0);
+    const whole = await ctx.store.readStream(s('from'));
+    expect(await ctx.store.readStreamFrom(s('from'), 1)).toEqual(whole);
+    expect((await ctx.store.readStreamFrom(s('from'), 3)).map((e) => [e.streamVersion, e.data.n])).toEqual([
+      [3, 3],
+      [4, 4],
+    ]);
+    expect(await ctx.store.readStreamFrom(s('from'), 3)).toEqual(whole.slice(2));
+    expect(await ctx.store.readStreamFrom(s('from'), 5)).toEqual([]);
+    expect(await ctx.store.readStreamFrom(s('from-unknown'), 1)).toEqual([]);
+  });
+
   it('reads back data and metadata as a jsonb column gives them: same values, jsonb key order', async () => {
     const data = { zeta: 1, b: { y: [1, { d: null, c: 'x' }], x: true }, a: 'é', keys: { é: 1, ab: 2, z: 3, '😀': 4, ﬀ: 5, B: 6, aé: 7, zz: 8 } };
     const metadata = { correlation_id: 'c-1', actor: { kind: 'user' as const, id: 'u-1', email: 'u@example.com' } };

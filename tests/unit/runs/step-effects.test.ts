@@ -97,7 +97,8 @@ function caseStream(events: CaseEvent[]) {
     metadata: {},
     recordedAt: T,
   }));
-  return { readStream: async (streamId: string) => (streamId === 'case-k1' ? recorded : []) };
+  const readStream = async (streamId: string) => (streamId === 'case-k1' ? recorded : []);
+  return { readStream, readStreamFrom: async (streamId: string, fromVersion: number) => (await readStream(streamId)).slice(fromVersion - 1) };
 }
 const opened: CaseEvent = {
   type: 'case.opened',
