@@ -7,11 +7,14 @@
  * projections/chains/chain-table.ts). A row is appended once: its event position is
  * unique and the checkpoint moves in the same transaction.
  *
- * A batch's step-row changes and chain rows are written once at its end (one UPDATE
- * for every step row it touched, one INSERT for its action-log rows), so a step costs
- * no statement of its own: a step's start and the previous step's end arrive together.
+ * A batch's rows are written once at its end, in that order: one INSERT each for its new
+ * runs, their step rows and their jobs; one UPDATE for every run row and one for every
+ * step row it changed; the jobs made due again; one DELETE for the jobs of runs that
+ * ended; one INSERT for its action-log rows. So neither a run nor a step costs a
+ * statement of its own: under load a batch carries many runs' queueing, starts and ends.
+ * Gate rows, rare, are written as their events come.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { executionOrder } from '../../domain/runbooks/dag.ts';
 import type { RunEvent } from '../../domain/runs/events.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
@@ -39,18 +42,93 @@ export const RUN_JOB = 'run';
 export const runsProjection: Projection = {
   name: 'runs',
   apply: async (trx, batch) => {
-    const pending: PendingWrites = { steps: new Map(), chain: [] };
+    const pending = emptyWrites();
     for (const recorded of batch) if (runTypes.has(recorded.type)) await applyRunEvent(trx, recorded, pending);
-    await updateStepRows(trx, pending.steps);
-    await appendChainRows(trx, 'action_log', pending.chain);
+    await writePending(trx, pending);
   },
 };
 
 /** A `run_steps` row's changed columns, as JSON (`output` null for none, times ISO strings). */
 type StepPatch = Partial<{ status: string; attempt: number; output: unknown; error: string | null; started_at: string | null; finished_at: string | null }>;
 
-/** What a batch writes at its end: each touched step row's changes merged in event order, and the action-log rows. */
-type PendingWrites = { steps: Map<string, { run_id: string; step_id: string; patch: StepPatch }>; chain: ChainEntry<'action_log'>[] };
+/** A `runs` row's changed columns (times ISO strings). */
+type RunPatch = Partial<{ status: string; error: string | null; started_at: string; finished_at: string }>;
+
+/**
+ * What a batch writes at its end: new runs with their step rows and jobs; each touched
+ * run and step row's changes merged in event order; jobs made due again; jobs of ended
+ * runs; the action-log rows.
+ */
+type PendingWrites = {
+  newRuns: Insertable<Database['runs']>[];
+  newSteps: Insertable<Database['run_steps']>[];
+  newJobs: Insertable<Database['jobs']>[];
+  runs: Map<string, RunPatch>;
+  steps: Map<string, { run_id: string; step_id: string; patch: StepPatch }>;
+  jobsDue: Map<string, string>;
+  jobsDone: Set<string>;
+  chain: ChainEntry<'action_log'>[];
+};
+
+const emptyWrites = (): PendingWrites => ({
+  newRuns: [],
+  newSteps: [],
+  newJobs: [],
+  runs: new Map(),
+  steps: new Map(),
+  jobsDue: new Map(),
+  jobsDone: new Set(),
+  chain: [],
+});
+
+function patchRun(pending: PendingWrites, runId: string, patch: RunPatch): void {
+  pending.runs.set(runId, { ...pending.runs.get(runId), ...patch });
+}
+
+async function writePending(trx: Kysely<Database>, pending: PendingWrites): Promise<void> {
+  if (pending.newRuns.length > 0) await trx.insertInto('runs').values(pending.newRuns).onConflict((oc) => oc.column('id').doNothing()).execute();
+  if (pending.newSteps.length > 0) {
+    await trx
+      .insertInto('run_steps')
+      .values(pending.newSteps)
+      .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing())
+      .execute();
+  }
+  if (pending.newJobs.length > 0) {
+    await trx
+      .insertInto('jobs')
+      .values(pending.newJobs)
+      .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
+      .execute();
+  }
+  await updateRunRows(trx, pending.runs);
+  await updateStepRows(trx, pending.steps);
+  for (const [runId, dueAt] of pending.jobsDue) {
+    await trx.updateTable('jobs').set({ due_at: dueAt }).where('kind', '=', RUN_JOB).where('key', '=', runId).execute();
+  }
+  if (pending.jobsDone.size > 0) {
+    await trx
+      .deleteFrom('jobs')
+      .where('kind', '=', RUN_JOB)
+      .where('key', 'in', [...pending.jobsDone])
+      .execute();
+  }
+  await appendChainRows(trx, 'action_log', pending.chain);
+}
+
+/** One UPDATE for every patched run row; a column a patch does not name keeps its value. */
+async function updateRunRows(trx: Kysely<Database>, runs: PendingWrites['runs']): Promise<void> {
+  if (runs.size === 0) return;
+  const rows = JSON.stringify([...runs].map(([id, patch]) => ({ ...patch, id })));
+  await sql`
+    update runs as r set
+      status = case when p ? 'status' then p->>'status' else r.status end,
+      error = case when p ? 'error' then p->>'error' else r.error end,
+      started_at = case when p ? 'started_at' then (p->>'started_at')::timestamptz else r.started_at end,
+      finished_at = case when p ? 'finished_at' then (p->>'finished_at')::timestamptz else r.finished_at end
+    from jsonb_array_elements(${rows}::jsonb) as x(p)
+    where r.id = (p->>'id')::uuid`.execute(trx);
+}
 
 function patchStep(pending: PendingWrites, runId: string, stepId: string, patch: StepPatch): void {
   const key = `${runId}\u0000${stepId}`;
@@ -80,51 +158,38 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent, pen
   switch (event.type) {
     case 'run.queued': {
       const d = event.data;
-      await trx
-        .insertInto('runs')
-        .values({
-          id: d.run_id,
-          runbook_id: d.runbook.id,
-          runbook_version: d.runbook.version,
-          case_id: d.case_id,
-          status: 'queued',
-          trigger_type: d.trigger_type,
-          dry_run: d.dry_run,
-          requested_by: d.requested_by,
+      pending.newRuns.push({
+        id: d.run_id,
+        runbook_id: d.runbook.id,
+        runbook_version: d.runbook.version,
+        case_id: d.case_id,
+        status: 'queued',
+        trigger_type: d.trigger_type,
+        dry_run: d.dry_run,
+        requested_by: d.requested_by,
+        error: null,
+        queued_at: d.queued_at,
+        started_at: null,
+        finished_at: null,
+      });
+      executionOrder(d.runbook.steps).forEach((stepId, position) => {
+        pending.newSteps.push({
+          run_id: d.run_id,
+          step_id: stepId,
+          position,
+          status: 'pending',
+          attempt: 0,
+          output: null,
           error: null,
-          queued_at: d.queued_at,
           started_at: null,
           finished_at: null,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      const order = executionOrder(d.runbook.steps);
-      await trx
-        .insertInto('run_steps')
-        .values(
-          order.map((stepId, position) => ({
-            run_id: d.run_id,
-            step_id: stepId,
-            position,
-            status: 'pending',
-            attempt: 0,
-            output: null,
-            error: null,
-            started_at: null,
-            finished_at: null,
-          })),
-        )
-        .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing())
-        .execute();
-      await trx
-        .insertInto('jobs')
-        .values({ kind: RUN_JOB, key: d.run_id, due_at: d.queued_at, lease_owner: null, lease_until: null })
-        .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
-        .execute();
+        });
+      });
+      pending.newJobs.push({ kind: RUN_JOB, key: d.run_id, due_at: d.queued_at, lease_owner: null, lease_until: null });
       return;
     }
     case 'run.started':
-      await trx.updateTable('runs').set({ status: 'running', started_at: event.data.at }).where('id', '=', event.data.run_id).execute();
+      patchRun(pending, event.data.run_id, { status: 'running', started_at: event.data.at });
       return;
     case 'step.started':
       patchStep(pending, event.data.run_id, event.data.step_id, { status: 'running', attempt: event.data.attempt, started_at: event.data.at });
@@ -150,7 +215,7 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent, pen
       return;
     case 'gate.opened': {
       const d = event.data;
-      await trx.updateTable('runs').set({ status: 'waiting_approval' }).where('id', '=', d.run_id).execute();
+      patchRun(pending, d.run_id, { status: 'waiting_approval' });
       await trx
         .insertInto('run_gates')
         .values({
@@ -169,15 +234,15 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent, pen
         .onConflict((oc) => oc.columns(['run_id', 'step_id', 'opened_at']).doNothing())
         .execute();
       // The waiting run needs no worker until the deadline, when one expires the gate.
-      await setJobDue(trx, d.run_id, d.deadline);
+      pending.jobsDue.set(d.run_id, d.deadline);
       return;
     }
     case 'gate.decided': {
       const d = event.data;
       await settleGate(trx, d.run_id, d.step_id, { status: d.decision, decided_by: d.by, decided_at: d.at, note: d.note });
       if (d.decision === 'approved') {
-        await trx.updateTable('runs').set({ status: 'running' }).where('id', '=', d.run_id).execute();
-        await setJobDue(trx, d.run_id, d.at);
+        patchRun(pending, d.run_id, { status: 'running' });
+        pending.jobsDue.set(d.run_id, d.at);
       }
       chain(pending, recorded);
       return;
@@ -190,18 +255,10 @@ async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent, pen
       chain(pending, recorded);
       return;
     case 'run.finished':
-      await trx
-        .updateTable('runs')
-        .set({ status: event.data.status, error: event.data.error, finished_at: event.data.at })
-        .where('id', '=', event.data.run_id)
-        .execute();
-      await trx.deleteFrom('jobs').where('kind', '=', RUN_JOB).where('key', '=', event.data.run_id).execute();
+      patchRun(pending, event.data.run_id, { status: event.data.status, error: event.data.error, finished_at: event.data.at });
+      pending.jobsDone.add(event.data.run_id);
       return;
   }
-}
-
-async function setJobDue(trx: Kysely<Database>, runId: string, dueAt: string): Promise<void> {
-  await trx.updateTable('jobs').set({ due_at: dueAt }).where('kind', '=', RUN_JOB).where('key', '=', runId).execute();
 }
 
 async function settleGate(
