@@ -86,7 +86,13 @@ function patchRun(pending: PendingWrites, runId: string, patch: RunPatch): void 
 }
 
 async function writePending(trx: Kysely<Database>, pending: PendingWrites): Promise<void> {
-  if (pending.newRuns.length > 0) await trx.insertInto('runs').values(pending.newRuns).onConflict((oc) => oc.column('id').doNothing()).execute();
+  if (pending.newRuns.length > 0) {
+    await trx
+      .insertInto('runs')
+      .values(pending.newRuns)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
   if (pending.newSteps.length > 0) {
     await trx
       .insertInto('run_steps')
