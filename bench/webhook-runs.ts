@@ -21,6 +21,24 @@
  * - `alerts_refused`: 429 answers (SVC_INTAKE_MAX_RUN_LAG_S back-pressure) in the round.
  *
  * Prints medians of BENCH_ROUNDS rounds as `name value baseline ratio target`.
+ *
+ * Where the time goes (PGlite, 2026-11-28; `node --cpu-prof`, and each statement timed on
+ * the embedded client). The load's alerts correlate into 20 cases, so each case collects
+ * hundreds of alerts over the rounds, as in a storm. Every step of every run and every
+ * intake conflict read its case stream whole: at about 100 alerts a case one read cost
+ * 2.2 ms in PGlite plus the fold, and each one more than the last, so the later rounds
+ * slowed down. Loads now read only what was appended since this process last folded the
+ * stream (adapters/commands/stream-states.ts): 104 -> 166 runs/s, 3 rounds of 10 s. The
+ * runs projection then wrote up to seven statements per run (its row, step rows and job
+ * on queueing, the row at start and at end, the job's delete); a projector batch now writes
+ * each kind once for all its runs: 166 -> 185 runs/s. What is left is PGlite's fixed cost
+ * per statement (a `begin` alone takes about 0.1 ms; about 70 % of the service's thread is
+ * inside PGlite) and about 10 statements per alert and run. PGlite's own `query()` makes six
+ * calls into the engine per statement; node-postgres over an in-process stream into
+ * `execProtocolRaw` makes one, and measured 0.7x the time per statement alone but within
+ * noise here, so it is not used. Moving PGlite to a worker thread doubled the time per
+ * statement (a message round trip each way), and its one session runs statements one at
+ * a time, so it was not kept either.
  */
 import { sql } from 'kysely';
 import { benchLine, expectStatus, load, median, percentile, printReport, runBench, sleep, startBenchService, tagOnAlertRunbook } from './bench-service.ts';
