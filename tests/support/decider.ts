@@ -1,7 +1,9 @@
 /**
  * Given-when-then for deciders (issue 20): given the events a stream holds, when a
  * command is decided, then these events come out, or this domain error is thrown.
- * Runs the decider's own `initialState`, `evolve` and `decide`, nothing else.
+ * Runs the decider's own `initialState`, `evolve` and `decide`, nothing else, on
+ * deep-frozen states and events: a decider that changes the state or event it is given
+ * throws here. Kept stream states rely on that (adapters/commands/stream-states.ts).
  *
  * @example
  * given(caseDecider, [opened]).when(ack).then([acknowledged]);
@@ -26,13 +28,26 @@ export type Outcome<E extends Event, S> = {
   thenThrows: (code: string, status?: number) => DomainError;
 };
 
+/** `value`, frozen all the way down (a copy of the caller's data, so fixtures stay as they are). */
+function frozen<T>(value: T): T {
+  const freeze = (v: unknown): unknown => {
+    if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+      for (const inner of Object.values(v)) freeze(inner);
+      Object.freeze(v);
+    }
+    return v;
+  };
+  return freeze(structuredClone(value)) as T;
+}
+
 export function given<C, E extends Event, S>(decider: Decider<C, E, S>, events: readonly E[]): Scenario<C, E, S> {
-  const state = events.reduce(decider.evolve, decider.initialState());
+  const evolve = (state: S, event: E): S => frozen(decider.evolve(state, frozen(event)));
+  const state = events.reduce(evolve, frozen(decider.initialState()));
   return {
     state,
     when: (command) => {
-      const decide = () => decider.decide(command, state);
-      const settle = (events: E[]) => ({ events, state: events.reduce(decider.evolve, state) });
+      const decide = () => decider.decide(frozen(command), state);
+      const settle = (events: E[]) => ({ events, state: events.reduce(evolve, state) });
       return {
         // biome-ignore lint/suspicious/noThenProperty: an outcome is asserted, never awaited; `then` reads as given-when-then.
         then: (expected) => {
