@@ -8,8 +8,10 @@
  * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
  * A transaction is four round trips: begin, lock and read the stream versions
  * (`svc_append_lock`, migration 0020), insert, commit. What it wrote is kept for this
- * process's projector (recent-appends.ts), which then need not read it back.
+ * process's projector (recent-appends.ts), which then need not read it back. Stream
+ * reads asked for in the same tick are one statement.
  */
+import DataLoader from 'dataloader';
 import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { Database } from '../../projections/database.ts';
@@ -30,6 +32,9 @@ import {
 /** Advisory lock key shared by every appender of this database ('svc-evts'). */
 export const APPEND_LOCK_KEY = 0x7376_632d_6576_7473n;
 const ROWS_PER_INSERT = 1000;
+
+/** One stream read: the events of `streamId` from `fromVersion` on. */
+type StreamRead = { streamId: string; fromVersion: number };
 
 /** An events row to insert, data and metadata as the JSON texts the jsonb columns take. */
 type EventRow = { stream_id: string; stream_version: number; type: string; data: string; metadata: string };
@@ -65,6 +70,11 @@ export class PostgresEventStore implements EventStore {
   private readonly listeners = new Set<(p: number) => void>();
   private readonly maxBatch: number;
   private readonly recent = new RecentAppends();
+  /**
+   * Stream reads coalesce per tick (DataLoader, no caching): the runs a worker claims
+   * together read their streams, and concurrent steps their cases, in one statement.
+   */
+  private readonly streamReads = new DataLoader<StreamRead, RecordedEvent[]>((reads) => this.readStreams(reads), { cache: false, maxBatchSize: 100 });
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -85,20 +95,31 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
-    const rows = await this.db.selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute();
-    return rows.map(toRecordedEvent);
+  readStream(streamId: string): Promise<RecordedEvent[]> {
+    return this.streamReads.load({ streamId, fromVersion: 1 });
   }
 
-  async readStreamFrom(streamId: string, fromVersion: number): Promise<RecordedEvent[]> {
+  readStreamFrom(streamId: string, fromVersion: number): Promise<RecordedEvent[]> {
+    return this.streamReads.load({ streamId, fromVersion });
+  }
+
+  /** The stream reads asked for in one tick, as one query (each read's events in version order). */
+  private async readStreams(reads: readonly StreamRead[]): Promise<RecordedEvent[][]> {
+    // One index range per read (a join on unnest would let the planner scan the whole table).
     const rows = await this.db
       .selectFrom('events')
       .selectAll()
-      .where('stream_id', '=', streamId)
-      .where('stream_version', '>=', fromVersion)
+      .where((eb) => eb.or(reads.map((r) => eb.and([eb('stream_id', '=', r.streamId), eb('stream_version', '>=', r.fromVersion)]))))
+      .orderBy('stream_id')
       .orderBy('stream_version')
       .execute();
-    return rows.map(toRecordedEvent);
+    const byStream = new Map<string, RecordedEvent[]>();
+    for (const row of rows) {
+      const events = byStream.get(row.stream_id) ?? [];
+      events.push(toRecordedEvent(row));
+      byStream.set(row.stream_id, events);
+    }
+    return reads.map((r) => (byStream.get(r.streamId) ?? []).filter((e) => e.streamVersion >= r.fromVersion));
   }
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedEvent[]> {

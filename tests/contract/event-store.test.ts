@@ -151,6 +151,27 @@ describe.each(variants)('event store on $name', (variant) => {
     expect(await ctx.store.readStreamFrom(s('from-unknown'), 1)).toEqual([]);
   });
 
+  it('answers reads asked for at once each as if asked alone: one stream twice, from different versions, and an unknown one', async () => {
+    await ctx.store.append(s('at-once-a'), [ev(1), ev(2), ev(3)], 0);
+    await ctx.store.append(s('at-once-b'), [ev(4)], 0);
+    const alone = [
+      await ctx.store.readStream(s('at-once-a')),
+      await ctx.store.readStreamFrom(s('at-once-a'), 3),
+      await ctx.store.readStream(s('at-once-b')),
+      await ctx.store.readStream(s('at-once-none')),
+      await ctx.store.readStreamFrom(s('at-once-b'), 2),
+    ];
+    const together = await Promise.all([
+      ctx.store.readStream(s('at-once-a')),
+      ctx.store.readStreamFrom(s('at-once-a'), 3),
+      ctx.store.readStream(s('at-once-b')),
+      ctx.store.readStream(s('at-once-none')),
+      ctx.store.readStreamFrom(s('at-once-b'), 2),
+    ]);
+    expect(together).toEqual(alone);
+    expect(together.map((events) => events.map((e) => e.data.n))).toEqual([[1, 2, 3], [3], [4], [], []]);
+  });
+
   it('reads back data and metadata as a jsonb column gives them: same values, jsonb key order', async () => {
     const data = { zeta: 1, b: { y: [1, { d: null, c: 'x' }], x: true }, a: 'é', keys: { é: 1, ab: 2, z: 3, '😀': 4, ﬀ: 5, B: 6, aé: 7, zz: 8 } };
     const metadata = { correlation_id: 'c-1', actor: { kind: 'user' as const, id: 'u-1', email: 'u@example.com' } };
@@ -382,6 +403,27 @@ describe.each(variants)('event store on $name', (variant) => {
 });
 
 /** Needs two real connections at once, so only a PostgreSQL server can show it (PGlite has one). */
+describe.each(engines)('postgres event store reads on $name', (engine) => {
+  const ctx = useStore(engine);
+
+  it('reads the streams asked for in one tick with one statement', async () => {
+    const statements: string[] = [];
+    const counted = ctx.opened.db.withPlugin({
+      transformQuery: (args) => {
+        statements.push(args.node.kind);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const store = new PostgresEventStore(counted);
+    await ctx.store.append('tick-a', [ev(1), ev(2)], 0);
+    await ctx.store.append('tick-b', [ev(3)], 0);
+    const reads = await Promise.all([store.readStream('tick-a'), store.readStreamFrom('tick-a', 2), store.readStream('tick-b')]);
+    expect(reads.map((events) => events.map((e) => e.data.n))).toEqual([[1, 2], [2], [3]]);
+    expect(statements).toHaveLength(1);
+  });
+});
+
 describe.each(engines.filter((e) => e.name === 'postgres'))('event store ordering on $name', (engine) => {
   const ctx = useStore(engine);
 
