@@ -4,9 +4,10 @@
  * with a write of its own (the run driver: a step's effects on the case beside the
  * step's end, docs/architecture.md "Run path", crash recovery).
  *
- * Each stream is loaded once, on first touch (stream-states.ts: only what was appended since this process last folded it); later decisions on it see the state as read
- * plus what this unit staged, and its write carries the version read as expected
- * version. A `StreamVersionConflict` on append therefore means the stream moved after
+ * Each stream is loaded once, on first touch (stream-states.ts reads only what was
+ * appended since this process last folded it); later decisions on it see the state as
+ * loaded plus what this unit staged, and its write carries the version loaded as
+ * expected version. A `StreamVersionConflict` on append therefore means the stream moved after
  * it was read: nothing was written, and the caller decides again with a fresh unit.
  */
 import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
