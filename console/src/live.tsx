@@ -7,9 +7,9 @@
  */
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import { basePath } from './config.ts';
+import { type LiveStatus, useStatusOf } from './live-status.ts';
 
 export type LiveFrame = { type: string; [key: string]: unknown };
-export type LiveStatus = 'connecting' | 'open' | 'closed';
 type Listener = (frame: LiveFrame) => void;
 
 /** The tab's connection: listeners, a status and `send` (dropped while not open). */
@@ -49,7 +49,9 @@ export class LiveConnection {
 
   onStatus(listener: (status: LiveStatus) => void): () => void {
     this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return () => {
+      this.statusListeners.delete(listener);
+    };
   }
 
   private setStatus(status: LiveStatus): void {
@@ -126,10 +128,7 @@ export function useLiveFrames(listener: Listener): void {
   useEffect(() => connection.subscribe((frame) => latest.current(frame)), [connection]);
 }
 
-/** The connection's status, for the header's indicator. */
+/** The connection's status, for the header's indicator (console/src/live-status.ts says why it is not plain state). */
 export function useLiveStatus(): LiveStatus {
-  const connection = useLive();
-  const [status, setStatus] = useState(connection.status);
-  useEffect(() => connection.onStatus(setStatus), [connection]);
-  return status;
+  return useStatusOf(useLive());
 }
