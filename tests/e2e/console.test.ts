@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevIdentity } from '../../adapters/identity/dev-identity.ts';
 import type { DevGateway } from '../../runtime/cli/dev-gateway.ts';
 import { axeViolations, browserMissing, launchChromium } from '../support/browser.ts';
@@ -86,6 +86,11 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     abe = await contexts[1]!.newPage();
   }, 120_000);
 
+  // A failure in CI shows only its tail: the service's own words say why.
+  afterEach(({ task }) => {
+    if (task.result?.state === 'fail') process.stderr.write(`service output, last 4000 characters:\n${svc?.output().slice(-4000)}\n`);
+  });
+
   afterAll(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
@@ -95,10 +100,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   });
 
   it('opens a case from the alert inbox', async () => {
-    // Abe signs in first: a mention reaches only people the service has seen.
-    await abe.goto(`${abeUrl}/notifications`);
-    await expect.poll(() => abe.getByTestId('live-status').textContent(), { timeout: 15_000 }).toBe('Live');
-
+    // The alert goes in before any page is drawn: a page that fails here leaves the case the later tests work on.
     const intake = await fetch(`${svc.url}/webhooks/detector`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-svc-token': 'console-e2e-bootstrap' },
@@ -111,6 +113,10 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     });
     expect(intake.status).toBe(202);
     caseId = ((await intake.json()) as { case_id: string }).case_id;
+
+    // Abe signs in before the mention: a mention reaches only people the service has seen.
+    await abe.goto(`${abeUrl}/notifications`);
+    await expect.poll(() => abe.getByTestId('live-status').textContent(), { timeout: 15_000 }).toBe('Live');
 
     await ana.goto(`${anaUrl}/alerts`);
     const row = ana.getByTestId('alert-row').filter({ hasText: 'SSH brute force from one source' });
