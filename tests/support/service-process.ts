@@ -96,20 +96,39 @@ function spawnService(env: Record<string, string>): { child: ChildProcess; outpu
   return { child, output: () => output, signal };
 }
 
-/** Starts the service and resolves once `/healthz` answers. */
+/**
+ * Starts the service and resolves once `/healthz` answers from this very process. The
+ * port is free when chosen but not reserved: on a busy machine another test's process can
+ * take it first, and its `/healthz` would answer for ours. So the listener's owner is
+ * checked, and a start that lost its port (`already in use`) is tried again on another.
+ */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await tryStartServiceProcess(env);
+    if ('url' in started) return started;
+    if (attempt === 3) throw new Error(`service lost its port three times:\n${started.output}`);
+  }
+}
+
+async function tryStartServiceProcess(env: Record<string, string>): Promise<ServiceProcess | { lostPort: true; output: string }> {
   const port = await freePort();
   const { child, output, signal } = spawnService({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited early:\n${output()}`);
+    if (child.exitCode !== null) {
+      if (output().includes(`port ${port} is already in use`)) return { lostPort: true, output: output() };
+      throw new Error(`service exited early:\n${output()}`);
+    }
     try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
+      if ((await fetch(`${url}/healthz`)).ok && listensHere(port, child.pid)) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`service did not start:\n${output()}`);
+    if (Date.now() > deadline) {
+      await signal('SIGKILL');
+      throw new Error(`service did not start:\n${output()}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return { url, child, output, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
@@ -147,22 +166,22 @@ export function engineEnv(identity: { issuer: string; jwks: string }, databaseUr
 /** The engines the end-to-end suites run the real process on: PGlite, and a server when TEST_DATABASE_URL is set. */
 export const e2eEngines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];
 
-/**
- * Which of `pids` holds the client end of the loopback TCP connection from `clientPort`
- * to `serverPort`, or null: the socket's inode from /proc/net/tcp{,6}, then the process
- * with a descriptor on it (Linux only). Lets a test tell which child process sent a
- * request it received, without the service having to say who it is.
- */
-export function connectionOwner(clientPort: number, serverPort: number, pids: number[]): number | null {
+/** The inodes (`socket:[N]`) of the loopback TCP sockets in /proc/net/tcp{,6} whose columns `match` accepts. */
+function socketInodes(match: (local: number, remote: number, state: string) => boolean): Set<string> {
   const port = (address: string | undefined) => parseInt(address?.split(':').pop() ?? '', 16);
   const inodes = new Set<string>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     if (!existsSync(table)) continue;
     for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (port(cols[1]) === clientPort && port(cols[2]) === serverPort && cols[9] && cols[9] !== '0') inodes.add(`socket:[${cols[9]}]`);
+      if (match(port(cols[1]), port(cols[2]), cols[3] ?? '') && cols[9] && cols[9] !== '0') inodes.add(`socket:[${cols[9]}]`);
     }
   }
+  return inodes;
+}
+
+/** Which of `pids` has a descriptor on one of `inodes`, or null. */
+function holderOf(inodes: Set<string>, pids: number[]): number | null {
   for (const pid of pids) {
     let fds: string[];
     try {
@@ -179,4 +198,23 @@ export function connectionOwner(clientPort: number, serverPort: number, pids: nu
     }
   }
   return null;
+}
+
+/**
+ * Which of `pids` holds the client end of the loopback TCP connection from `clientPort`
+ * to `serverPort`, or null (Linux only). Lets a test tell which child process sent a
+ * request it received, without the service having to say who it is.
+ */
+export function connectionOwner(clientPort: number, serverPort: number, pids: number[]): number | null {
+  return holderOf(
+    socketInodes((local, remote) => local === clientPort && remote === serverPort),
+    pids,
+  );
+}
+
+/** Whether process `pid` listens on TCP `port` (state 0A is LISTEN); true where there is no /proc to ask (not Linux). */
+function listensHere(port: number, pid: number | undefined): boolean {
+  if (!existsSync('/proc/net/tcp')) return true;
+  const listening = socketInodes((local, _remote, state) => local === port && state === '0A');
+  return pid !== undefined && holderOf(listening, [pid]) === pid;
 }
