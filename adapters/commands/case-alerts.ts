@@ -19,6 +19,7 @@ import { decideAndAppend, retryOnConflict } from './aggregate.ts';
 import { actorMetadata, nextCaseNumber, openCaseCommand } from './cases.ts';
 import type { CaseConfig } from './case-config.ts';
 import { alertStreamOf } from './intake.ts';
+import { streamStatesOf } from './stream-states.ts';
 
 export type CaseAlertDeps = { store: EventStore; db: Kysely<Database>; now: () => Date; ids: () => string; config: CaseConfig };
 
@@ -42,8 +43,8 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
   };
   const loadAlert = async (alertId: string): Promise<LoadedAlert> => {
     const { row, streamId } = await findAlert(alertId);
-    const history = await deps.store.readStream(streamId);
-    return { row, streamId, state: fold(alertDecider, history), version: history.length };
+    const { state, version } = await streamStatesOf(deps.store).load(streamId, alertDecider);
+    return { row, streamId, state, version };
   };
   /** The alert's decision as a write at the version read. */
   const alertWrite = (alert: LoadedAlert, command: AlertCommand, actor: Actor): { events: AlertEvent[]; write: StreamWrite } => {
@@ -56,11 +57,10 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
 
   /** A case decision as a write at the version read, and the case's key. */
   const caseWrite = async (caseId: string, decide: (state: CaseState) => CaseEvent[], actor: Actor): Promise<{ write: StreamWrite; key: string }> => {
-    const history = await deps.store.readStream(streams.case(caseId));
-    const state = fold(caseDecider, history);
+    const { state, version } = await streamStatesOf(deps.store).load(streams.case(caseId), caseDecider);
     const events = decide(state);
     return {
-      write: { streamId: streams.case(caseId), events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: history.length },
+      write: { streamId: streams.case(caseId), events: events.map((e) => ({ ...e, metadata: actorMetadata(actor, 'user') })), expectedVersion: version },
       key: state.exists ? state.key : '',
     };
   };
