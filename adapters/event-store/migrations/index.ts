@@ -6,7 +6,9 @@
  */
 import type { Migration } from 'kysely';
 import * as appendLock from './0020-append-lock.ts';
+import * as appendLockLatestVersion from './0038-append-lock-latest-version.ts';
 
 export const eventStoreMigrations: Record<string, Migration> = {
   '0020-append-lock': appendLock,
+  '0038-append-lock-latest-version': appendLockLatestVersion,
 };
