@@ -54,6 +54,17 @@
  * PGlite a bare `select 1` costs about 0.37 ms, so the statement count is the cost.
  * Under intake load the engine was bound by latency, not CPU: 4 runs in flight each waited
  * behind intake's transactions for every statement, hence the 32 slots of one claim loop.
+ *
+ * On a server (2026-11-28, `pg_stat_statements` with planning tracked): the first-step
+ * phase sends one alert at a time for 10 s, so the pool's other connections sat idle and
+ * pg-pool closed them after its default 10 s; the next steps phase opened new server
+ * backends, whose first plan of each table took 2-3 ms against 0.04 ms warm (a case read
+ * by id: 64 ms of planning for 50 calls, against 4 ms when the phase is short). The pool
+ * now keeps idle connections (`SVC_DB_POOL_IDLE_S` 0): steps/s of rounds 2 and 3 rose from
+ * 550-670 to 700-850, but the baseline shares the pool and rose as much, so the ratio did
+ * not move (2 runs each). Without the first-step phase (BENCH_ALERTS=10) the warm rounds
+ * reach about 0.6x here and about 0.95x on PGlite; with it PGlite stays near 0.55x, and
+ * PGlite has no pool, so something else that phase leaves behind slows the steps there.
  */
 import { performance } from 'node:perf_hooks';
 import { Hono } from 'hono';

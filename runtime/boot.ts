@@ -149,7 +149,12 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     };
   const opened = await openDatabase(
     config.databaseUrl
-      ? { databaseUrl: config.databaseUrl, onConnectionLost: failure('database.connection_lost', 'the database server ended a connection') }
+      ? {
+          databaseUrl: config.databaseUrl,
+          poolSize: config.dbPoolSize,
+          poolIdleMs: config.dbPoolIdleMs,
+          onConnectionLost: failure('database.connection_lost', 'the database server ended a connection'),
+        }
       : { dataDir: config.dataDir },
   );
   const { db } = opened;

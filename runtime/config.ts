@@ -55,6 +55,10 @@ export type Config = {
   /** Statuses that mean "merged into another case": peer search skips such cases (SVC_CASE_MERGED_STATUSES). */
   mergedStatuses: string[];
   initialStatus: string;
+  /** Most connections one process holds to a PostgreSQL server (SVC_DB_POOL_SIZE). */
+  dbPoolSize: number;
+  /** How long an unused server connection stays open, ms; 0 keeps it (SVC_DB_POOL_IDLE_S). */
+  dbPoolIdleMs: number;
   workerConcurrency: number;
   workerLeaseMs: number;
   pollIntervalMs: number;
@@ -416,6 +420,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     closedStatuses,
     mergedStatuses,
     initialStatus,
+    dbPoolSize: int(env, 'SVC_DB_POOL_SIZE', 10, 1),
+    dbPoolIdleMs: int(env, 'SVC_DB_POOL_IDLE_S', 0, 0) * 1000,
     workerConcurrency: int(env, 'SVC_WORKER_CONCURRENCY', 32, 1),
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),

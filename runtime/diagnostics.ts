@@ -88,6 +88,8 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_WORKER_CONCURRENCY: 'integer',
   SVC_WORKER_LEASE_MS: 'integer',
   SVC_POLL_INTERVAL_MS: 'integer',
+  SVC_DB_POOL_SIZE: 'integer',
+  SVC_DB_POOL_IDLE_S: 'integer',
   SVC_STEP_BACKOFF_BASE_MS: 'integer',
   SVC_MAX_STEP_VISITS: 'integer',
   SVC_APPROVAL_SETTINGS_TTL_S: 'integer',

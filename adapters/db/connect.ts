@@ -32,13 +32,21 @@ export type OpenedDatabase = {
  * Where the database is. On a server, `onConnectionLost` hears of a pooled connection the
  * server ended (a restart, `pg_terminate_backend`, `idle_session_timeout`), idle or in use:
  * the query in flight on it fails, the pool drops it and the next query opens another.
+ * `poolSize` connections at most (default 10); an idle one is closed after `poolIdleMs`,
+ * and never when it is 0 (the default).
  */
-export type DatabaseLocation = { databaseUrl: string; poolSize?: number; onConnectionLost?: (error: Error) => void } | { dataDir: string | null };
+export type DatabaseLocation =
+  | { databaseUrl: string; poolSize?: number; poolIdleMs?: number; onConnectionLost?: (error: Error) => void }
+  | { dataDir: string | null };
 
 /** Opens (and creates, for PGlite) the database at `location`. */
 export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {
   if ('databaseUrl' in location) {
-    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10 });
+    // A pool that closes its idle connections (pg-pool's default: after 10 s) opens them again
+    // when the next burst comes, such as an alert storm after a quiet spell: each new server
+    // backend starts with empty catalog caches, and its first plan of each table costs a
+    // few ms against a few hundredths warm (bench/runbook-engine.ts header).
+    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10, idleTimeoutMillis: location.poolIdleMs ?? 0 });
     // A connection's end is an 'error' event on its client, idle or checked out; pg-pool listens
     // only while it is idle (and re-emits it on the pool), so without a listener of our own on
     // each client an end during a query is an unhandled 'error' event that ends the process.
