@@ -9,6 +9,7 @@ import { liveRefs } from '../../domain/live/refs.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { ScopedCase } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
+import { notifyingEventTypes } from '../notifications/notifications.projection.ts';
 import { LIVE_CHANNEL, packFrames, type Audience, type UpdateFrame } from './messages.ts';
 
 /** Frames of `events` with their audiences; a thing whose row is gone (purged, say) is skipped. */
@@ -48,6 +49,8 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
       if (c !== undefined) items.push({ audience: { kind: 'run', case: c }, frame: ref });
     }
   }
+  // Most batches (alerts, runs) cannot have written a notification: one statement fewer each.
+  if (!events.some((e) => notifyingEventTypes.has(e.type))) return items;
   const notifications = await trx
     .selectFrom('notifications')
     .select(['id', 'user_id'])

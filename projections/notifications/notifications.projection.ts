@@ -6,10 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { CaseEvent } from '../../domain/cases/index.ts';
+import { taskEventTypes } from '../../domain/tasks/index.ts';
 import type { NotificationsTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
 
 type CommentAdded = Extract<CaseEvent, { type: 'case.comment_added' }>;
+
+/**
+ * Every event type a notification row can come from: case comments here, task events in
+ * task-notifications.projection.ts. A batch with none of them wrote no notification, so
+ * the live publisher need not look for any.
+ */
+export const notifyingEventTypes: ReadonlySet<string> = new Set(['case.comment_added', ...taskEventTypes]);
 
 export const notificationsProjection: Projection = {
   name: 'notifications',
