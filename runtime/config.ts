@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
 import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
+import { DEFAULT_POOL_IDLE_MS, DEFAULT_POOL_SIZE } from '../adapters/db/pool-defaults.ts';
 import type { ExchangeSettings } from '../adapters/exchange/client.ts';
 import type { IdentityServiceSettings } from '../adapters/identity-service/client.ts';
 import type { RetentionSettings } from '../domain/retention/policy.ts';
@@ -420,8 +421,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     closedStatuses,
     mergedStatuses,
     initialStatus,
-    dbPoolSize: int(env, 'SVC_DB_POOL_SIZE', 10, 1),
-    dbPoolIdleMs: int(env, 'SVC_DB_POOL_IDLE_S', 0, 0) * 1000,
+    dbPoolSize: int(env, 'SVC_DB_POOL_SIZE', DEFAULT_POOL_SIZE, 1),
+    dbPoolIdleMs: int(env, 'SVC_DB_POOL_IDLE_S', DEFAULT_POOL_IDLE_MS / 1000, 0) * 1000,
     workerConcurrency: int(env, 'SVC_WORKER_CONCURRENCY', 32, 1),
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),

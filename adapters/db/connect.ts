@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
 import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
 import { embeddedOptions } from './embedded-options.ts';
+import { DEFAULT_POOL_IDLE_MS, DEFAULT_POOL_SIZE } from './pool-defaults.ts';
 
 // int8 (bigserial positions, counts) as numbers on pg, as PGlite already returns them.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -32,8 +33,8 @@ export type OpenedDatabase = {
  * Where the database is. On a server, `onConnectionLost` hears of a pooled connection the
  * server ended (a restart, `pg_terminate_backend`, `idle_session_timeout`), idle or in use:
  * the query in flight on it fails, the pool drops it and the next query opens another.
- * `poolSize` connections at most (default 10); an idle one is closed after `poolIdleMs`,
- * and never when it is 0 (the default).
+ * `poolSize` connections at most (default `DEFAULT_POOL_SIZE`); an idle one is closed after
+ * `poolIdleMs`, and never when it is 0 (the default).
  */
 export type DatabaseLocation =
   | { databaseUrl: string; poolSize?: number; poolIdleMs?: number; onConnectionLost?: (error: Error) => void }
@@ -46,7 +47,11 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
     // when the next burst comes, such as an alert storm after a quiet spell: each new server
     // backend starts with empty catalog caches, and its first plan of each table costs a
     // few ms against a few hundredths warm (bench/runbook-engine.ts header).
-    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.poolSize ?? 10, idleTimeoutMillis: location.poolIdleMs ?? 0 });
+    const pool = new pg.Pool({
+      connectionString: location.databaseUrl,
+      max: location.poolSize ?? DEFAULT_POOL_SIZE,
+      idleTimeoutMillis: location.poolIdleMs ?? DEFAULT_POOL_IDLE_MS,
+    });
     // A connection's end is an 'error' event on its client, idle or checked out; pg-pool listens
     // only while it is idle (and re-emits it on the pool), so without a listener of our own on
     // each client an end during a query is an unhandled 'error' event that ends the process.

@@ -29,12 +29,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEPLOY_REQUESTS_PATH } from '../../adapters/actions/pipeline.ts';
 import { openDatabase, type OpenedDatabase } from '../../adapters/db/connect.ts';
 import { finishedStatuses } from '../../domain/runs/state.ts';
-import { createServerDatabase } from '../support/engines.ts';
+import { createServerDatabase, databaseNameOf, serverAdminQuery } from '../support/engines.ts';
 import { recordedEvents } from '../support/events.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { createTestIdentity, engineEnv, startServiceProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.ts';
@@ -126,13 +125,7 @@ function shuffled<T>(items: T[]): T[] {
 
 /** Drops a database `createServerDatabase` made, ending the sessions still on it. */
 async function dropServerDatabase(url: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
-  } finally {
-    await admin.end();
-  }
+  await serverAdminQuery(`drop database if exists ${databaseNameOf(url)} with (force)`);
 }
 
 type Answer = { alert_id: string; case_id: string; runs: string[] };

@@ -6,8 +6,8 @@
  * unhandled 'error' event ended the process. PostgreSQL only: PGlite has no connections.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseNameOf, serverAdminQuery } from '../support/engines.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -15,15 +15,10 @@ const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
 /** Ends every session on the database of `url` but the caller's own; answers how many it ended. */
 async function terminateSessions(url: string): Promise<number> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    const name = new URL(url).pathname.slice(1);
-    const ended = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
-    return ended.rowCount ?? 0;
-  } finally {
-    await admin.end();
-  }
+  const ended = await serverAdminQuery('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+    databaseNameOf(url),
+  ]);
+  return ended.rowCount;
 }
 
 describe('a PostgreSQL server ending the service connections', () => {
@@ -60,13 +55,8 @@ describe('a PostgreSQL server ending the service connections', () => {
     // Until the sleep is running: then its connection is checked out, with no idle listener on it.
     await expect
       .poll(async () => {
-        const admin = new pg.Client({ connectionString: serverUrl });
-        await admin.connect();
-        try {
-          return (await admin.query("select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'")).rows[0].n;
-        } finally {
-          await admin.end();
-        }
+        const { rows } = await serverAdminQuery<{ n: number }>("select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'");
+        return rows[0]?.n;
       })
       .toBe(1);
     expect(await terminateSessions(String(service.env.DATABASE_URL))).toBeGreaterThan(0);

@@ -5,27 +5,20 @@
  * idle time closes unused connections after it. PostgreSQL only: PGlite has no pool.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/db/connect.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { createServerDatabase } from '../support/engines.ts';
+import { createServerDatabase, databaseNameOf, serverAdminQuery } from '../support/engines.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const skipReason = 'TEST_DATABASE_URL is not set: PGlite has no connection pool';
 
 /** Server sessions on the database of `url`, this check's own excluded. */
 async function sessionsOn(url: string): Promise<number> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    const { rows } = await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
-      new URL(url).pathname.slice(1),
-    ]);
-    return rows[0]?.n ?? 0;
-  } finally {
-    await admin.end();
-  }
+  const { rows } = await serverAdminQuery<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+    databaseNameOf(url),
+  ]);
+  return rows[0]?.n ?? 0;
 }
 
 /** Opens the database with `pool`, runs `size` overlapping queries so the pool opens `size` connections, waits `waitMs`, and counts the sessions left. */

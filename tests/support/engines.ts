@@ -12,18 +12,36 @@ export type TestEngine = { name: 'pglite' | 'postgres'; open: () => Promise<Open
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 
-/** Creates a fresh database on the test server and returns its URL. */
-export async function createServerDatabase(): Promise<string> {
+/**
+ * Runs one statement on the test server's maintenance database (TEST_DATABASE_URL) over a
+ * connection of its own, outside any pool a test watches: for creating and dropping
+ * databases and for looking at or ending other sessions. Answers the rows and row count.
+ */
+export async function serverAdminQuery<Row extends object = Record<string, unknown>>(
+  statement: string,
+  params: unknown[] = [],
+): Promise<{ rows: Row[]; rowCount: number }> {
   if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    const result = await admin.query<Row>(statement, params);
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   } finally {
     await admin.end();
   }
-  const url = new URL(serverUrl);
+}
+
+/** The database name in a server URL `createServerDatabase` answered. */
+export function databaseNameOf(url: string): string {
+  return new URL(url).pathname.slice(1);
+}
+
+/** Creates a fresh database on the test server and returns its URL. */
+export async function createServerDatabase(): Promise<string> {
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  await serverAdminQuery(`create database ${name}`);
+  const url = new URL(serverUrl as string);
   url.pathname = `/${name}`;
   return url.toString();
 }
