@@ -77,22 +77,27 @@ export function createProjector(db: Kysely<Database>, feed: EventFeed, projectio
   /** Applies the part of `batch` past the stored checkpoint; answers the checkpoint now stored. */
   const apply = async (batch: RecordedEvent[]): Promise<number> => {
     await ensureCheckpointRow();
+    const batchEnd = batch[batch.length - 1]?.globalPosition ?? 0;
     const applied = await db.transaction().execute(async (trx) => {
-      // Read models are derived: a batch lost in a server crash is projected again from
-      // the checkpoint committed with it, so this commit need not wait for the WAL flush
-      // (set in the statement that locks the checkpoint, one round trip for both).
-      const checkpoint = await trx
-        .selectFrom('projection_checkpoints')
-        .select(['position', sql<string>`set_config('synchronous_commit', 'off', true)`.as('synchronous_commit')])
-        .where('name', '=', name)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      const from = Number(checkpoint.position);
+      // One round trip locks the checkpoint, reads where it stood and moves it to the batch's
+      // end (never back): the row lock is what a second process waits on, and should this
+      // batch fail, the rollback undoes the move with the read models. `held` is the row as
+      // locked, so the position it answers is the one before this update. Read models are
+      // derived: a batch lost in a server crash is projected again from the checkpoint
+      // committed with it, so this commit need not wait for the WAL flush.
+      const { rows } = await sql<{ held: string | number }>`
+        update projection_checkpoints as c
+        set position = greatest(c.position, ${batchEnd}), updated_at = now()
+        from (select position from projection_checkpoints where name = ${name} for update) as held
+        where c.name = ${name}
+        returning held.position as held, set_config('synchronous_commit', 'off', true) as synchronous_commit`.execute(trx);
+      const row = rows[0];
+      if (!row) throw new Error(`projection checkpoint ${name} is missing`);
+      const from = Number(row.held);
       const events = batch.filter((e) => e.globalPosition > from);
       const last = events[events.length - 1];
       if (!last) return { to: from, events };
       for (const projection of projections) await projection.apply(trx, events);
-      await trx.updateTable('projection_checkpoints').set({ position: last.globalPosition, updated_at: sql`now()` }).where('name', '=', name).execute();
       return { to: last.globalPosition, events };
     });
     release(applied.to);

@@ -4,10 +4,10 @@
  * Per batch: one read of the touched rows that already exist (without their
  * payload), a pure fold (alert-row.ts), one multi-row insert of the alerts received
  * in the batch with one of their normalized observables (`alert_observables`, which
- * the view `case_observables_present` turns into case observables), and one update per
- * earlier alert the batch changed (repeats, links, unlinks).
+ * the view `case_observables_present` turns into case observables), and one update of
+ * every earlier alert the batch changed (repeats, links, unlinks).
  */
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { AlertEvent, AlertReceived } from '../../domain/alerts/events.ts';
 import type { AlertObservablesTable, AlertsTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
@@ -36,20 +36,14 @@ export const alertsProjection: Projection = {
     }
 
     const inserts: Insertable<AlertsTable>[] = [];
+    const updates: AlertRecord[] = [];
     for (const id of changed) {
       const row = rows.get(id);
       if (!row) continue;
-      if (existing.has(id)) {
-        await trx
-          .updateTable('alerts')
-          .set({ status: row.status, case_id: row.case_id, repeat_count: row.repeat_count, last_seen_at: row.last_seen_at, version: row.version })
-          .where('id', '=', id)
-          .where('version', '<', row.version)
-          .execute();
-      } else {
-        inserts.push({ ...row, payload: JSON.stringify(row.payload ?? {}) });
-      }
+      if (existing.has(id)) updates.push(row);
+      else inserts.push({ ...row, payload: JSON.stringify(row.payload ?? {}) });
     }
+    if (updates.length > 0) await alertRowsUpdate(updates).execute(trx);
     if (inserts.length > 0) {
       await trx
         .insertInto('alerts')
@@ -67,6 +61,22 @@ export const alertsProjection: Projection = {
     }
   },
 };
+
+/**
+ * One UPDATE for every earlier alert the batch changed; a row already at or past its
+ * version is left alone. The `any` of the ids is there for the planner, which takes a
+ * JSON record set for 100 rows and would scan the whole table to join it.
+ */
+export function alertRowsUpdate(rows: readonly AlertRecord[]): RawBuilder<unknown> {
+  const changes = JSON.stringify(
+    rows.map((r) => ({ id: r.id, status: r.status, case_id: r.case_id, repeat_count: r.repeat_count, last_seen_at: r.last_seen_at, version: r.version })),
+  );
+  return sql`
+    update alerts as a set
+      status = v.status, case_id = v.case_id, repeat_count = v.repeat_count, last_seen_at = v.last_seen_at, version = v.version
+    from jsonb_to_recordset(${changes}::jsonb) as v(id uuid, status text, case_id uuid, repeat_count integer, last_seen_at timestamptz, version integer)
+    where a.id = any(${rows.map((r) => r.id)}::uuid[]) and a.id = v.id and a.version < v.version`;
+}
 
 /** The normalized observables of the alerts received in `events`, one row per (alert, type, normalized value). */
 function observableRows(events: readonly { type: string; data: unknown }[]): AlertObservablesTable[] {

@@ -14,7 +14,7 @@
  * statement of its own: under load a batch carries many runs' queueing, starts and ends.
  * Gate rows, rare, are written as their events come.
  */
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import { executionOrder } from '../../domain/runbooks/dag.ts';
 import type { RunEvent } from '../../domain/runs/events.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
@@ -49,10 +49,17 @@ export const runsProjection: Projection = {
 };
 
 /** A `run_steps` row's changed columns, as JSON (`output` null for none, times ISO strings). */
-type StepPatch = Partial<{ status: string; attempt: number; output: unknown; error: string | null; started_at: string | null; finished_at: string | null }>;
+export type StepPatch = Partial<{
+  status: string;
+  attempt: number;
+  output: unknown;
+  error: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}>;
 
 /** A `runs` row's changed columns (times ISO strings). */
-type RunPatch = Partial<{ status: string; error: string | null; started_at: string; finished_at: string }>;
+export type RunPatch = Partial<{ status: string; error: string | null; started_at: string; finished_at: string }>;
 
 /**
  * What a batch writes at its end: new runs with their step rows and jobs; each touched
@@ -107,8 +114,8 @@ async function writePending(trx: Kysely<Database>, pending: PendingWrites): Prom
       .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
       .execute();
   }
-  await updateRunRows(trx, pending.runs);
-  await updateStepRows(trx, pending.steps);
+  if (pending.runs.size > 0) await runRowsUpdate(pending.runs).execute(trx);
+  if (pending.steps.size > 0) await stepRowsUpdate([...pending.steps.values()]).execute(trx);
   for (const [runId, dueAt] of pending.jobsDue) {
     await trx.updateTable('jobs').set({ due_at: dueAt }).where('kind', '=', RUN_JOB).where('key', '=', runId).execute();
   }
@@ -122,18 +129,21 @@ async function writePending(trx: Kysely<Database>, pending: PendingWrites): Prom
   await appendChainRows(trx, 'action_log', pending.chain);
 }
 
-/** One UPDATE for every patched run row; a column a patch does not name keeps its value. */
-async function updateRunRows(trx: Kysely<Database>, runs: PendingWrites['runs']): Promise<void> {
-  if (runs.size === 0) return;
+/**
+ * One UPDATE for every patched run row; a column a patch does not name keeps its value.
+ * The `any` of the ids lets the planner use the primary key: it takes a JSON array for
+ * 100 elements and would otherwise scan the whole table to join it.
+ */
+export function runRowsUpdate(runs: ReadonlyMap<string, RunPatch>): RawBuilder<unknown> {
   const rows = JSON.stringify([...runs].map(([id, patch]) => ({ ...patch, id })));
-  await sql`
+  return sql`
     update runs as r set
       status = case when p ? 'status' then p->>'status' else r.status end,
       error = case when p ? 'error' then p->>'error' else r.error end,
       started_at = case when p ? 'started_at' then (p->>'started_at')::timestamptz else r.started_at end,
       finished_at = case when p ? 'finished_at' then (p->>'finished_at')::timestamptz else r.finished_at end
     from jsonb_array_elements(${rows}::jsonb) as x(p)
-    where r.id = (p->>'id')::uuid`.execute(trx);
+    where r.id = any(${[...runs.keys()]}::uuid[]) and r.id = (p->>'id')::uuid`;
 }
 
 function patchStep(pending: PendingWrites, runId: string, stepId: string, patch: StepPatch): void {
@@ -143,11 +153,10 @@ function patchStep(pending: PendingWrites, runId: string, stepId: string, patch:
   else pending.steps.set(key, { run_id: runId, step_id: stepId, patch: { ...patch } });
 }
 
-/** One UPDATE for every patched step row; a column a patch does not name keeps its value. */
-async function updateStepRows(trx: Kysely<Database>, steps: PendingWrites['steps']): Promise<void> {
-  if (steps.size === 0) return;
-  const rows = JSON.stringify([...steps.values()].map((r) => ({ ...r.patch, run_id: r.run_id, step_id: r.step_id })));
-  await sql`
+/** One UPDATE for every patched step row; a column a patch does not name keeps its value (the `any` as for runs). */
+export function stepRowsUpdate(steps: readonly { run_id: string; step_id: string; patch: StepPatch }[]): RawBuilder<unknown> {
+  const rows = JSON.stringify(steps.map((r) => ({ ...r.patch, run_id: r.run_id, step_id: r.step_id })));
+  return sql`
     update run_steps as s set
       status = case when p ? 'status' then p->>'status' else s.status end,
       attempt = case when p ? 'attempt' then (p->>'attempt')::int else s.attempt end,
@@ -156,7 +165,8 @@ async function updateStepRows(trx: Kysely<Database>, steps: PendingWrites['steps
       started_at = case when p ? 'started_at' then (p->>'started_at')::timestamptz else s.started_at end,
       finished_at = case when p ? 'finished_at' then (p->>'finished_at')::timestamptz else s.finished_at end
     from jsonb_array_elements(${rows}::jsonb) as x(p)
-    where s.run_id = (p->>'run_id')::uuid and s.step_id = p->>'step_id'`.execute(trx);
+    where s.run_id = any(${[...new Set(steps.map((r) => r.run_id))]}::uuid[])
+      and s.run_id = (p->>'run_id')::uuid and s.step_id = p->>'step_id'`;
 }
 
 async function applyRunEvent(trx: Kysely<Database>, recorded: RecordedEvent, pending: PendingWrites): Promise<void> {

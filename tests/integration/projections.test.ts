@@ -15,7 +15,7 @@ import type { CaseEvent } from '../../domain/cases/index.ts';
 import type { RunbookDefinition, StepDefinition } from '../../domain/runbooks/model.ts';
 import { verifyChain, type ChainedRow } from '../../domain/shared/hash-chain.ts';
 import type { ActionLogRow, RunEvent } from '../../domain/runs/events.ts';
-import type { EventMetadata } from '../../domain/shared/messages.ts';
+import type { EventMetadata, RecordedEvent } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
 import { casesProjection } from '../../projections/cases/cases.projection.ts';
@@ -663,6 +663,37 @@ describe.each(engines)('batched projections on $name', (engine) => {
     const second = project(target.db, 7);
     await second.catchUp();
     expect(second.position()).toBe(head);
+    expect(await dumpReadModels(target.db)).toEqual(oneByOne);
+  });
+
+  it('moves the checkpoint in one statement a batch and writes every earlier alert a batch changed in one update', async () => {
+    const events = await new PostgresEventStore(source!.db).readAll(0, head);
+    const alertOf = (e: RecordedEvent) => String(e.data.alert_id);
+    /** The alerts received up to `cut` that events after it change. */
+    const changedAfter = (cut: number) => {
+      const received = new Set(events.filter((e) => e.type === 'alert.received' && e.globalPosition <= cut).map(alertOf));
+      return new Set(events.filter((e) => e.globalPosition > cut && e.type.startsWith('alert.') && received.has(alertOf(e))).map(alertOf));
+    };
+    const cut = boundaries.find((b) => changedAfter(b).size > 1);
+    expect(cut, 'the history changes several alerts after they were received').toBeDefined();
+    const target = await fresh();
+    await copyEvents(source!.db, target.db, 0, cut!);
+    await project(target.db, 500).catchUp();
+    await copyEvents(source!.db, target.db, cut!, head);
+
+    const seen: string[] = [];
+    const recording = target.db.withPlugin({
+      transformQuery: ({ node }) => {
+        seen.push(JSON.stringify(node));
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    await project(recording, 500).catchUp();
+    // The first is the projector's `insert … on conflict do nothing` of its checkpoint row.
+    expect(seen.filter((q) => q.includes('projection_checkpoints'))).toHaveLength(2);
+    const updatesAlerts = (q: string) => q.includes('update alerts') || (q.startsWith('{"kind":"UpdateQueryNode"') && q.includes('"name":"alerts"'));
+    expect(seen.filter(updatesAlerts)).toHaveLength(1);
     expect(await dumpReadModels(target.db)).toEqual(oneByOne);
   });
 
