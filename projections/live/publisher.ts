@@ -20,20 +20,15 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   const refs = liveRefs(events);
   const runIds = [...new Set(refs.flatMap((r) => (r.type === 'run.updated' || r.type === 'approval.updated' ? [r.run_id] : [])))];
   const alertIds = [...new Set(refs.flatMap((r) => (r.type === 'alert.updated' ? [r.alert_id] : [])))];
-  const runs = runIds.length === 0 ? [] : await trx.selectFrom('runs').select(['id', 'case_id']).where('id', 'in', runIds).execute();
-  const alerts = alertIds.length === 0 ? [] : await trx.selectFrom('alerts').select(['id', 'team']).where('id', 'in', alertIds).execute();
-  const runCase = new Map(runs.map((r) => [r.id, r.case_id]));
-  const caseIds = [
-    ...new Set([...refs.flatMap((r) => (r.type === 'case.updated' ? [r.case_id] : [])), ...runs.flatMap((r) => (r.case_id ? [r.case_id] : []))]),
-  ];
-  const cases =
-    caseIds.length === 0
-      ? []
-      : await trx.selectFrom('cases').select(['id', 'team', 'private', 'owner_id', 'created_by_id']).where('id', 'in', caseIds).execute();
+  const caseIds = [...new Set(refs.flatMap((r) => (r.type === 'case.updated' ? [r.case_id] : [])))];
+  const found = await audiencesOf(trx, runIds, alertIds, caseIds);
+  const runCase = new Map(found.filter((r) => r.kind === 'run').map((r) => [r.id, r.case_id]));
+  const alertTeam = new Map(found.filter((r) => r.kind === 'alert').map((r) => [r.id, r.team]));
   const caseOf = new Map<string, ScopedCase>(
-    cases.map((c) => [c.id, { team: c.team, private: c.private, owner_id: c.owner_id, created_by_id: c.created_by_id }]),
+    found
+      .filter((r) => r.case_id !== null && r.case_found)
+      .map((r) => [r.case_id as string, { team: r.team, private: r.private ?? false, owner_id: r.owner_id, created_by_id: r.created_by_id }]),
   );
-  const alertTeam = new Map(alerts.map((a) => [a.id, a.team]));
 
   const items: { audience: Audience; frame: UpdateFrame }[] = [];
   for (const ref of refs) {
@@ -62,9 +57,42 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   return items;
 }
 
-/** NOTIFYs the frames of a committed batch on LIVE_CHANNEL. */
+/** A row of `audiencesOf`: a run with its case's scope, an alert with its team, or a case with its scope. */
+type AudienceRow = {
+  kind: 'run' | 'alert' | 'case';
+  id: string;
+  case_id: string | null;
+  case_found: boolean;
+  team: string | null;
+  private: boolean | null;
+  owner_id: string | null;
+  created_by_id: string | null;
+};
+
+/**
+ * What decides who may see the frames of these runs, alerts and cases, in one statement:
+ * each run's case (null for none) and that case's scope, each alert's team, each case's
+ * scope. A thing whose row is gone has no row here.
+ */
+async function audiencesOf(trx: Kysely<Database>, runIds: string[], alertIds: string[], caseIds: string[]): Promise<AudienceRow[]> {
+  if (runIds.length + alertIds.length + caseIds.length === 0) return [];
+  const { rows } = await sql<AudienceRow>`
+    select 'run' as kind, r.id::text as id, r.case_id::text as case_id, c.id is not null as case_found,
+           c.team, c.private, c.owner_id, c.created_by_id
+      from runs as r left join cases as c on c.id = r.case_id
+      where r.id = any(${runIds}::uuid[])
+    union all
+    select 'alert', a.id::text, null, false, a.team, null, null, null
+      from alerts as a where a.id = any(${alertIds}::uuid[])
+    union all
+    select 'case', c.id::text, c.id::text, true, c.team, c.private, c.owner_id, c.created_by_id
+      from cases as c where c.id = any(${caseIds}::uuid[])`.execute(trx);
+  return rows;
+}
+
+/** NOTIFYs the frames of a committed batch on LIVE_CHANNEL, every payload in one statement and in order. */
 export async function publishLiveUpdates(db: Kysely<Database>, events: RecordedEvent[]): Promise<void> {
-  for (const payload of packFrames(await liveFrames(db, events))) {
-    await sql`select pg_notify(${LIVE_CHANNEL}, ${payload})`.execute(db);
-  }
+  const payloads = packFrames(await liveFrames(db, events));
+  if (payloads.length === 0) return;
+  await sql`select pg_notify(${LIVE_CHANNEL}, p.payload) from unnest(${payloads}::text[]) with ordinality as p(payload, n) order by p.n`.execute(db);
 }

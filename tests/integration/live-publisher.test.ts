@@ -10,12 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { taskEventTypes } from '../../domain/tasks/index.ts';
 import type { Database } from '../../projections/database.ts';
-import { liveFrames } from '../../projections/live/publisher.ts';
+import { packFrames } from '../../projections/live/messages.ts';
+import { liveFrames, publishLiveUpdates } from '../../projections/live/publisher.ts';
 import { engines } from '../support/engines.ts';
 
-const event = (globalPosition: number, type: string, data: Record<string, unknown>): RecordedEvent => ({
+const event = (globalPosition: number, type: string, data: Record<string, unknown>, streamId = `case-${String(data.case_id)}`): RecordedEvent => ({
   globalPosition,
-  streamId: `case-${String(data.case_id)}`,
+  streamId,
   streamVersion: globalPosition,
   type,
   data,
@@ -50,6 +51,78 @@ describe.each(engines)('live frames of a batch on $name', (engine) => {
     ]);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.filter((q) => q.includes('"notifications"'))).toEqual([]);
+  });
+
+  it('reads who may see a batch of case, alert and run updates in one statement, and sends its frames in one more', async () => {
+    const caseId = randomUUID();
+    const runId = randomUUID();
+    const ownerId = randomUUID();
+    const creatorId = randomUUID();
+    // Enough alerts for the frames to fill two NOTIFY payloads (7,000 bytes each at most).
+    const alertIds = Array.from({ length: 120 }, () => randomUUID());
+    const now = new Date();
+    await opened.db
+      .insertInto('cases')
+      .values({
+        id: caseId,
+        key: `LIVE-${caseId.slice(0, 8)}`,
+        number: 0,
+        title: 'Live',
+        severity: 'high',
+        status: 'new',
+        tags: '[]',
+        alert_count: 0,
+        attack_techniques: '[]',
+        created_at: now,
+        updated_at: now,
+        private: true,
+        team: 'blue',
+        owner_id: ownerId,
+        created_by_id: creatorId,
+        version: 1,
+      })
+      .execute();
+    await opened.db
+      .insertInto('alerts')
+      .values(
+        alertIds.map((id) => ({
+          id,
+          source: 'detector',
+          external_id: id,
+          title: 'Live',
+          severity: 'high',
+          status: 'new',
+          team: 'red',
+          payload: '{}',
+          repeat_count: 0,
+          version: 1,
+          received_at: now,
+          last_seen_at: now,
+        })),
+      )
+      .execute();
+    await opened.db
+      .insertInto('runs')
+      .values({ id: runId, runbook_id: 'live', runbook_version: 1, case_id: caseId, status: 'running', trigger_type: 'manual', dry_run: false, queued_at: now })
+      .execute();
+    const batch = [
+      event(21, 'case.tags_changed', { case_id: caseId }),
+      event(22, 'run.started', { run_id: runId }, `run-${runId}`),
+      ...alertIds.map((id, i) => event(30 + i, 'alert.repeated', { alert_id: id }, `alert-${id}`)),
+    ];
+    const frames = await liveFrames(opened.db, batch);
+    const scope = { team: 'blue', private: true, owner_id: ownerId, created_by_id: creatorId };
+    expect(frames).toContainEqual({ audience: { kind: 'case', case: scope }, frame: { type: 'case.updated', case_id: caseId, event: 'case.tags_changed' } });
+    expect(frames).toContainEqual({
+      audience: { kind: 'run', case: scope },
+      frame: { type: 'run.updated', run_id: runId, event: 'run.started', status: 'running' },
+    });
+    expect(frames.filter((f) => f.frame.type === 'alert.updated' && f.audience.kind === 'alert' && f.audience.team === 'red')).toHaveLength(alertIds.length);
+    expect(packFrames(frames).length).toBeGreaterThan(1);
+
+    const seen: string[] = [];
+    await publishLiveUpdates(recording(opened.db, seen), batch);
+    expect(seen).toHaveLength(2);
   });
 
   it.each([
