@@ -15,7 +15,8 @@
  * one statement per request in all). The costliest statements are the events INSERT (the
  * alert payload travels in `alert.received`), the cases and alerts upserts, reading the
  * batch back for the projector, and the lock-and-versions call. Live-update frames cost
- * four more statements a batch until they were skipped on PGlite while no socket listens.
+ * four more statements a batch until they were skipped on PGlite while no socket listens
+ * (on a server they are two since 2026-11-28: one read of the audiences, one NOTIFY).
  * Reading the batch back stopped on 2026-11-24 (session 3): the store hands the projector
  * the events it has just committed. On a server, `--cpu-prof` shows the service's thread a
  * fifth idle and a seventh in `writev`: the server's own work on the five tables an alert
