@@ -16,6 +16,7 @@ import { StreamVersionConflict, type EventStore } from '../../adapters/event-sto
 import { createSubscription, subscribeToAll } from '../../projections/subscription.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
+import { recording } from '../support/recording.ts';
 
 const ev = (n: number) => ({ type: 'thing.happened', data: { n } });
 
@@ -408,14 +409,7 @@ describe.each(engines)('postgres event store reads on $name', (engine) => {
 
   it('reads the streams asked for in one tick with one statement', async () => {
     const statements: string[] = [];
-    const counted = ctx.opened.db.withPlugin({
-      transformQuery: (args) => {
-        statements.push(args.node.kind);
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
-    const store = new PostgresEventStore(counted);
+    const store = new PostgresEventStore(recording(ctx.opened.db, statements));
     await ctx.store.append('tick-a', [ev(1), ev(2)], 0);
     await ctx.store.append('tick-b', [ev(3)], 0);
     const reads = await Promise.all([store.readStream('tick-a'), store.readStreamFrom('tick-a', 2), store.readStream('tick-b')]);

@@ -5,14 +5,13 @@
  * `notification.created` frames of the rows it wrote. On every engine.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { taskEventTypes } from '../../domain/tasks/index.ts';
-import type { Database } from '../../projections/database.ts';
 import { packFrames } from '../../projections/live/messages.ts';
 import { liveFrames, publishLiveUpdates } from '../../projections/live/publisher.ts';
 import { engines } from '../support/engines.ts';
+import { recording } from '../support/recording.ts';
 
 const event = (globalPosition: number, type: string, data: Record<string, unknown>, streamId = `case-${String(data.case_id)}`): RecordedEvent => ({
   globalPosition,
@@ -23,17 +22,6 @@ const event = (globalPosition: number, type: string, data: Record<string, unknow
   metadata: {},
   recordedAt: '2026-11-28T08:00:00.000Z',
 });
-
-/** `db` with every statement's tree kept in `seen`, as JSON. */
-function recording(db: Kysely<Database>, seen: string[]): Kysely<Database> {
-  return db.withPlugin({
-    transformQuery: ({ node }) => {
-      seen.push(JSON.stringify(node));
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  });
-}
 
 describe.each(engines)('live frames of a batch on $name', (engine) => {
   let opened: Awaited<ReturnType<typeof engine.open>>;

@@ -23,6 +23,7 @@ import type { Database } from '../../projections/database.ts';
 import { createProjector, type Projection } from '../../projections/projector.ts';
 import { runsProjection } from '../../projections/runs/runs.projection.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
+import { recording } from '../support/recording.ts';
 
 type Opened = Awaited<ReturnType<TestEngine['open']>>;
 
@@ -682,14 +683,7 @@ describe.each(engines)('batched projections on $name', (engine) => {
     await copyEvents(source!.db, target.db, cut!, head);
 
     const seen: string[] = [];
-    const recording = target.db.withPlugin({
-      transformQuery: ({ node }) => {
-        seen.push(JSON.stringify(node));
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
-    await project(recording, 500).catchUp();
+    await project(recording(target.db, seen), 500).catchUp();
     // The first is the projector's `insert … on conflict do nothing` of its checkpoint row.
     expect(seen.filter((q) => q.includes('projection_checkpoints'))).toHaveLength(2);
     const updatesAlerts = (q: string) => q.includes('update alerts') || (q.startsWith('{"kind":"UpdateQueryNode"') && q.includes('"name":"alerts"'));
