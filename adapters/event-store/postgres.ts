@@ -2,12 +2,12 @@
  * Event store on Postgres (PGlite embedded or a PostgreSQL server): an append-only
  * `events` table (DESIGN.md "Engines").
  *
- * Appends are group-committed: requests that arrive while a transaction is in
- * flight are written together in the next one (one multi-row INSERT). Every append
- * transaction takes one advisory lock, so global positions commit in order and a
- * reader by position never skips a late-committing event (DESIGN.md "The gap problem").
- * A transaction is four round trips: begin, lock and read the stream versions
- * (`svc_append_lock`, migration 0020), insert, commit. What it wrote is kept for this
+ * Appends are group-committed: requests that arrive while a batch is in flight are
+ * written together in the next one. Every batch takes one advisory lock, so global
+ * positions commit in order and a reader by position never skips a late-committing
+ * event (DESIGN.md "The gap problem"). A batch is one statement, its own transaction
+ * (`svc_append`, migration 0039): the lock, the stream versions, each request's check
+ * and its inserts, in one round trip. What it wrote is kept for this
  * process's projector (recent-appends.ts), which then need not read it back. Stream
  * reads asked for in the same tick are one statement.
  */
@@ -31,7 +31,6 @@ import {
 
 /** Advisory lock key shared by every appender of this database ('svc-evts'). */
 export const APPEND_LOCK_KEY = 0x7376_632d_6576_7473n;
-const ROWS_PER_INSERT = 1000;
 
 /** One stream read: the events of `streamId` from `fromVersion` on. */
 type StreamRead = { streamId: string; fromVersion: number };
@@ -47,11 +46,43 @@ const eventRow = (streamId: string, version: number, e: NewEvent): EventRow => (
   metadata: JSON.stringify(e.metadata ?? {}),
 });
 
-/** One multi-row INSERT of `rows` (at most ROWS_PER_INSERT); their positions and recording time come back. */
+/** One multi-row INSERT of `rows` (a purge's record); their positions and recording time come back. */
 function insertEvents(trx: Kysely<Database>, rows: EventRow[]) {
   if (rows.length === 0) return Promise.resolve([]);
   return trx.insertInto('events').values(rows).returning(['global_position', 'stream_id', 'stream_version', 'recorded_at']).execute();
 }
+
+/** An event's type, data and metadata as the JSON texts the jsonb columns take. */
+type EventTexts = { type: string; data: string; metadata: string };
+
+const eventTexts = (e: NewEvent): EventTexts => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata ?? {}) });
+
+/**
+ * The `requests` argument of `svc_append` (migration 0039 gives its shape), built around
+ * the events' JSON texts so each payload is serialised once.
+ */
+function appendRequests(batch: readonly Pending[], texts: readonly EventTexts[][][]): string {
+  const events = (t: readonly EventTexts[]) => t.map((e) => `{"t":${JSON.stringify(e.type)},"d":${e.data},"m":${e.metadata}}`).join(',');
+  const writes = (p: Pending, i: number) =>
+    p.writes
+      .map(
+        (w, j) =>
+          `{"s":${JSON.stringify(w.streamId)},"x":${w.expectedVersion === 'any' ? 'null' : JSON.stringify(w.expectedVersion)},"e":[${events(texts[i]?.[j] ?? [])}]}`,
+      )
+      .join(',');
+  return `[${batch.map((p, i) => `[${writes(p, i)}]`).join(',')}]`;
+}
+
+/** One row of `svc_append`: an inserted event (`actual` null) or a request's conflict (`actual` set, the rest null). */
+type AppendRow = {
+  request: number;
+  stream: string;
+  version: number | null;
+  event: number | null;
+  position_at: string | null;
+  recorded: Date | string | null;
+  actual: number | null;
+};
 
 type Pending = {
   writes: StreamWrite[];
@@ -197,74 +228,47 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /** Writes one batch in one transaction; requests whose versions conflict are rejected alone. */
+  /** Writes one batch in one statement (`svc_append`, migration 0039); requests whose versions conflict are rejected alone. */
   private async flush(batch: Pending[]): Promise<void> {
+    const texts = batch.map((p) => p.writes.map((w) => w.events.map(eventTexts)));
+    const { rows } = await sql<AppendRow>`select * from svc_append(${APPEND_LOCK_KEY}::bigint, ${appendRequests(batch, texts)}::jsonb)`.execute(this.db);
     const outcomes = new Map<Pending, AppendResult | StreamVersionConflict>();
     const committed: CommittedEvent[] = [];
     let head = 0;
-    await this.db.transaction().execute(async (trx) => {
-      const streamIds = [...new Set(batch.flatMap((p) => p.writes.map((w) => w.streamId)))];
-      // The lock and the version read in one round trip (migration 0020 says why it is a function).
-      const { rows: current } = await sql<{ stream_id: string; version: number }>`
-        select stream_id, version from svc_append_lock(${APPEND_LOCK_KEY}::bigint, ${streamIds}::text[])`.execute(trx);
-      const versions = new Map(current.map((r) => [r.stream_id, Number(r.version)]));
-
-      const rows: EventRow[] = [];
-      const owners: Pending[] = [];
-      for (const pending of batch) {
-        const conflictFound = pending.writes.find((w) => {
-          const actual = versions.get(w.streamId) ?? 0;
-          return w.expectedVersion !== 'any' && w.expectedVersion !== actual;
-        });
-        if (conflictFound) {
-          outcomes.set(pending, new StreamVersionConflict(conflictFound.streamId, conflictFound.expectedVersion, versions.get(conflictFound.streamId) ?? 0));
-          continue;
-        }
-        const result: AppendResult = { lastPosition: 0, versions: {} };
-        for (const w of pending.writes) {
-          let v = versions.get(w.streamId) ?? 0;
-          for (const e of w.events) {
-            v += 1;
-            rows.push(eventRow(w.streamId, v, e));
-            owners.push(pending);
-          }
-          versions.set(w.streamId, v);
-          result.versions[w.streamId] = v;
-        }
-        outcomes.set(pending, result);
+    for (const row of rows) {
+      const pending = batch[row.request];
+      if (!pending) continue;
+      const writeIndex = pending.writes.findIndex((w) => w.streamId === row.stream);
+      if (row.actual !== null) {
+        outcomes.set(pending, new StreamVersionConflict(row.stream, pending.writes[writeIndex]?.expectedVersion ?? 'any', row.actual));
+        continue;
       }
-
-      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-        const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-        const inserted = await insertEvents(trx, chunk);
-        const byKey = new Map(inserted.map((r) => [`${r.stream_id}\u0000${r.stream_version}`, r]));
-        chunk.forEach((r, j) => {
-          const stored = byKey.get(`${r.stream_id}\u0000${r.stream_version}`);
-          const position = stored ? Number(stored.global_position) : 0;
-          if (stored)
-            committed.push({
-              globalPosition: position,
-              streamId: r.stream_id,
-              streamVersion: r.stream_version,
-              type: r.type,
-              dataText: r.data,
-              metadataText: r.metadata,
-              recordedAt: new Date(stored.recorded_at).toISOString(),
-            });
-          const owner = owners[i + j];
-          const outcome = owner && outcomes.get(owner);
-          if (outcome && !(outcome instanceof StreamVersionConflict)) {
-            outcome.lastPosition = Math.max(outcome.lastPosition, position);
-          }
-          head = Math.max(head, position);
+      const text = texts[row.request]?.[writeIndex]?.[(row.event ?? 0) - 1];
+      const position = Number(row.position_at);
+      const version = row.version ?? 0;
+      if (text)
+        committed.push({
+          globalPosition: position,
+          streamId: row.stream,
+          streamVersion: version,
+          type: text.type,
+          dataText: text.data,
+          metadataText: text.metadata,
+          recordedAt: new Date(row.recorded ?? 0).toISOString(),
         });
-      }
-    });
+      const outcome = outcomes.get(pending);
+      const result = outcome && !(outcome instanceof StreamVersionConflict) ? outcome : { lastPosition: 0, versions: {} };
+      result.lastPosition = Math.max(result.lastPosition, position);
+      result.versions[row.stream] = Math.max(result.versions[row.stream] ?? 0, version);
+      outcomes.set(pending, result);
+      head = Math.max(head, position);
+    }
     this.recent.add(committed);
     for (const pending of batch) {
       const outcome = outcomes.get(pending);
       if (outcome instanceof StreamVersionConflict) pending.reject(outcome);
       else if (outcome) pending.resolve(outcome);
+      else pending.reject(new Error('svc_append answered nothing for an append request'));
     }
     if (head > 0) for (const l of this.listeners) l(head);
   }

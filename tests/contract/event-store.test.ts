@@ -416,6 +416,37 @@ describe.each(engines)('postgres event store reads on $name', (engine) => {
     expect(reads.map((events) => events.map((e) => e.data.n))).toEqual([[1, 2], [2], [3]]);
     expect(statements).toHaveLength(1);
   });
+
+  it('writes a batch of appends in one statement: a conflict stays its own, and later requests see the versions earlier ones wrote', async () => {
+    const statements: string[] = [];
+    const store = new PostgresEventStore(recording(ctx.opened.db, statements));
+    await store.append('batch-a', [ev(1)], 0);
+    statements.length = 0;
+    const [moved, stale, several] = await Promise.allSettled([
+      store.append('batch-a', [ev(2)], 1),
+      store.append('batch-a', [ev(3)], 1),
+      store.appendMany([
+        { streamId: 'batch-b', events: [ev(4), ev(5)], expectedVersion: 0 },
+        { streamId: 'batch-a', events: [ev(6)], expectedVersion: 'any' },
+      ]),
+    ]);
+    expect(statements).toHaveLength(1);
+    expect(moved).toMatchObject({ status: 'fulfilled', value: { versions: { 'batch-a': 2 } } });
+    expect(stale.status === 'rejected' && stale.reason).toMatchObject({ params: { stream_id: 'batch-a', expected_version: 1, actual_version: 2 } });
+    expect(several).toMatchObject({ status: 'fulfilled', value: { versions: { 'batch-b': 2, 'batch-a': 3 } } });
+    const a = await store.readStream('batch-a');
+    const b = await store.readStream('batch-b');
+    expect(a.map((e) => [e.streamVersion, e.data.n])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 6],
+    ]);
+    expect(b.map((e) => [e.streamVersion, e.data.n])).toEqual([
+      [1, 4],
+      [2, 5],
+    ]);
+    expect(several.status === 'fulfilled' && several.value.lastPosition).toBe(Math.max(...[...a, ...b].map((e) => e.globalPosition)));
+  });
 });
 
 describe.each(engines.filter((e) => e.name === 'postgres'))('event store ordering on $name', (engine) => {
