@@ -48,8 +48,9 @@
  * costliest statement), the synchronous-commit setting rides on the checkpoint lock, a
  * chain append reads its replay check and head in one statement, and a run's end no longer
  * triggers an empty claim (311 claims for 100 runs became about 110): 100 concurrent
- * 10-step runs take 2.3 statements a step. What remains per batch: the append (begin,
- * lock and version read, insert, commit), the projector (begin, checkpoint lock and
+ * 10-step runs take 2.3 statements a step. What remains per batch: the append (one
+ * statement since 2026-11-28, `svc_append`; it was begin, lock and version read, insert,
+ * commit), the projector (begin, checkpoint lock and
  * move in one statement since 2026-11-28, the writes, commit); per run: the claim, the stream read, the job delete. On
  * PGlite a bare `select 1` costs about 0.37 ms, so the statement count is the cost.
  * Under intake load the engine was bound by latency, not CPU: 4 runs in flight each waited
