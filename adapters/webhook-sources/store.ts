@@ -4,8 +4,13 @@
  * returned only by create and rotate; a `pager_a` signing secret is write-only. Rotation
  * replaces the token at once: the old one stops working (a leaked token must die now).
  * Token checks compare sha256 digests in constant time.
+ *
+ * Intake's lookups by slug that arrive in one event-loop turn are one statement, and each
+ * source found is unsealed once for all of them. Nothing is cached past the turn, so a
+ * rotation or a disable holds for the next request.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import DataLoader from 'dataloader';
 import type { Kysely, Selectable } from 'kysely';
 import * as v from 'valibot';
 import { fieldMapKeys, type FieldMap } from '../../domain/webhook-sources/generic.ts';
@@ -106,6 +111,31 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
     };
   };
 
+  const unsealed = (r: Row): ResolvedWebhookSource | Error => {
+    try {
+      return resolve(r);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  };
+  // Dispatched on setImmediate rather than DataLoader's default (the end of the current
+  // job): each request arrives in its own I/O callback, so only the check phase after the
+  // poll phase sees every request of the turn.
+  const enabledBySlug = new DataLoader<string, ResolvedWebhookSource | null>(
+    async (slugs) => {
+      const rows = await db
+        .selectFrom('webhook_sources')
+        .selectAll()
+        .where('slug', 'in', [...slugs])
+        .where('enabled', '=', true)
+        .execute();
+      // A source that cannot be unsealed fails its own requests only.
+      const found = new Map(rows.map((r) => [r.slug, unsealed(r)]));
+      return slugs.map((slug) => found.get(slug) ?? null);
+    },
+    { cache: false, maxBatchSize: 100, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
+  );
+
   return {
     list: async (): Promise<WebhookSourceView[]> => (await db.selectFrom('webhook_sources').selectAll().orderBy('slug').execute()).map(view),
     get: async (id: string): Promise<WebhookSourceView> => view(await find(id)),
@@ -178,8 +208,7 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
     bySlug: async (slug: string): Promise<ResolvedWebhookSource | null> => {
       // A string that cannot be a slug (a NUL, say, which the database refuses) names no source.
       if (!WEBHOOK_SLUG.test(slug)) return null;
-      const row = await db.selectFrom('webhook_sources').selectAll().where('slug', '=', slug).where('enabled', '=', true).executeTakeFirst();
-      return row ? resolve(row) : null;
+      return enabledBySlug.load(slug);
     },
     /** Whether `token` is the token of an enabled `detector` source (accepted on /webhooks/detector). */
     isDetectorToken: async (token: string): Promise<boolean> => {
