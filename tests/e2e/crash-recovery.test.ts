@@ -21,7 +21,10 @@ import { createTestIdentity, e2eEngines, engineEnv, startServiceProcess, type Se
 /**
  * Kill loop bounds: KILLS starts of the service, each taking a batch of BATCH alerts (one
  * case and run each) and killed within KILL_WITHIN_MS of it; a start costs 3-5 s on a
- * persisted PGlite, so the loop stays near 30 s.
+ * persisted PGlite, so the loop stays near 30 s and its test near 40 s alone. Under the
+ * full suite's parallel load on a 2-CPU machine that test passed 90 s on PGlite in two
+ * sessions' runs (alone it took 37-42 s, with and without the change then made), so its
+ * budget is 180 s: it is about recovery, not speed.
  */
 const KILLS = 4;
 const BATCH = 10;
@@ -195,5 +198,5 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
       expect(comments.sort(), `case ${caseId} after kills at ${delays.join(', ')} ms`).toEqual(NOTES);
     }
     expect(await get('/runs/chain/verify')).toMatchObject({ valid: true, first_broken_index: null });
-  }, 90_000);
+  }, 180_000);
 });
