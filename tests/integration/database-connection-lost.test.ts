@@ -13,11 +13,18 @@ import { callAs, startInProcessService, testPerson, type InProcessService } from
 const serverUrl = process.env.TEST_DATABASE_URL;
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
-/** Ends every session on the database of `url` but the caller's own; answers how many it ended. */
+/**
+ * Ends every session on the database of `url` but the caller's own; answers how many it ended.
+ * Waits up to 5 s for each backend to exit: without a timeout `pg_terminate_backend` only
+ * signals, and a request sent meanwhile could land on a backend that is about to die. Then
+ * lets one event-loop turn pass, so the pool has read each ended connection's notice (sent
+ * before the backend exited, so before this answer) before the test's next request.
+ */
 async function terminateSessions(url: string): Promise<number> {
-  const ended = await serverAdminQuery('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+  const ended = await serverAdminQuery('select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
     databaseNameOf(url),
   ]);
+  await new Promise(setImmediate);
   return ended.rowCount;
 }
 
