@@ -35,27 +35,21 @@ export const APPEND_LOCK_KEY = 0x7376_632d_6576_7473n;
 /** One stream read: the events of `streamId` from `fromVersion` on. */
 type StreamRead = { streamId: string; fromVersion: number };
 
-/** An events row to insert, data and metadata as the JSON texts the jsonb columns take. */
-type EventRow = { stream_id: string; stream_version: number; type: string; data: string; metadata: string };
+/** An event's type, data and metadata as the JSON texts the jsonb columns take. */
+type EventTexts = { type: string; data: string; metadata: string };
 
-const eventRow = (streamId: string, version: number, e: NewEvent): EventRow => ({
-  stream_id: streamId,
-  stream_version: version,
-  type: e.type,
-  data: JSON.stringify(e.data),
-  metadata: JSON.stringify(e.metadata ?? {}),
-});
+const eventTexts = (e: NewEvent): EventTexts => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata ?? {}) });
+
+/** An events row to insert, data and metadata as the JSON texts the jsonb columns take. */
+type EventRow = { stream_id: string; stream_version: number } & EventTexts;
+
+const eventRow = (streamId: string, version: number, e: NewEvent): EventRow => ({ stream_id: streamId, stream_version: version, ...eventTexts(e) });
 
 /** One multi-row INSERT of `rows` (a purge's record); their positions and recording time come back. */
 function insertEvents(trx: Kysely<Database>, rows: EventRow[]) {
   if (rows.length === 0) return Promise.resolve([]);
   return trx.insertInto('events').values(rows).returning(['global_position', 'stream_id', 'stream_version', 'recorded_at']).execute();
 }
-
-/** An event's type, data and metadata as the JSON texts the jsonb columns take. */
-type EventTexts = { type: string; data: string; metadata: string };
-
-const eventTexts = (e: NewEvent): EventTexts => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata ?? {}) });
 
 /**
  * The `requests` argument of `svc_append` (migration 0039 gives its shape), built around
