@@ -10,6 +10,11 @@
  * had not applied, so several processes on one database project each event once.
  * `waitFor(position)` gives read-your-writes: a command answers only after its events
  * are projected.
+ *
+ * The projections of a batch run concurrently, each once those it names in `after` have
+ * finished, and the transaction is pipelined on a server (adapters/db/pipelined.ts): the
+ * batch costs about as many round trips as its longest chain of dependent statements
+ * rather than one per statement. On PGlite the statements interleave in the order issued.
  */
 import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../domain/shared/messages.ts';
@@ -23,7 +28,17 @@ export type Projection = {
    * multi-row statement per table instead of one statement per event.
    */
   apply: (trx: Kysely<Database>, events: RecordedEvent[]) => Promise<void>;
+  /**
+   * The projections whose writes of the same batch this one reads or must follow (a purge
+   * after the inserts it removes); where the projector has them, they must be listed before
+   * this one. Statements of projections that do not wait for each other may reach the
+   * server in any order.
+   */
+  after?: readonly Projection[];
 };
+
+/** Runs `body` in one transaction; its concurrent statements are pipelined where the engine can (adapters/db/pipelined.ts). */
+export type TransactionRunner = <T>(body: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 export type Projector = {
   start: () => void;
@@ -44,11 +59,46 @@ export type ProjectorOptions = {
   checkpointName?: string;
   /** Called with each committed batch (the worker wakes when it projected new jobs). */
   onAdvance?: (applied: RecordedEvent[]) => void;
+  /** How a batch's transaction runs (default: a Kysely transaction on `db`); `OpenedDatabase.pipelinedTransaction` on a server. */
+  transaction?: TransactionRunner;
 };
 
-/** Projects the events of `feed` (the event store port) into `db` with `projections`. */
+/** Refuses a projection listed before one it must run after. */
+function checkOrder(projections: readonly Projection[]): void {
+  projections.forEach((p, i) => {
+    for (const before of p.after ?? []) {
+      if (projections.indexOf(before) > i) throw new Error(`projection ${p.name} runs after ${before.name}, which is listed after it`);
+    }
+  });
+}
+
+/**
+ * Applies `events` with every projection, each once its `after` have finished. Waits for
+ * all of them even when one fails, so no statement is still in flight when the
+ * transaction ends; then throws the earliest failure (in a failed transaction the
+ * statements behind it fail too, as aborted).
+ */
+async function applyAll(trx: Kysely<Database>, projections: readonly Projection[], events: RecordedEvent[]): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  const running = new Map<Projection, Promise<void>>();
+  for (const p of projections) {
+    const before = (p.after ?? []).map((q) => running.get(q));
+    const applied = Promise.all(before)
+      .then(() => p.apply(trx, events))
+      .catch((error: unknown) => {
+        failure ??= { error };
+        throw error;
+      });
+    running.set(p, applied);
+  }
+  await Promise.allSettled(running.values());
+  if (failure) throw failure.error;
+}
+
 export function createProjector(db: Kysely<Database>, feed: EventFeed, projections: Projection[], options: ProjectorOptions = {}): Projector {
+  checkOrder(projections);
   const name = options.checkpointName ?? 'main';
+  const transaction: TransactionRunner = options.transaction ?? ((body) => db.transaction().execute(body));
   const waiters = new Set<{ position: number; resolve: () => void }>();
 
   const release = (position: number) => {
@@ -78,7 +128,7 @@ export function createProjector(db: Kysely<Database>, feed: EventFeed, projectio
   const apply = async (batch: RecordedEvent[]): Promise<number> => {
     await ensureCheckpointRow();
     const batchEnd = batch[batch.length - 1]?.globalPosition ?? 0;
-    const applied = await db.transaction().execute(async (trx) => {
+    const applied = await transaction(async (trx) => {
       // One round trip locks the checkpoint, reads where it stood and moves it to the batch's
       // end (never back): the row lock is what a second process waits on, and should this
       // batch fail, the rollback undoes the move with the read models. `held` is the row as
@@ -97,7 +147,7 @@ export function createProjector(db: Kysely<Database>, feed: EventFeed, projectio
       const events = batch.filter((e) => e.globalPosition > from);
       const last = events[events.length - 1];
       if (!last) return { to: from, events };
-      for (const projection of projections) await projection.apply(trx, events);
+      await applyAll(trx, projections, events);
       return { to: last.globalPosition, events };
     });
     release(applied.to);

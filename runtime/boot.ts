@@ -215,6 +215,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
     ],
     {
       pollIntervalMs: config.pollIntervalMs,
+      transaction: opened.pipelinedTransaction,
       onError: failure('projector.batch_failed', 'projector batch failed'),
       onAdvance: (applied) => {
         if (wakesWorker(applied)) worker?.wake();

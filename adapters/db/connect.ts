@@ -12,6 +12,8 @@ import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
 import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
 import { embeddedOptions } from './embedded-options.ts';
+import type { TransactionRunner } from '../../projections/projector.ts';
+import { pipelinedTransactions } from './pipelined.ts';
 import { DEFAULT_POOL_IDLE_MS, DEFAULT_POOL_SIZE } from './pool-defaults.ts';
 
 // int8 (bigserial positions, counts) as numbers on pg, as PGlite already returns them.
@@ -26,6 +28,12 @@ export type OpenedDatabase = {
   embedded: PGlite | null;
   /** What opening found in the embedded data directory (null on a server or in memory): `upgraded` once after a PostgreSQL major upgrade. */
   dataDir: EmbeddedDataDirState | null;
+  /**
+   * Runs a body in one transaction whose concurrent statements share round trips: on a
+   * server, on a connection of a pool of its own in pipeline mode (pipelined.ts); on
+   * PGlite, which has no round trips, a plain Kysely transaction.
+   */
+  pipelinedTransaction: TransactionRunner;
   close: () => Promise<void>;
 };
 
@@ -47,19 +55,27 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
     // when the next burst comes, such as an alert storm after a quiet spell: each new server
     // backend starts with empty catalog caches, and its first plan of each table costs a
     // few ms against a few hundredths warm (bench/runbook-engine.ts header).
-    const pool = new pg.Pool({
+    const poolOptions = {
       connectionString: location.databaseUrl,
-      max: location.poolSize ?? DEFAULT_POOL_SIZE,
       idleTimeoutMillis: location.poolIdleMs ?? DEFAULT_POOL_IDLE_MS,
-    });
+    };
+    const pool = new pg.Pool({ ...poolOptions, max: location.poolSize ?? DEFAULT_POOL_SIZE });
+    // The projector's pool: one connection serves its batches, which run one at a time.
+    const pipelinedPool = new pg.Pool({ ...poolOptions, max: 1, pipeline: true });
     // A connection's end is an 'error' event on its client, idle or checked out; pg-pool listens
     // only while it is idle (and re-emits it on the pool), so without a listener of our own on
     // each client an end during a query is an unhandled 'error' event that ends the process.
     const lost = location.onConnectionLost ?? (() => {});
-    pool.on('connect', (client) => client.on('error', lost));
-    pool.on('error', () => {});
+    for (const p of [pool, pipelinedPool]) {
+      p.on('connect', (client) => client.on('error', lost));
+      p.on('error', () => {});
+    }
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', embedded: null, dataDir: null, close: () => db.destroy() };
+    const close = async () => {
+      await db.destroy();
+      await pipelinedPool.end();
+    };
+    return { db, engine: 'postgres', embedded: null, dataDir: null, pipelinedTransaction: pipelinedTransactions(pipelinedPool), close };
   }
   let client: PGlite;
   let dataDir: EmbeddedDataDirState | null = null;
@@ -73,5 +89,6 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   }
   await client.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-  return { db, engine: 'pglite', embedded: client, dataDir, close: () => db.destroy() };
+  const pipelinedTransaction: TransactionRunner = (body) => db.transaction().execute(body);
+  return { db, engine: 'pglite', embedded: client, dataDir, pipelinedTransaction, close: () => db.destroy() };
 }

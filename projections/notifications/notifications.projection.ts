@@ -9,6 +9,7 @@ import type { CaseEvent } from '../../domain/cases/index.ts';
 import { taskEventTypes } from '../../domain/tasks/index.ts';
 import type { NotificationsTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { casesProjection } from '../cases/cases.projection.ts';
 
 type CommentAdded = Extract<CaseEvent, { type: 'case.comment_added' }>;
 
@@ -21,6 +22,7 @@ export const notifyingEventTypes: ReadonlySet<string> = new Set(['case.comment_a
 
 export const notificationsProjection: Projection = {
   name: 'notifications',
+  after: [casesProjection],
   apply: async (trx, batch) => {
     const mentioning = batch.filter((e) => e.type === 'case.comment_added' && ((e.data as CommentAdded['data']).mentions?.notified.length ?? 0) > 0);
     if (mentioning.length === 0) return;

@@ -11,9 +11,12 @@ import type { Insertable } from 'kysely';
 import { taskEventTypes, taskNotices, type TaskEvent } from '../../domain/tasks/index.ts';
 import type { NotificationsTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { casesProjection } from '../cases/cases.projection.ts';
+import { tasksProjection } from '../tasks/tasks.projection.ts';
 
 export const taskNotificationsProjection: Projection = {
   name: 'task-notifications',
+  after: [casesProjection, tasksProjection],
   apply: async (trx, batch) => {
     const noticing = batch
       .filter((e) => taskEventTypes.has(e.type))

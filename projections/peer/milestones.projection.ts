@@ -18,6 +18,7 @@ import type { RunEvent } from '../../domain/runs/events.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { runsProjection } from '../runs/runs.projection.ts';
 
 type CaseOpened = Extract<CaseEvent, { type: 'case.opened' }>['data'];
 type RunFinished = Extract<RunEvent, { type: 'run.finished' }>['data'];
@@ -54,6 +55,7 @@ async function firstApprovedRun(trx: Kysely<Database>, finished: RecordedEvent[]
 
 export const milestonesProjection: Projection = {
   name: 'org-milestones',
+  after: [runsProjection],
   apply: async (trx, batch) => {
     const opened = batch.find((e) => e.type === 'case.opened');
     if (opened) {

@@ -7,9 +7,34 @@
 import { sql } from 'kysely';
 import { CASE_PURGED, type CasePurged } from '../../domain/retention/events.ts';
 import type { Projection } from '../projector.ts';
+import { alertsProjection } from '../alerts/alerts.projection.ts';
+import { attachmentsProjection } from '../attachments/attachments.projection.ts';
+import { casesProjection } from '../cases/cases.projection.ts';
+import { pagesProjection } from '../cases/pages.projection.ts';
+import { evidenceProjection } from '../evidence/evidence.projection.ts';
+import { notificationsProjection } from '../notifications/notifications.projection.ts';
+import { taskNotificationsProjection } from '../notifications/task-notifications.projection.ts';
+import { observablesProjection } from '../observables/observables.projection.ts';
+import { tasksProjection } from '../tasks/tasks.projection.ts';
+import { ticketOutboxProjection } from '../tickets/outbox.projection.ts';
+import { ticketsProjection } from '../tickets/tickets.projection.ts';
 
 export const retentionProjection: Projection = {
   name: 'retention',
+  // Every projection that writes a row a purge deletes: the purge comes after its inserts.
+  after: [
+    casesProjection,
+    alertsProjection,
+    notificationsProjection,
+    observablesProjection,
+    tasksProjection,
+    taskNotificationsProjection,
+    attachmentsProjection,
+    evidenceProjection,
+    pagesProjection,
+    ticketsProjection,
+    ticketOutboxProjection,
+  ],
   apply: async (trx, batch) => {
     for (const recorded of batch) {
       if (recorded.type !== CASE_PURGED) continue;

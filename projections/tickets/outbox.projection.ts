@@ -10,9 +10,11 @@ import type { Insertable } from 'kysely';
 import type { CaseCommentAdded, CaseStatusChanged } from '../../domain/cases/events.ts';
 import type { TicketOutboxTable } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { ticketsProjection } from './tickets.projection.ts';
 
 export const ticketOutboxProjection: Projection = {
   name: 'ticket_outbox',
+  after: [ticketsProjection],
   apply: async (trx, batch) => {
     const wanted = batch.filter((e) => e.type === 'case.comment_added' || e.type === 'case.status_changed');
     if (wanted.length === 0) return;
