@@ -58,6 +58,18 @@
  * batch (begin, checkpoint, the read models' statements, commit: about ten); fewer
  * would need round trips that do not wait for the HTTP work: the projector on its own
  * thread, or statements pipelined.
+ *
+ * Pipelined since 2026-11-28 (session 10): the projections of a batch run concurrently
+ * unless one names another in `after`, and on a server the batch's transaction runs on a
+ * connection in node-postgres' pipeline mode (adapters/db/pipelined.ts), so statements
+ * issued together travel together; `cases` and `alerts` issue their writes together too.
+ * An intake batch is then about four round trips (BEGIN with the checkpoint, the reads,
+ * the writes, COMMIT). Alternating with the code before on a server, one round each:
+ * intake 392 and 386 alerts/s against 435 and 376, webhook-triggered runs 147 against
+ * 127 a second. The machine was slower than the day before (the baseline at 800-950
+ * against 1,100-1,500), and the change is inside the noise: the projector's round trips
+ * are not what bounds intake at this load. What does is the next thing to measure (the
+ * stage timings above were taken at 600-700 alerts/s).
  */
 import { Hono } from 'hono';
 import { sql } from 'kysely';

@@ -43,22 +43,23 @@ export const alertsProjection: Projection = {
       if (existing.has(id)) updates.push(row);
       else inserts.push({ ...row, payload: JSON.stringify(row.payload ?? {}) });
     }
-    if (updates.length > 0) await alertRowsUpdate(updates).execute(trx);
-    if (inserts.length > 0) {
-      await trx
-        .insertInto('alerts')
-        .values(inserts)
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-    }
     const observables = observableRows(events);
-    if (observables.length > 0) {
-      await trx
-        .insertInto('alert_observables')
-        .values(observables)
-        .onConflict((oc) => oc.columns(['alert_id', 'type', 'normalized']).doNothing())
-        .execute();
-    }
+    // Independent statements: they go out together (pipelined on a server).
+    await Promise.all([
+      updates.length > 0 && alertRowsUpdate(updates).execute(trx),
+      inserts.length > 0 &&
+        trx
+          .insertInto('alerts')
+          .values(inserts)
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute(),
+      observables.length > 0 &&
+        trx
+          .insertInto('alert_observables')
+          .values(observables)
+          .onConflict((oc) => oc.columns(['alert_id', 'type', 'normalized']).doNothing())
+          .execute(),
+    ]);
   },
 };
 

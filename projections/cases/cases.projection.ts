@@ -113,40 +113,41 @@ export const casesProjection: Projection = {
       const row = rows.get(id);
       return row ? [toInsertable(row)] : [];
     });
-    if (upserts.length > 0) {
-      await trx
-        .insertInto('cases')
-        .values(upserts)
-        .onConflict((oc) =>
-          oc
-            .column('id')
-            .doUpdateSet((eb) => Object.fromEntries(caseColumns.map((c) => [c, eb.ref(`excluded.${c}`)])))
-            .where('cases.version', '<', (eb) => eb.ref('excluded.version')),
-        )
-        .execute();
-    }
-    await insertTimeline(trx, timeline);
-    if (comments.length > 0) {
-      await trx
-        .insertInto('case_comments')
-        .values(comments)
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-    }
-    if (feedback.size > 0) {
-      await trx
-        .insertInto('case_ai_triage_feedback')
-        .values([...feedback.values()])
-        .onConflict((oc) =>
-          oc.columns(['case_id', 'analyst_id']).doUpdateSet((eb) => ({
-            analyst_verdict: eb.ref('excluded.analyst_verdict'),
-            ai_verdict: eb.ref('excluded.ai_verdict'),
-            note: eb.ref('excluded.note'),
-            at: eb.ref('excluded.at'),
-          })),
-        )
-        .execute();
-    }
+    // Independent tables: the statements go out together (pipelined on a server).
+    await Promise.all([
+      upserts.length > 0 &&
+        trx
+          .insertInto('cases')
+          .values(upserts)
+          .onConflict((oc) =>
+            oc
+              .column('id')
+              .doUpdateSet((eb) => Object.fromEntries(caseColumns.map((c) => [c, eb.ref(`excluded.${c}`)])))
+              .where('cases.version', '<', (eb) => eb.ref('excluded.version')),
+          )
+          .execute(),
+      insertTimeline(trx, timeline),
+      comments.length > 0 &&
+        trx
+          .insertInto('case_comments')
+          .values(comments)
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute(),
+      feedback.size > 0 &&
+        trx
+          .insertInto('case_ai_triage_feedback')
+          .values([...feedback.values()])
+          .onConflict((oc) =>
+            oc.columns(['case_id', 'analyst_id']).doUpdateSet((eb) => ({
+              analyst_verdict: eb.ref('excluded.analyst_verdict'),
+              ai_verdict: eb.ref('excluded.ai_verdict'),
+              note: eb.ref('excluded.note'),
+              at: eb.ref('excluded.at'),
+            })),
+          )
+          .execute(),
+    ]);
+    // After the comments' insert: a comment added and deleted in one batch is stamped.
     for (const d of deletions) {
       await trx.updateTable('case_comments').set({ deleted_at: d.at }).where('id', '=', d.comment_id).where('deleted_at', 'is', null).execute();
     }
