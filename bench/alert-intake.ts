@@ -63,13 +63,20 @@
  * unless one names another in `after`, and on a server the batch's transaction runs on a
  * connection in node-postgres' pipeline mode (adapters/db/pipelined.ts), so statements
  * issued together travel together; `cases` and `alerts` issue their writes together too.
- * An intake batch is then about four round trips (BEGIN with the checkpoint, the reads,
- * the writes, COMMIT). Alternating with the code before on a server, one round each:
- * intake 392 and 386 alerts/s against 435 and 376, webhook-triggered runs 147 against
- * 127 a second. The machine was slower than the day before (the baseline at 800-950
- * against 1,100-1,500), and the change is inside the noise: the projector's round trips
- * are not what bounds intake at this load. What does is the next thing to measure (the
- * stage timings above were taken at 600-700 alerts/s).
+ * An intake batch is about eight statements in three waits (BEGIN with the checkpoint,
+ * the reads, the writes) and COMMIT. Timed in the process, one round each, with the same
+ * concurrency and only pipeline mode switched: on loopback a batch of about 55 events took
+ * 37-39 ms against 50, and intake was 401-409 alerts/s against 383 (inside the noise);
+ * through a loopback relay adding 1 ms each way (a database on another host; the relay
+ * must set TCP_NODELAY, or Nagle's algorithm holds every pipelined write behind the
+ * last one's acknowledgement and pipelining looks slower) 54-56 ms against 78-83, and
+ * 344-367 alerts/s against 284-301. On loopback what bounds intake is the service's one
+ * thread: `--cpu-prof` over the detector round shows it 93 % busy with no function above
+ * 8 % (HTTP and web-stream handling, Kysely, pg, GC), and a statement whose server time is
+ * 0.1 ms (the checkpoint's, `pg_stat_statements`) is answered to the projector after about
+ * 10 ms, the time the event loop takes to come back to the socket. More throughput on one
+ * machine needs less work per alert on that thread or more threads (API processes, or the
+ * projector off the HTTP thread), not fewer round trips.
  */
 import { Hono } from 'hono';
 import { sql } from 'kysely';
