@@ -5,9 +5,7 @@
  * tokens and every other route by caller tokens (CONTRACTS.md section 2).
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { except } from 'hono/combine';
-import { HTTPException } from 'hono/http-exception';
 import { describeRoute, generateSpecs, type GenerateSpecOptions } from 'hono-openapi';
 import * as v from 'valibot';
 import { jsonAnswer, withErrorResponses } from './openapi.ts';
@@ -39,6 +37,7 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { createErrorHandler, notFoundHandler } from './errors.ts';
 import { jsonGuard, urlTextGuard } from './validation.ts';
+import { bodyUpTo } from './request-body.ts';
 import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
 import { metricsRoutes } from './metrics.routes.ts';
 import { diagnosticsRoutes } from './diagnostics.routes.ts';
@@ -63,18 +62,7 @@ export function createApp(deps: HttpDeps) {
   // Attachment uploads stream under their own, larger cap (attachments.routes.ts), and an
   // OpenAPI import has its own limit sized to SVC_MAX_OPENAPI_KB (custom-actions-import.routes.ts);
   // every other request is held to SVC_MAX_BODY_BYTES.
-  api.use(
-    '*',
-    except(
-      [isAttachmentUpload, isOpenApiImport],
-      bodyLimit({
-        maxSize: deps.maxBodyBytes,
-        onError: () => {
-          throw new HTTPException(413, { message: `request body exceeds ${deps.maxBodyBytes} bytes` });
-        },
-      }),
-    ),
-  );
+  api.use('*', except([isAttachmentUpload, isOpenApiImport], bodyUpTo(deps.maxBodyBytes)));
   api.use('*', openApiImportBodyLimit(deps));
   api.get(
     '/healthz',

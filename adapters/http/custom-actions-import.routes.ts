@@ -15,9 +15,8 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyUpTo } from './request-body.ts';
 import { createMiddleware } from 'hono/factory';
-import { HTTPException } from 'hono/http-exception';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { importOpenApi, OPENAPI_IMPORT_MAX_DRAFTS, OPENAPI_NAME_PREFIX } from '../../domain/custom-actions/openapi-import.ts';
@@ -46,13 +45,7 @@ export const openApiImportBodyBytes = (deps: Pick<HttpDeps, 'maxBodyBytes' | 'ma
 
 /** The body limit of an import request (every other request passes through untouched). */
 export function openApiImportBodyLimit(deps: Pick<HttpDeps, 'maxBodyBytes' | 'maxOpenApiBytes'>) {
-  const maxSize = openApiImportBodyBytes(deps);
-  const limit = bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new HTTPException(413, { message: `request body exceeds ${maxSize} bytes` });
-    },
-  });
+  const limit = bodyUpTo(openApiImportBodyBytes(deps));
   return createMiddleware(async (c, next) => (isOpenApiImport(c) ? limit(c, next) : next()));
 }
 
