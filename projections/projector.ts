@@ -19,6 +19,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { RecordedEvent } from '../domain/shared/messages.ts';
 import type { Database } from './database.ts';
+import { settleAll } from './settle-all.ts';
 import { createSubscription, type EventFeed } from './subscription.ts';
 export type Projection = {
   name: string;
@@ -74,25 +75,19 @@ function checkOrder(projections: readonly Projection[]): void {
 
 /**
  * Applies `events` with every projection, each once its `after` have finished. Waits for
- * all of them even when one fails, so no statement is still in flight when the
- * transaction ends; then throws the earliest failure (in a failed transaction the
- * statements behind it fail too, as aborted).
+ * all of them even when one fails (settle-all.ts), so no statement is still to be issued
+ * when the transaction ends.
  */
 async function applyAll(trx: Kysely<Database>, projections: readonly Projection[], events: RecordedEvent[]): Promise<void> {
-  let failure: { error: unknown } | undefined;
   const running = new Map<Projection, Promise<void>>();
   for (const p of projections) {
     const before = (p.after ?? []).map((q) => running.get(q));
-    const applied = Promise.all(before)
-      .then(() => p.apply(trx, events))
-      .catch((error: unknown) => {
-        failure ??= { error };
-        throw error;
-      });
-    running.set(p, applied);
+    running.set(
+      p,
+      Promise.all(before).then(() => p.apply(trx, events)),
+    );
   }
-  await Promise.allSettled(running.values());
-  if (failure) throw failure.error;
+  await settleAll([...running.values()]);
 }
 
 export function createProjector(db: Kysely<Database>, feed: EventFeed, projections: Projection[], options: ProjectorOptions = {}): Projector {

@@ -12,6 +12,7 @@ import type { AlertEvent, AlertReceived } from '../../domain/alerts/events.ts';
 import type { AlertObservablesTable, AlertsTable, Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
 import { evolveAlertRow, type AlertRecord } from './alert-row.ts';
+import { settleAll } from '../settle-all.ts';
 
 const alertTypes = new Set<string>(['alert.received', 'alert.linked', 'alert.repeated', 'alert.unlinked', 'alert.dismissed']);
 
@@ -45,7 +46,7 @@ export const alertsProjection: Projection = {
     }
     const observables = observableRows(events);
     // Independent statements: they go out together (pipelined on a server).
-    await Promise.all([
+    await settleAll([
       updates.length > 0 && alertRowsUpdate(updates).execute(trx),
       inserts.length > 0 &&
         trx

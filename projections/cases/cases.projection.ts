@@ -17,6 +17,7 @@ import type { CaseAiTriageFeedbackTable, CaseCommentsTable, CaseTimelineTable, C
 import type { Projection } from '../projector.ts';
 import { insertTimeline, timelineRow } from './timeline.ts';
 import { evolveCaseRow, type CaseRecord } from './case-row.ts';
+import { settleAll } from '../settle-all.ts';
 
 /** Timeline kinds: the event type without its `case.` prefix (`acknowledged`, `status_changed`, ...). */
 const timelineKind = (type: string) => type.replace(/^case\./, '');
@@ -114,7 +115,7 @@ export const casesProjection: Projection = {
       return row ? [toInsertable(row)] : [];
     });
     // Independent tables: the statements go out together (pipelined on a server).
-    await Promise.all([
+    await settleAll([
       upserts.length > 0 &&
         trx
           .insertInto('cases')

@@ -22,6 +22,7 @@ import { chainRowOf } from '../../domain/audit/chain-rows.ts';
 import { appendChainRows, type ChainEntry } from '../chains/chain-table.ts';
 import type { Database } from '../database.ts';
 import type { Projection } from '../projector.ts';
+import { settleAll } from '../settle-all.ts';
 
 const runTypes = new Set<string>([
   'run.queued',
@@ -92,7 +93,16 @@ function patchRun(pending: PendingWrites, runId: string, patch: RunPatch): void 
   pending.runs.set(runId, { ...pending.runs.get(runId), ...patch });
 }
 
+/**
+ * The batch's writes as four independent chains, issued together (pipelined on a
+ * server): each table's new rows before their changes, and the action-log rows. The
+ * tables have no foreign keys between them, so the chains need no order among themselves.
+ */
 async function writePending(trx: Kysely<Database>, pending: PendingWrites): Promise<void> {
+  await settleAll([writeRuns(trx, pending), writeSteps(trx, pending), writeJobs(trx, pending), appendChainRows(trx, 'action_log', pending.chain)]);
+}
+
+async function writeRuns(trx: Kysely<Database>, pending: PendingWrites): Promise<void> {
   if (pending.newRuns.length > 0) {
     await trx
       .insertInto('runs')
@@ -100,6 +110,10 @@ async function writePending(trx: Kysely<Database>, pending: PendingWrites): Prom
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }
+  if (pending.runs.size > 0) await runRowsUpdate(pending.runs).execute(trx);
+}
+
+async function writeSteps(trx: Kysely<Database>, pending: PendingWrites): Promise<void> {
   if (pending.newSteps.length > 0) {
     await trx
       .insertInto('run_steps')
@@ -107,6 +121,11 @@ async function writePending(trx: Kysely<Database>, pending: PendingWrites): Prom
       .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing())
       .execute();
   }
+  if (pending.steps.size > 0) await stepRowsUpdate([...pending.steps.values()]).execute(trx);
+}
+
+/** New jobs, then the due times moved (one row each, together), then the jobs of ended runs. */
+async function writeJobs(trx: Kysely<Database>, pending: PendingWrites): Promise<void> {
   if (pending.newJobs.length > 0) {
     await trx
       .insertInto('jobs')
@@ -114,11 +133,9 @@ async function writePending(trx: Kysely<Database>, pending: PendingWrites): Prom
       .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
       .execute();
   }
-  if (pending.runs.size > 0) await runRowsUpdate(pending.runs).execute(trx);
-  if (pending.steps.size > 0) await stepRowsUpdate([...pending.steps.values()]).execute(trx);
-  for (const [runId, dueAt] of pending.jobsDue) {
-    await trx.updateTable('jobs').set({ due_at: dueAt }).where('kind', '=', RUN_JOB).where('key', '=', runId).execute();
-  }
+  await settleAll(
+    [...pending.jobsDue].map(([runId, dueAt]) => trx.updateTable('jobs').set({ due_at: dueAt }).where('kind', '=', RUN_JOB).where('key', '=', runId).execute()),
+  );
   if (pending.jobsDone.size > 0) {
     await trx
       .deleteFrom('jobs')
@@ -126,7 +143,6 @@ async function writePending(trx: Kysely<Database>, pending: PendingWrites): Prom
       .where('key', 'in', [...pending.jobsDone])
       .execute();
   }
-  await appendChainRows(trx, 'action_log', pending.chain);
 }
 
 /**

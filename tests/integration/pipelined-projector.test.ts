@@ -6,13 +6,19 @@
  * loopback TCP proxy in front of the server: a turn is the client writing after the
  * server last answered.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/db/connect.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import type { Database } from '../../projections/database.ts';
-import { createProjector, type Projection } from '../../projections/projector.ts';
+import { createProjector, type Projection, type TransactionRunner } from '../../projections/projector.ts';
+import { runsProjection } from '../../projections/runs/runs.projection.ts';
+import { runDecider } from '../../domain/runs/index.ts';
+import { streams } from '../../domain/shared/streams.ts';
+import { runbookDefinition, stepDefinition } from '../support/runbook-definitions.ts';
+import { migrateToLatest } from '../../runtime/migrate.ts';
 import { createServerDatabase, engines } from '../support/engines.ts';
 
 /** A proxy to `target` that counts the client's turns: writes that follow an answer of the server. */
@@ -88,6 +94,51 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a pipelined transaction on a Po
     // BEGIN with the ten, then COMMIT; the Kysely transaction waits for each of the twelve.
     expect(pipelinedTurns).toBeLessThanOrEqual(3);
     expect(serialTurns).toBeGreaterThanOrEqual(12);
+  });
+
+  it("writes a queued run's row, step rows and job together: the runs projection's tables wait for no one", async () => {
+    const database = await createServerDatabase();
+    const proxy = await turnCountingProxy(new URL(database));
+    closing.push(proxy.close);
+    const url = new URL(database);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const opened = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
+    closing.push(opened.close);
+    await migrateToLatest(opened.db);
+    const store = new PostgresEventStore(opened.db);
+    const runId = randomUUID();
+    const queued = runDecider.decide(
+      {
+        type: 'queue_run',
+        runbook: runbookDefinition([stepDefinition('a'), stepDefinition('b')]),
+        runId,
+        caseId: null,
+        triggerType: 'manual',
+        trigger: {},
+        inputs: {},
+        dryRun: false,
+        requestedBy: null,
+        now: new Date().toISOString(),
+      },
+      runDecider.initialState(),
+    );
+    await store.append(streams.run(runId), queued, 0);
+    let batchTurns = -1;
+    const counted: TransactionRunner = async (body) => {
+      await opened.pipelinedTransaction(tenSelects);
+      proxy.reset();
+      const value = await opened.pipelinedTransaction(body);
+      batchTurns = proxy.turns();
+      return value;
+    };
+    await createProjector(opened.db, store, [runsProjection], { checkpointName: 'runs-turns', transaction: counted }).catchUp();
+
+    const job = await opened.db.selectFrom('jobs').select('key').where('key', '=', runId).executeTakeFirst();
+    const steps = await opened.db.selectFrom('run_steps').select('step_id').where('run_id', '=', runId).execute();
+    expect(job?.key).toBe(runId);
+    expect(steps.map((r) => r.step_id).sort()).toEqual(['a', 'b']);
+    // BEGIN with the checkpoint, the three inserts, COMMIT; one after the other they were five.
+    expect(batchTurns).toBeLessThanOrEqual(3);
   });
 });
 
