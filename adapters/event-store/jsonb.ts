@@ -17,21 +17,38 @@ export function parseAsJsonb(text: string): unknown {
 }
 
 const utf8 = new TextEncoder();
-/** Printable ASCII: one byte a character, so UTF-8 byte order is code-unit order (other keys take the byte path). */
-const ascii = /^[ -~]*$/;
 
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder);
   if (value === null || typeof value !== 'object') return value;
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort(compareKeys);
-  // fromEntries defines own properties, so a `__proto__` key stays a plain key as in JSON.parse.
-  return Object.fromEntries(keys.map((key) => [key, reorder(record[key])]));
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort(keys.every(printableAscii) ? compareAsciiKeys : compareKeyBytes);
+  const ordered: Record<string, unknown> = {};
+  for (const key of keys) {
+    // A `__proto__` key stays a plain own key, as JSON.parse makes it; assigned, it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(ordered, key, { value: reorder(record[key]), enumerable: true, writable: true, configurable: true });
+    else ordered[key] = reorder(record[key]);
+  }
+  return ordered;
 }
 
-/** jsonb's key order: shorter UTF-8 first, then bytewise; for printable ASCII keys that is length, then code units. */
-function compareKeys(a: string, b: string): number {
-  if (ascii.test(a) && ascii.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+/** Printable ASCII: one byte a character, so UTF-8 byte order is code-unit order. */
+function printableAscii(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e) return false;
+  }
+  return true;
+}
+
+/** jsonb's key order for printable ASCII keys: shorter first, then by code unit. */
+function compareAsciiKeys(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** jsonb's key order: shorter UTF-8 first, then bytewise. */
+function compareKeyBytes(a: string, b: string): number {
   return compareBytes(utf8.encode(a), utf8.encode(b));
 }
 

@@ -13,11 +13,21 @@ type StepNode = Pick<StepDefinition, 'id' | 'needs'>;
  * refuses them). Throws an Error naming the cycle when `needs` has one; a parsed
  * runbook never does.
  */
-export function executionOrder(steps: readonly StepNode[]): string[] {
+export function executionOrder(steps: readonly StepNode[]): readonly string[] {
+  const known = orders.get(steps);
+  if (known !== undefined) return known;
   const { order, blocked } = kahn(steps);
   if (blocked.size > 0) throw new Error(`steps form a cycle through needs: ${describeCycle(cycleAmong(steps, blocked))}`);
+  orders.set(steps, order);
   return order;
 }
+
+/**
+ * The order of each step list already seen, by identity: the engine asks for it at every
+ * move of a run, whose runbook is one object for the run's life, and Kahn's algorithm
+ * here is quadratic in the steps.
+ */
+const orders = new WeakMap<readonly StepNode[], readonly string[]>();
 
 /**
  * One cycle through `needs`, as the step ids along it (each needs the next, the last
