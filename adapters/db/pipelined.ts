@@ -71,6 +71,8 @@ function kyselyOver(client: pg.PoolClient): Kysely<Database> {
  * A connection whose rollback failed is destroyed rather than returned to the pool.
  */
 export function pipelinedTransactions(pool: pg.Pool): TransactionRunner {
+  // One Kysely a connection, built at its first batch: the pool keeps its connections.
+  const kyselys = new WeakMap<pg.PoolClient, Kysely<Database>>();
   return async (body) => {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -79,7 +81,12 @@ export function pipelinedTransactions(pool: pg.Pool): TransactionRunner {
       // Awaited after the body; until then a failed BEGIN must not count as unhandled.
       begun.catch(() => {});
       try {
-        const value = await body(kyselyOver(client));
+        let over = kyselys.get(client);
+        if (over === undefined) {
+          over = kyselyOver(client);
+          kyselys.set(client, over);
+        }
+        const value = await body(over);
         await begun;
         await client.query('commit');
         return value;

@@ -96,6 +96,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a pipelined transaction on a Po
     expect(serialTurns).toBeGreaterThanOrEqual(12);
   });
 
+  it('refuses a transaction nested in the pipelined one, and rolls the batch back', async () => {
+    const opened = await openDatabase({ databaseUrl: await createServerDatabase(), poolSize: 1 });
+    closing.push(opened.close);
+    await sql`create table nested_probe (n integer not null)`.execute(opened.db);
+    const nested = opened.pipelinedTransaction(async (trx) => {
+      await sql`insert into nested_probe (n) values (1)`.execute(trx);
+      // A COMMIT sent from here would end the batch's transaction early.
+      await trx.transaction().execute(async (inner) => sql`insert into nested_probe (n) values (2)`.execute(inner));
+    });
+    await expect(nested).rejects.toThrow('a pipelined transaction cannot open another');
+    const rows = await sql<{ n: number }>`select count(*)::int as n from nested_probe`.execute(opened.db);
+    expect(rows.rows[0]?.n).toBe(0);
+  });
+
   it("writes a queued run's row, step rows and job together: the runs projection's tables wait for no one", async () => {
     const database = await createServerDatabase();
     const proxy = await turnCountingProxy(new URL(database));
