@@ -41,6 +41,12 @@ export type Projection = {
 /** Runs `body` in one transaction; its concurrent statements are pipelined where the engine can (adapters/db/pipelined.ts). */
 export type TransactionRunner = <T>(body: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
 
+/** Transactions as Kysely runs them, each statement after the answer to the one before (PGlite's, and the projector's default). */
+export const plainTransactions =
+  (db: Kysely<Database>): TransactionRunner =>
+  (body) =>
+    db.transaction().execute(body);
+
 export type Projector = {
   start: () => void;
   stop: () => Promise<void>;
@@ -93,7 +99,7 @@ async function applyAll(trx: Kysely<Database>, projections: readonly Projection[
 export function createProjector(db: Kysely<Database>, feed: EventFeed, projections: Projection[], options: ProjectorOptions = {}): Projector {
   checkOrder(projections);
   const name = options.checkpointName ?? 'main';
-  const transaction: TransactionRunner = options.transaction ?? ((body) => db.transaction().execute(body));
+  const transaction = options.transaction ?? plainTransactions(db);
   const waiters = new Set<{ position: number; resolve: () => void }>();
 
   const release = (position: number) => {

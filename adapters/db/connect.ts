@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
 import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
 import { embeddedOptions } from './embedded-options.ts';
-import type { TransactionRunner } from '../../projections/projector.ts';
+import { plainTransactions, type TransactionRunner } from '../../projections/projector.ts';
 import { pipelinedTransactions } from './pipelined.ts';
 import { DEFAULT_POOL_IDLE_MS, DEFAULT_POOL_SIZE } from './pool-defaults.ts';
 
@@ -89,6 +89,6 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   }
   await client.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-  const pipelinedTransaction: TransactionRunner = (body) => db.transaction().execute(body);
+  const pipelinedTransaction = plainTransactions(db);
   return { db, engine: 'pglite', embedded: client, dataDir, pipelinedTransaction, close: () => db.destroy() };
 }
