@@ -48,6 +48,17 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const post = (body: NonNullable<RequestInit['body']>, init: RequestInit = {}, path = '/echo') => fetch(`${origin}${path}`, { method: 'POST', body, ...init });
 
+/** A body of `count` chunks of `chunk`, sent without a length (chunked transfer encoding). */
+function postChunked(count: number, chunk: string): Promise<Response> {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < count; i++) controller.enqueue(new TextEncoder().encode(chunk));
+      controller.close();
+    },
+  });
+  return post(body, { duplex: 'half' } as RequestInit);
+}
+
 describe('bodyUpTo on a Node listener', () => {
   it('hands every reader the bytes sent: arrayBuffer exactly, text decoded without the BOM, and the fetch Request too', async () => {
     const sent = [0xef, 0xbb, 0xbf, 0x68, 0x69, 0xff, 0x00];
@@ -61,13 +72,7 @@ describe('bodyUpTo on a Node listener', () => {
 
   it('takes a body of exactly the limit and a chunked one under it', async () => {
     expect((await post('a'.repeat(maxBytes))).status).toBe(200);
-    const chunked = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let i = 0; i < 4; i++) controller.enqueue(new TextEncoder().encode('b'.repeat(10)));
-        controller.close();
-      },
-    });
-    const res = await post(chunked, { duplex: 'half' } as RequestInit);
+    const res = await postChunked(4, 'b'.repeat(10));
     expect(res.status).toBe(200);
     expect(((await res.json()) as { text: string }).text).toBe('b'.repeat(40));
   });
@@ -75,13 +80,7 @@ describe('bodyUpTo on a Node listener', () => {
   it('answers 413 past the limit, declared or chunked, before the route runs', async () => {
     const before = reached;
     expect((await post('a'.repeat(maxBytes + 1))).status).toBe(413);
-    const chunked = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let i = 0; i < 40; i++) controller.enqueue(new TextEncoder().encode('c'.repeat(16)));
-        controller.close();
-      },
-    });
-    const res = await post(chunked, { duplex: 'half' } as RequestInit);
+    const res = await postChunked(40, 'c'.repeat(16));
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: string }).error).toBe(`request body exceeds ${maxBytes} bytes`);
     expect(reached).toBe(before);
