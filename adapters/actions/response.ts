@@ -43,7 +43,7 @@ import type { EffectState } from '../../domain/effects/state.ts';
 import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
 import { systemActor } from '../commands/audit.ts';
-import type { EffectCommands } from '../commands/effects.ts';
+import type { EffectCommands, KnownEffect } from '../commands/effects.ts';
 import { callBoundAction, readBound, readBoundState, resolveBound } from '../effects/bound-actions.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
@@ -181,8 +181,7 @@ async function ownershipCheck(
 
 function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAction): ActionDefinition<Input, Output> {
   const evaluate = async (input: Input, caseId: string | null) => {
-    const inForce = await deps.policy();
-    const severity = caseId === null ? null : await deps.caseSeverity(caseId);
+    const [inForce, severity] = await Promise.all([deps.policy(), caseId === null ? null : deps.caseSeverity(caseId)]);
     const evaluation = evaluateRequest(inForce.policy, {
       effectType: managed.effectType,
       targetType: managed.targetType,
@@ -207,12 +206,13 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
     return { snapshot, vocabulary, connection, resolved };
   };
 
-  /** The try this execution continues or starts: the first whose effect is absent, pending or applied. */
-  const currentTry = async (context: ActionContext): Promise<{ effectId: string; state: EffectState }> => {
+  /** The try this execution continues or starts: the first whose effect is absent, pending or applied, with its version. */
+  const currentTry = async (context: ActionContext): Promise<{ effectId: string; known: KnownEffect }> => {
     for (let n = 1; n <= MAX_TRIES; n++) {
       const effectId = effectIdOf(context, n);
-      const state = await deps.effects.read(effectId);
-      if (!state.exists || (state.status !== 'failed' && state.status !== 'degraded')) return { effectId, state };
+      const known = await deps.effects.load(effectId);
+      const { state } = known;
+      if (!state.exists || (state.status !== 'failed' && state.status !== 'degraded')) return { effectId, known };
     }
     throw new ActionFailure('effect_tries_exhausted', `${MAX_TRIES} tries of this step failed`, false);
   };
@@ -239,22 +239,26 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       const { inForce, evaluation } = await evaluate(input, context.caseId);
       if (!evaluation.ok) throw refused(evaluation.refusal);
       const target = evaluation.target.value;
-      const { effectId, state } = await currentTry(context);
-      if (state.exists && state.status !== 'pending') return answered(target, effectId, state);
+      const { effectId, known } = await currentTry(context);
+      if (known.state.exists && known.state.status !== 'pending') return answered(target, effectId, known.state);
       const { snapshot, vocabulary, connection, resolved } = await resolve(inForce, target, evaluation.ttlSeconds, input, context);
-      const requested = await deps.effects.decide({
-        type: 'request',
-        effectId,
-        effectType: managed.effectType,
-        targetType: managed.targetType,
-        target,
-        ttlSeconds: evaluation.ttlSeconds,
-        snapshot,
-        snapshotDigest: snapshot && snapshotDigest(snapshot),
-        refusal: resolved.ok ? null : resolved.refusal,
-        origin: { runId: context.runId, stepId: context.stepId, attempt: context.attempt, caseId: context.caseId, by: null },
-        now: deps.now().toISOString(),
-      });
+      const requested = await deps.effects.decide(
+        {
+          type: 'request',
+          effectId,
+          effectType: managed.effectType,
+          targetType: managed.targetType,
+          target,
+          ttlSeconds: evaluation.ttlSeconds,
+          snapshot,
+          snapshotDigest: snapshot && snapshotDigest(snapshot),
+          refusal: resolved.ok ? null : resolved.refusal,
+          origin: { runId: context.runId, stepId: context.stepId, attempt: context.attempt, caseId: context.caseId, by: null },
+          now: deps.now().toISOString(),
+        },
+        undefined,
+        known,
+      );
       if (!resolved.ok) {
         if (requested.position !== null) await deps.waitFor(requested.position);
         throw refused(resolved.refusal);
@@ -263,12 +267,16 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       const owned = await ownershipCheck(deps, resolved.snapshot, resolved.call, vocabulary, context, key);
       const answer = owned === 'apply' ? await callBound(deps, resolved.call, connection, context, key) : null;
       const verdict = answer === null ? (owned as ApplyVerdict) : applyVerdict(answer);
-      const recorded = await deps.effects.decide({
-        type: 'record_apply',
-        effectId,
-        outcome: verdict.status === 'applied' ? verdict : { status: 'failed', code: verdict.code, message: verdict.message },
-        now: deps.now().toISOString(),
-      });
+      const recorded = await deps.effects.decide(
+        {
+          type: 'record_apply',
+          effectId,
+          outcome: verdict.status === 'applied' ? verdict : { status: 'failed', code: verdict.code, message: verdict.message },
+          now: deps.now().toISOString(),
+        },
+        undefined,
+        requested,
+      );
       if (recorded.position !== null) await deps.waitFor(recorded.position);
       if (verdict.status === 'failed') throw new ActionFailure(verdict.code, verdict.message, answer !== null && !answer.ok && answer.retryable);
       return answered(target, effectId, recorded.state);

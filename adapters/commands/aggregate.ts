@@ -9,9 +9,10 @@
 import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
-import { streamStatesOf } from './stream-states.ts';
+import { streamStatesOf, type StreamState } from './stream-states.ts';
 
-export type Decided<E extends Event, S> = { events: E[]; state: S; position: number | null };
+/** What a decision appended: its events, the state and stream version after them, and the last global position written (null: nothing). */
+export type Decided<E extends Event, S> = { events: E[]; state: S; version: number; position: number | null };
 
 /** Upper bound of conflict retries before the conflict reaches the caller as a 409. */
 export const MAX_CONFLICT_RETRIES = 8;
@@ -55,6 +56,13 @@ export type AlsoAppend<E extends Event, S> = (events: E[], before: S) => StreamW
  * decision produced no event; `also` is not asked then). `command` may read what the
  * decision needs from other streams (a custom action's name claim); it is called again
  * on every retry, so a conflict on such a stream is decided against what moved it.
+ *
+ * `known`: the stream's state and version as the caller read or wrote them a moment ago
+ * (the `Decided` of its previous command on the stream, or a `load`), decided against
+ * without reading the stream again: a command sequence on one stream (an effect's
+ * request, then its verdict) costs one read, not one per command. The append's expected
+ * version still checks it, so a stream that moved since is a conflict, and the retry
+ * loads the stream afresh.
  */
 export async function decideAndAppend<C, E extends Event, S>(
   store: EventStore,
@@ -63,8 +71,9 @@ export async function decideAndAppend<C, E extends Event, S>(
   command: (state: S) => C | Promise<C>,
   metadata: EventMetadata,
   also?: AlsoAppend<E, S>,
+  known?: StreamState<S>,
 ): Promise<Decided<E, S>> {
-  return streamLock(store)(streamId, () => decideAndAppendRetrying(store, streamId, decider, command, metadata, also));
+  return streamLock(store)(streamId, () => decideAndAppendRetrying(store, streamId, decider, command, metadata, also, known));
 }
 
 /** One per-stream lock per event store, that is per process and database. */
@@ -85,14 +94,17 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
   command: (state: S) => C | Promise<C>,
   metadata: EventMetadata,
   also: AlsoAppend<E, S> | undefined,
+  known: StreamState<S> | undefined,
 ): Promise<Decided<E, S>> {
+  let first = known;
   return retryOnConflict(async () => {
-    const { state, version } = await streamStatesOf(store).load(streamId, decider);
+    const { state, version } = first ?? (await streamStatesOf(store).load(streamId, decider));
+    first = undefined;
     const events = decider.decide(await command(state), state);
-    if (events.length === 0) return { events, state, position: null };
+    if (events.length === 0) return { events, state, version, position: null };
     const own: StreamWrite = { streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: version };
     const extra = also?.(events, state) ?? [];
     const result = extra.length === 0 ? await store.append(own.streamId, own.events, own.expectedVersion) : await store.appendMany([own, ...extra]);
-    return { events, state: events.reduce(decider.evolve, state), position: result.lastPosition };
+    return { events, state: events.reduce(decider.evolve, state), version: version + events.length, position: result.lastPosition };
   });
 }

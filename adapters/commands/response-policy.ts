@@ -7,10 +7,10 @@
  */
 import { responsePolicyDecider, type ResponsePolicyState } from '../../domain/response-policy/index.ts';
 import { policyDigest, type ResponsePolicy } from '../../domain/response-policy/policy.ts';
-import { fold } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';
+import { streamStatesOf } from './stream-states.ts';
 import type { AuditLog } from './audit.ts';
 import { actorMetadata } from './cases.ts';
 import type { CustomActionAuthorship } from './custom-actions.ts';
@@ -21,8 +21,12 @@ export type PublishResult = { position: number | null; state: ResponsePolicyStat
 
 export function createResponsePolicyCommands(deps: ResponsePolicyCommandDeps) {
   return {
-    /** The policy in force and its version, from the stream (version 0, the default, before any publish). */
-    inForce: async (): Promise<ResponsePolicyState> => fold(responsePolicyDecider, await deps.store.readStream(streams.responsePolicy())),
+    /**
+     * The policy in force and its version, from the stream (version 0, the default, before
+     * any publish). Every managed step asks twice, so only versions published since the
+     * last ask are read (stream-states.ts), not the whole history.
+     */
+    inForce: async (): Promise<ResponsePolicyState> => (await streamStatesOf(deps.store).load(streams.responsePolicy(), responsePolicyDecider)).state,
     /** Publishes `policy` as the next version unless it is the one in force; 409 `response_policy_version_conflict` on a stale `baseVersion`. */
     publish: async (policy: ResponsePolicy, baseVersion: number | null, who: Pick<CustomActionAuthorship, 'actor' | 'audit'>): Promise<PublishResult> => {
       const digest = policyDigest(policy);

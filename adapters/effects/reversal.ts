@@ -30,7 +30,7 @@ import type { EffectCommand, EffectEvent, EffectState } from '../../domain/effec
 import type { ResolvedConnection } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 import { systemActor, type AuditLog } from '../commands/audit.ts';
-import type { EffectCommands } from '../commands/effects.ts';
+import type { EffectCommands, KnownEffect } from '../commands/effects.ts';
 import { affectedNothing } from '../../domain/effects/managed.ts';
 import { callBoundAction, readBound, resolveBound } from './bound-actions.ts';
 
@@ -55,40 +55,47 @@ export type ReversalOutcome = { outcome: 'reversed' | 'failed' | 'not_due'; posi
 /** Why an effect is reversed: its TTL ended, or someone released it early (a person, or a run's unblock step). */
 export type ReversalReason = 'ttl_expired' | 'released';
 type Applied = Extract<EffectState, { exists: true }>;
+/** An effect that exists, with its stream version. */
+type Known = { state: Applied; version: number };
 
 /** When reversal attempt `attempts` (1-based, the one that just failed) is tried again. */
 export const retryAfterMs = (attempts: number): number => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
 export function createEffectReverser(deps: EffectReverserDeps) {
-  /** Records `outcome` with its audit entry by `actor`. */
-  const record = (state: Applied, reason: ReversalReason, actor: AuditActor, outcome: Extract<EffectCommand, { type: 'record_reversal' }>['outcome']) =>
-    deps.effects.decide({ type: 'record_reversal', effectId: state.id, outcome, now: deps.now().toISOString() }, (events: EffectEvent[]) =>
-      events.map((e) =>
-        deps.audit.write({
-          action: 'effect.reverse',
-          actor,
-          target: { type: 'effect', id: state.id },
-          team: null,
-          detail: {
-            effect_type: state.effectType,
-            target_type: state.targetType,
-            target: state.target,
-            adapter_id: state.snapshot?.binding.adapter_id ?? null,
-            reason,
-            ...(e.type === 'effect.reversal_failed'
-              ? { outcome: 'reversal_failed', code: e.data.code, attempts: e.data.attempts }
-              : { outcome: e.type === 'effect.reversed' && e.data.already_reversed ? 'already_reversed' : 'reversed' }),
-          },
-        }),
-      ),
+  /** Records `outcome` with its audit entry by `actor`, against the effect as `known` (its `reversing` state and version). */
+  const record = (known: Known, reason: ReversalReason, actor: AuditActor, outcome: Extract<EffectCommand, { type: 'record_reversal' }>['outcome']) => {
+    const state = known.state;
+    return deps.effects.decide(
+      { type: 'record_reversal', effectId: state.id, outcome, now: deps.now().toISOString() },
+      (events: EffectEvent[]) =>
+        events.map((e) =>
+          deps.audit.write({
+            action: 'effect.reverse',
+            actor,
+            target: { type: 'effect', id: state.id },
+            team: null,
+            detail: {
+              effect_type: state.effectType,
+              target_type: state.targetType,
+              target: state.target,
+              adapter_id: state.snapshot?.binding.adapter_id ?? null,
+              reason,
+              ...(e.type === 'effect.reversal_failed'
+                ? { outcome: 'reversal_failed', code: e.data.code, attempts: e.data.attempts }
+                : { outcome: e.type === 'effect.reversed' && e.data.already_reversed ? 'already_reversed' : 'reversed' }),
+            },
+          }),
+        ),
+      known,
     );
-  const failed = async (state: Applied, reason: ReversalReason, actor: AuditActor, code: string, message: string): Promise<ReversalOutcome> => {
-    const retryAt = new Date(deps.now().getTime() + retryAfterMs(state.reversalAttempts + 1)).toISOString();
-    const r = await record(state, reason, actor, { status: 'failed', code, message, retryAt });
+  };
+  const failed = async (known: Known, reason: ReversalReason, actor: AuditActor, code: string, message: string): Promise<ReversalOutcome> => {
+    const retryAt = new Date(deps.now().getTime() + retryAfterMs(known.state.reversalAttempts + 1)).toISOString();
+    const r = await record(known, reason, actor, { status: 'failed', code, message, retryAt });
     return { outcome: 'failed', position: r.position, performed: false };
   };
-  const reversed = async (state: Applied, reason: ReversalReason, actor: AuditActor, already: boolean): Promise<ReversalOutcome> => {
-    const r = await record(state, reason, actor, { status: 'reversed', already });
+  const reversed = async (known: Known, reason: ReversalReason, actor: AuditActor, already: boolean): Promise<ReversalOutcome> => {
+    const r = await record(known, reason, actor, { status: 'reversed', already });
     return { outcome: 'reversed', position: r.position, performed: !already };
   };
   const notDue: ReversalOutcome = { outcome: 'not_due', position: null, performed: false };
@@ -100,16 +107,18 @@ export function createEffectReverser(deps: EffectReverserDeps) {
      */
     reverse: async (effectId: string, reason: ReversalReason = 'ttl_expired', by: AuditActor | null = null): Promise<ReversalOutcome> => {
       const actor = by ?? systemActor('effect_expiry');
-      let state = await deps.effects.read(effectId);
-      if (!state.exists) return notDue;
-      if (state.status === 'active' || state.status === 'reversal_failed') {
+      let current: KnownEffect = await deps.effects.load(effectId);
+      if (!current.state.exists) return notDue;
+      if (current.state.status === 'active' || current.state.status === 'reversal_failed') {
         const who = by === null ? null : (by.email ?? by.id ?? by.via);
-        state = (await deps.effects.decide({ type: 'start_reversal', effectId, reason, by: who, now: deps.now().toISOString() })).state;
+        current = await deps.effects.decide({ type: 'start_reversal', effectId, reason, by: who, now: deps.now().toISOString() }, undefined, current);
       }
+      const { state } = current;
       if (!state.exists || state.status !== 'reversing') return notDue;
+      const known: Known = { state, version: current.version };
       if (state.alreadyEnforced) {
         // The vendor had the target blocked before this effect: the effect placed nothing, so it removes nothing.
-        return reversed(state, reason, actor, true);
+        return reversed(known, reason, actor, true);
       }
       const snapshot = state.snapshot;
       const vocabulary: Vocabulary = {
@@ -126,22 +135,22 @@ export function createEffectReverser(deps: EffectReverserDeps) {
       const read = (role: 'status' | { read: string }) =>
         readBound(bound, snapshot, role, vocabulary, context, key(typeof role === 'string' ? role : 'ownership'));
       const { connection, resolved } = await resolveBound(bound, snapshot, 'unblock', vocabulary);
-      if (!resolved.ok) return failed(state, reason, actor, resolved.refusal.code, resolved.refusal.message);
+      if (!resolved.ok) return failed(known, reason, actor, resolved.refusal.code, resolved.refusal.message);
       const { ownership } = resolved.call;
       if (ownership !== null) {
         // A shared vendor object: when our own entry is gone, the entry left there is someone else's and stays.
         const own = await read({ read: ownership.read });
-        if (own.ok && !own.enforced) return reversed(state, reason, actor, true);
+        if (own.ok && !own.enforced) return reversed(known, reason, actor, true);
       }
       const answer = await callBoundAction(deps.actions, resolved.call, connection, context, key('reverse'));
       const undidNothing = answer.ok && affectedNothing(answer.output);
-      if (answer.ok && !undidNothing) return reversed(state, reason, actor, false);
-      if (!answer.ok && answer.type === 'vendor_already_absent') return reversed(state, reason, actor, true);
+      if (answer.ok && !undidNothing) return reversed(known, reason, actor, false);
+      if (!answer.ok && answer.type === 'vendor_already_absent') return reversed(known, reason, actor, true);
       // A vendor refusing to undo, or undoing nothing (no phantom reversal): the read, by its declared state, decides.
       const status = await read('status');
-      if (status.ok && !status.enforced) return reversed(state, reason, actor, true);
-      if (answer.ok) return failed(state, reason, actor, 'adapter_affected_nothing', 'the unblock affected nothing and no read shows the effect gone');
-      return failed(state, reason, actor, answer.type, answer.message);
+      if (status.ok && !status.enforced) return reversed(known, reason, actor, true);
+      if (answer.ok) return failed(known, reason, actor, 'adapter_affected_nothing', 'the unblock affected nothing and no read shows the effect gone');
+      return failed(known, reason, actor, answer.type, answer.message);
     },
   };
 }

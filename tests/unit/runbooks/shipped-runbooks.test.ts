@@ -18,7 +18,7 @@ describe('shipped runbooks', () => {
     ...responseActions({
       registry: () => registry,
       policy: unused,
-      effects: { decide: unused, read: unused },
+      effects: { decide: unused, load: unused, read: unused },
       reverser: unused,
       resolveConnection: unused,
       caseSeverity: unused,

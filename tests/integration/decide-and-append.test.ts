@@ -1,0 +1,78 @@
+/**
+ * Load-decide-append against a state the caller already holds (adapters/commands/
+ * aggregate.ts `known`), on the real event store of every engine: a command sequence on
+ * one stream reads it once, and a known state the stream has moved past is a conflict
+ * decided again against the fresh stream, so no event is lost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decideAndAppend } from '../../adapters/commands/aggregate.ts';
+import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
+import type { EventStore } from '../../adapters/event-store/port.ts';
+import type { Decider } from '../../domain/shared/messages.ts';
+import { engines, type TestEngine } from '../support/engines.ts';
+
+type Added = { type: 'number.added'; data: { n: number } };
+type Sum = { sum: number; seen: number[] };
+
+/** Adds a number unless the sum has passed `limit`: a decision that depends on the state. */
+const summing: Decider<{ n: number; limit: number }, Added, Sum> = {
+  initialState: () => ({ sum: 0, seen: [] }),
+  evolve: (state, event) => ({ sum: state.sum + event.data.n, seen: [...state.seen, event.data.n] }),
+  decide: (command, state) => (state.sum > command.limit ? [] : [{ type: 'number.added', data: { n: command.n } }]),
+};
+const system = { actor: { id: null, email: null, kind: 'system' as const } };
+
+/** `store` with a count of its stream reads. */
+function counted(store: EventStore): { store: EventStore; reads: () => number } {
+  let reads = 0;
+  return {
+    store: Object.assign(Object.create(store) as EventStore, {
+      readStream: (streamId: string) => {
+        reads++;
+        return store.readStream(streamId);
+      },
+      readStreamFrom: (streamId: string, fromVersion: number) => {
+        reads++;
+        return store.readStreamFrom(streamId, fromVersion);
+      },
+    }),
+    reads: () => reads,
+  };
+}
+
+describe.each(engines)('decide and append on $name', (engine: TestEngine) => {
+  let opened: Awaited<ReturnType<TestEngine['open']>>;
+  let store: EventStore;
+  beforeAll(async () => {
+    opened = await engine.open();
+    store = new PostgresEventStore(opened.db);
+  });
+  afterAll(async () => opened.close());
+
+  it('decides a sequence of commands against the state the previous one left, reading the stream once', async () => {
+    const spy = counted(store);
+    const first = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 1, limit: 100 }), system);
+    expect(first).toMatchObject({ state: { sum: 1 }, version: 1 });
+    const second = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 2, limit: 100 }), system, undefined, first);
+    const third = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 3, limit: 100 }), system, undefined, second);
+    expect(third).toMatchObject({ state: { sum: 6, seen: [1, 2, 3] }, version: 3 });
+    expect(spy.reads()).toBe(1);
+    expect((await store.readStream('sum-1')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it('decides again against the fresh stream when it moved past the known state', async () => {
+    const known = await decideAndAppend(store, 'sum-2', summing, () => ({ n: 5, limit: 100 }), system);
+    const otherProcess = new PostgresEventStore(opened.db);
+    await otherProcess.append('sum-2', [{ type: 'number.added', data: { n: 10 } }], 1);
+
+    const spy = counted(store);
+    const r = await decideAndAppend(spy.store, 'sum-2', summing, () => ({ n: 7, limit: 100 }), system, undefined, known);
+    expect(r).toMatchObject({ state: { sum: 22, seen: [5, 10, 7] }, version: 3 });
+    expect(spy.reads()).toBe(1);
+    // Against the fresh state the limit is passed: nothing is decided, and the stale state's decision is not appended.
+    const stale = { state: { sum: 0, seen: [] }, version: 0 };
+    const none = await decideAndAppend(store, 'sum-2', summing, () => ({ n: 1, limit: 20 }), system, undefined, stale);
+    expect(none).toMatchObject({ events: [], position: null, state: { sum: 22 }, version: 3 });
+    expect((await store.readStream('sum-2')).map((e) => e.data)).toEqual([{ n: 5 }, { n: 10 }, { n: 7 }]);
+  });
+});
