@@ -9,7 +9,7 @@
  * binding a new case to it is version-checked, so two concurrent alerts never open
  * two cases for one key.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import * as v from 'valibot';
 import type { CorrelationCaseBound } from '../../domain/alerts/events.ts';
@@ -64,11 +64,7 @@ export type IntakeDeps = {
   cacheEntries: number;
 };
 
-const digest = (...parts: (string | null)[]) =>
-  createHash('sha256')
-    .update(parts.map((p) => p ?? '').join('\u0000'))
-    .digest('hex')
-    .slice(0, 40);
+const digest = (...parts: (string | null)[]) => hash('sha256', parts.map((p) => p ?? '').join('\u0000'), 'hex').slice(0, 40);
 
 /** The alert stream of (source, external id): a repeat of an alert finds it. */
 export const alertStreamOf = (alert: Pick<IncomingAlert, 'source' | 'external_id'>) => streams.alert(digest(alert.source, alert.external_id));

@@ -3,7 +3,7 @@
  * The stream of (case, type, normalized value) de-duplicates: a second add decides
  * nothing and answers the observable already there.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Actor } from '../../domain/cases/index.ts';
 import { observableDecider, type ObservableCommand } from '../../domain/observables/index.ts';
 import { streams } from '../../domain/shared/streams.ts';
@@ -15,7 +15,7 @@ export type ObservableCommandDeps = { store: EventStore; ids: () => string; now:
 
 /** The stream of one (case, type, normalized value). */
 export const observableStreamOf = (caseId: string, type: string, normalized: string) =>
-  streams.observable(createHash('sha256').update(`${caseId}\u0000${type}\u0000${normalized}`).digest('hex').slice(0, 40));
+  streams.observable(hash('sha256', `${caseId}\u0000${type}\u0000${normalized}`, 'hex').slice(0, 40));
 
 export function createObservableCommands(deps: ObservableCommandDeps) {
   return {
