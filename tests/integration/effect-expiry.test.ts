@@ -53,10 +53,17 @@ describe.each(e2eEngines)('effect TTL expiry on $name', ({ server }) => {
   let svc: InProcessService;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let flakyDown = true;
+  /** The effect another process reverses while this one's unblock call is under way. */
+  let raced: string | null = null;
 
   beforeAll(async () => {
     receiver = await startReceiver((req, res) => {
-      if (req.path === '/rules/rule-flaky' && flakyDown) {
+      if (req.path === '/rules/rule-raced' && raced !== null) {
+        const otherProcess = createEffectCommands({ store: new PostgresEventStore(svc.service.opened.db) });
+        void otherProcess
+          .decide({ type: 'record_reversal', effectId: raced, outcome: { status: 'reversed', already: false }, now: clock.now().toISOString() })
+          .then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"done","message":"deleted"}'));
+      } else if (req.path === '/rules/rule-flaky' && flakyDown) {
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"try later"}');
       } else if (req.path === '/rules/rule-gone') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"failed","message":"rule not found"}');
@@ -148,5 +155,15 @@ describe.each(e2eEngines)('effect TTL expiry on $name', ({ server }) => {
     expect((await effect(unbound)).status).toBe('reversal_failed');
     const rows = await svc.service.opened.db.selectFrom('jobs').select(['key']).where('kind', '=', 'effect_expiry').execute();
     expect(rows.map((r) => r.key)).toEqual([unbound]);
+  });
+
+  it('records a reversal once when another process recorded it during the unblock call: the stale state is a conflict, decided again', async () => {
+    raced = await applied('203.0.113.11', 'rule-raced');
+    clock.advance(601_000);
+    expect(await until(raced, 'reversed')).toMatchObject({ last_error: null, reversal_attempts: 0 });
+    expect(calls('rule-raced')).toHaveLength(1);
+    const events = await new PostgresEventStore(svc.service.opened.db).readStream(`effect-${raced}`);
+    expect(events.map((e) => e.type)).toEqual(['effect.requested', 'effect.applied', 'effect.reversal_started', 'effect.reversed']);
+    await expect.poll(async () => (await svc.service.opened.db.selectFrom('jobs').select('key').where('key', '=', raced ?? '').execute()).length).toBe(0);
   });
 });
