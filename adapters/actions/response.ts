@@ -236,10 +236,13 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       return `${name} of ${evaluation.target.value} for ${evaluation.ttlSeconds} s: no automatic grant of the response policy covers it`;
     },
     async execute(input, context) {
+      // Read while the policy is evaluated: a refusal still comes first, and creates nothing.
+      const tried = currentTry(context);
+      tried.catch(() => {});
       const { inForce, evaluation } = await evaluate(input, context.caseId);
       if (!evaluation.ok) throw refused(evaluation.refusal);
       const target = evaluation.target.value;
-      const { effectId, known } = await currentTry(context);
+      const { effectId, known } = await tried;
       if (known.state.exists && known.state.status !== 'pending') return answered(target, effectId, known.state);
       const { snapshot, vocabulary, connection, resolved } = await resolve(inForce, target, evaluation.ttlSeconds, input, context);
       const requested = await deps.effects.decide(

@@ -108,8 +108,23 @@ export function createEffectReverser(deps: EffectReverserDeps) {
     reverse: async (effectId: string, reason: ReversalReason = 'ttl_expired', by: AuditActor | null = null): Promise<ReversalOutcome> => {
       const actor = by ?? systemActor('effect_expiry');
       let current: KnownEffect = await deps.effects.load(effectId);
-      if (!current.state.exists) return notDue;
-      if (current.state.status === 'active' || current.state.status === 'reversal_failed') {
+      const loaded = current.state;
+      if (!loaded.exists) return notDue;
+      // The unblock acts on the target, TTL and handle as loaded: starting the reversal changes none of them.
+      const snapshot = loaded.snapshot;
+      const vocabulary: Vocabulary = {
+        target: loaded.target,
+        scope: null,
+        reason: `svc: ${reason === 'ttl_expired' ? 'TTL expired' : 'released'}`,
+        ttlSeconds: loaded.ttlSeconds,
+        until: loaded.expiresAt ?? deps.now().toISOString(),
+        handle: loaded.handle,
+      };
+      const bound = { registry: deps.actions, resolveConnection: deps.resolveConnection };
+      // Resolved while the start is appended (neither waits for the other); not needed when nothing is due or nothing was placed.
+      const binding = resolveBound(bound, snapshot, 'unblock', vocabulary);
+      binding.catch(() => {});
+      if (loaded.status === 'active' || loaded.status === 'reversal_failed') {
         const who = by === null ? null : (by.email ?? by.id ?? by.via);
         current = await deps.effects.decide({ type: 'start_reversal', effectId, reason, by: who, now: deps.now().toISOString() }, undefined, current);
       }
@@ -120,21 +135,11 @@ export function createEffectReverser(deps: EffectReverserDeps) {
         // The vendor had the target blocked before this effect: the effect placed nothing, so it removes nothing.
         return reversed(known, reason, actor, true);
       }
-      const snapshot = state.snapshot;
-      const vocabulary: Vocabulary = {
-        target: state.target,
-        scope: null,
-        reason: `svc: ${reason === 'ttl_expired' ? 'TTL expired' : 'released'}`,
-        ttlSeconds: state.ttlSeconds,
-        until: state.expiresAt ?? deps.now().toISOString(),
-        handle: state.handle,
-      };
       const context = { signal: AbortSignal.timeout(CALL_TIMEOUT_MS), caseId: null, now: deps.now };
       const key = (stepId: string) => ({ runId: `effect-${state.id}`, stepId, attempt: state.reversalAttempts + 1 });
-      const bound = { registry: deps.actions, resolveConnection: deps.resolveConnection };
       const read = (role: 'status' | { read: string }) =>
         readBound(bound, snapshot, role, vocabulary, context, key(typeof role === 'string' ? role : 'ownership'));
-      const { connection, resolved } = await resolveBound(bound, snapshot, 'unblock', vocabulary);
+      const { connection, resolved } = await binding;
       if (!resolved.ok) return failed(known, reason, actor, resolved.refusal.code, resolved.refusal.message);
       const { ownership } = resolved.call;
       if (ownership !== null) {
