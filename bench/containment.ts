@@ -49,13 +49,16 @@
  * step's previous read or decision left (adapters/commands/aggregate.ts `known`), the
  * policy is read from its kept state on, and the policy and severity reads go together:
  * 102 event reads for 20 block steps became 62, and 62 for 20 unblock steps became 22.
- * Applied went from 0.52-0.59x to 0.72-0.79x, reversed from 0.42-0.46x to 0.51-0.56x
- * (3 alternating rounds each). The rest is the cost of what the layer must do: a step
- * is latency-bound (30 runs in flight, each a chain of 10), and an unblock step waits
- * for its two appends, the vendor call, and the projector's batch that lists the effect
- * as reversed (about half the step under this load: the batch is this thread's work,
- * about 1 ms an event; issuing the effect rows' writes together in the batch did not
- * move it).
+ * A block also loads its effect while the policy is evaluated, and a reversal resolves
+ * its binding's connection while its start is appended. `make bench` (3 rounds) went from
+ * 0.41x applied and 0.37x reversed (session 11) to 0.50x and 0.52x. Single rounds flatter
+ * the ratio: the baseline runs first, before the JIT has warmed up (0.7x applied in one
+ * round against 0.5x in three). The rest is the cost of what the layer must do: a step
+ * is latency-bound (30 runs in flight, each a chain of 10; the thread a fifth idle), and
+ * an unblock step waits for its two appends, the vendor call and the projector's batch
+ * that lists the effect as reversed: about half the step under this load, since the
+ * batch waits for the thread's turns (about 1 ms an event). Issuing the effect rows'
+ * writes together in the batch did not move it (4 alternating 3-round runs).
  */
 import { labWafActions, labWafBinding } from '../tests/support/lab-firewall.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
