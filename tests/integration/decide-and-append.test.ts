@@ -9,6 +9,7 @@ import { decideAndAppend } from '../../adapters/commands/aggregate.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import type { EventStore } from '../../adapters/event-store/port.ts';
 import type { Decider } from '../../domain/shared/messages.ts';
+import { countedReads } from '../support/counted-store.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
 
 type Added = { type: 'number.added'; data: { n: number } };
@@ -22,24 +23,6 @@ const summing: Decider<{ n: number; limit: number }, Added, Sum> = {
 };
 const system = { actor: { id: null, email: null, kind: 'system' as const } };
 
-/** `store` with a count of its stream reads. */
-function counted(store: EventStore): { store: EventStore; reads: () => number } {
-  let reads = 0;
-  return {
-    store: Object.assign(Object.create(store) as EventStore, {
-      readStream: (streamId: string) => {
-        reads++;
-        return store.readStream(streamId);
-      },
-      readStreamFrom: (streamId: string, fromVersion: number) => {
-        reads++;
-        return store.readStreamFrom(streamId, fromVersion);
-      },
-    }),
-    reads: () => reads,
-  };
-}
-
 describe.each(engines)('decide and append on $name', (engine: TestEngine) => {
   let opened: Awaited<ReturnType<TestEngine['open']>>;
   let store: EventStore;
@@ -50,7 +33,7 @@ describe.each(engines)('decide and append on $name', (engine: TestEngine) => {
   afterAll(async () => opened.close());
 
   it('decides a sequence of commands against the state the previous one left, reading the stream once', async () => {
-    const spy = counted(store);
+    const spy = countedReads(store);
     const first = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 1, limit: 100 }), system);
     expect(first).toMatchObject({ state: { sum: 1 }, version: 1 });
     const second = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 2, limit: 100 }), system, undefined, first);
@@ -65,7 +48,7 @@ describe.each(engines)('decide and append on $name', (engine: TestEngine) => {
     const otherProcess = new PostgresEventStore(opened.db);
     await otherProcess.append('sum-2', [{ type: 'number.added', data: { n: 10 } }], 1);
 
-    const spy = counted(store);
+    const spy = countedReads(store);
     const r = await decideAndAppend(spy.store, 'sum-2', summing, () => ({ n: 7, limit: 100 }), system, undefined, known);
     expect(r).toMatchObject({ state: { sum: 22, seen: [5, 10, 7] }, version: 3 });
     expect(spy.reads()).toBe(1);

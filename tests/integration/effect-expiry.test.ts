@@ -164,6 +164,17 @@ describe.each(e2eEngines)('effect TTL expiry on $name', ({ server }) => {
     expect(calls('rule-raced')).toHaveLength(1);
     const events = await new PostgresEventStore(svc.service.opened.db).readStream(`effect-${raced}`);
     expect(events.map((e) => e.type)).toEqual(['effect.requested', 'effect.applied', 'effect.reversal_started', 'effect.reversed']);
-    await expect.poll(async () => (await svc.service.opened.db.selectFrom('jobs').select('key').where('key', '=', raced ?? '').execute()).length).toBe(0);
+    await expect
+      .poll(
+        async () =>
+          (
+            await svc.service.opened.db
+              .selectFrom('jobs')
+              .select('key')
+              .where('key', '=', raced ?? '')
+              .execute()
+          ).length,
+      )
+      .toBe(0);
   });
 });

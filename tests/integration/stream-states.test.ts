@@ -9,6 +9,7 @@ import { createStreamStates } from '../../adapters/commands/stream-states.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import type { EventStore } from '../../adapters/event-store/port.ts';
 import type { Event } from '../../domain/shared/messages.ts';
+import { countedReads } from '../support/counted-store.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
 
 type Added = { type: 'number.added'; data: { n: number } };
@@ -24,26 +25,6 @@ const counting = {
   evolve: (count: number, _event: Event) => count + 1,
 };
 
-/** `store` with a count of the events each read gave back. */
-function counted(store: EventStore): { store: EventStore; eventsRead: () => number } {
-  let read = 0;
-  return {
-    store: Object.assign(Object.create(store) as EventStore, {
-      readStream: async (streamId: string) => {
-        const events = await store.readStream(streamId);
-        read += events.length;
-        return events;
-      },
-      readStreamFrom: async (streamId: string, fromVersion: number) => {
-        const events = await store.readStreamFrom(streamId, fromVersion);
-        read += events.length;
-        return events;
-      },
-    }),
-    eventsRead: () => read,
-  };
-}
-
 describe.each(engines)('stream states on $name', (engine: TestEngine) => {
   let opened: Awaited<ReturnType<TestEngine['open']>>;
   let store: EventStore;
@@ -54,7 +35,7 @@ describe.each(engines)('stream states on $name', (engine: TestEngine) => {
   afterAll(async () => opened.close());
 
   it('reads only the events appended since the kept state, including another process’s', async () => {
-    const spy = counted(store);
+    const spy = countedReads(store);
     const states = createStreamStates(spy.store);
     await store.append('n-1', [added(1), added(2), added(3)], 0);
     expect(await states.load('n-1', summing)).toEqual({ state: { sum: 6, seen: [1, 2, 3] }, version: 3 });
@@ -121,7 +102,7 @@ describe.each(engines)('stream states on $name', (engine: TestEngine) => {
         return events;
       },
     });
-    const spy = counted(slowFirstRead);
+    const spy = countedReads(slowFirstRead);
     const states = createStreamStates(spy.store);
     const older = states.load('n-5', summing);
     await store.append('n-5', [added(2)], 1);
