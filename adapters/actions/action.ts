@@ -10,8 +10,7 @@
  * step's end, so a crash can never leave the effect without the end (which would run
  * the step again) or the end without the effect (docs/architecture.md "Run path").
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { hash } from 'node:crypto';
 import type { GenericSchema } from 'valibot';
 import type { TriageRecord } from '../../domain/ai/triage.ts';
 import type { CustomEffect } from '../../domain/custom-actions/spec.ts';
@@ -102,8 +101,7 @@ export type ActionContext = {
  * drop a redelivery; distinct per pass and item, so it drops nothing else.
  */
 export function deliveryIdOf(runId: string, stepId: string, pass: number, item: number | null): string {
-  const digest = sha256(utf8ToBytes(`${runId}/${stepId}/${pass}${item === null ? '' : `/${item}`}`));
-  return Buffer.from(digest).toString('base64url').slice(0, 32);
+  return hash('sha256', `${runId}/${stepId}/${pass}${item === null ? '' : `/${item}`}`, 'base64url').slice(0, 32);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds actions of every input type; each validates its own input before it runs.

@@ -2,9 +2,7 @@
  * `notify.webhook`: a signed JSON POST per the Standard Webhooks scheme
  * (SPEC.md "Generic actions"; https://www.standardwebhooks.com).
  */
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { createHmac } from 'node:crypto';
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
 import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
@@ -27,8 +25,7 @@ const input = v.object({
  * (which never quotes the secret) for an empty secret or a `whsec_` secret that is not base64.
  */
 export function signStandardWebhook(secret: string, id: string, timestamp: number, body: string): string {
-  const mac = hmac(sha256, webhookKey(secret), utf8ToBytes(`${id}.${timestamp}.${body}`));
-  return `v1,${Buffer.from(mac).toString('base64')}`;
+  return `v1,${createHmac('sha256', webhookKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
 /**
@@ -119,7 +116,7 @@ function buildRequest(step: NotifyWebhookInput, context: ActionContext) {
 function webhookKey(secret: string): Uint8Array {
   if (!secret.startsWith('whsec_')) {
     if (secret === '') throw new Error('the webhook secret is empty');
-    return utf8ToBytes(secret);
+    return Buffer.from(secret, 'utf8');
   }
   const encoded = secret.slice('whsec_'.length);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw new Error('a whsec_ webhook secret must be base64 after the prefix');
