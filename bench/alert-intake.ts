@@ -126,11 +126,14 @@ const connections = 50;
  * costs on this machine, next to the issue's one-INSERT baseline.
  */
 async function sameRowsHandler(db: Kysely<Database>): Promise<Hono> {
-  await sql`create table if not exists bench_rows_events (id bigserial primary key, stream text not null, type text not null, data jsonb not null, at timestamptz not null default now())`.execute(db);
-  await sql`create table if not exists bench_rows_alerts (external_id text primary key, case_key text not null, seen int not null default 1, payload jsonb not null)`.execute(db);
-  await sql`create table if not exists bench_rows_cases (key text primary key, title text not null, severity text not null, alert_count int not null default 1, updated_at timestamptz not null default now())`.execute(db);
-  await sql`create table if not exists bench_rows_observables (case_key text not null, type text not null, value text not null, primary key (case_key, type, value))`.execute(db);
-  await sql`create table if not exists bench_rows_timeline (id bigserial primary key, case_key text not null, text text not null, at timestamptz not null default now())`.execute(db);
+  const tables = [
+    'bench_rows_events (id bigserial primary key, stream text not null, type text not null, data jsonb not null, at timestamptz not null default now())',
+    'bench_rows_alerts (external_id text primary key, case_key text not null, seen int not null default 1, payload jsonb not null)',
+    'bench_rows_cases (key text primary key, title text not null, severity text not null, alert_count int not null default 1, updated_at timestamptz not null default now())',
+    'bench_rows_observables (case_key text not null, type text not null, value text not null, primary key (case_key, type, value))',
+    'bench_rows_timeline (id bigserial primary key, case_key text not null, text text not null, at timestamptz not null default now())',
+  ];
+  for (const table of tables) await sql.raw(`create table if not exists ${table}`).execute(db);
   return new Hono().post('/ingest', async (c) => {
     const text = await c.req.text();
     const alert = JSON.parse(text) as { alert_id: string; rule: { id: string; title: string; severity: string }; matched_log: { source: { ip: string } } };
@@ -145,7 +148,9 @@ async function sameRowsHandler(db: Kysely<Database>): Promise<Hono> {
       await sql`
         insert into bench_rows_cases (key, title, severity) values (${caseKey}, ${alert.rule.title}, ${alert.rule.severity})
         on conflict (key) do update set alert_count = bench_rows_cases.alert_count + 1, updated_at = now()`.execute(trx);
-      await sql`insert into bench_rows_observables (case_key, type, value) values (${caseKey}, 'ip', ${alert.matched_log.source.ip}) on conflict do nothing`.execute(trx);
+      await sql`
+        insert into bench_rows_observables (case_key, type, value) values (${caseKey}, 'ip', ${alert.matched_log.source.ip})
+        on conflict do nothing`.execute(trx);
       await sql`insert into bench_rows_timeline (case_key, text) values (${caseKey}, ${`alert ${alert.alert_id}`})`.execute(trx);
       return true;
     });

@@ -5,7 +5,7 @@
  * idempotent, so a command repeated after a crash lands once.
  */
 import { effectDecider, type EffectCommand, type EffectEvent, type EffectState } from '../../domain/effects/index.ts';
-import { fold } from '../../domain/shared/messages.ts';
+import { fold, systemMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { EventStore, StreamWrite } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';
@@ -30,15 +30,7 @@ export function createEffectCommands(deps: { store: EventStore }) {
      * read or decision left it, decided against without a read (aggregate.ts).
      */
     decide: async (command: EffectCommand, also?: (events: EffectEvent[]) => StreamWrite[], known?: KnownEffect): Promise<EffectResult> => {
-      const r = await decideAndAppend(
-        deps.store,
-        streams.effect(command.effectId),
-        effectDecider,
-        () => command,
-        { actor: { id: null, email: null, kind: 'system' } },
-        also,
-        known,
-      );
+      const r = await decideAndAppend(deps.store, streams.effect(command.effectId), effectDecider, () => command, systemMetadata, also, known);
       return { position: r.position, state: r.state, version: r.version, decided: r.events.length };
     },
     load,

@@ -7,6 +7,7 @@
  * left for the next sweep.
  */
 import { CASE_PURGED, type CasePurged } from '../../domain/retention/events.ts';
+import { systemMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
@@ -68,7 +69,7 @@ export function createRetentionCommands(deps: { db: Kysely<Database>; store: Eve
           record: [
             {
               streamId: streams.retention(candidate.id),
-              events: [{ ...record, metadata: { actor: { id: null, email: null, kind: 'system' } } }],
+              events: [{ ...record, metadata: systemMetadata }],
               expectedVersion: 0,
             },
             audited,

@@ -18,7 +18,7 @@ import type { Kysely } from 'kysely';
 import * as v from 'valibot';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { fold, type RecordedEvent } from '../../domain/shared/messages.ts';
+import { fold, systemMetadata, type RecordedEvent } from '../../domain/shared/messages.ts';
 import { ticketLinkDecider, type MirrorVia, type RecordMirrored, type StatusSyncReason, type TicketLinkState } from '../../domain/tickets/index.ts';
 import { planRemoteStatus, polledStatusIsCurrent, type RemoteTicketUpdate } from '../../domain/tickets/mirror.ts';
 import type { Database } from '../../projections/database.ts';
@@ -93,11 +93,7 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
 
     /** Records that a case comment or status reached the ticket (nothing when already recorded); the position written, or null. */
     recordMirrored: async (command: RecordMirrored): Promise<number | null> =>
-      (
-        await decideAndAppend(deps.store, streams.ticket(command.linkId), ticketLinkDecider, () => command, {
-          actor: { id: null, email: null, kind: 'system' },
-        })
-      ).position,
+      (await decideAndAppend(deps.store, streams.ticket(command.linkId), ticketLinkDecider, () => command, systemMetadata)).position,
 
     /**
      * Applies `update` to every link of its ticket; `actor` is who delivered it (the webhook

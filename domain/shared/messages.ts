@@ -16,6 +16,9 @@ export type EventMetadata = {
   causation_id?: string;
 };
 
+/** The metadata of an event the service records on its own (the worker, TTL expiry, retention, ticket mirroring): no person behind it. */
+export const systemMetadata: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
+
 /** An event read back from the store, with its stream and global position. */
 export type RecordedEvent = {
   globalPosition: number;

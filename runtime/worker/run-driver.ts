@@ -23,7 +23,7 @@ import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import type { StepDefinition } from '../../domain/runbooks/model.ts';
 import { gateDeadline, nextMove, RISK_GATE_ROLES } from '../../domain/runbooks/run-workflow.ts';
 import { finishedStatuses, runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
-import { fold, type EventMetadata } from '../../domain/shared/messages.ts';
+import { fold, systemMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { executeStep, settleRun, stepGate, type ActionRun, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
 
@@ -56,8 +56,6 @@ type Existing = Extract<RunState, { exists: true }>;
 type FinishStep = Extract<RunCommand, { type: 'finish_step' }>;
 /** The attempt whose action ran while its end is unwritten; `settle` stages its store effects into `unit` and gives its end (once per append try). */
 type InFlight = { stepId: string; attempt: number; settle: (unit: UnitOfWork) => Promise<FinishStep> };
-
-const systemActor: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
 
 /**
  * Drives the run until it is idle (finished, or waiting at a gate), the lease is lost
@@ -92,7 +90,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
   /** Appends the unwritten run events, with `effects` in the same transaction when given. */
   const flush = async (effects: StreamWrite[] = []) => {
     if (unwritten.length === 0) return;
-    const events = unwritten.map((e) => ({ ...e, metadata: systemActor }));
+    const events = unwritten.map((e) => ({ ...e, metadata: systemMetadata }));
     if (effects.length === 0) await deps.store.append(streamId, events, version);
     else await deps.store.appendMany([{ streamId, events, expectedVersion: version }, ...effects]);
     version += unwritten.length;
@@ -241,7 +239,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
                   team: null,
                   detail: { action: step.action, runbook_id: before.runbook.id, step_id: step.id, attempt, status: outcome.status },
                 });
-                unit.create(entry.streamId, entry.events, entry.events[0]?.metadata ?? systemActor);
+                unit.create(entry.streamId, entry.events, entry.events[0]?.metadata ?? systemMetadata);
               }
               return {
                 type: 'finish_step',
@@ -362,7 +360,7 @@ async function recordLateFinish(deps: RunDriverDeps, streamId: string, attempt: 
     const step = state.steps[attempt.stepId];
     if (step?.status !== 'running' || step.attempt !== attempt.attempt) return;
     const unit = createUnitOfWork(deps.store);
-    const events = runDecider.decide(await attempt.settle(unit), state).map((e) => ({ ...e, metadata: systemActor }));
+    const events = runDecider.decide(await attempt.settle(unit), state).map((e) => ({ ...e, metadata: systemMetadata }));
     try {
       await deps.store.appendMany([{ streamId, events, expectedVersion: history.length }, ...unit.writes()]);
       return;
