@@ -39,6 +39,7 @@ test: lint console
 
 bench: node_modules console
 	node --import tsx bench/alert-intake.ts
+	node --import tsx bench/event-store-append.ts
 	node --import tsx bench/case-list.ts
 	node --import tsx bench/peer-search.ts
 	node --import tsx bench/runbook-engine.ts
@@ -56,4 +57,5 @@ bench-quick: export BENCH_CASES = 10000
 bench-quick: export BENCH_CHAIN_ROWS = 10000
 bench-quick: export BENCH_RUNS = 20
 bench-quick: export BENCH_ALERTS = 50
+bench-quick: export BENCH_APPEND_EVENTS = 5000
 bench-quick: bench

@@ -18,7 +18,9 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
+import { openDatabase, type OpenedDatabase } from '../adapters/db/connect.ts';
 import { startService, type Service } from '../runtime/boot.ts';
+import { migrateToLatest } from '../runtime/migrate.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
 import type { Database } from '../projections/database.ts';
 import type { LoadJob, LoadResult } from './load-worker.ts';
@@ -138,6 +140,26 @@ async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`drop database ${name}`) };
+}
+
+/**
+ * A fresh, migrated database for a bench that drives a port rather than the service: a
+ * new database on the server of DATABASE_URL, or PGlite in a temp dir; `close` drops or
+ * removes it. No projector or worker runs on it.
+ */
+export async function openBenchDatabase(): Promise<OpenedDatabase & { close: () => Promise<void> }> {
+  const server = await freshServerDatabase();
+  const dataDir = server ? null : mkdtempSync(join(tmpdir(), 'svc-bench-db-'));
+  const opened = await openDatabase(server ? { databaseUrl: server.url } : { dataDir });
+  await migrateToLatest(opened.db);
+  return {
+    ...opened,
+    close: async () => {
+      await opened.close();
+      await server?.drop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export type BenchService = {

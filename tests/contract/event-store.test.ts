@@ -447,6 +447,49 @@ describe.each(engines)('postgres event store reads on $name', (engine) => {
     ]);
     expect(several.status === 'fulfilled' && several.value.lastPosition).toBe(Math.max(...[...a, ...b].map((e) => e.globalPosition)));
   });
+
+  it('writes a batch whose requests touch distinct streams in one statement: versions checked, positions in request order', async () => {
+    const statements: string[] = [];
+    const store = new PostgresEventStore(recording(ctx.opened.db, statements));
+    await store.append('set-old', [ev(1), ev(2)], 0);
+    await store.append('set-moved', [ev(1)], 0);
+    statements.length = 0;
+    const results = await Promise.allSettled([
+      store.append('set-new', [ev(10), ev(11)], 0),
+      store.append('set-moved', [ev(12)], 0),
+      store.appendMany([
+        { streamId: 'set-old', events: [ev(13)], expectedVersion: 2 },
+        { streamId: 'set-any', events: [ev(14), ev(15)], expectedVersion: 'any' },
+      ]),
+      store.appendMany([
+        { streamId: 'set-fresh', events: [ev(16)], expectedVersion: 0 },
+        { streamId: 'set-wrong', events: [ev(17)], expectedVersion: 3 },
+      ]),
+      store.append('set-last', [ev(18)], 0),
+    ]);
+    expect(statements).toHaveLength(1);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    const [, moved, , wrong] = results;
+    expect(moved?.status === 'rejected' && moved.reason).toMatchObject({ params: { stream_id: 'set-moved', expected_version: 0, actual_version: 1 } });
+    expect(wrong?.status === 'rejected' && wrong.reason).toMatchObject({ params: { stream_id: 'set-wrong', expected_version: 3, actual_version: 0 } });
+    expect(results[2]).toMatchObject({ status: 'fulfilled', value: { versions: { 'set-old': 3, 'set-any': 2 } } });
+    // A rejected request writes nothing, not even to its streams that would have passed.
+    expect(await store.readStream('set-fresh')).toEqual([]);
+    expect((await store.readStream('set-moved')).map((e) => e.data.n)).toEqual([1]);
+    const written = await store.readAll(0, 1000);
+    const batch = written.filter((e) => (e.data.n as number) >= 10);
+    expect(batch.map((e) => [e.streamId, e.streamVersion, e.data.n])).toEqual([
+      ['set-new', 1, 10],
+      ['set-new', 2, 11],
+      ['set-old', 3, 13],
+      ['set-any', 1, 14],
+      ['set-any', 2, 15],
+      ['set-last', 1, 18],
+    ]);
+    const positions = batch.map((e) => e.globalPosition);
+    expect(positions).toEqual([...positions].sort((x, y) => x - y));
+    expect(results[4]).toMatchObject({ status: 'fulfilled', value: { lastPosition: positions.at(-1) } });
+  });
 });
 
 describe.each(engines.filter((e) => e.name === 'postgres'))('event store ordering on $name', (engine) => {

@@ -8,9 +8,11 @@ import type { Migration } from 'kysely';
 import * as appendLock from './0020-append-lock.ts';
 import * as appendLockLatestVersion from './0038-append-lock-latest-version.ts';
 import * as appendInOneStatement from './0039-append-in-one-statement.ts';
+import * as appendSetBased from './0040-append-set-based.ts';
 
 export const eventStoreMigrations: Record<string, Migration> = {
   '0020-append-lock': appendLock,
   '0038-append-lock-latest-version': appendLockLatestVersion,
   '0039-append-in-one-statement': appendInOneStatement,
+  '0040-append-set-based': appendSetBased,
 };
