@@ -48,6 +48,7 @@ bench: node_modules console
 	node --import tsx bench/containment.ts
 	node --import tsx bench/webhook-runs.ts
 	node --import tsx bench/console-case-list.ts
+	node --import tsx bench/memory.ts
 
 # Every bench once, smaller and shorter (CI prints it on both engines; figures are rougher).
 bench-quick: export BENCH_ROUNDS = 1

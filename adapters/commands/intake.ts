@@ -220,7 +220,14 @@ export function createAlertIntake(deps: IntakeDeps) {
       return write && typeof write.expectedVersion === 'number' ? write.expectedVersion + write.events.length : 0;
     };
     const commit = deps.store.appendMany(writes);
-    if (alertState.exists) cache.alerts.set(alertStream, { state: alertState, version: expected(alertStream), received: commit });
+    // The cache keeps whether the receipt committed, not the append's result: that result's
+    // `versions`, keyed by this alert's own stream ids, would stay on the heap with it, a
+    // few hundred bytes an alert for as long as the entry lives (bench/memory.ts). A failed
+    // append is the caller's to handle (and its entries are forgotten), so the rejection
+    // here is marked handled rather than left to end the process.
+    const committed = commit.then(() => undefined);
+    committed.catch(() => {});
+    if (alertState.exists) cache.alerts.set(alertStream, { state: alertState, version: expected(alertStream), received: committed });
     cache.cases.set(streams.case(caseId), { state: caseState, version: expected(streams.case(caseId)) });
     if (decision.kind === 'open') cache.bindings.set(correlationStream, { caseId, version: expected(correlationStream) });
     return {
