@@ -16,8 +16,12 @@ export type EventMetadata = {
   causation_id?: string;
 };
 
-/** The metadata of an event the service records on its own (the worker, TTL expiry, retention, ticket mirroring): no person behind it. */
-export const systemMetadata: EventMetadata = { actor: { id: null, email: null, kind: 'system' } };
+/**
+ * The metadata of an event the service records on its own (the worker, TTL expiry,
+ * retention, ticket mirroring): no person behind it. Frozen, since every such event shares
+ * this one object.
+ */
+export const systemMetadata: EventMetadata = Object.freeze({ actor: Object.freeze({ id: null, email: null, kind: 'system' as const }) });
 
 /** An event read back from the store, with its stream and global position. */
 export type RecordedEvent = {
