@@ -19,65 +19,12 @@
  * outcomes when no stream is written by two requests of the batch, which is what lets one
  * statement decide them all. A batch where one stream is (two appends of this process to
  * one stream, the later expecting the version the earlier writes, or both `any`) goes
- * through 0039's request-by-request loop, kept as `svc_append_in_order` and called with the
- * lock held.
+ * through 0039's request-by-request loop: its function, renamed `svc_append_in_order`,
+ * takes the lock again, which a transaction already holding it gets at once.
  */
 import { sql, type Kysely } from 'kysely';
-import { up as createAppendInOneStatement } from './0039-append-in-one-statement.ts';
 
-const inOrder = `create function svc_append_in_order(requests jsonb)
-     returns table (request integer, stream text, version integer, event integer, position_at bigint, recorded timestamptz, actual integer)
-     language plpgsql volatile
-   as $$
-   declare
-     versions jsonb;
-     req jsonb;
-     w jsonb;
-     from_version integer;
-   begin
-     select coalesce(jsonb_object_agg(s.id, latest.stream_version), '{}'::jsonb) into versions
-       from (select distinct w0->>'s' as id from jsonb_array_elements(requests) r0, jsonb_array_elements(r0) w0) s
-       cross join lateral (
-         select e.stream_version from events e where e.stream_id = s.id order by e.stream_version desc limit 1
-       ) latest;
-     for i in 0 .. jsonb_array_length(requests) - 1 loop
-       req := requests -> i;
-       stream := null;
-       select c.value->>'s', coalesce((versions->>(c.value->>'s'))::integer, 0) into stream, actual
-         from jsonb_array_elements(req) with ordinality as c(value, n)
-         where jsonb_typeof(c.value->'x') = 'number'
-           and (c.value->>'x')::integer <> coalesce((versions->>(c.value->>'s'))::integer, 0)
-         order by c.n
-         limit 1;
-       if stream is not null then
-         request := i;
-         version := null;
-         event := null;
-         position_at := null;
-         recorded := null;
-         return next;
-         continue;
-       end if;
-       for w in select value from jsonb_array_elements(req) loop
-         from_version := coalesce((versions->>(w->>'s'))::integer, 0);
-         return query
-           with inserted as (
-             insert into events (stream_id, stream_version, type, data, metadata)
-             select w->>'s', from_version + ev.n::integer, ev.value->>'t', ev.value->'d', ev.value->'m'
-             from jsonb_array_elements(w->'e') with ordinality as ev(value, n)
-             order by ev.n
-             returning events.stream_id, events.stream_version, events.global_position, events.recorded_at
-           )
-           select i, ins.stream_id, ins.stream_version, ins.stream_version - from_version, ins.global_position, ins.recorded_at, null::integer
-           from inserted ins
-           order by ins.stream_version;
-         versions := versions || jsonb_build_object(w->>'s', from_version + jsonb_array_length(w->'e'));
-       end loop;
-     end loop;
-   end
-   $$`;
-
-const setBased = `create or replace function svc_append(lock_key bigint, requests jsonb)
+const setBased = `create function svc_append(lock_key bigint, requests jsonb)
      returns table (request integer, stream text, version integer, event integer, position_at bigint, recorded timestamptz, actual integer)
      language plpgsql volatile
      set jit = off
@@ -88,7 +35,7 @@ const setBased = `create or replace function svc_append(lock_key bigint, request
        select 1 from jsonb_array_elements(requests) r, jsonb_array_elements(r.value) w
        group by w.value->>'s' having count(*) > 1
      ) then
-       return query select * from svc_append_in_order(requests);
+       return query select * from svc_append_in_order(lock_key, requests);
        return;
      end if;
      return query
@@ -131,12 +78,11 @@ const setBased = `create or replace function svc_append(lock_key bigint, request
    $$`;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql.raw(inOrder).execute(db);
+  await sql.raw('alter function svc_append(bigint, jsonb) rename to svc_append_in_order').execute(db);
   await sql.raw(setBased).execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql.raw('drop function svc_append(bigint, jsonb)').execute(db);
-  await sql.raw('drop function svc_append_in_order(jsonb)').execute(db);
-  await createAppendInOneStatement(db);
+  await sql.raw('alter function svc_append_in_order(bigint, jsonb) rename to svc_append').execute(db);
 }
