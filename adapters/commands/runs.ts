@@ -9,10 +9,12 @@
 import { notFound } from '../../domain/shared/errors.ts';
 import type { RunbookDefinition } from '../../domain/runbooks/model.ts';
 import { runDecider, type RunCommand } from '../../domain/runs/index.ts';
+import type { RunState } from '../../domain/runs/state.ts';
 import type { EventMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import type { EventStore } from '../event-store/port.ts';
 import { decideAndAppend } from './aggregate.ts';
+import type { StreamState } from './stream-states.ts';
 
 export type RunCommandDeps = {
   store: EventStore;
@@ -26,8 +28,8 @@ const userActor = (email: string | null): EventMetadata => ({ actor: { id: null,
 
 export function createRunCommands(deps: RunCommandDeps) {
   /** Decides `command` on the run's current state and appends it; returns the last position written. */
-  const onRun = async (runId: string, actorEmail: string | null, command: () => RunCommand): Promise<number | null> =>
-    (await decideAndAppend(deps.store, streams.run(runId), runDecider, command, userActor(actorEmail))).position;
+  const onRun = async (runId: string, actorEmail: string | null, command: () => RunCommand, known?: StreamState<RunState>): Promise<number | null> =>
+    (await decideAndAppend(deps.store, streams.run(runId), runDecider, command, userActor(actorEmail), undefined, known)).position;
   return {
     /**
      * Approves or denies the gate open on `stepId`. `roles` are the caller's roles in the
@@ -59,18 +61,25 @@ export function createRunCommands(deps: RunCommandDeps) {
       const runbook = deps.runbook(input.slug);
       if (!runbook) throw notFound('runbook_not_found', 'runbook not found', { slug: input.slug });
       const runId = deps.ids();
-      const position = await onRun(runId, input.requestedBy, () => ({
-        type: 'queue_run',
-        runbook,
+      // A fresh id has no stream yet: decided on the initial state with no read, as intake
+      // queues its runs; the expected version 0 still catches a stream that is not empty.
+      const position = await onRun(
         runId,
-        caseId: input.caseId,
-        triggerType: 'manual',
-        trigger: input.caseTrigger,
-        inputs: input.inputs,
-        dryRun: input.dryRun,
-        requestedBy: input.requestedBy,
-        now: deps.now().toISOString(),
-      }));
+        input.requestedBy,
+        () => ({
+          type: 'queue_run',
+          runbook,
+          runId,
+          caseId: input.caseId,
+          triggerType: 'manual',
+          trigger: input.caseTrigger,
+          inputs: input.inputs,
+          dryRun: input.dryRun,
+          requestedBy: input.requestedBy,
+          now: deps.now().toISOString(),
+        }),
+        { state: runDecider.initialState(), version: 0 },
+      );
       return { runId, position };
     },
   };
