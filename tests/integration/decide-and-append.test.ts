@@ -4,13 +4,13 @@
  * one stream reads it once, and a known state the stream has moved past is a conflict
  * decided again against the fresh stream, so no event is lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decideAndAppend } from '../../adapters/commands/aggregate.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
-import type { EventStore } from '../../adapters/event-store/port.ts';
 import type { Decider } from '../../domain/shared/messages.ts';
 import { countedReads } from '../support/counted-store.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
+import { eventStoreOn } from '../support/event-store-on.ts';
 
 type Added = { type: 'number.added'; data: { n: number } };
 type Sum = { sum: number; seen: number[] };
@@ -24,38 +24,32 @@ const summing: Decider<{ n: number; limit: number }, Added, Sum> = {
 const system = { actor: { id: null, email: null, kind: 'system' as const } };
 
 describe.each(engines)('decide and append on $name', (engine: TestEngine) => {
-  let opened: Awaited<ReturnType<TestEngine['open']>>;
-  let store: EventStore;
-  beforeAll(async () => {
-    opened = await engine.open();
-    store = new PostgresEventStore(opened.db);
-  });
-  afterAll(async () => opened.close());
+  const on = eventStoreOn(engine);
 
   it('decides a sequence of commands against the state the previous one left, reading the stream once', async () => {
-    const spy = countedReads(store);
+    const spy = countedReads(on.store);
     const first = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 1, limit: 100 }), system);
     expect(first).toMatchObject({ state: { sum: 1 }, version: 1 });
     const second = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 2, limit: 100 }), system, undefined, first);
     const third = await decideAndAppend(spy.store, 'sum-1', summing, () => ({ n: 3, limit: 100 }), system, undefined, second);
     expect(third).toMatchObject({ state: { sum: 6, seen: [1, 2, 3] }, version: 3 });
     expect(spy.reads()).toBe(1);
-    expect((await store.readStream('sum-1')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect((await on.store.readStream('sum-1')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
 
   it('decides again against the fresh stream when it moved past the known state', async () => {
-    const known = await decideAndAppend(store, 'sum-2', summing, () => ({ n: 5, limit: 100 }), system);
-    const otherProcess = new PostgresEventStore(opened.db);
+    const known = await decideAndAppend(on.store, 'sum-2', summing, () => ({ n: 5, limit: 100 }), system);
+    const otherProcess = new PostgresEventStore(on.db);
     await otherProcess.append('sum-2', [{ type: 'number.added', data: { n: 10 } }], 1);
 
-    const spy = countedReads(store);
+    const spy = countedReads(on.store);
     const r = await decideAndAppend(spy.store, 'sum-2', summing, () => ({ n: 7, limit: 100 }), system, undefined, known);
     expect(r).toMatchObject({ state: { sum: 22, seen: [5, 10, 7] }, version: 3 });
     expect(spy.reads()).toBe(1);
     // Against the fresh state the limit is passed: nothing is decided, and the stale state's decision is not appended.
     const stale = { state: { sum: 0, seen: [] }, version: 0 };
-    const none = await decideAndAppend(store, 'sum-2', summing, () => ({ n: 1, limit: 20 }), system, undefined, stale);
+    const none = await decideAndAppend(on.store, 'sum-2', summing, () => ({ n: 1, limit: 20 }), system, undefined, stale);
     expect(none).toMatchObject({ events: [], position: null, state: { sum: 22 }, version: 3 });
-    expect((await store.readStream('sum-2')).map((e) => e.data)).toEqual([{ n: 5 }, { n: 10 }, { n: 7 }]);
+    expect((await on.store.readStream('sum-2')).map((e) => e.data)).toEqual([{ n: 5 }, { n: 10 }, { n: 7 }]);
   });
 });

@@ -4,13 +4,14 @@
  * state, folds appends of another store (another process) in, and reads a purged or
  * re-created stream whole instead of folding onto what was deleted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStreamStates } from '../../adapters/commands/stream-states.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import type { EventStore } from '../../adapters/event-store/port.ts';
 import type { Event } from '../../domain/shared/messages.ts';
 import { countedReads } from '../support/counted-store.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
+import { eventStoreOn } from '../support/event-store-on.ts';
 
 type Added = { type: 'number.added'; data: { n: number } };
 const added = (n: number): Added => ({ type: 'number.added', data: { n } });
@@ -26,24 +27,18 @@ const counting = {
 };
 
 describe.each(engines)('stream states on $name', (engine: TestEngine) => {
-  let opened: Awaited<ReturnType<TestEngine['open']>>;
-  let store: EventStore;
-  beforeAll(async () => {
-    opened = await engine.open();
-    store = new PostgresEventStore(opened.db);
-  });
-  afterAll(async () => opened.close());
+  const on = eventStoreOn(engine);
 
   it('reads only the events appended since the kept state, including another process’s', async () => {
-    const spy = countedReads(store);
+    const spy = countedReads(on.store);
     const states = createStreamStates(spy.store);
-    await store.append('n-1', [added(1), added(2), added(3)], 0);
+    await on.store.append('n-1', [added(1), added(2), added(3)], 0);
     expect(await states.load('n-1', summing)).toEqual({ state: { sum: 6, seen: [1, 2, 3] }, version: 3 });
     expect(spy.eventsRead()).toBe(3);
 
-    const otherProcess = new PostgresEventStore(opened.db);
+    const otherProcess = new PostgresEventStore(on.db);
     await otherProcess.append('n-1', [added(10)], 3);
-    await store.append('n-1', [added(20)], 4);
+    await on.store.append('n-1', [added(20)], 4);
     expect(await states.load('n-1', summing)).toEqual({ state: { sum: 36, seen: [1, 2, 3, 10, 20] }, version: 5 });
     // The kept version's own event, then the two new ones: not the whole stream again.
     expect(spy.eventsRead()).toBe(3 + 3);
@@ -53,48 +48,48 @@ describe.each(engines)('stream states on $name', (engine: TestEngine) => {
   });
 
   it('gives the version an append expects next', async () => {
-    const states = createStreamStates(store);
-    await store.append('n-2', [added(1)], 0);
+    const states = createStreamStates(on.store);
+    await on.store.append('n-2', [added(1)], 0);
     const { version } = await states.load('n-2', summing);
-    await store.append('n-2', [added(2)], version);
+    await on.store.append('n-2', [added(2)], version);
     const next = await states.load('n-2', summing);
-    await expect(store.append('n-2', [added(3)], next.version)).resolves.toMatchObject({ versions: { 'n-2': 3 } });
+    await expect(on.store.append('n-2', [added(3)], next.version)).resolves.toMatchObject({ versions: { 'n-2': 3 } });
   });
 
   it('reads a purged stream, and one created again, whole instead of folding onto deleted events', async () => {
-    const states = createStreamStates(store);
-    await store.append('n-3', [added(1), added(2)], 0);
+    const states = createStreamStates(on.store);
+    await on.store.append('n-3', [added(1), added(2)], 0);
     expect((await states.load('n-3', summing)).state.sum).toBe(3);
-    await store.purge({
+    await on.store.purge({
       guard: { streamId: 'n-3', expectedVersion: 2 },
       streamIds: ['n-3'],
       record: [{ streamId: 'n-3-purged', events: [added(0)], expectedVersion: 0 }],
     });
     expect(await states.load('n-3', summing)).toEqual({ state: { sum: 0, seen: [] }, version: 0 });
 
-    await store.append('n-3', [added(100), added(200), added(300)], 0);
+    await on.store.append('n-3', [added(100), added(200), added(300)], 0);
     expect(await states.load('n-3', summing)).toEqual({ state: { sum: 600, seen: [100, 200, 300] }, version: 3 });
   });
 
   it('folds a stream with each decider on its own terms', async () => {
-    const states = createStreamStates(store);
-    await store.append('n-4', [added(5), added(6)], 0);
+    const states = createStreamStates(on.store);
+    await on.store.append('n-4', [added(5), added(6)], 0);
     expect((await states.load('n-4', summing)).state.sum).toBe(11);
     expect(await states.load('n-4', counting)).toEqual({ state: 2, version: 2 });
-    await store.append('n-4', [added(7)], 2);
+    await on.store.append('n-4', [added(7)], 2);
     expect(await states.load('n-4', summing)).toEqual({ state: { sum: 18, seen: [5, 6, 7] }, version: 3 });
   });
 
   it('keeps the newest state when a slower load of an older version finishes last', async () => {
-    await store.append('n-5', [added(1)], 0);
+    await on.store.append('n-5', [added(1)], 0);
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
     let slow = true;
-    const slowFirstRead = Object.assign(Object.create(store) as EventStore, {
+    const slowFirstRead = Object.assign(Object.create(on.store) as EventStore, {
       readStream: async (streamId: string) => {
-        const events = await store.readStream(streamId);
+        const events = await on.store.readStream(streamId);
         if (slow) {
           slow = false;
           await held;
@@ -105,7 +100,7 @@ describe.each(engines)('stream states on $name', (engine: TestEngine) => {
     const spy = countedReads(slowFirstRead);
     const states = createStreamStates(spy.store);
     const older = states.load('n-5', summing);
-    await store.append('n-5', [added(2)], 1);
+    await on.store.append('n-5', [added(2)], 1);
     expect(await states.load('n-5', summing)).toEqual({ state: { sum: 3, seen: [1, 2] }, version: 2 });
     release();
     expect(await older).toEqual({ state: { sum: 1, seen: [1] }, version: 1 });
