@@ -35,6 +35,12 @@
  * "The gap problem"), so the port's batches run one at a time on one server CPU while
  * the baseline's four connections use both. Intake and steps/s did not move beyond their
  * noise with 0040 (alternating runs): there the appender is not what the thread waits on.
+ *
+ * A second batch in flight on a server (2026-11-29, session 14; tried, not kept): while
+ * one batch runs, the next is sent on another connection and waits for the append lock
+ * there, so the round trip and the client's work would hide behind the first. 0.41x and
+ * 0.44x against 0.42x and 0.41x with one batch (3-round runs, alternating): the batches'
+ * own time under the lock on the server's one CPU is the limit, not what surrounds it.
  */
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';

@@ -97,6 +97,22 @@
  * move) 1.2 %; both are cheaper since (0.55 against 1.03 ms a pass over the vendor
  * fixtures; the order once per run). Steps/s moved within the noise (±10 % between runs
  * of the same code at 50 runs; the phase lasts under half a second).
+ *
+ * The steps phase stage by stage (2026-11-29, session 14; marks in the process, rounds 2
+ * to 5 of a loop of this phase, ms from the first request). PGlite: the 50 run requests
+ * took their first 95 (1.1 ms each, one after the other on the one thread: the token,
+ * the case read, the decision), the append 13, projecting the queued runs 24, the claim
+ * 35 (queued in PGlite behind the 50 answers' reads), then 32 runs in rounds of one append
+ * (3.5) and one projector batch (6.5, of which `run_steps` and the action log 4-8) per step,
+ * 10 rounds, then the other 18 runs the same way: SVC_WORKER_CONCURRENCY (32) makes the 50
+ * runs two waves. A server: the same shape, 9-11 ms a round of 32 steps, the service's
+ * thread the limit (`--cpu-prof` of the phase: a fifth idle, `writev` 14 %, GC 5 %, no
+ * function of ours above 1.5 %). Each manual run read its new, empty stream before its
+ * append: on a server the first append went out 20 ms after the last request's decision;
+ * queued on the empty state since, it goes out while the last requests are decided.
+ * With 64 slots the runs are one wave: 1,360-1,530 against 1,190-1,400 steps/s on PGlite
+ * and 1,850-2,140 against 1,560-1,890 on a server (single rounds); the default is left at
+ * 32, since the slots also bound the calls a worker makes to peers at once.
  */
 import { performance } from 'node:perf_hooks';
 import { Hono } from 'hono';
