@@ -103,8 +103,8 @@
  * took their first 95 (1.1 ms each, one after the other on the one thread: the token,
  * the case read, the decision), the append 13, projecting the queued runs 24, the claim
  * 35 (queued in PGlite behind the 50 answers' reads), then 32 runs in rounds of one append
- * (3.5) and one projector batch (6.5, of which `run_steps` and the action log 4-8) per step,
- * 10 rounds, then the other 18 runs the same way: SVC_WORKER_CONCURRENCY (32) makes the 50
+ * (3.5) and one projector batch (7-11, the runs projection's step and action-log rows 4-8
+ * of it) per step, 10 rounds, then the other 18 runs the same way: SVC_WORKER_CONCURRENCY (32) makes the 50
  * runs two waves. A server: the same shape, 9-11 ms a round of 32 steps, the service's
  * thread the limit (`--cpu-prof` of the phase: a fifth idle, `writev` 14 %, GC 5 %, no
  * function of ours above 1.5 %). Each manual run read its new, empty stream before its
