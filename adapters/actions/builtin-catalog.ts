@@ -1,9 +1,11 @@
 /**
  * The 34 built-in actions of SPEC.md "Action registry entry" with their connection
- * kind and risk, as SPEC.md's table gives them. Their input and output schemas are
- * the implementation's where one exists (registry.ts), else `builtin-schemas.ts`; a
- * runbook using an action without an implementation validates, and its step fails
- * with `action_not_implemented` until the action's issue lands.
+ * kind and risk, as SPEC.md's table gives them, and the three managed identity actions
+ * (`response.identity_disable`, `_enable`, `_status`: ours, for SPEC.md's
+ * `disable_identity` effect; risks as the other response families'), 37 in all. Their
+ * input and output schemas are the implementation's where one exists (registry.ts), else
+ * `builtin-schemas.ts`; a runbook using an action without an implementation validates,
+ * and its step fails with `action_not_implemented` until the action's issue lands.
  */
 import type { Risk } from './action.ts';
 
@@ -40,6 +42,9 @@ export const builtinCatalog: readonly CatalogEntry[] = [
   entry('response.host_isolate', 'internal', 'write'),
   entry('response.host_release', 'internal', 'write'),
   entry('response.host_status', 'internal', 'read'),
+  entry('response.identity_disable', 'internal', 'write'),
+  entry('response.identity_enable', 'internal', 'write'),
+  entry('response.identity_status', 'internal', 'read'),
   entry('response.ip_block', 'internal', 'write'),
   entry('response.ip_unblock', 'internal', 'write'),
   entry('response.ip_status', 'internal', 'read'),

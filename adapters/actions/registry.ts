@@ -1,9 +1,10 @@
 /**
- * The action registry (SPEC.md "Action registry entry", GET /actions): the 34 built-ins
- * of `builtin-catalog.ts` with the implementations this build carries, and the enabled
- * custom actions (runtime/custom-action-sync.ts keeps them current). It answers
- * runbook validation (unknown actions, actions of a product that is not installed,
- * literal `with` values that break the input schema) and the worker (implementation, risk).
+ * The action registry (SPEC.md "Action registry entry", GET /actions): the 37 built-ins
+ * of `builtin-catalog.ts` (SPEC.md's 34 and the three managed identity actions) with the
+ * implementations this build carries, and the enabled custom actions
+ * (runtime/custom-action-sync.ts keeps them current). It answers runbook validation
+ * (unknown actions, actions of a product that is not installed, literal `with` values
+ * that break the input schema) and the worker (implementation, risk).
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';

@@ -1,10 +1,13 @@
 /**
- * The nine managed containment actions and how their vendor answers read (SPEC.md
+ * The twelve managed containment actions and how their vendor answers read (SPEC.md
  * "Managed containment actions"). Pure: the actions in adapters/actions/response.ts call
  * the bound adapter action and bring its output or failure here.
  *
- * - `managedActions`: each `response.*` name with its effect type, target type and role
- *   (`block` creates an effect, `unblock` releases one early, `status` reads back).
+ * - `managedActions`: each `response.*` name with its effect type, target type, role
+ *   (`block` creates an effect, `unblock` releases one early, `status` reads back) and the
+ *   step input holding the target. SPEC.md names the nine of ip, domain and host; the three
+ *   `response.identity_*` ones are ours, for its `disable_identity`/identity effect, which
+ *   the shipped identity packs adapt (docs/containment.md).
  * - `applyVerdict`: a block's answer. Success is `enforcement_performed`; a vendor saying
  *   the target is already blocked (`vendor_already_present`) is success that performed
  *   nothing (`already_enforced`); an answer counting zero targets changed (an `affected`
@@ -25,7 +28,7 @@ import type { ManagedEffectType } from '../response-policy/policy.ts';
 import type { TargetType } from '../response-policy/targets.ts';
 import type { AdapterRole } from './binding.ts';
 
-export type ManagedAction = { effectType: ManagedEffectType; targetType: TargetType; role: AdapterRole; input: 'ip' | 'domain' | 'host' };
+export type ManagedAction = { effectType: ManagedEffectType; targetType: TargetType; role: AdapterRole; input: 'ip' | 'domain' | 'host' | 'identity' };
 
 export const managedActions: Readonly<Record<string, ManagedAction>> = {
   'response.ip_block': { effectType: 'block', targetType: 'ip', role: 'block', input: 'ip' },
@@ -37,6 +40,9 @@ export const managedActions: Readonly<Record<string, ManagedAction>> = {
   'response.host_isolate': { effectType: 'contain', targetType: 'host', role: 'block', input: 'host' },
   'response.host_release': { effectType: 'contain', targetType: 'host', role: 'unblock', input: 'host' },
   'response.host_status': { effectType: 'contain', targetType: 'host', role: 'status', input: 'host' },
+  'response.identity_disable': { effectType: 'disable_identity', targetType: 'identity', role: 'block', input: 'identity' },
+  'response.identity_enable': { effectType: 'disable_identity', targetType: 'identity', role: 'unblock', input: 'identity' },
+  'response.identity_status': { effectType: 'disable_identity', targetType: 'identity', role: 'status', input: 'identity' },
 };
 
 /** Output names a block's answer may carry its provider handle under, in the order they are looked at. */

@@ -38,11 +38,11 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
     return res.body.errors as { loc: (string | number)[]; msg: string }[];
   };
 
-  it('GET /actions answers the 34 built-ins with JSON Schemas, connection kind, implemented and risk', async () => {
+  it("GET /actions answers SPEC.md's 34 built-ins and the three identity actions with JSON Schemas, connection kind, implemented and risk", async () => {
     const res = await callAs(svc, viewer, 'GET', '/actions');
     expect(res.status, res.text).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
-    expect(res.body).toHaveLength(34);
+    expect(res.body).toHaveLength(37);
     const caseUpdate = res.body.find((a: { name: string }) => a.name === 'case.update');
     expect(caseUpdate).toEqual({
       name: 'case.update',
@@ -87,6 +87,9 @@ describe.each(e2eEngines)('action registry on $name', ({ server }) => {
       'response.host_isolate',
       'response.host_release',
       'response.host_status',
+      'response.identity_disable',
+      'response.identity_enable',
+      'response.identity_status',
       'response.ip_block',
       'response.ip_status',
       'response.ip_unblock',

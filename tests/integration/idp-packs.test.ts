@@ -4,8 +4,9 @@
  * `user_status` = SUSPENDED; `idp_user_disable_b`: http oauth2, identity, read declares
  * `account_enabled` = false).
  *
- * No runbook can drive these packs today: SPEC.md's response.* actions cover ip, domain
- * and host only, and a runbook may not call a containment adapter directly. So each pack
+ * Runbooks drive them through the managed identity actions, never directly
+ * (tests/integration/managed-identity-containment.test.ts runs idp_user_suspend_a end to
+ * end; tests/unit/effects/identity-adapters.test.ts resolves both packs' inputs). Here each pack
  * is proved the way an operator proves a pack before binding it: the stand-in answers as
  * the vendor's published shapes say; the pack installs from packs/ through the registry;
  * its pack test passes every fixture and template and, on a test-mode connection, runs

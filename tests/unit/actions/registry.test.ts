@@ -1,6 +1,7 @@
 /**
  * The action registry without a database (SPEC.md "Action registry entry"): the 34
- * built-ins, risks, products, and the literal-input check runbook validation uses.
+ * built-ins of SPEC.md and the three managed identity actions, risks, products, and the
+ * literal-input check runbook validation uses.
  */
 import { describe, expect, it } from 'vitest';
 import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
@@ -43,13 +44,16 @@ const SPEC_ACTIONS = [
   'pipeline.deploy_request',
 ];
 
+/** The managed identity actions: ours, for SPEC.md's `disable_identity` effect (docs/containment.md). */
+const IDENTITY_ACTIONS = ['response.identity_disable', 'response.identity_enable', 'response.identity_status'];
+
 describe('action registry', () => {
   const registry = createActionRegistry(builtinActions(fetch));
 
-  it('lists the 34 built-ins of SPEC.md, each with schemas, connection kind, risk and implemented', () => {
+  it('lists the 34 built-ins of SPEC.md and the three identity actions, each with schemas, connection kind, risk and implemented', () => {
     expect(SPEC_ACTIONS).toHaveLength(34);
     const entries = registry.entries();
-    expect(entries.map((e) => e.name)).toEqual([...SPEC_ACTIONS].sort());
+    expect(entries.map((e) => e.name)).toEqual([...SPEC_ACTIONS, ...IDENTITY_ACTIONS].sort());
     for (const entry of entries) {
       expect(entry.input_schema, entry.name).toMatchObject({ type: 'object' });
       expect(entry.output_schema, entry.name).toMatchObject({ type: 'object' });
@@ -79,6 +83,7 @@ describe('action registry', () => {
     expect(byName.get('ssh.command')).toMatchObject({ connection_kind: 'ssh', risk: 'arbitrary', implemented: true });
     expect(byName.get('banlist.block')).toMatchObject({ connection_kind: 'ssh', implemented: true });
     expect(byName.get('response.host_status')).toMatchObject({ connection_kind: 'internal', risk: 'read' });
+    expect(IDENTITY_ACTIONS.map((name) => byName.get(name)?.risk)).toEqual(['write', 'write', 'read']);
     expect(byName.get('notify.email')).toMatchObject({ connection_kind: 'email_smtp', risk: 'notify' });
     expect(byName.get('ssh.command')?.input_schema).toMatchObject({ properties: { command: { pattern: '^[A-Za-z0-9_./-]+$' } }, required: ['command'] });
   });
@@ -110,5 +115,19 @@ describe('action registry', () => {
     expect(registry.checkInput('banlist.block', { ip: '1.2.3.4', ttl: '3600s', reason: 'x' })).toEqual([]);
     expect(registry.checkInput('pipeline.deploy_request', { pipeline: 'p', source: 's', kind: 'sample_source' }).map((p) => p.path)).toEqual([['sample_rate']]);
     expect(registry.checkInput('no.such', { anything: 1 })).toEqual([]);
+  });
+
+  it('takes an identity of up to 320 characters under `identity`, and a whole TTL for a suspension only', () => {
+    const email = `${'a'.repeat(64)}@${'b'.repeat(251)}.com`;
+    expect(email).toHaveLength(320);
+    expect(registry.checkInput('response.identity_disable', { identity: email, ttl_seconds: 600, reason: 'SVC-9' })).toEqual([]);
+    expect(registry.checkInput('response.identity_disable', { identity: `${email}x`, ttl_seconds: 600 }).map((p) => p.path)).toEqual([['identity']]);
+    expect(registry.checkInput('response.identity_disable', { identity: 'mallory@example.com' }).map((p) => p.path)).toEqual([['ttl_seconds']]);
+    expect(registry.checkInput('response.identity_disable', { identity: 'mallory@example.com', ttl_seconds: 0 }).map((p) => p.path)).toEqual([['ttl_seconds']]);
+    expect(registry.checkInput('response.identity_enable', { identity: 'mallory@example.com' })).toEqual([]);
+    expect(registry.checkInput('response.identity_status', { identity: 'mallory@example.com', ttl_seconds: 600 }).map((p) => p.path)).toEqual([
+      ['ttl_seconds'],
+    ]);
+    expect(registry.checkInput('response.identity_status', { user: 'mallory@example.com' }).map((p) => p.path)).toEqual([['identity'], ['user']]);
   });
 });

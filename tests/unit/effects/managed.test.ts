@@ -3,10 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { applyVerdict, handleFrom, managedActions, ownershipPlan, readBack } from '../../../domain/effects/managed.ts';
 
 describe('managedActions', () => {
-  it('names the nine response actions with their effect type, target type and role', () => {
-    expect(Object.keys(managedActions).sort()).toHaveLength(9);
+  it('names the twelve response actions with their effect type, target type and role', () => {
+    expect(Object.keys(managedActions).sort()).toHaveLength(12);
     expect(managedActions['response.host_isolate']).toEqual({ effectType: 'contain', targetType: 'host', role: 'block', input: 'host' });
     expect(managedActions['response.domain_status']).toEqual({ effectType: 'block', targetType: 'domain', role: 'status', input: 'domain' });
+  });
+
+  it('runs disable_identity on an identity as block, unblock and status, the target under `identity`', () => {
+    const identity = Object.entries(managedActions).filter(([, m]) => m.effectType === 'disable_identity');
+    expect(Object.fromEntries(identity)).toEqual({
+      'response.identity_disable': { effectType: 'disable_identity', targetType: 'identity', role: 'block', input: 'identity' },
+      'response.identity_enable': { effectType: 'disable_identity', targetType: 'identity', role: 'unblock', input: 'identity' },
+      'response.identity_status': { effectType: 'disable_identity', targetType: 'identity', role: 'status', input: 'identity' },
+    });
   });
 });
 
