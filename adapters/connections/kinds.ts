@@ -17,3 +17,9 @@ export const connectionKinds = [
   'http',
   'ssh',
 ] as const;
+
+/** One of `connectionKinds`. */
+export type ConnectionKind = (typeof connectionKinds)[number];
+
+/** Whether a stored `kind` is one of `connectionKinds`. */
+export const isConnectionKind = (kind: string): kind is ConnectionKind => (connectionKinds as readonly string[]).includes(kind);

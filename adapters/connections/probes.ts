@@ -29,8 +29,8 @@ import { probeSsh } from '../actions/ssh-command.ts';
 import type { DetectorClient } from '../detector/client.ts';
 import type { ExchangeClient } from '../exchange/client.ts';
 import { listRemoteTools, toolAuthority } from '../mcp/remote-tools.ts';
-import { DomainError } from '../../domain/shared/errors.ts';
 import { probeMailboxGraph } from './graph-probe.ts';
+import { type ConnectionKind, isConnectionKind } from './kinds.ts';
 import { probeImap } from './imap-probe.ts';
 import { probeStatus } from './probe-http.ts';
 import { probeObjectStorage } from './s3-probe.ts';
@@ -67,12 +67,13 @@ export type ConnectionProbes = ReturnType<typeof createConnectionProbes>;
 type Probe = { name: string; run: (connection: ResolvedConnection, signal: AbortSignal) => Promise<Record<string, unknown>> };
 
 /**
- * The probe runner. `probe` never throws for a failing peer (that is `ok: false`); it
- * throws DomainError 501 `probe_not_implemented` only for a kind outside SPEC.md's list.
+ * The probe runner, one probe per kind of `connectionKinds`. `probe` never throws for a
+ * failing peer (that is `ok: false`). A stored kind outside that list is a fault (an
+ * Error, answered 500): no request stores one, so only a hand-made row holds it.
  */
 export function createConnectionProbes(deps: ProbeDeps) {
   const now = deps.now ?? (() => systemClock().getTime());
-  const probes: Record<string, (connection: ResolvedConnection) => Probe> = {
+  const probes: Record<ConnectionKind, (connection: ResolvedConnection) => Probe> = {
     http: (connection) =>
       connection.config.auth === 'oauth2_client_credentials'
         ? { name: 'oauth2_token', run: (c, signal) => mintToken(deps.tokens, c, signal) }
@@ -95,9 +96,8 @@ export function createConnectionProbes(deps: ProbeDeps) {
   };
   return {
     async probe(connection: ResolvedConnection): Promise<ProbeResult> {
-      const make = probes[connection.kind];
-      if (!make) throw new DomainError('probe_not_implemented', 501, `connections of kind ${connection.kind} have no probe`, { kind: connection.kind });
-      const { name, run } = make(connection);
+      if (!isConnectionKind(connection.kind)) throw new Error(`connection '${connection.name}' has the kind '${connection.kind}', which SPEC.md does not list`);
+      const { name, run } = probes[connection.kind](connection);
       const started = now();
       const signal = AbortSignal.timeout(deps.timeoutMs);
       const result = (ok: boolean, details: Record<string, unknown>, error: ProbeResult['error']): ProbeResult => ({

@@ -20,6 +20,7 @@ import { DomainError, notFound } from '../../domain/shared/errors.ts';
 import type { Database } from '../../projections/database.ts';
 import { activeUserBySubject } from '../../projections/peer/peer-user.queries.ts';
 import type { ChatIdentityLinks } from '../chat/identity-links.ts';
+import { isJsonMediaType } from './validation.ts';
 
 /** The peer status scope; a token holding it may not write account sections. */
 export const PEER_STATUS_SCOPE = 'svc:peer:status:read';
@@ -49,8 +50,13 @@ type AccountActionResult = v.InferOutput<typeof accountActionResultSchema>;
 
 export const peerBadRequest = (detail: string, params: Record<string, unknown> = {}) => new DomainError('peer_bad_request', 400, detail, params);
 
-/** A peer route's JSON body, unchecked; a body that is not JSON is 400 `peer_bad_request` (the peer error shape). */
-export async function peerJsonBody(req: { json: () => Promise<unknown> }): Promise<unknown> {
+/**
+ * A peer route's JSON body, unchecked. A body not sent as JSON (`application/json` or
+ * `+json`, as API routes take it), even one whose text parses, or one that does not parse
+ * is 400 `peer_bad_request`: the peer error shape (SPEC.md "Peer endpoints": "anything else 400").
+ */
+export async function peerJsonBody(req: { header: (name: string) => string | undefined; json: () => Promise<unknown> }): Promise<unknown> {
+  if (!isJsonMediaType(req.header('content-type'))) throw peerBadRequest('body must be application/json');
   try {
     return await req.json();
   } catch {

@@ -15,7 +15,7 @@ import { requirePermission } from './auth.ts';
 import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { errorBodySchema, jsonAnswer } from './openapi.ts';
+import { jsonAnswer } from './openapi.ts';
 import { idParam, jsonRecord } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 import { connectionKinds } from '../connections/kinds.ts';
@@ -180,10 +180,7 @@ export function connectionRoutes(deps: ConnectionRouteDeps) {
       describeRoute({
         summary: 'Probe the connection without side effects: ok, the checked facts, or the error (host and status, never a secret)',
         tags: ['connections'],
-        responses: {
-          200: jsonAnswer(probeResultSchema, 'The probe report; a failing peer is ok: false, not an error status'),
-          501: jsonAnswer(errorBodySchema, 'probe_not_implemented: a stored kind this build has no probe for'),
-        },
+        responses: { 200: jsonAnswer(probeResultSchema, 'The probe report; a failing peer is ok: false, not an error status') },
       }),
       manage,
       validate('param', idParam),

@@ -2,8 +2,9 @@
  * The suite shell's navigation of this product (`GET /peer/v1/nav`, SPEC.md "Peer
  * endpoints"; shapes in docs/suite-contracts.md "Suite shell peer endpoints").
  *
- * Each entry is a page that exists as a route today, with `href` under the public prefix
- * and the permission of the route it reads. Its `requiredRole` is computed from the
+ * Each entry is a page the console routes (console/src/routes.ts; tests/unit/peer/nav.test.ts
+ * holds every `href` to that list), with `href` under the public prefix and the permission
+ * of the API route the page reads. Its `requiredRole` is computed from the
  * configured matrix (SVC_PERMISSIONS), never written down: the least role on
  * viewer < analyst < approver < admin from which every stronger role holds the permission;
  * absent when every role holds it; an entry no role qualifies for is left out.
@@ -33,20 +34,11 @@ const sectionPages: readonly NavPage[] = [
   { id: 'cases', title: 'Cases', path: '/cases', permission: 'read' },
   { id: 'alerts', title: 'Alerts', path: '/alerts', permission: 'read' },
   { id: 'runbooks', title: 'Runbooks', path: '/runbooks', permission: 'read' },
-  { id: 'runs', title: 'Runs', path: '/runs', permission: 'read' },
   { id: 'approvals', title: 'Approvals', path: '/approvals', permission: 'read' },
 ];
 
-const settingPages: readonly NavPage[] = [
-  { id: 'connections', title: 'Connections', path: '/connections', permission: 'manage_connections' },
-  { id: 'webhook-sources', title: 'Webhook sources', path: '/webhook-sources', permission: 'manage_connections' },
-  { id: 'custom-actions', title: 'Custom actions', path: '/custom-actions', permission: 'manage_connections' },
-  { id: 'integration-packs', title: 'Integration packs', path: '/integration-packs/registry', permission: 'manage_runbooks' },
-  { id: 'response-policy', title: 'Response policy', path: '/response-policy', permission: 'admin' },
-  { id: 'audit', title: 'Audit log', path: '/audit', permission: 'admin' },
-  { id: 'retention', title: 'Retention', path: '/retention', permission: 'admin' },
-  { id: 'diagnostics', title: 'Diagnostics', path: '/diagnostics', permission: 'admin' },
-];
+/** The console has no settings page: settings are API-only (docs/suite-contracts.md), so the list is empty until one is routed. */
+const settingPages: readonly NavPage[] = [];
 
 const navEntrySchema = v.strictObject({
   id: v.string(),

@@ -27,9 +27,13 @@ export function toValidationIssues(target: Target, issues: readonly StandardIssu
   }));
 }
 
-/** Validates one request part against `schema`; the typed value is `c.req.valid(target)`. */
+/**
+ * Validates one request part against `schema`; the typed value is `c.req.valid(target)`.
+ * An array where `schema` describes an object is refused, 422 `type_error` at the part.
+ */
 export function validate<T extends Target, S extends GenericSchema>(target: T, schema: S) {
   return validator(target, schema, (result) => {
+    if (arrayForObject(schema, result.data)) throw arrayRefused(target);
     if (!result.success) throw validationFailure(target, schema, result.data, result.error as readonly StandardIssue[]);
   });
 }
@@ -39,6 +43,7 @@ export function validate<T extends Target, S extends GenericSchema>(target: T, s
  * exactly as `validate('json', schema)` would; throws the same ValidationFailed.
  */
 export function parseBody<S extends GenericSchema>(schema: S, data: unknown): InferOutput<S> {
+  if (arrayForObject(schema, data)) throw arrayRefused('json');
   const result = safeParse(schema, data);
   if (!result.success)
     throw validationFailure(
@@ -51,10 +56,6 @@ export function parseBody<S extends GenericSchema>(schema: S, data: unknown): In
 }
 
 function validationFailure(target: Target, schema: GenericSchema, data: unknown, issues: readonly StandardIssue[]): ValidationFailed {
-  // valibot reads an array as an object with keys "0", "1"...: say what is really wrong.
-  if (objectTypes.has(schema.type) && Array.isArray(data)) {
-    return new ValidationFailed([{ loc: [locRoot[target]], msg: `${locRoot[target]} must be a JSON object, not an array`, type: 'type_error' }]);
-  }
   const option = unionOptionFor(schema, data);
   const detailed =
     option === null
@@ -64,6 +65,28 @@ function validationFailure(target: Target, schema: GenericSchema, data: unknown,
 }
 
 const objectTypes = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
+
+/**
+ * Whether `data` is an array where `schema` describes a JSON object. valibot reads an
+ * array as an object with keys "0", "1"..., so an object schema whose fields are all
+ * optional (or a record) takes `[]` as `{}`, and a failing one names fields the sender
+ * never meant: both are refused as what is really wrong.
+ */
+function arrayForObject(schema: GenericSchema, data: unknown): boolean {
+  return Array.isArray(data) && describesObject(schema);
+}
+
+/** An object, record or variant schema, through optional and nullable wrappers, or a union or intersection of only such. */
+function describesObject(schema: GenericSchema): boolean {
+  const { type, wrapped, options } = schema as GenericSchema & { wrapped?: GenericSchema; options?: readonly GenericSchema[] };
+  if (objectTypes.has(type) || type === 'record' || type === 'variant') return true;
+  if (wrapped !== undefined) return describesObject(wrapped);
+  if ((type === 'union' || type === 'intersect') && options !== undefined) return options.every(describesObject);
+  return false;
+}
+
+const arrayRefused = (target: Target): ValidationFailed =>
+  new ValidationFailed([{ loc: [locRoot[target]], msg: `${locRoot[target]} must be a JSON object, not an array`, type: 'type_error' }]);
 
 /**
  * The one option of a union of an array and an object schema (as one-or-many bodies
@@ -80,12 +103,21 @@ function unionOptionFor(schema: GenericSchema, value: unknown): GenericSchema | 
 }
 
 /**
+ * Whether a Content-Type header names JSON: `application/json` or `application/<x>+json`,
+ * parameters aside. This is the very test Hono's json validator makes: it validates `{}`
+ * in place of a body it does not read, so a looser test here would hand an
+ * `application/json-seq` body's route a stand-in the schema passes.
+ */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return /^application\/([\w.-]+\+)?json$/i.test((contentType ?? '').split(';')[0]?.trim() ?? '');
+}
+
+/**
  * Refuses a body that is not JSON (415) or not parseable JSON (422 `json_invalid` at `body`)
  * before validation runs, so every failure has the spec's error shape.
  */
 export const requireJson = createMiddleware(async (c, next) => {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
+  if (!isJsonMediaType(c.req.header('content-type'))) {
     throw new HTTPException(415, { message: 'request body must be application/json' });
   }
   try {
@@ -95,8 +127,6 @@ export const requireJson = createMiddleware(async (c, next) => {
   }
   await next();
 });
-
-const jsonType = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
 /** What the intake JSON guard replaced in a body, by path: kept on the request for the answer and the alerts. */
 export type TextRepairs = { textRepairs: JsonPath[] };
@@ -113,7 +143,7 @@ export type TextRepairs = { textRepairs: JsonPath[] };
  */
 export function jsonGuard(mode: 'refuse' | 'repair', maxDepth: number) {
   return createMiddleware<{ Variables: TextRepairs }>(async (c, next) => {
-    if (!jsonType.test(c.req.header('content-type') ?? '') || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    if (!isJsonMediaType(c.req.header('content-type')) || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     let body: unknown;
     try {
       body = await c.req.json();

@@ -18,8 +18,12 @@ import { conflict, notFound } from '../../domain/shared/errors.ts';
 import type { Database, WebhookSourcesTable } from '../../projections/database.ts';
 import type { SecretBox } from '../connections/secret-box.ts';
 
+/** The source types of SPEC.md "Webhook source", the only ones a source is created with. */
 export const webhookSourceTypes = ['generic', 'detector', 'ticket_a', 'ticket_b', 'mailbox', 'pager_a', 'pager_b'] as const;
 export type WebhookSourceType = (typeof webhookSourceTypes)[number];
+
+/** Whether a stored `type` is one of `webhookSourceTypes`. */
+export const isWebhookSourceType = (type: string): type is WebhookSourceType => (webhookSourceTypes as readonly string[]).includes(type);
 
 /** The shape of a source slug: 2-63 characters of a-z, 0-9 and `-`, starting with a letter or digit. */
 export const WEBHOOK_SLUG = /^[a-z0-9][a-z0-9-]{1,62}$/;

@@ -2,9 +2,9 @@
  * The console's frame: a skip link, the navigation, the live indicator, the unread
  * notification count and the signed-in person, around the page the URL names. Every
  * `href` the API hands out (`/cases/<id>`, `/runs/<id>`, `/alerts/<id>` under
- * SVC_PUBLIC_PREFIX) is a route here.
+ * SVC_PUBLIC_PREFIX) is a route here; routes.ts lists them.
  */
-import { lazy, Suspense } from 'react';
+import { lazy, type ReactElement, Suspense } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
 import { api } from './api.ts';
 import { publicPrefix } from './config.ts';
@@ -16,6 +16,7 @@ import { CaseListPage } from './pages/case-list.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
 import { RunPage } from './pages/run.tsx';
 import { useResource } from './resource.ts';
+import { type ConsolePath, consolePaths } from './routes.ts';
 import { Loading } from './ui.tsx';
 
 // Split off: the graph library and the case page's panels load when first opened, so the
@@ -23,6 +24,20 @@ import { Loading } from './ui.tsx';
 const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
 const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
 const RunbookListPage = lazy(() => import('./pages/runbook-list.tsx').then((module) => ({ default: module.RunbookListPage })));
+
+/** The page of each route; keyed by `ConsolePath`, so a path without a page, or a page without a path, does not compile. */
+const pages: Record<ConsolePath, ReactElement> = {
+  '/': <Navigate to="/cases" replace />,
+  '/alerts': <AlertsPage />,
+  '/alerts/:id': <AlertsPage />,
+  '/cases': <CaseListPage />,
+  '/cases/:id': <CasePage />,
+  '/runbooks': <RunbookListPage />,
+  '/runbooks/:slug': <RunbookPage />,
+  '/runs/:id': <RunPage />,
+  '/approvals': <ApprovalsPage />,
+  '/notifications': <NotificationsPage />,
+};
 
 type Notifications = { items: { id: string }[] };
 
@@ -81,16 +96,9 @@ function Frame() {
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the page" />}>
           <Routes>
-            <Route path="/" element={<Navigate to="/cases" replace />} />
-            <Route path="/alerts" element={<AlertsPage />} />
-            <Route path="/alerts/:id" element={<AlertsPage />} />
-            <Route path="/cases" element={<CaseListPage />} />
-            <Route path="/cases/:id" element={<CasePage />} />
-            <Route path="/runbooks" element={<RunbookListPage />} />
-            <Route path="/runbooks/:slug" element={<RunbookPage />} />
-            <Route path="/runs/:id" element={<RunPage />} />
-            <Route path="/approvals" element={<ApprovalsPage />} />
-            <Route path="/notifications" element={<NotificationsPage />} />
+            {consolePaths.map((path) => (
+              <Route key={path} path={path} element={pages[path]} />
+            ))}
             <Route path="*" element={<p>There is no such page in the console.</p>} />
           </Routes>
         </Suspense>

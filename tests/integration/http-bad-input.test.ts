@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessService, type InProcessService, nativeAlert } from '../support/in-process-service.ts';
+import { callAs, startInProcessService, testPerson, type InProcessService, nativeAlert } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { recordedEvents } from '../support/events.ts';
 
@@ -227,6 +227,45 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
       expect(await snapshot()).toEqual(before);
     });
 
+    it('refuses a JSON array where a body object is due, even when every field is optional, and changes nothing', async () => {
+      const connection = await api('POST', '/connections', { kind: 'http', name: 'array-target', base_url: 'https://api.example', secret: 'k' });
+      expect(connection.status, connection.text).toBe(201);
+      const source = await api('POST', '/webhook-sources', { type: 'generic', slug: 'array-target', name: 'Array target', field_map: { rule_title: 'title' } });
+      expect(source.status, source.text).toBe(201);
+      const alertId = (await api('GET', '/alerts?limit=1')).body.items[0].id as string;
+      // Someone else mentions the caller, so there is something a mark-read would change.
+      const mention = await callAs(svc, testPerson('array-mentioner@example.com', [{ team: null, role: 'admin' }]), 'POST', `/cases/${caseId}/comments`, {
+        body: 'look @e2e-analyst@example.com',
+      });
+      expect(mention.status, mention.text).toBe(201);
+      const stored = async () => ({
+        ...(await snapshot()),
+        connection: (await api('GET', `/connections/${connection.body.id}`)).body,
+        source: (await api('GET', `/webhook-sources/${source.body.id}`)).body,
+        notifications: (await api('GET', '/notifications')).body.items,
+        runs: (await api('GET', `/cases/${caseId}/runs`)).body.items,
+      });
+      const before = await stored();
+      expect(before.notifications).toContainEqual(expect.objectContaining({ kind: 'mention', read: false }));
+      const routes = [
+        ['POST', `/cases/${caseId}/runbooks/manual-annotate/run`],
+        ['PUT', `/connections/${connection.body.id}`],
+        ['PATCH', `/webhook-sources/${source.body.id}`],
+        ['POST', `/alerts/${alertId}/escalate`],
+        ['POST', '/notifications/read'],
+      ] as const;
+      for (const [method, path] of routes) {
+        for (const body of [[], [{}], ['x']]) {
+          const res = await api(method, path, body);
+          expectValidation(res, ['body'], 'type_error');
+          expect(res.body.detail, `${method} ${path} ${JSON.stringify(body)}`).toEqual([
+            { loc: ['body'], msg: 'body must be a JSON object, not an array', type: 'type_error' },
+          ]);
+        }
+      }
+      expect(await stored()).toEqual(before);
+    });
+
     it('refuses a bad path and query value with their locations', async () => {
       expectValidation(await api('GET', '/cases/not-a-uuid'), ['path', 'id']);
       expectValidation(await api('GET', '/cases?limit=0'), ['query', 'limit']);
@@ -318,6 +357,8 @@ steps:
         for (const [method, op] of Object.entries(item)) {
           const json = (status: string) => op.responses?.[status]?.content?.['application/json']?.schema;
           expect(json('4XX'), `${method} ${path}`).toEqual(errorRef);
+          // Every source type and connection kind of SPEC.md is built: nothing answers "not implemented".
+          expect(op.responses?.['501'], `${method} ${path}`).toBeUndefined();
           expect(json('500'), `${method} ${path}`).toEqual(errorRef);
           if ((op.parameters?.length ?? 0) > 0 || op.requestBody)
             expect(json('422'), `${method} ${path}`).toEqual({ oneOf: [{ $ref: '#/components/schemas/ValidationError' }, errorRef] });
@@ -357,6 +398,32 @@ steps:
       const logged = svc.errors().slice(loggedBefore);
       expect(logged).toContainEqual(expect.objectContaining({ msg: 'unhandled error', method: 'GET', path: '/alerts' }));
       expect((await api('GET', '/alerts')).status).toBe(200);
+    });
+
+    it('answers 500 internal_error, logged, for a stored source type or connection kind outside SPEC.md, which no request can store', async () => {
+      const { db } = svc.service.opened;
+      const source = await api('POST', '/webhook-sources', { type: 'generic', slug: 'odd-type', name: 'Odd type', field_map: { rule_title: 'title' } });
+      expect(source.status, source.text).toBe(201);
+      const connection = await api('POST', '/connections', { kind: 'http', name: 'odd-kind', base_url: 'https://api.example', secret: 'k' });
+      expect(connection.status, connection.text).toBe(201);
+      // Rows only a hand-made write could leave.
+      await db.updateTable('webhook_sources').set({ type: 'smoke_signal' }).where('id', '=', source.body.id).execute();
+      await db.updateTable('connections').set({ kind: 'smoke_signal' }).where('id', '=', connection.body.id).execute();
+      const before = await snapshot();
+      const loggedBefore = svc.errors().length;
+      const intake = (token: string) =>
+        call('POST', '/webhooks/odd-type', { body: JSON.stringify({ title: 'odd' }), headers: { 'x-svc-token': token, 'content-type': 'application/json' } });
+      expectError(await intake('not-the-token'), 401, 'unauthenticated');
+      expectError(await intake(source.body.token), 500, 'internal_error');
+      expectError(await api('POST', `/connections/${connection.body.id}/test`), 500, 'internal_error');
+      const logged = svc.errors().slice(loggedBefore);
+      expect(logged).toEqual([
+        expect.objectContaining({ msg: 'unhandled error', path: '/webhooks/odd-type' }),
+        expect.objectContaining({ msg: 'unhandled error', path: `/connections/${connection.body.id}/test` }),
+      ]);
+      for (const line of logged) expect(JSON.stringify(line)).toContain("'smoke_signal'");
+      // Not read as a generic source's alert.
+      expect(await snapshot()).toEqual(before);
     });
   });
 

@@ -6,8 +6,9 @@
  * 10,000 deep, oversized strings, each body property replaced by a wrong type), and with
  * a minimal valid body built from the declared schema. No answer may be a 5xx, every
  * refusal must be in one of the spec's error shapes, nothing may reach the 500 handler,
- * and the process must still answer at the end. Bounded: a fixed set of variants per
- * operation, on loopback only.
+ * and the process must still answer at the end. A JSON array where the document declares
+ * an object, and the minimal valid body sent as `text/plain`, are refused by every
+ * operation (issue 45). Bounded: a fixed set of variants per operation, on loopback only.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,15 +85,17 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
   let doc: { paths: Record<string, Record<string, Operation>> };
   let caseId = '';
   const answers: { label: string; status: number; text: string }[] = [];
+  /** Answers that must be refusals: an array for an object body, a JSON body sent as text. */
+  const mustRefuse: { label: string; status: number }[] = [];
   const undeclared: string[] = [];
   let checker: AnswerChecker;
 
-  const send = async (method: string, path: string, body: string | undefined, label: string) => {
+  const send = async (method: string, path: string, body: string | undefined, label: string, bodyType = 'application/json') => {
     const webhook = path.startsWith('/webhooks/');
     const token = webhook ? null : await assertionAs(svc, root, method, path);
     const headers: Record<string, string> = {
       ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined ? {} : { 'content-type': bodyType }),
     };
     const res = await fetch(`${svc.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(20_000) });
     const contentType = res.headers.get('content-type');
@@ -107,6 +110,13 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
     }
     const problem = res.status < 500 ? checker.mismatch(method, path, res.status, contentType, answered) : null;
     if (problem !== null) undeclared.push(`[${label}] ${problem}`);
+  };
+
+  /** Sends a variant that must be refused, and keeps its answer for the check at the end. */
+  const refusal = async (method: string, path: string, body: string | undefined, label: string, bodyType?: string) => {
+    await send(method, path, body, label, bodyType);
+    const answer = answers.at(-1);
+    if (answer) mustRefuse.push({ label: answer.label, status: answer.status });
   };
 
   beforeAll(async () => {
@@ -169,12 +179,19 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
         // Body variants go to the first path variant (a real id) and to one hostile id.
         if (pathLabel === 'real case id' || pathLabel === 'as is' || pathLabel === 'upper-case id') {
           for (const [bodyLabel, body] of bodies.slice(1)) await send(method, target, body, `${pathLabel} ${bodyLabel}`);
+          if (bodySchema) {
+            if (describesObject(bodySchema)) await refusal(method, target, '[]', `${pathLabel} empty array`);
+            if (Object.keys(op.requestBody?.content ?? {}).every((type) => type === 'application/json'))
+              await refusal(method, target, bodies[0]?.[1], `${pathLabel} minimal valid as text/plain`, 'text/plain');
+          }
         }
       }
     }
 
     // The variants reach the handlers, not only the validators: the minimal valid bodies and real ids are taken.
     expect(answers.filter((a) => a.status < 300).length).toBeGreaterThan(50);
+    expect(mustRefuse.length).toBeGreaterThan(50);
+    expect(mustRefuse.filter((a) => a.status < 400).map((a) => `${a.label}: ${a.status}`)).toEqual([]);
     const serverErrors = answers.filter((a) => a.status >= 500);
     expect(serverErrors.map((a) => `${a.label}: ${a.status} ${a.text.slice(0, 200)}`)).toEqual([]);
     const outsideShapes = answers.filter((a) => a.status >= 400 && !inErrorShape(a.status, a.text));
@@ -185,6 +202,12 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
   }, 600_000);
 });
+
+/** Whether a declared body schema takes only a JSON object: an object, or a choice of only objects. */
+function describesObject(schema: JsonSchema): boolean {
+  const options = schema.anyOf ?? schema.oneOf;
+  return options ? options.every(describesObject) : schema.type === 'object';
+}
 
 /** `{detail, code, params}` (SPEC.md "Errors" 1), or for a 422 the framework shape `{detail: [{loc, msg, type}]}` (CONTRACTS.md section 3). */
 function inErrorShape(status: number, text: string): boolean {

@@ -1,10 +1,14 @@
 /**
- * The nav's `requiredRole` (SPEC.md "Peer endpoints" `GET /peer/v1/nav`): the least role
- * from which every stronger role holds the entry's permission, computed from the matrix.
+ * The nav (SPEC.md "Peer endpoints" `GET /peer/v1/nav`): each entry's `requiredRole` is the
+ * least role from which every stronger role holds the entry's permission, computed from
+ * the matrix, and every `href` is a page the console's router serves.
  */
+import { matchPath } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { navDocument, requiredRole } from '../../../adapters/http/peer-nav.ts';
 import { defaultPermissionMatrix, type PermissionMatrix } from '../../../adapters/identity/permissions.ts';
+import { consoleRoute } from '../../../console/src/format.ts';
+import { consolePaths } from '../../../console/src/routes.ts';
 
 const everything = defaultPermissionMatrix.admin;
 /** analyst holds manage_runbooks, approver does not; admin lacks manage_connections. */
@@ -47,33 +51,32 @@ describe('navDocument', () => {
       { id: 'cases', title: 'Cases', href: '/svc/cases' },
       { id: 'alerts', title: 'Alerts', href: '/svc/alerts' },
       { id: 'runbooks', title: 'Runbooks', href: '/svc/runbooks' },
-      { id: 'runs', title: 'Runs', href: '/svc/runs' },
       { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
     ]);
-    expect(nav.settings.map((e) => [e.id, e.requiredRole])).toEqual([
-      ['connections', 'admin'],
-      ['webhook-sources', 'admin'],
-      ['custom-actions', 'admin'],
-      ['integration-packs', 'admin'],
-      ['response-policy', 'admin'],
-      ['audit', 'admin'],
-      ['retention', 'admin'],
-      ['diagnostics', 'admin'],
-    ]);
+    expect(nav.settings).toEqual([]);
     expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
   });
 
   it('computes each entry from the configured matrix and leaves out what no role may open', () => {
-    const nav = navDocument('svc', uneven, '');
-    expect(nav.settings.map((e) => [e.id, e.requiredRole])).toEqual([
-      ['integration-packs', 'admin'],
-      ['response-policy', 'admin'],
-      ['audit', 'admin'],
-      ['retention', 'admin'],
-      ['diagnostics', 'admin'],
-    ]);
-    expect(nav.settings[0]?.href).toBe('/integration-packs/registry');
     const readers: PermissionMatrix = { ...uneven, viewer: [] };
-    expect(navDocument('svc', readers, '').sections.every((e) => e.requiredRole === 'analyst')).toBe(true);
+    const nav = navDocument('svc', readers, '');
+    expect(nav.sections.map((e) => [e.href, e.requiredRole])).toEqual([
+      ['/cases', 'analyst'],
+      ['/alerts', 'analyst'],
+      ['/runbooks', 'analyst'],
+      ['/approvals', 'analyst'],
+    ]);
+    const blind: PermissionMatrix = { ...readers, admin: everything.filter((p) => p !== 'read') };
+    expect(navDocument('svc', blind, '').sections).toEqual([]);
+  });
+
+  it.each(['/svc', '', '/soc/svc'])('links only pages the console routes, under the prefix %j', (prefix) => {
+    // Every role holds everything, so no entry is left out.
+    const all: PermissionMatrix = { viewer: everything, analyst: everything, approver: everything, admin: everything };
+    const nav = navDocument('svc', all, prefix);
+    for (const entry of [...nav.sections, ...nav.settings]) {
+      const route = consoleRoute(entry.href, prefix);
+      expect(route !== null && consolePaths.some((path) => matchPath(path, route) !== null), `${entry.id}: ${entry.href}`).toBe(true);
+    }
   });
 });
