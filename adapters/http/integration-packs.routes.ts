@@ -2,7 +2,9 @@
  * Integration pack routes (SPEC.md "Integration packs", all `manage_runbooks` with no
  * team; docs/integration-packs.md):
  * - `GET /integration-packs/registry` -> `{format, version, items}`: each pack of the
- *   registry in SVC_PACKS_DIR with its verification, install state and refusal;
+ *   registry in SVC_PACKS_DIR as `{id, metadata, file, sha256, signature_state, verified,
+ *   install_state, installed_version, available, refusal}`, SPEC.md's entry fields with the
+ *   pack's metadata block under `metadata`;
  * - `POST /integration-packs/registry/<pack_id>/preview` -> the install or upgrade plan,
  *   side-effect free, with drift, blocking runs and its `preview_token`;
  * - `POST .../install`, `.../upgrade {preview_token, accepted_overwrite_ids?, acknowledge_danger?}`
@@ -44,13 +46,25 @@ export type IntegrationPackRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'wa
 const refusalSchema = v.strictObject({ code: v.string(), message: v.string(), params: v.optional(v.record(v.string(), v.unknown())) });
 const installStates = ['not_installed', 'installed', 'upgrade_available', 'installed_ahead'] as const;
 
-const registryItemSchema = v.strictObject({
-  id: v.string(),
+/** The pack's metadata: its own block once the file verified and follows the format, else the index's with `requires` and `connection_kinds` null. */
+const packMetadataSchema = v.strictObject({
   name: v.string(),
+  /** The registry's version of the pack; `install_state` compares it with `installed_version`. */
   version: v.string(),
   title: v.string(),
   description: v.string(),
   publisher: v.string(),
+  /** `service`: the semver range of service versions the pack runs on (`*`: any). */
+  requires: v.nullable(v.strictObject({ service: v.string() })),
+  /** The connection kinds its actions need: kinds only, never a connection. */
+  connection_kinds: v.nullable(v.array(v.string())),
+});
+
+const registryItemSchema = v.strictObject({
+  /** The registry's key for the pack (its name): the `<pack_id>` of the routes below. */
+  id: v.string(),
+  metadata: packMetadataSchema,
+  /** The pack file beside the index and the SHA-256 the index pins for it. */
   file: v.string(),
   sha256: v.string(),
   /** `verified` with a key and a good signature; `unverified` without a key; `missing`, `invalid` refused. */
@@ -58,6 +72,7 @@ const registryItemSchema = v.strictObject({
   /** Checksum, signature (with a key), integrity, name and version all hold. */
   verified: v.boolean(),
   install_state: v.picklist(installStates),
+  /** The installed version, null when none: install state, not the pack's metadata. */
   installed_version: v.nullable(v.string()),
   /** Verified, valid, compatible and of known connection kinds: it may be previewed and installed. */
   available: v.boolean(),
@@ -159,11 +174,7 @@ export function integrationPackRoutes(deps: IntegrationPackRouteDeps) {
   };
   const itemView = (item: RegistryItem, installed: string | null): v.InferOutput<typeof registryItemSchema> => ({
     id: item.entry.id,
-    name: item.entry.name,
-    version: item.entry.version,
-    title: item.entry.title,
-    description: item.entry.description,
-    publisher: item.entry.publisher,
+    metadata: item.verdict.metadata,
     file: item.entry.file,
     sha256: item.entry.sha256,
     signature_state: item.verdict.signature_state,

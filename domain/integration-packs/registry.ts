@@ -1,8 +1,9 @@
 /**
  * The pack registry (SPEC.md "Integration packs", "Integration pack" registry entry
  * fields): the index format `pack-registry` version 1, the verification of each listed
- * pack in SPEC.md's order, and a pack's install state. docs/integration-packs.md restates
- * the index fields and the refusal codes.
+ * pack in SPEC.md's order, the entry's metadata (the document's own once it verified, else
+ * the index's), and a pack's install state. docs/integration-packs.md restates the index
+ * fields, the metadata and the refusal codes.
  *
  * Verification order (the first failure is the entry's `refusal`):
  * 1. `pack_file_missing`: the file the index names cannot be read;
@@ -59,11 +60,31 @@ export type PackRegistry = v.InferOutput<typeof packRegistrySchema>;
 /** `verified`: the key verified the signature; `unverified`: no key is configured; `missing`, `invalid`: a key is and the pack is unsigned or the signature fails. */
 export type SignatureState = 'verified' | 'unverified' | 'missing' | 'invalid';
 export type PackRefusal = { code: string; message: string; params?: Record<string, unknown> };
+
+/**
+ * A registry entry's `metadata` (SPEC.md "Integration pack": the registry entry's metadata;
+ * docs/integration-packs.md "GET /integration-packs/registry"). Once the file verified and
+ * follows the pack format it is the document's own metadata block, which the checksum and
+ * a signature cover (the index is not signed). Before that it is what the index says, with
+ * `requires` and `connection_kinds` null: nothing of a file that did not verify is read.
+ */
+export type PackMetadata = {
+  name: string;
+  version: string;
+  title: string;
+  description: string;
+  publisher: string;
+  /** The service versions the pack runs on (`{service: "*"}` when the pack names none). */
+  requires: { service: string } | null;
+  connection_kinds: string[] | null;
+};
+
 export type PackVerdict = {
   signature_state: SignatureState;
   verified: boolean;
   available: boolean;
   refusal: PackRefusal | null;
+  metadata: PackMetadata;
   /** The pack document once it verified and follows the pack rules; null otherwise. */
   pack: IntegrationPack | null;
 };
@@ -74,11 +95,21 @@ export type VerifyContext = { publicKey: Uint8Array | null; serviceVersion: stri
 /** Verifies one index entry against its file's bytes (null when unreadable), in SPEC.md's order. */
 export function verifyPack(entry: RegistryEntry, file: Uint8Array | null, ctx: VerifyContext): PackVerdict {
   const signature_state = signatureState(entry, file, ctx.publicKey);
+  const indexed: PackMetadata = {
+    name: entry.name,
+    version: entry.version,
+    title: entry.title,
+    description: entry.description,
+    publisher: entry.publisher,
+    requires: null,
+    connection_kinds: null,
+  };
   const refuse = (code: string, message: string, params?: Record<string, unknown>): PackVerdict => ({
     signature_state,
     verified: false,
     available: false,
     refusal: params ? { code, message, params } : { code, message },
+    metadata: indexed,
     pack: null,
   });
   if (file === null) return refuse('pack_file_missing', `${entry.file} cannot be read`, { file: entry.file });
@@ -99,18 +130,19 @@ export function verifyPack(entry: RegistryEntry, file: Uint8Array | null, ctx: V
     return refuse('pack_name_mismatch', 'the pack is not the one the index names', { index: entry.name, pack: read.data.name });
   if (read.data.version !== entry.version)
     return refuse('pack_version_mismatch', 'the pack version is not the one the index lists', { index: entry.version, pack: read.data.version });
-  const verified = { signature_state, verified: true, available: false, pack: null };
+  const verified = { signature_state, verified: true, available: false, metadata: indexed, pack: null };
   const parsed = v.safeParse(integrationPackSchema, read.data);
   if (!parsed.success) {
     const problems = parsed.issues.map((i) => ({ loc: (i.path ?? []).map((p) => p.key as string | number), msg: i.message, type: i.type }));
     return { ...verified, refusal: { code: 'pack_invalid', message: 'the pack breaks its format', params: { problems } } };
   }
-  const problems = packProblems(parsed.output);
-  if (problems.length > 0) return { ...verified, refusal: { code: 'pack_invalid', message: 'the pack breaks its rules', params: { problems } } };
   const pack = parsed.output;
+  const readable = { ...verified, metadata: metadataOf(pack) };
+  const problems = packProblems(pack);
+  if (problems.length > 0) return { ...readable, refusal: { code: 'pack_invalid', message: 'the pack breaks its rules', params: { problems } } };
   if (!semver.satisfies(ctx.serviceVersion, pack.requires.service, { includePrerelease: true })) {
     return {
-      ...verified,
+      ...readable,
       refusal: {
         code: 'pack_incompatible',
         message: `the pack needs service ${pack.requires.service}`,
@@ -121,10 +153,23 @@ export function verifyPack(entry: RegistryEntry, file: Uint8Array | null, ctx: V
   const unknown = pack.connection_kinds.filter((k) => !ctx.connectionKinds.includes(k));
   if (unknown.length > 0)
     return {
-      ...verified,
+      ...readable,
       refusal: { code: 'pack_unknown_connection_kind', message: `unknown connection kinds: ${unknown.join(', ')}`, params: { kinds: unknown } },
     };
-  return { ...verified, available: true, refusal: null, pack };
+  return { ...readable, available: true, refusal: null, pack };
+}
+
+/** The metadata block of a pack document that verified and follows the pack format. */
+function metadataOf(pack: IntegrationPack): PackMetadata {
+  return {
+    name: pack.name,
+    version: pack.version,
+    title: pack.title,
+    description: pack.description,
+    publisher: pack.publisher,
+    requires: { service: pack.requires.service },
+    connection_kinds: [...pack.connection_kinds],
+  };
 }
 
 function signatureState(entry: RegistryEntry, file: Uint8Array | null, publicKey: Uint8Array | null): SignatureState {

@@ -139,17 +139,36 @@ describe.each(e2eEngines)('integration packs on $name', ({ server }) => {
 
   it('lists the registry with verification and install state, and refuses what does not verify', async () => {
     const packs = await registry();
-    expect(packs.lab_tools).toMatchObject({
-      version: '1.0.0',
+    expect(packs.lab_tools).toEqual({
+      id: 'lab_tools',
+      metadata: {
+        name: 'lab_tools',
+        version: '1.0.0',
+        title: 'lab_tools test pack',
+        description: '',
+        publisher: 'svc tests',
+        requires: { service: '*' },
+        connection_kinds: ['http'],
+      },
+      file: 'lab_tools.yaml',
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       signature_state: 'unverified',
       verified: true,
-      available: true,
       install_state: 'not_installed',
       installed_version: null,
+      available: true,
       refusal: null,
     });
-    expect(packs.broken).toMatchObject({ verified: false, available: false, refusal: { code: 'pack_checksum_mismatch' } });
+    // A file that does not verify is not read: its metadata is what the index says.
+    expect(packs.broken).toMatchObject({
+      metadata: { name: 'broken', version: '1.0.0', title: 'broken test pack', requires: null, connection_kinds: null },
+      verified: false,
+      available: false,
+      refusal: { code: 'pack_checksum_mismatch' },
+    });
+    // A verified pack that cannot be installed still shows its own metadata, the kinds it needs included.
     expect(packs.alien).toMatchObject({
+      metadata: { name: 'alien', requires: { service: '*' }, connection_kinds: ['http', 'carrier_pigeon'] },
       verified: true,
       available: false,
       refusal: { code: 'pack_unknown_connection_kind', params: { kinds: ['carrier_pigeon'] } },
@@ -215,7 +234,7 @@ describe.each(e2eEngines)('integration packs on $name', ({ server }) => {
     expect(edited.status, edited.text).toBe(200);
 
     publish(v11, '1.1.0');
-    expect((await registry()).lab_tools).toMatchObject({ version: '1.1.0', install_state: 'upgrade_available', installed_version: '1.0.0' });
+    expect((await registry()).lab_tools).toMatchObject({ metadata: { version: '1.1.0' }, install_state: 'upgrade_available', installed_version: '1.0.0' });
 
     const kase = await callAs(svc, root, 'POST', '/cases', { title: 'Pack upgrade', severity: 'low', team: null });
     const saved = await callAs(svc, root, 'POST', '/runbooks/gated-lookup', {

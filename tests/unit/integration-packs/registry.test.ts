@@ -21,7 +21,7 @@ import {
   type VerifyContext,
 } from '../../../domain/integration-packs/registry.ts';
 
-// Fixed seeds (DESIGN.md habit 3): real key pairs, the same in every run.
+// Fixed seeds (docs/architecture.md "Habits" 3): real key pairs, the same in every run.
 const publisher = keygen(new Uint8Array(32).fill(7));
 const stranger = keygen(new Uint8Array(32).fill(9));
 
@@ -223,6 +223,46 @@ describe('verifyPack', () => {
       available: false,
       refusal: { code: 'pack_invalid', params: { problems: [expect.objectContaining({ type: 'transport_kind_undeclared' })] } },
     });
+  });
+});
+
+describe("a registry entry's metadata", () => {
+  it("is the document's own block once the file verified, not the unsigned index's words", () => {
+    const bytes = packBytes({ description: 'Checks an IP.', requires: { service: '>=2.0.0' } });
+    const entry = entryFor(bytes, { title: 'Edited in the index', description: 'not the pack' });
+    expect(verifyPack(entry, bytes, noKey)).toMatchObject({
+      verified: true,
+      available: false,
+      refusal: { code: 'pack_incompatible' },
+      metadata: {
+        name: 'ip_reputation',
+        version: '1.2.0',
+        title: 'IP reputation',
+        description: 'Checks an IP.',
+        publisher: 'svc tests',
+        requires: { service: '>=2.0.0' },
+        connection_kinds: ['http'],
+      },
+    });
+    expect(verifyPack(entryFor(packBytes({ requires: undefined })), packBytes({ requires: undefined }), noKey).metadata.requires).toEqual({ service: '*' });
+  });
+
+  it('is what the index says, requires and connection kinds unknown, while the file does not verify or breaks the format', () => {
+    const bytes = packBytes();
+    const indexed = {
+      name: 'ip_reputation',
+      version: '1.2.0',
+      title: 'IP reputation',
+      description: '',
+      publisher: 'svc tests',
+      requires: null,
+      connection_kinds: null,
+    };
+    expect(verifyPack(entryFor(bytes), null, noKey).metadata).toEqual(indexed);
+    expect(verifyPack(entryFor(bytes), flip(bytes, 10), noKey).metadata).toEqual(indexed);
+    expect(verifyPack(entryFor(bytes), bytes, withKey).metadata).toEqual(indexed);
+    const formatless = packBytes({ connection_kinds: 'http' });
+    expect(verifyPack(entryFor(formatless), formatless, noKey)).toMatchObject({ verified: true, refusal: { code: 'pack_invalid' }, metadata: indexed });
   });
 });
 
