@@ -1,5 +1,5 @@
 /**
- * The layering of DESIGN.md "Layout", for the code and for its tests: checked by
+ * The layering of docs/architecture.md "Layers and folders", for the code and for its tests: checked by
  * `make lint` so the architecture cannot rot.
  */
 /** The only npm packages pure domain code may use: parsing, hashing and scheduling with no I/O. */

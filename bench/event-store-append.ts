@@ -31,8 +31,8 @@
  * JIT-compiled on every call (about 500 ms) until the function turned JIT off for itself.
  * Then: 0.53x on a server (22.5k against 42.2k) and 0.58x on PGlite (14.5k against 25.0k).
  * More writers do not close the rest (128 and 256 writers: 0.50x and 0.52x): appends are
- * serialized by the append lock, which keeps positions committing in order (DESIGN.md
- * "The gap problem"), so the port's batches run one at a time on one server CPU while
+ * serialized by the append lock, which keeps positions committing in order (docs/architecture.md
+ * "Write path", the gap problem), so the port's batches run one at a time on one server CPU while
  * the baseline's four connections use both. Intake and steps/s did not move beyond their
  * noise with 0040 (alternating runs): there the appender is not what the thread waits on.
  *

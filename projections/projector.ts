@@ -1,5 +1,5 @@
 /**
- * The projector (DESIGN.md "The shape"): applies events in global order to every
+ * The projector (docs/architecture.md "Event sourcing"): applies events in global order to every
  * read model, with the checkpoint stored in the same transaction, so a restart
  * resumes where it stopped and never applies an event twice.
  *

@@ -1,5 +1,5 @@
 /**
- * Catch-up subscription over all events (DESIGN.md "The shape"; issue 20): the one way
+ * Catch-up subscription over all events (docs/architecture.md "Event sourcing"; issue 20): the one way
  * projections and the process manager consume events. Reads through the event store
  * port's `readAll` from a checkpoint, hands each batch to `handle` in global order, then
  * follows new appends (woken by `onAppended` in this process, by the poll for others).

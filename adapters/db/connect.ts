@@ -1,7 +1,7 @@
 /**
  * Opens the service database: a PostgreSQL server when `databaseUrl` is given,
  * otherwise embedded PGlite persisted in `<dataDir>/pgdata` (or in memory when
- * `dataDir` is null, for tests). Both run the same Kysely code (DESIGN.md "Engines").
+ * `dataDir` is null, for tests). Both run the same Kysely code (docs/architecture.md "Engines").
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

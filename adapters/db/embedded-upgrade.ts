@@ -1,5 +1,5 @@
 /**
- * Carries an embedded data directory across a PostgreSQL major version (DESIGN.md
+ * Carries an embedded data directory across a PostgreSQL major version (docs/architecture.md
  * "Engines"). PGlite opens only a directory of its own major: this build runs PGlite 0.5
  * (PostgreSQL 18), and a directory written by 0.4 (PostgreSQL 17) fails with "PGlite
  * failed to initialize properly". So before opening, a PostgreSQL 17 directory is dumped

@@ -1,5 +1,5 @@
 /**
- * Event store on a KurrentDB server (DESIGN.md "Engines": `SVC_EVENT_STORE=kurrentdb`),
+ * Event store on a KurrentDB server (docs/architecture.md "KurrentDB": `SVC_EVENT_STORE=kurrentdb`),
  * through `@kurrent/kurrentdb-client`. That is the maintained successor of the design
  * card's `@eventstore/db-client`: the old package was renamed with the server
  * (EventStoreDB is now KurrentDB) and is deprecated; the new one gets the fixes and the

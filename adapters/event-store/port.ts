@@ -1,5 +1,5 @@
 /**
- * The event store port (DESIGN.md "The shape"; issue: event store).
+ * The event store port (docs/architecture.md "Event sourcing"; issue: event store).
  *
  * Streams are versioned by event count: a new stream is at version 0 and its first
  * event is recorded with stream version 1. `expectedVersion` is the version the
@@ -44,7 +44,7 @@ export class StreamVersionConflict extends DomainError {
 }
 
 /**
- * A retention purge (DESIGN.md: deletion is the one exception, and it is itself recorded):
+ * A retention purge (docs/architecture.md "Event sourcing": deletion is the one exception, and it is itself recorded):
  * `streamIds` are deleted whole and `record` appended, in one transaction. `guard` is the
  * stream whose state decided the purge; it must still be at `expectedVersion`.
  */

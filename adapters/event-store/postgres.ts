@@ -1,11 +1,11 @@
 /**
  * Event store on Postgres (PGlite embedded or a PostgreSQL server): an append-only
- * `events` table (DESIGN.md "Engines").
+ * `events` table (docs/architecture.md "Engines").
  *
  * Appends are group-committed: requests that arrive while a batch is in flight are
  * written together in the next one. Every batch takes one advisory lock, so global
  * positions commit in order and a reader by position never skips a late-committing
- * event (DESIGN.md "The gap problem"). A batch is one statement, its own transaction
+ * event (docs/architecture.md "Write path", the gap problem). A batch is one statement, its own transaction
  * (`svc_append`, migration 0039): the lock, the stream versions, each request's check
  * and its inserts, in one round trip. What it wrote is kept for this
  * process's projector (recent-appends.ts), which then need not read it back. Stream

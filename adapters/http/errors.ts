@@ -1,5 +1,5 @@
 /**
- * The single error handler (SPEC.md "Errors"; DESIGN.md habit 6): DomainError ->
+ * The single error handler (SPEC.md "Errors"; docs/architecture.md "Habits" 6): DomainError ->
  * `{detail, code, params}` with its status (and `Retry-After` from `params.retry_after_s`
  * on a 429 or 503); ValidationFailed -> 422
  * `{detail: [{loc, msg, type}]}`; anything else -> 500 `internal_error` with no

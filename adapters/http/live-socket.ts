@@ -1,6 +1,6 @@
 /**
  * `WS /ws` (SPEC.md "Live updates and inbox"; docs/operations.md "Live updates"): a plain
- * `ws` server on the HTTP server's upgrade event (DESIGN.md: not @hono/node-ws as well).
+ * `ws` server on the HTTP server's upgrade event (not @hono/node-ws as well: docs/architecture.md "Live updates").
  *
  * The upgrade request is authenticated like any route: `Authorization: Bearer <token>`
  * bound to `GET /ws`, a `read` permission and, on exchange tokens, `svc:cases:read`; a

@@ -1,5 +1,5 @@
 /**
- * The runbook template engine on LiquidJS (DESIGN.md "Templates"; SPEC.md "Runbook",
+ * The runbook template engine on LiquidJS (docs/architecture.md "Templates"; SPEC.md "Runbook",
  * template context). Its parse, render and memory limits are set (liquidjs defaults
  * them to unlimited), unknown filters are errors, undefined variables render empty,
  * and the file-reading tags (include, render, layout) do not exist.

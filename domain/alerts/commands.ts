@@ -1,6 +1,6 @@
 /**
  * Alert commands (SPEC.md "Alert", "Alerts", "Webhook intake"). Ids, the case key and the
- * time come in with the command (DESIGN habit 3): the caller read or opened the case.
+ * time come in with the command (docs/architecture.md "Habits" 3): the caller read or opened the case.
  */
 import type { IncomingAlert } from './intake.ts';
 

@@ -1,4 +1,4 @@
-/** The Alert aggregate as a decider (DESIGN.md habit 1); one stream per (source, external id), `alert-<digest>`. */
+/** The Alert aggregate as a decider (docs/architecture.md "Habits" 1); one stream per (source, external id), `alert-<digest>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { AlertCommand } from './commands.ts';
 import { decideAlert } from './decide.ts';

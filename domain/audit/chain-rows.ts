@@ -1,6 +1,6 @@
 /**
- * Which events feed which hash chain, and with what row (DESIGN.md "The action log
- * and the audit log are hash-chained"). The projector and `svc audit verify` both use
+ * Which events feed which hash chain, and with what row (docs/architecture.md
+ * "Event sourcing", hash chains). The projector and `svc audit verify` both use
  * this one mapping, so a replay of the event store recomputes exactly the rows the
  * read models chained.
  */

@@ -1,6 +1,6 @@
 /**
  * Case commands. Ids, the case number and the time come in with the command
- * (DESIGN habit 3); status and severity values were checked against configuration
+ * (docs/architecture.md "Habits" 3); status and severity values were checked against configuration
  * by the caller, except in `runbook_update`, which carries the configured lists.
  */
 import type { TriageRecord, TriageVerdict } from '../ai/triage.ts';

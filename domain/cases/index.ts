@@ -1,4 +1,4 @@
-/** The Case aggregate as a decider (DESIGN.md habit 1). */
+/** The Case aggregate as a decider (docs/architecture.md "Habits" 1). */
 import type { Decider } from '../shared/messages.ts';
 import type { CaseCommand } from './commands.ts';
 import { decideCase } from './decide.ts';

@@ -1,4 +1,4 @@
-/** The Custom action aggregate as a decider (DESIGN.md habit 1); one stream per action, `custom-action-<uuid>`. */
+/** The Custom action aggregate as a decider (docs/architecture.md "Habits" 1); one stream per action, `custom-action-<uuid>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { CustomActionCommand } from './commands.ts';
 import { decideCustomAction } from './decide.ts';

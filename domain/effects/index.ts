@@ -1,4 +1,4 @@
-/** The Effect aggregate as a decider (DESIGN.md habit 1); one stream per effect, `effect-<uuid>`. */
+/** The Effect aggregate as a decider (docs/architecture.md "Habits" 1); one stream per effect, `effect-<uuid>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { EffectCommand } from './commands.ts';
 import { decideEffect } from './decide.ts';

@@ -1,4 +1,4 @@
-/** The Integration pack aggregate as a decider (DESIGN.md habit 1); one stream per registry id, `integration-pack-<id>`. */
+/** The Integration pack aggregate as a decider (docs/architecture.md "Habits" 1); one stream per registry id, `integration-pack-<id>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { IntegrationPackCommand } from './commands.ts';
 import { decideIntegrationPack } from './decide.ts';

@@ -1,4 +1,4 @@
-/** The Observable aggregate as a decider (DESIGN.md habit 1); one stream per (case, type, normalized value), `observable-<digest>`. */
+/** The Observable aggregate as a decider (docs/architecture.md "Habits" 1); one stream per (case, type, normalized value), `observable-<digest>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { ObservableCommand } from './commands.ts';
 import { decideObservable } from './decide.ts';

@@ -1,4 +1,4 @@
-/** The Response policy aggregate as a decider (DESIGN.md habit 1); one stream, `response-policy`. */
+/** The Response policy aggregate as a decider (docs/architecture.md "Habits" 1); one stream, `response-policy`. */
 import type { Decider } from '../shared/messages.ts';
 import type { ResponsePolicyCommand } from './commands.ts';
 import { decideResponsePolicy } from './decide.ts';

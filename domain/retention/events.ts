@@ -1,6 +1,6 @@
 /**
- * The record of a retention purge (DESIGN.md: nothing in the event store is deleted
- * except by retention, "and it is itself recorded"). One `retention.case_purged` event
+ * The record of a retention purge (docs/architecture.md "Event sourcing": nothing in the event store is
+ * deleted except by retention, and the purge is itself recorded). One `retention.case_purged` event
  * per purged case, in its own `retention-<case_id>` stream, appended in the same
  * transaction that deletes the case's streams; the projector removes the case's read
  * models when it applies it. It carries ids and counts only: the point of the purge is

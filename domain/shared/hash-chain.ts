@@ -1,6 +1,6 @@
 /**
  * The hash chain of the action log and the audit log (SPEC.md "Run and action log",
- * "Audit entry"; DESIGN.md "The action log and the audit log are hash-chained"): every
+ * "Audit entry"; docs/architecture.md "Event sourcing", hash chains): every
  * row carries
  * `hash = sha256(prev_hash || canonical_json(row))`, canonical JSON per RFC 8785, and
  * `prev_hash` is the previous row's `hash` (GENESIS_HASH for the first row).

@@ -1,6 +1,6 @@
 /**
  * Message types shared by every aggregate: events as decided, events as recorded,
- * and the three-function decider shape (DESIGN.md "The shape").
+ * and the three-function decider shape (docs/architecture.md "Habits" 1).
  */
 
 /** An event as a decider emits it: past-tense type plus plain JSON data. */

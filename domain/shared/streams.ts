@@ -1,5 +1,5 @@
 /**
- * Stream naming: `<category>-<id>`. Categories are the aggregates of DESIGN.md.
+ * Stream naming: `<category>-<id>`. Categories are listed in docs/architecture.md "Streams and event types".
  * Alert streams are keyed by a digest of `(source, external id)` so that a repeat
  * alert lands on the same stream and de-duplication is an optimistic-concurrency check.
  */

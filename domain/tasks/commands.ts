@@ -1,6 +1,6 @@
 /**
- * Task commands. Ids, the position and the time come in with the command (DESIGN
- * habit 3); the caller checked the case (visible, `manage_cases` in its team) and that
+ * Task commands. Ids, the position and the time come in with the command (docs/architecture.md
+ * "Habits" 3); the caller checked the case (visible, `manage_cases` in its team) and that
  * an assignee is an active user. Every command names the case in the request path, so
  * a task of another case is refused as not found.
  */

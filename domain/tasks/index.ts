@@ -1,4 +1,4 @@
-/** The Task aggregate as a decider (DESIGN.md habit 1); one stream per task, `task-<id>`. */
+/** The Task aggregate as a decider (docs/architecture.md "Habits" 1); one stream per task, `task-<id>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { TaskCommand } from './commands.ts';
 import { decideTask } from './decide.ts';

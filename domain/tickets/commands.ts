@@ -1,6 +1,6 @@
 /**
  * Ticket link commands (SPEC.md "Ticket link", "Ticket mirroring"). Ids and the time come
- * in with the command (DESIGN habit 3); a remote status comes planned against the case
+ * in with the command (docs/architecture.md "Habits" 3); a remote status comes planned against the case
  * (`planRemoteStatus`, mirror.ts), comment ids chosen by the caller.
  */
 import type { MirrorVia } from './events.ts';

@@ -1,4 +1,4 @@
-/** The Ticket link aggregate as a decider (DESIGN.md habit 1); one stream per link, `ticket-<link_id>`. */
+/** The Ticket link aggregate as a decider (docs/architecture.md "Habits" 1); one stream per link, `ticket-<link_id>`. */
 import type { Decider } from '../shared/messages.ts';
 import type { TicketLinkCommand } from './commands.ts';
 import { decideTicketLink } from './decide.ts';

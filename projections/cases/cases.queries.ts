@@ -1,6 +1,6 @@
 /**
  * Case queries (SPEC.md "Cases"): list with filters, detail, timeline. Plain
- * functions taking `db` first (DESIGN.md habit 8).
+ * functions taking `db` first (docs/architecture.md "Habits" 8).
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { validate as isUuid } from 'uuid';

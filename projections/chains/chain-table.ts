@@ -1,6 +1,6 @@
 /**
- * The two hash-chained tables, `action_log` and `audit_log` (DESIGN.md "The action log
- * and the audit log are hash-chained"): appending a row inside the projector's
+ * The two hash-chained tables, `action_log` and `audit_log` (docs/architecture.md
+ * "Event sourcing", hash chains): appending a row inside the projector's
  * transaction, and recomputing a whole chain page by page.
  *
  * The projector is the chains' only writer (its checkpoint row lock makes it single-

@@ -1,5 +1,5 @@
 /**
- * The worker (DESIGN.md "process manager"): claims run jobs from the `jobs` table
+ * The worker (docs/architecture.md "Run path"): claims run jobs from the `jobs` table
  * with `FOR UPDATE SKIP LOCKED` and a lease, renews the lease while it drives the
  * run, and leaves the job to the projector to delete when the run finishes. A job
  * whose lease expired (its worker died) is claimed again by any worker.

@@ -1,6 +1,6 @@
 /**
  * Concurrent edits of one case never lose an event (issue 3 "Real parts and bad input";
- * DESIGN.md optimistic concurrency with retry): many analysts comment, tag, assign,
+ * docs/architecture.md "The aggregate shape": optimistic concurrency with retry): many analysts comment, tag, assign,
  * acknowledge and change status at once through HTTP, on every engine, and every
  * accepted edit is on the timeline exactly once.
  */

@@ -1,6 +1,6 @@
 /**
  * Every rule of the Alert decider, given-when-then on plain data (SPEC.md "Alert",
- * "Alerts", "Webhook intake"; DESIGN habit 4): the alert stream is the authority on which
+ * "Alerts", "Webhook intake"; docs/architecture.md "Habits" 4): the alert stream is the authority on which
  * case holds the alert.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Every rule of the Case decider, given-when-then on plain data (SPEC.md "Cases", "Case
- * acknowledgement", "Other case moves"; DESIGN habit 4): given the events a case stream
+ * acknowledgement", "Other case moves"; docs/architecture.md "Habits" 4): given the events a case stream
  * holds, when a command is decided, then these events or this error. PUT /cases field
  * and ATT&CK changes have their own file (decide-update.test.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * Every rule of the Observable decider, given-when-then on plain data (SPEC.md "Case
- * sub-resources": observables de-duplicated on the normalized value; DESIGN habit 4).
+ * sub-resources": observables de-duplicated on the normalized value; docs/architecture.md "Habits" 4).
  * The stream is one (case, type, normalized value).
  */
 import { describe, expect, it } from 'vitest';

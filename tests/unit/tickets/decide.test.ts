@@ -1,6 +1,6 @@
 /**
  * Every rule of the Ticket link decider, given-when-then on plain data (SPEC.md "Ticket
- * link", "Ticket mirroring"; DESIGN habit 4): the link is made once, and nothing already
+ * link", "Ticket mirroring"; docs/architecture.md "Habits" 4): the link is made once, and nothing already
  * seen or sent is recorded twice. The status mapping and echo detection it relies on are
  * in mirror.test.ts.
  */
