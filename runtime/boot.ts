@@ -585,6 +585,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           now,
           sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
           backoffBaseMs: config.stepBackoffBaseMs,
+          gateEvaluationTries: config.gateEvaluationTries,
           maxStepVisits: config.maxStepVisits,
           approvalDeadlineHours: approvalDefaults.deadlineHours,
           caseContext: (caseId) => findCaseContext(db, caseId),

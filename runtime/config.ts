@@ -64,6 +64,8 @@ export type Config = {
   workerLeaseMs: number;
   pollIntervalMs: number;
   stepBackoffBaseMs: number;
+  /** How many times an action's gate is asked before its step fails `gate_evaluation_failed` (SVC_GATE_EVALUATION_TRIES). */
+  gateEvaluationTries: number;
   /** Re-entries of one goto target a run allows before it fails (SVC_MAX_STEP_VISITS). */
   maxStepVisits: number;
   /** How long the approval settings read from identity (the gate deadline default) are kept, ms; 0 keeps nothing (SVC_APPROVAL_SETTINGS_TTL_S). */
@@ -427,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLeaseMs: int(env, 'SVC_WORKER_LEASE_MS', 30_000, 100),
     pollIntervalMs: int(env, 'SVC_POLL_INTERVAL_MS', 250, 5),
     stepBackoffBaseMs: int(env, 'SVC_STEP_BACKOFF_BASE_MS', 2000, 1),
+    gateEvaluationTries: int(env, 'SVC_GATE_EVALUATION_TRIES', 3, 1),
     maxStepVisits: int(env, 'SVC_MAX_STEP_VISITS', 3, 1),
     approvalSettingsTtlMs: int(env, 'SVC_APPROVAL_SETTINGS_TTL_S', 60, 0) * 1000,
     environment: env.SVC_ENVIRONMENT?.trim() || 'production',

@@ -14,6 +14,8 @@ import { hash } from 'node:crypto';
 import type { GenericSchema } from 'valibot';
 import type { TriageRecord } from '../../domain/ai/triage.ts';
 import type { CustomEffect } from '../../domain/custom-actions/spec.ts';
+import { canonicalJson } from '../../domain/shared/canonical-json.ts';
+import type { GateReason, StepApproval } from '../../domain/runs/index.ts';
 
 export type Risk = 'read' | 'write' | 'notify' | 'arbitrary';
 
@@ -90,8 +92,55 @@ export type ActionContext = {
   signal: AbortSignal;
   /** The run's case effects in `record`; null in `execute` and `preview`, and for a run without a case. */
   cases: CaseEffects | null;
+  /**
+   * What people approved for this step in its current pass (domain/runs/state.ts
+   * StepApproval), null when no gate of it was approved. An action with a `gate` decides at
+   * execution whether this covers the request it is about to make (`approvalCovers`), and
+   * throws ApprovalRequired when it does not.
+   */
+  approval: StepApproval | null;
+  /**
+   * What this delivery left when it stopped to ask for the approval the step now holds
+   * (ActionGate.resume), else null: an action that resumes checks that `approval` covers
+   * the request it stopped at before it goes on.
+   */
+  resume: Record<string, unknown> | null;
   now: () => Date;
 };
+
+/**
+ * What an action's gate asks a person to approve: `reason` and `roles` of the gate the
+ * driver opens, the `message` approvers read, and `request`, the digest of the concrete
+ * request (`requestDigest`) that an approval then covers, and nothing else. `resume`
+ * (JSON, kept in the run's `gate.opened`): what an action that stopped mid-way needs to go
+ * on from there once approved, given back as `ActionContext.resume`; no secret goes in it.
+ */
+export type ActionGate = { reason: GateReason; roles: readonly string[]; message: string; request: string; resume?: Record<string, unknown> };
+
+/**
+ * The digest an approval binds to: SHA-256 (hex) over the canonical JSON of `request`,
+ * which names the action and every field whose change would need a new approval (a
+ * containment request's target, TTL and adapter binding; an MCP call's connection, tool
+ * and arguments).
+ */
+export const requestDigest = (request: Record<string, unknown>): string => hash('sha256', canonicalJson(request), 'hex');
+
+/** Whether `approval` (ActionContext.approval) covers the request whose digest is `request`. */
+export const approvalCovers = (approval: StepApproval | null, request: string): boolean => approval?.requests.includes(request) === true;
+
+/**
+ * Thrown by `execute` when, decided again at that moment, the request needs a person's
+ * approval that the step does not hold (an automatic grant withdrawn since the step was
+ * admitted, a request that changed since it was approved, an arbitrary-tier action whose
+ * approval no admin gave). Not a failure of the step: the run driver sends the step back
+ * to a gate with `gate`, and runs it again once that is approved.
+ */
+export class ApprovalRequired extends Error {
+  constructor(readonly gates: readonly ActionGate[]) {
+    super(`approval_required: ${gates.map((g) => g.message).join('; ')}`);
+    this.name = 'ApprovalRequired';
+  }
+}
 
 /**
  * The delivery id of `item` (a `for_each` item's 0-based index, null for a step without
@@ -131,13 +180,16 @@ export type ActionDefinition<Input = any, Output = unknown> = {
    */
   compensation?: string;
   /**
-   * Whether this live execution waits for a human first, decided on the rendered input
+   * Whether this live execution waits for a person first, decided on the rendered input
    * before the step starts (a managed containment request no automatic grant covers, an
-   * MCP tool outside the connection's read-only tools): the gate's message, or null to run
-   * at once. `connectionName` is the step's `with.connection` (or the default), if any. A throw runs the step, which then fails
-   * with the action's own refusal.
+   * MCP tool outside the connection's read-only tools): the gate to open, or null to run at
+   * once (also for a request the action will refuse anyway: nobody is asked to approve what
+   * cannot run). `connectionName` is the step's `with.connection` (or the default), if any.
+   * A throw means the answer is unknown: the driver asks again, then fails the step with
+   * `gate_evaluation_failed`; it never runs the step on it. `execute` decides again and
+   * throws ApprovalRequired for a request the step's approval does not cover.
    */
-  gate?(input: Input, context: Pick<ActionContext, 'runId' | 'stepId' | 'caseId'> & { connectionName: string | null }): Promise<string | null>;
+  gate?(input: Input, context: Pick<ActionContext, 'runId' | 'stepId' | 'caseId'> & { connectionName: string | null }): Promise<ActionGate | null>;
   /**
    * A containment adapter (a pack action whose effect type the response policy manages:
    * `block`, `contain`, `disable_identity`): it runs only as a binding's bound action, so a

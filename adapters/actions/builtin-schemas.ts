@@ -15,9 +15,13 @@ const id = text(200);
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 /** Longest rule snooze, seconds. */
 const MAX_SNOOZE_S = 30 * 86_400;
-/** A managed containment target: the call shape shared by the three response families. */
-function containment(target: 'ip' | 'host' | 'domain', withTtl: boolean): v.GenericSchema {
-  const entries: v.ObjectEntries = { [target]: text(253), reason: v.optional(text(1000)) };
+/**
+ * A managed containment target: the call shape shared by the four response families. An
+ * identity may be an email, up to 320 characters as its normalization takes
+ * (domain/response-policy/targets.ts); the others fit a DNS name's 253.
+ */
+function containment(target: 'ip' | 'host' | 'domain' | 'identity', withTtl: boolean): v.GenericSchema {
+  const entries: v.ObjectEntries = { [target]: text(target === 'identity' ? 320 : 253), reason: v.optional(text(1000)) };
   if (withTtl) entries.ttl_seconds = v.pipe(v.number(), v.integer(), v.minValue(1));
   return v.strictObject(entries);
 }
@@ -40,7 +44,6 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
       tool_calls: v.array(v.object({ tool: v.string(), ok: v.boolean() })),
       stopped_for_approval: v.boolean(),
       stop_reason: v.picklist(['finished', 'write_intent', 'max_steps', 'token_budget', 'time']),
-      pending_call: v.nullable(v.object({ tool: v.string(), arguments: v.record(v.string(), v.unknown()) })),
     }),
   },
   'ai.triage': {
@@ -94,6 +97,9 @@ export const builtinSchemas: Record<string, { input: v.GenericSchema; output: v.
   'response.host_isolate': { input: containment('host', true), output: containmentOutput },
   'response.host_release': { input: containment('host', false), output: containmentOutput },
   'response.host_status': { input: containment('host', false), output: statusOutput },
+  'response.identity_disable': { input: containment('identity', true), output: containmentOutput },
+  'response.identity_enable': { input: containment('identity', false), output: containmentOutput },
+  'response.identity_status': { input: containment('identity', false), output: statusOutput },
   'response.ip_block': { input: containment('ip', true), output: containmentOutput },
   'response.ip_unblock': { input: containment('ip', false), output: containmentOutput },
   'response.ip_status': { input: containment('ip', false), output: statusOutput },

@@ -6,8 +6,9 @@
  * The connection is the authority, never the server: a tool outside `config.allowed_tools`
  * fails the step (`mcp_tool_not_allowed`) before anything is sent, and a tool outside
  * `config.read_only_tools` waits for a human at a gate before every live execution, manual
- * runs and `autonomous` steps included. The server's tool list and read-only hints are
- * never read here.
+ * runs and `autonomous` steps included; the approval covers that tool with those arguments
+ * on that connection, and `execute` decides again on the connection the call is made on.
+ * The server's tool list and read-only hints are never read here.
  *
  * The call carries `_meta.idempotency_key` `svc-<delivery id>`: the same for retries and
  * crash re-executions of one pass, so a server that honours it can drop a repeat. A tool
@@ -17,7 +18,8 @@
 import type * as v from 'valibot';
 import type { OutboundFetch } from './outbound-http.ts';
 import { callRemoteTool, toolAuthority } from '../mcp/remote-tools.ts';
-import { ActionFailure, type ActionDefinition, type ResolvedConnection } from './action.ts';
+import { RISK_GATE_ROLES } from '../../domain/runs/index.ts';
+import { ActionFailure, ApprovalRequired, approvalCovers, requestDigest, type ActionDefinition, type ActionGate, type ResolvedConnection } from './action.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 
 type Input = { tool: string; arguments?: Record<string, unknown> };
@@ -25,6 +27,14 @@ type Output = { content: unknown[]; structured_content: Record<string, unknown> 
 
 /** Longest tool error text a step's error repeats, characters. */
 const MAX_ERROR_TEXT = 500;
+
+/** The gate a call of a tool outside `read_only_tools` opens: an approval covers this tool with these arguments on this connection. */
+const gateOf = (connection: ResolvedConnection, input: Input): ActionGate => ({
+  reason: 'risk',
+  roles: RISK_GATE_ROLES,
+  message: `MCP tool ${input.tool} on ${connection.name} is not in its read_only_tools: a person approves each call`,
+  request: requestDigest({ action: 'mcp.call', connection: connection.id, tool: input.tool, arguments: input.arguments ?? {} }),
+});
 
 const errorText = (content: unknown[]): string =>
   content
@@ -56,12 +66,19 @@ export function createMcpCall(deps: {
       if (connection?.kind !== 'mcp') return null;
       const { allowed, readOnly } = toolAuthority(connection);
       if (!allowed.includes(input.tool) || readOnly.includes(input.tool)) return null;
-      return `MCP tool ${input.tool} on ${connection.name} is not in its read_only_tools: a person approves each call`;
+      return gateOf(connection, input);
     },
     execute: async (input, context) => {
       const connection = requireConnection(context.connection);
-      if (!toolAuthority(connection).allowed.includes(input.tool)) {
+      const { allowed, readOnly } = toolAuthority(connection);
+      if (!allowed.includes(input.tool)) {
         throw new ActionFailure('mcp_tool_not_allowed', `mcp: ${input.tool} is not in the allowed_tools of ${connection.name}`, false);
+      }
+      // Decided again on the connection this call is made on: a tool no longer read-only, or
+      // a call other than the one approved, waits for a person.
+      if (!readOnly.includes(input.tool)) {
+        const gate = gateOf(connection, input);
+        if (!approvalCovers(context.approval, gate.request)) throw new ApprovalRequired([gate]);
       }
       const { content, structured_content, is_error } = await callRemoteTool(connection, deps.outbound, context.signal, {
         clientName: 'svc-mcp-call',

@@ -1,11 +1,11 @@
 /**
- * The nine managed containment actions, `response.*` (SPEC.md "Managed containment
- * actions", "Managed containment effects"; docs/containment.md). Each normalizes its
+ * The twelve managed containment actions, `response.*` (SPEC.md "Managed containment
+ * actions", "Managed containment effects"; the identity three are ours: docs/containment.md). Each normalizes its
  * target, checks the response policy in force and delegates the vendor call to the
  * action bound for its `(effect_type, target_type)`, run through the registry's own
  * implementation: nothing here speaks a vendor's API.
  *
- * - block (`ip_block`, `domain_block`, `host_isolate`): a policy refusal
+ * - block (`ip_block`, `domain_block`, `host_isolate`, `identity_disable`): a policy refusal
  *   (domain/effects/request.ts: `target_invalid`, `target_protected`, `ttl_missing`,
  *   `ttl_out_of_policy`, ...) fails the step before any vendor call and creates no effect.
  *   Otherwise an effect is requested with the binding frozen; an adapter refusal
@@ -14,10 +14,10 @@
  *   its answer is the effect's verdict (domain/effects/managed.ts `applyVerdict`): `active`
  *   until now + TTL, its expiry job reversing it (runtime/worker/effect-expiry.ts). Output
  *   `{target, enforced, enforcement_performed, effect_id}`.
- * - unblock (`ip_unblock`, `domain_unblock`, `host_release`): releases every unresolved
+ * - unblock (`ip_unblock`, `domain_unblock`, `host_release`, `identity_enable`): releases every unresolved
  *   effect on the target early through its frozen binding (adapters/effects/reversal.ts);
  *   with none, calls the bound unblock action directly (already gone is success).
- * - status (`ip_status`, `domain_status`, `host_status`): the bound read, with the handle
+ * - status (`ip_status`, `domain_status`, `host_status`, `identity_status`): the bound read, with the handle
  *   of the newest unresolved effect on the target by the same adapter that recorded one; `enforced` by the
  *   read-back rule, `enforcement_performed` always false, `state` `enforced` or
  *   `not_enforced`. A read answering that the object is gone is a successful read.
@@ -31,8 +31,12 @@
  * is called, so a crash mid-call leaves a visible `pending` effect, never a silent block.
  *
  * `gate` (ActionDefinition): a block no automatic grant covers waits for a person before
- * its step starts (the driver opens the gate with reason `response_policy`); one the
- * policy or the adapter refuses does not wait, it fails at once.
+ * its step starts (a gate with reason `response_policy`); one the policy or the adapter
+ * refuses does not wait, it fails at once. `execute` decides again with the policy in
+ * force at that moment, before any effect is requested: a refusal (a target protected
+ * since, a TTL now out of policy) fails the step; a request that needs an approval the
+ * step does not hold for exactly this request (`gateOf`) throws ApprovalRequired, and the
+ * step goes back to a gate instead of applying.
  */
 import type * as v from 'valibot';
 import { v5 as uuidV5 } from 'uuid';
@@ -41,12 +45,22 @@ import { applyVerdict, managedActions, ownershipPlan, type ApplyVerdict, type Ma
 import { evaluateRequest, type EffectRefusal } from '../../domain/effects/request.ts';
 import type { EffectState } from '../../domain/effects/state.ts';
 import type { ResponsePolicy } from '../../domain/response-policy/policy.ts';
+import { RISK_GATE_ROLES } from '../../domain/runs/index.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
 import { systemActor } from '../commands/audit.ts';
 import type { EffectCommands, KnownEffect } from '../commands/effects.ts';
 import { callBoundAction, readBound, readBoundState, resolveBound } from '../effects/bound-actions.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
-import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
+import {
+  ActionFailure,
+  ApprovalRequired,
+  approvalCovers,
+  requestDigest,
+  type ActionContext,
+  type ActionDefinition,
+  type ActionGate,
+  type ResolvedConnection,
+} from './action.ts';
 import { builtinSchemas } from './builtin-schemas.ts';
 import type { ActionRegistry } from './registry.ts';
 
@@ -88,7 +102,7 @@ const refused = (refusal: EffectRefusal) => new ActionFailure(refusal.code, refu
  */
 export const effectIdOf = (context: Pick<ActionContext, 'deliveryId'>, n: number): string => uuidV5(`${context.deliveryId}/${n}`, EFFECT_ID_NAMESPACE);
 
-/** The nine `response.*` actions. */
+/** The twelve `response.*` actions (domain/effects/managed.ts `managedActions`). */
 export function responseActions(deps: ResponseActionDeps): ActionDefinition[] {
   return Object.entries(managedActions).map(([name, managed]) =>
     managed.role === 'block'
@@ -217,6 +231,19 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
     throw new ActionFailure('effect_tries_exhausted', `${MAX_TRIES} tries of this step failed`, false);
   };
 
+  /**
+   * The gate a request no automatic grant covers opens: an approval covers this action on
+   * this normalized target for this TTL through this binding (adapter, actions, connection
+   * and parameters). A policy published since that leaves the request allowed and the binding
+   * as it was keeps the approval good; another target, TTL or binding needs a new one.
+   */
+  const gateOf = (target: string, ttlSeconds: number, snapshot: ParametersSnapshot | null): ActionGate => ({
+    reason: 'response_policy',
+    roles: RISK_GATE_ROLES,
+    message: `${name} of ${target} for ${ttlSeconds} s: no automatic grant of the response policy covers it`,
+    request: requestDigest({ action: name, target_type: managed.targetType, target, ttl_seconds: ttlSeconds, binding: snapshot?.binding ?? null }),
+  });
+
   /** The step's output for an effect this delivery already applied. */
   const answered = (target: string, effectId: string, state: EffectState): Output => ({
     target,
@@ -231,9 +258,8 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       const { inForce, evaluation } = await evaluate(input, context.caseId);
       if (!evaluation.ok || !evaluation.needsApproval) return null;
       // A request the adapter refuses fails at once (degraded): nobody is asked to approve what cannot run.
-      const { resolved } = await resolve(inForce, evaluation.target.value, evaluation.ttlSeconds, input, context);
-      if (!resolved.ok) return null;
-      return `${name} of ${evaluation.target.value} for ${evaluation.ttlSeconds} s: no automatic grant of the response policy covers it`;
+      const { snapshot, resolved } = await resolve(inForce, evaluation.target.value, evaluation.ttlSeconds, input, context);
+      return resolved.ok ? gateOf(evaluation.target.value, evaluation.ttlSeconds, snapshot) : null;
     },
     async execute(input, context) {
       // Read while the policy is evaluated: a refusal still comes first, and creates nothing.
@@ -245,6 +271,12 @@ function blockAction(deps: ResponseActionDeps, name: string, managed: ManagedAct
       const { effectId, known } = await tried;
       if (known.state.exists && known.state.status !== 'pending') return answered(target, effectId, known.state);
       const { snapshot, vocabulary, connection, resolved } = await resolve(inForce, target, evaluation.ttlSeconds, input, context);
+      // Decided again now, with the policy in force: a grant withdrawn since the step was
+      // admitted, or a request other than the one approved, waits for a person.
+      if (resolved.ok && evaluation.needsApproval) {
+        const gate = gateOf(target, evaluation.ttlSeconds, snapshot);
+        if (!approvalCovers(context.approval, gate.request)) throw new ApprovalRequired([gate]);
+      }
       const requested = await deps.effects.decide(
         {
           type: 'request',

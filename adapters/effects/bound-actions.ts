@@ -114,6 +114,8 @@ export async function callBoundAction(
       connection,
       signal: context.signal,
       cases: null,
+      approval: null,
+      resume: null,
       now: context.now,
     });
     return { ok: true, output, retryable: false };

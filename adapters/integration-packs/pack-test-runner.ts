@@ -125,6 +125,8 @@ export async function runPackTest(pack: IntegrationPack, connectionNames: PackTe
         connection: connection.connection,
         signal: AbortSignal.timeout(spec.timeout_s * 1000),
         cases: null,
+        approval: null,
+        resume: null,
         now: deps.now,
       });
       const missing = spec.outputs.filter((o) => output[o.name] === null || output[o.name] === undefined).map((o) => `${o.name} (${o.type})`);

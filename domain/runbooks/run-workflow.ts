@@ -1,5 +1,5 @@
 /**
- * The runbook process manager as a decider (DESIGN.md habit 5): from a run's state,
+ * The runbook process manager as a decider (docs/architecture.md "Habits" 5): from a run's state,
  * the next move the worker must carry out. Pure; the worker in runtime/ executes it.
  *
  * Steps run one at a time in deterministic topological order (SPEC.md "Execution is
@@ -25,7 +25,7 @@
  * they only preview.
  */
 import type { GateReason } from '../runs/events.ts';
-import { finishedStatuses, type RunState, type StepState } from '../runs/state.ts';
+import { ADMIN_GATE_ROLES, finishedStatuses, RISK_GATE_ROLES, type RunState, type StepState } from '../runs/state.ts';
 import { executionOrder } from './dag.ts';
 import type { StepDefinition } from './model.ts';
 
@@ -36,7 +36,7 @@ export type NextMove =
   | { kind: 'skip_step'; step: StepDefinition; attempt: number; reason: string }
   | { kind: 'goto'; step: StepDefinition; target: string; visit: number; reset: string[] }
   | { kind: 'loop_cap_exceeded'; step: StepDefinition; target: string; visits: number; cap: number }
-  | { kind: 'open_gate'; step: StepDefinition; reason: GateReason; roles: string[]; message: string | null; timeoutH: number | null }
+  | { kind: 'open_gate'; step: StepDefinition; attempt: number; reason: GateReason; roles: string[]; message: string | null; timeoutH: number | null }
   | { kind: 'expire_gate'; stepId: string; deadline: string }
   | { kind: 'finish_run'; status: 'succeeded' | 'failed'; error: string | null }
   | { kind: 'idle' };
@@ -59,10 +59,6 @@ export type WorkflowLimits = {
   adminGate?: (action: string) => boolean;
 };
 
-/** Roles that may decide a gate the engine opens itself (the default-deny risk gate). */
-export const RISK_GATE_ROLES = ['approver', 'admin'];
-/** Roles that may decide the gate before an arbitrary-tier custom action runs. */
-export const ADMIN_GATE_ROLES = ['admin'];
 const GATED_RISKS = new Set(['write', 'arbitrary']);
 
 export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
@@ -90,8 +86,8 @@ export function nextMove(state: RunState, limits: WorkflowLimits): NextMove {
     if (step.when_branch !== null && !branchTaken(step, state.steps, byId)) {
       return { kind: 'skip_step', step, attempt, reason: `branch edge "${step.when_branch}" not taken` };
     }
-    const gate = step.kind === 'action' && !state.dryRun && !state.approved.includes(id) ? gateFor(step, state.triggerType, limits) : null;
-    if (gate !== null) return { kind: 'open_gate', step, ...gate };
+    const gate = step.kind === 'action' && !state.dryRun && !Object.hasOwn(state.approvals, id) ? gateFor(step, state.triggerType, limits) : null;
+    if (gate !== null) return { kind: 'open_gate', step, attempt, ...gate };
     return step.kind === 'branch' ? { kind: 'evaluate_branch', step, attempt } : { kind: 'execute_step', step, attempt };
   }
   return { kind: 'finish_run', status: 'succeeded', error: null };
@@ -112,13 +108,18 @@ function gateFor(step: StepDefinition, triggerType: string, limits: WorkflowLimi
   // Before the step's own approval: whoever else it names, an admin decides this one.
   if (step.action !== null && limits.adminGate?.(step.action) === true) {
     const message = `${step.action} is an arbitrary-tier custom action: every live execution needs an admin's approval`;
-    return { reason: 'risk' as const, roles: ADMIN_GATE_ROLES, message: step.approval?.message ?? message, timeoutH };
+    return { reason: 'risk' as const, roles: [...ADMIN_GATE_ROLES], message: step.approval?.message ?? message, timeoutH };
   }
   if (step.approval) return { reason: 'approval' as const, roles: step.approval.roles, message: step.approval.message, timeoutH };
   const automatic = triggerType === 'alert' || triggerType === 'schedule';
   const risk = step.action === null ? null : limits.riskOf(step.action);
   if (automatic && !step.autonomous && risk !== null && GATED_RISKS.has(risk) && !(step.action !== null && limits.bounded(step.action))) {
-    return { reason: 'risk' as const, roles: RISK_GATE_ROLES, message: `${step.action} has risk ${risk}: approve to run it in this automatic run`, timeoutH };
+    return {
+      reason: 'risk' as const,
+      roles: [...RISK_GATE_ROLES],
+      message: `${step.action} has risk ${risk}: approve to run it in this automatic run`,
+      timeoutH,
+    };
   }
   return null;
 }

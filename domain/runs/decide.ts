@@ -63,9 +63,11 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       ];
     }
     case 'open_gate': {
-      const { stepId, reason, roles, message, deadline, now } = command;
+      const { stepId, reason, roles, message, deadline, requests, resume, now } = command;
       assertStepOpen(state, stepId);
-      return [{ type: 'gate.opened', data: { run_id: state.id, step_id: stepId, reason, roles, message, deadline, at: now } }];
+      const data = { run_id: state.id, step_id: stepId, reason, roles, message, deadline, at: now };
+      const withRequests = requests.length > 0 ? { ...data, requests } : data;
+      return [{ type: 'gate.opened', data: resume !== undefined && Object.keys(resume).length > 0 ? { ...withRequests, resume } : withRequests }];
     }
     case 'decide_gate':
       return decideGate(command, state);

@@ -63,10 +63,28 @@ export type LoopCapExceeded = Event<
   { run_id: string; step_id: string; target: string; visits: number; cap: number; log?: ActionLogRow; at: string }
 >;
 
-/** The run waits for a human decision on `step_id` until `deadline` (ISO time). */
+/**
+ * The run waits for a human decision on `step_id` until `deadline` (ISO time). `requests`
+ * are the digests of the concrete requests the step's action asked a person to approve (a
+ * managed containment request, an MCP tool call; adapters/actions/action.ts
+ * `ActionGate`): an approval covers exactly these. Absent on gates that name none, and on
+ * gates recorded before approvals were bound to requests. `resume` keeps, by delivery id,
+ * what an action that stopped mid-way to ask (an `ai.agent` write intent) needs to go on
+ * once approved; absent when none did.
+ */
 export type GateOpened = Event<
   'gate.opened',
-  { run_id: string; step_id: string; reason: GateReason; roles: string[]; message: string | null; deadline: string; at: string }
+  {
+    run_id: string;
+    step_id: string;
+    reason: GateReason;
+    roles: string[];
+    message: string | null;
+    deadline: string;
+    at: string;
+    requests?: string[];
+    resume?: Record<string, Record<string, unknown>>;
+  }
 >;
 /** A person decided the open gate; `log` is the decision's action-log row. */
 export type GateDecided = Event<

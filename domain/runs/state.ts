@@ -4,8 +4,29 @@
 import type { RunbookDefinition } from '../runbooks/model.ts';
 import type { GateReason, RunEvent, RunOutcome, StepStatus } from './events.ts';
 
-/** The gate the run waits on; `deadline` is an ISO time. */
-export type OpenGate = { stepId: string; reason: GateReason; roles: string[]; deadline: string };
+/** Roles that may decide a gate the engine opens itself (the default-deny risk gate, an action's own gate). */
+export const RISK_GATE_ROLES: readonly string[] = ['approver', 'admin'];
+/** Roles that may decide the gate before an arbitrary-tier custom action runs: a gate accepting only these was decided by an admin. */
+export const ADMIN_GATE_ROLES: readonly string[] = ['admin'];
+
+/** The gate the run waits on; `deadline` is an ISO time; `requests` the request digests its approval covers, `resume` what it resumes. */
+export type OpenGate = {
+  stepId: string;
+  reason: GateReason;
+  roles: string[];
+  deadline: string;
+  requests: string[];
+  resume: Record<string, Record<string, unknown>>;
+};
+
+/**
+ * What people approved for one step in its current pass (a goto reset forgets it; a crash
+ * re-execution within the pass keeps it): the request digests the approved gates named,
+ * whether one of them only admins could decide, and, by delivery id, what an action that
+ * stopped to ask left to resume from. An action decides at execution whether this covers
+ * what it is about to do (adapters/actions/action.ts `ActionContext.approval`).
+ */
+export type StepApproval = { requests: string[]; byAdmin: boolean; resume: Record<string, Record<string, unknown>> };
 
 /** Run statuses after which nothing more happens to a run. */
 export const finishedStatuses: readonly string[] = ['succeeded', 'failed', 'denied', 'expired', 'cancelled'];
@@ -36,8 +57,8 @@ export type RunState =
       /** Re-entries of each goto target so far (SPEC.md "Limits": goto re-entry cap). */
       visits: Record<string, number>;
       gate: OpenGate | null;
-      /** Steps whose gate was approved in the current pass (a goto reset asks again). */
-      approved: string[];
+      /** The approvals of each step whose gate was approved in its current pass (a goto reset asks again). */
+      approvals: Record<string, StepApproval>;
     };
 
 export const initialRunState = (): RunState => ({ exists: false });
@@ -59,7 +80,7 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
       steps: Object.fromEntries(d.runbook.steps.map((s) => [s.id, { status: 'pending', attempt: 0, pass: 1, output: null, error: null }])),
       visits: {},
       gate: null,
-      approved: [],
+      approvals: {},
     };
   }
   if (!state.exists) return state;
@@ -83,17 +104,15 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
         const current = steps[id];
         if (current) steps[id] = { status: 'pending', attempt: current.attempt, pass: current.pass + 1, output: null, error: null };
       }
-      const approved = state.approved.filter((id) => !event.data.reset.includes(id));
-      return { ...state, steps, approved, visits: { ...state.visits, [event.data.target]: event.data.visit } };
+      const approvals = Object.fromEntries(Object.entries(state.approvals).filter(([id]) => !event.data.reset.includes(id)));
+      return { ...state, steps, approvals, visits: { ...state.visits, [event.data.target]: event.data.visit } };
     }
     case 'gate.opened': {
-      const { step_id, reason, roles, deadline } = event.data;
-      return { ...state, status: 'waiting_approval', gate: { stepId: step_id, reason, roles, deadline } };
+      const { step_id, reason, roles, deadline, requests, resume } = event.data;
+      return { ...state, status: 'waiting_approval', gate: { stepId: step_id, reason, roles, deadline, requests: requests ?? [], resume: resume ?? {} } };
     }
     case 'gate.decided':
-      return event.data.decision === 'approved'
-        ? { ...state, status: 'running', gate: null, approved: [...state.approved, event.data.step_id] }
-        : { ...state, gate: null };
+      return event.data.decision === 'approved' ? { ...state, status: 'running', gate: null, approvals: withApproval(state) } : { ...state, gate: null };
     case 'runbook.approval_expired':
       return { ...state, gate: null };
     case 'run.finished':
@@ -101,6 +120,22 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
     default:
       return state;
   }
+}
+
+/** The approvals after the open gate was approved: its requests join the step's, and an admin-only gate marks it decided by an admin. */
+function withApproval(state: Extract<RunState, { exists: true }>): Record<string, StepApproval> {
+  const gate = state.gate;
+  if (gate === null) return state.approvals;
+  const before = Object.hasOwn(state.approvals, gate.stepId) ? state.approvals[gate.stepId] : undefined;
+  const byAdmin = gate.roles.length > 0 && gate.roles.every((r) => ADMIN_GATE_ROLES.includes(r));
+  return {
+    ...state.approvals,
+    [gate.stepId]: {
+      requests: [...new Set([...(before?.requests ?? []), ...gate.requests])],
+      byAdmin: (before?.byAdmin ?? false) || byAdmin,
+      resume: { ...before?.resume, ...gate.resume },
+    },
+  };
 }
 
 /** `step` as the state of `stepId`, in the pass the step is in (1 for a step the runbook does not name). */

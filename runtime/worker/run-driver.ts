@@ -13,7 +13,7 @@
  * `appendMany` with its step's `step.finished`, so a restart finds both or neither: it
  * takes effect exactly once.
  */
-import type { CaseEffects } from '../../adapters/actions/action.ts';
+import type { ActionGate, CaseEffects } from '../../adapters/actions/action.ts';
 import { conflictBackoff, MAX_CONFLICT_RETRIES } from '../../adapters/commands/aggregate.ts';
 import { systemActor as auditSystemActor, type AuditLog } from '../../adapters/commands/audit.ts';
 import { createUnitOfWork, type UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
@@ -21,11 +21,21 @@ import { asJsonb } from '../../adapters/event-store/jsonb.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../../adapters/event-store/port.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import type { StepDefinition } from '../../domain/runbooks/model.ts';
-import { gateDeadline, nextMove, RISK_GATE_ROLES } from '../../domain/runbooks/run-workflow.ts';
-import { finishedStatuses, runDecider, type ActionLogRow, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
+import { gateDeadline, nextMove } from '../../domain/runbooks/run-workflow.ts';
+import { finishedStatuses, runDecider, type ActionLogRow, type GateReason, type RunCommand, type RunEvent, type RunState } from '../../domain/runs/index.ts';
 import { fold, systemMetadata } from '../../domain/shared/messages.ts';
 import { streams } from '../../domain/shared/streams.ts';
-import { executeStep, settleRun, stepGate, type ActionRun, type StepExecutorDeps, type StepOutcome, type StepRequest } from './step-executor.ts';
+import {
+  executeStep,
+  settleRun,
+  stepGate,
+  type ActionRun,
+  type AskedGate,
+  type GateDecision,
+  type StepExecutorDeps,
+  type StepOutcome,
+  type StepRequest,
+} from './step-executor.ts';
 
 export type RunDriverDeps = StepExecutorDeps & {
   store: EventStore;
@@ -132,6 +142,34 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
     }
   };
 
+  /** Whether a live execution of `step` asks its action's gate first (ActionDefinition.gate). */
+  const hasActionGate = (current: Existing, step: StepDefinition): boolean =>
+    step.action !== null && !current.dryRun && deps.actions.implementation(step.action)?.gate !== undefined;
+  /** What `step`'s action asks a person to approve before `attempt` starts (runtime/worker/step-executor.ts `stepGate`). */
+  const actionGate = async (current: Existing, step: StepDefinition, attempt: number): Promise<GateDecision> => {
+    if (!hasActionGate(current, step)) return { kind: 'run' };
+    const context = await templateContext(deps, current, step);
+    const pass = current.steps[step.id]?.pass ?? 1;
+    return stepGate(deps, { runId, step, attempt, pass, item: null, caseId: current.caseId, dryRun: false, context, approval: null });
+  };
+  /** Opens `gate` on `stepId`, its deadline `timeoutH` hours away (null: the install default). */
+  const openGate = async (
+    stepId: string,
+    timeoutH: number | null,
+    gate: Omit<Extract<RunCommand, { type: 'open_gate' }>, 'type' | 'stepId' | 'deadline' | 'now'>,
+  ) => {
+    const at = now();
+    const deadline = gateDeadline(at, timeoutH ?? (await deps.approvalDeadlineHours()));
+    record({ type: 'open_gate', stepId, ...gate, deadline, now: at });
+  };
+  /** Ends `stepId` as `error` without starting it: nothing was called (a gate that could not be decided). */
+  const refuseStep = (stepId: string, action: string | null, attempt: number, input: unknown, error: string) => {
+    if (!state.exists) return;
+    const at = now();
+    const log = logRow(state, stepId, action, attempt, 'error', input, null, error, at, at);
+    record({ type: 'finish_step', stepId, attempt, status: 'error', output: null, error, log, now: at });
+  };
+
   try {
     for (;;) {
       if (!deps.stillOwned() || !state.exists) {
@@ -161,9 +199,21 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           break;
         case 'open_gate': {
           const { step, reason, roles, message, timeoutH } = move;
-          const at = now();
-          const deadline = gateDeadline(at, timeoutH ?? (await deps.approvalDeadlineHours()));
-          record({ type: 'open_gate', stepId: step.id, reason, roles, message, deadline, now: at });
+          // The step's own gate also names the request its action would make, so approving
+          // the step approves that request (and no second gate opens for it).
+          const asked = await actionGate(state, step, move.attempt);
+          if (asked.kind === 'failed') {
+            refuseStep(step.id, step.action, move.attempt, step.with, asked.error);
+            break;
+          }
+          const gates = asked.kind === 'gate' ? asked.gates : [];
+          const messages = [message, ...gates.map((g) => g.message)].filter((m): m is string => m !== null);
+          await openGate(step.id, timeoutH, {
+            reason,
+            roles,
+            message: messages.length === 0 ? null : messages.join('; '),
+            requests: gates.map((g) => g.request),
+          });
           break;
         }
         case 'expire_gate':
@@ -195,24 +245,28 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           const before = state;
           const { step, attempt } = move;
           const pass = before.steps[step.id]?.pass ?? 1;
+          const approval = Object.hasOwn(before.approvals, step.id) ? (before.approvals[step.id] ?? null) : null;
           // Read for the gate an action may ask for, the template context is the step's own too.
           let gateContext: Record<string, unknown> | null = null;
-          if (step.action !== null && !before.dryRun && !before.approved.includes(step.id) && deps.actions.implementation(step.action)?.gate) {
+          if (approval === null && hasActionGate(before, step)) {
             gateContext = await templateContext(deps, before, step);
-            const message = await stepGate(deps, {
+            const asked = await stepGate(deps, {
               runId,
               step,
               attempt,
               pass,
               item: null,
               caseId: before.caseId,
-              dryRun: before.dryRun,
+              dryRun: false,
               context: gateContext,
+              approval,
             });
-            if (message !== null) {
-              const at = now();
-              const deadline = gateDeadline(at, step.approval?.timeout_h ?? (await deps.approvalDeadlineHours()));
-              record({ type: 'open_gate', stepId: step.id, reason: 'response_policy', roles: RISK_GATE_ROLES, message, deadline, now: at });
+            if (asked.kind === 'failed') {
+              refuseStep(step.id, step.action, attempt, step.with, asked.error);
+              break;
+            }
+            if (asked.kind === 'gate') {
+              await openGate(step.id, step.approval?.timeout_h ?? null, gateOf(asked.gates));
               break;
             }
           }
@@ -221,8 +275,14 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           // The start is durable before the action runs (a crash from here on reruns the
           // step as its next attempt); the template context is only read meanwhile.
           const [, context] = await Promise.all([flush(), gateContext ?? templateContext(deps, before, step)]);
-          const request: StepRequest = { runId, step, attempt, pass, item: null, caseId: before.caseId, dryRun: before.dryRun, context };
-          const executed = step.for_each === null ? settleOne(await executeStep(deps, request)) : await executeForEach(deps, request, step.for_each);
+          const request: StepRequest = { runId, step, attempt, pass, item: null, caseId: before.caseId, dryRun: before.dryRun, context, approval };
+          const { executed, gates } = step.for_each === null ? settleOne(await executeStep(deps, request)) : await executeForEach(deps, request, step.for_each);
+          if (gates.length > 0) {
+            // Decided again at execution, the request needs an approval the step does not
+            // hold: the step waits at a gate instead of ending, and runs again once approved.
+            await openGate(step.id, step.approval?.timeout_h ?? null, gateOf(gates));
+            break;
+          }
           inFlight = {
             stepId: step.id,
             attempt,
@@ -268,10 +328,31 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
 /** An executed step not yet settled: stages its store effects into `unit` through `cases` and resolves its outcome. */
 type Executed = (unit: UnitOfWork, cases: CaseEffects | null) => Promise<StepOutcome>;
 
-const settleOne =
-  (run: ActionRun): Executed =>
-  (unit, cases) =>
-    settleRun(run, unit, cases);
+/** A step's action calls once made: how to settle them, and the gates they asked for instead of running (empty: none). */
+type Execution = { executed: Executed; gates: readonly AskedGate[] };
+
+const settleOne = (run: ActionRun): Execution => ({ executed: (unit, cases) => settleRun(run, unit, cases), gates: run.gates });
+
+/** One gate for the gates a step's action asked for: the first's reason and roles, every message, request and resume. */
+function gateOf(gates: readonly (ActionGate & { deliveryId?: string })[]): {
+  reason: GateReason;
+  roles: string[];
+  message: string;
+  requests: string[];
+  resume: Record<string, Record<string, unknown>>;
+} {
+  const first = gates[0];
+  if (first === undefined) throw new Error('gateOf needs a gate');
+  const resume: Record<string, Record<string, unknown>> = {};
+  for (const g of gates) if (g.resume !== undefined && g.deliveryId !== undefined) resume[g.deliveryId] = g.resume;
+  return {
+    reason: first.reason,
+    roles: [...first.roles],
+    message: gates.map((g) => g.message).join('; '),
+    requests: [...new Set(gates.map((g) => g.request))],
+    resume,
+  };
+}
 
 /** `finish` as an `error` that applied nothing: its effects could not be appended. */
 function withoutEffect(finish: FinishStep, error: string, at: string): FinishStep {
@@ -288,10 +369,8 @@ function withoutEffect(finish: FinishStep, error: string, at: string): FinishSte
  * unfinished step, each item with the delivery id it had. The items' store effects are settled in
  * item order into one unit, so all of them land with the step's end.
  */
-async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<Executed> {
-  const failed =
-    (error: string): Executed =>
-    async () => ({ status: 'error', input: template, output: null, error });
+async function executeForEach(deps: RunDriverDeps, request: StepRequest, template: string): Promise<Execution> {
+  const failed = (error: string): Execution => ({ executed: async () => ({ status: 'error', input: template, output: null, error }), gates: [] });
   let list: unknown;
   try {
     list = await deps.templates.renderValue(template, request.context);
@@ -304,7 +383,8 @@ async function executeForEach(deps: RunDriverDeps, request: StepRequest, templat
   for (const [index, item] of list.entries()) {
     runs.push(await executeStep(deps, { ...request, item: index, context: { ...request.context, item, loop: { index, count } } }));
   }
-  return async (unit, cases) => {
+  const gates = runs.flatMap((run, index) => run.gates.map((g) => ({ ...g, message: `[${index}] ${g.message}` })));
+  const executed: Executed = async (unit, cases) => {
     const inputs: unknown[] = [];
     const items: unknown[] = [];
     const errors: { index: number; error: string }[] = [];
@@ -317,6 +397,7 @@ async function executeForEach(deps: RunDriverDeps, request: StepRequest, templat
     const error = errors.length === 0 ? null : `${errors.length} of ${count} items failed: ${errors.map((e) => `[${e.index}] ${e.error}`).join('; ')}`;
     return { status: error === null ? 'ok' : 'error', input: inputs, output: { items, count, errors }, error };
   };
+  return { executed, gates };
 }
 
 function logRow(

@@ -17,19 +17,37 @@
  * end with it (docs/architecture.md "Run path", crash recovery).
  */
 import * as v from 'valibot';
-import { ActionFailure, deliveryIdOf, type ActionContext, type CaseEffects, type ResolvedConnection } from '../../adapters/actions/action.ts';
+import {
+  ActionFailure,
+  ApprovalRequired,
+  deliveryIdOf,
+  requestDigest,
+  type ActionContext,
+  type ActionGate,
+  type CaseEffects,
+  type ResolvedConnection,
+} from '../../adapters/actions/action.ts';
 import type { ActionRegistry } from '../../adapters/actions/registry.ts';
 import type { UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import type { StepDefinition } from '../../domain/runbooks/model.ts';
+import { ADMIN_GATE_ROLES, type StepApproval } from '../../domain/runs/index.ts';
 
 export type StepOutcome = { status: 'ok' | 'error'; input: unknown; output: unknown; error: string | null };
 
 /** Stages an action's effect on our store through `cases` and resolves the step's output (ActionDefinition.record). */
 export type Recorder = (cases: CaseEffects | null) => Promise<unknown>;
 
-/** One action call that ran: its outcome, and the recorder of its store effect (null when it has none, failed, or was a preview). */
-export type ActionRun = StepOutcome & { record: Recorder | null };
+/**
+ * One action call that ran: its outcome, the recorder of its store effect (null when it has
+ * none, failed, or was a preview), and the gates it asked for instead of running (empty
+ * unless the action, deciding at execution, found its request not covered by the step's
+ * approval: the driver then opens a gate rather than ending the step).
+ */
+export type ActionRun = StepOutcome & { record: Recorder | null; gates: readonly AskedGate[] };
+
+/** A gate an action asked for at execution, with the delivery id of the call that asked (the key of its `resume`). */
+export type AskedGate = ActionGate & { deliveryId: string };
 
 export type StepExecutorDeps = {
   actions: ActionRegistry;
@@ -38,6 +56,8 @@ export type StepExecutorDeps = {
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   backoffBaseMs: number;
+  /** SVC_GATE_EVALUATION_TRIES: how many times an action's gate is asked before the step fails with `gate_evaluation_failed`. */
+  gateEvaluationTries: number;
 };
 
 export type StepRequest = {
@@ -51,9 +71,12 @@ export type StepRequest = {
   caseId: string | null;
   dryRun: boolean;
   context: Record<string, unknown>;
+  /** What people approved for the step in this pass (domain/runs/state.ts), null: nothing. */
+  approval: StepApproval | null;
 };
 
-const fail = (input: unknown, error: string): ActionRun => ({ status: 'error', input, output: null, error, record: null });
+const fail = (input: unknown, error: string): ActionRun => ({ status: 'error', input, output: null, error, record: null, gates: [] });
+const gated = (input: unknown, gates: readonly AskedGate[]): ActionRun => ({ ...fail(input, 'approval_required'), gates });
 
 /** How a failed action reads in the step's `error`: `<type>: <message>` for an ActionFailure. */
 const failureMessage = (error: unknown): string =>
@@ -104,6 +127,14 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
   }
 
   const deliveryId = deliveryIdOf(req.runId, step.id, req.pass, req.item);
+  // Decided again here, not only when the step was admitted: an action that became
+  // arbitrary-tier since (a custom action saved again) runs only on an admin's approval.
+  if (!req.dryRun && action.adminGate && req.approval?.byAdmin !== true) {
+    const message = `${action.name} is an arbitrary-tier custom action: every live execution needs an admin's approval`;
+    const request = requestDigest({ action: action.name, tier: 'arbitrary' });
+    return masked(gated(rendered, [{ reason: 'risk', roles: ADMIN_GATE_ROLES, message, request, deliveryId }]));
+  }
+
   for (let retry = 0; ; retry++) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new ActionFailure('timeout', `step timed out after ${step.timeout_s} s`, true)), step.timeout_s * 1000);
@@ -116,6 +147,8 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
       connection,
       signal: controller.signal,
       cases: null,
+      approval: req.approval,
+      resume: (req.approval !== null && Object.hasOwn(req.approval.resume, deliveryId) ? req.approval.resume[deliveryId] : null) ?? null,
       now: deps.now,
     };
     try {
@@ -129,8 +162,16 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
         error: null,
         // What `record` resolves is the stored output: masked like the one `execute` gave.
         record: record ? async (cases) => redact({ input: rendered, output: await record(parsed.output, output, { ...context, cases }) }).output : null,
+        gates: [],
       });
     } catch (error) {
+      if (error instanceof ApprovalRequired)
+        return masked(
+          gated(
+            rendered,
+            error.gates.map((g) => ({ ...g, deliveryId })),
+          ),
+        );
       if (error instanceof ActionFailure && error.retryable && retry < step.retries) {
         await deps.sleep(deps.backoffBaseMs * 2 ** retry);
         continue;
@@ -142,45 +183,75 @@ export async function executeStep(deps: StepExecutorDeps, req: StepRequest): Pro
   }
 }
 
+/** What a step waits for before it starts (`stepGate`). */
+export type GateDecision = { kind: 'run' } | { kind: 'gate'; gates: ActionGate[] } | { kind: 'failed'; error: string };
+
 /**
- * The gate `req`'s action asks for before this live execution (ActionDefinition.gate: a
- * managed containment request no automatic grant covers), or null. A `for_each` step asks
- * for each item and waits when any item would. Input that does not render or validate
- * asks for nothing: the step then fails on it when it runs, with the action's own error.
+ * What the step must wait for before this live execution starts, by its action's gate
+ * (ActionDefinition.gate): `run` (no gate), `gate` with the gates to open (a `for_each` step
+ * asks for each item and waits when any item would, one gate naming every item's
+ * request), or `failed` when the action could not tell (its gate threw on each of
+ * `gateEvaluationTries` tries, with the step backoff between): the step then ends
+ * `gate_evaluation_failed` without starting. Never "no gate" on an error.
+ *
+ * Input that does not render or validate asks for nothing here: the step then fails on it
+ * before its action is called (`executeStep`), and the action decides again at execution
+ * in any case.
  */
-export async function stepGate(deps: StepExecutorDeps, req: StepRequest): Promise<string | null> {
+export async function stepGate(deps: StepExecutorDeps, req: StepRequest): Promise<GateDecision> {
   const action = req.step.action ? deps.actions.implementation(req.step.action) : undefined;
-  if (req.dryRun || !action?.gate) return null;
-  const gateOf = async (context: Record<string, unknown>): Promise<string | null> => {
+  if (req.dryRun || !action?.gate) return { kind: 'run' };
+  const gateOf = async (context: Record<string, unknown>): Promise<ActionGate | null> => {
+    let rendered: Record<string, unknown>;
     try {
-      const { connection, ...rendered } = (await deps.templates.renderValue(req.step.with, context)) as Record<string, unknown>;
-      const parsed = v.safeParse(action.input, rendered);
-      const connectionName = connection ?? action.defaultConnection ?? null;
-      const gateContext = {
+      rendered = (await deps.templates.renderValue(req.step.with, context)) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    const { connection, ...input } = rendered;
+    const parsed = v.safeParse(action.input, input);
+    if (!parsed.success) return null;
+    const connectionName = connection ?? action.defaultConnection ?? null;
+    return (
+      (await action.gate?.(parsed.output, {
         runId: req.runId,
         stepId: req.step.id,
         caseId: req.caseId,
         connectionName: typeof connectionName === 'string' ? connectionName : null,
-      };
-      return parsed.success ? ((await action.gate?.(parsed.output, gateContext)) ?? null) : null;
-    } catch {
-      return null;
-    }
+      })) ?? null
+    );
   };
-  if (req.step.for_each === null) return gateOf(req.context);
-  let list: unknown;
-  try {
-    list = await deps.templates.renderValue(req.step.for_each, req.context);
-  } catch {
-    return null;
+  const evaluate = async (): Promise<ActionGate[]> => {
+    if (req.step.for_each === null) {
+      const gate = await gateOf(req.context);
+      return gate === null ? [] : [gate];
+    }
+    let list: unknown;
+    try {
+      list = await deps.templates.renderValue(req.step.for_each, req.context);
+    } catch {
+      return [];
+    }
+    if (!Array.isArray(list)) return [];
+    const gates: ActionGate[] = [];
+    for (const [index, item] of list.entries()) {
+      const gate = await gateOf({ ...req.context, item, loop: { index, count: list.length } });
+      if (gate !== null) gates.push({ ...gate, message: `[${index}] ${gate.message}` });
+    }
+    return gates;
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const gates = await evaluate();
+      return gates.length === 0 ? { kind: 'run' } : { kind: 'gate', gates };
+    } catch (error) {
+      if (attempt >= deps.gateEvaluationTries) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return { kind: 'failed', error: `gate_evaluation_failed: whether ${action.name} needs an approval could not be decided (${attempt} tries): ${reason}` };
+      }
+      await deps.sleep(deps.backoffBaseMs * 2 ** (attempt - 1));
+    }
   }
-  if (!Array.isArray(list)) return null;
-  const messages: string[] = [];
-  for (const [index, item] of list.entries()) {
-    const message = await gateOf({ ...req.context, item, loop: { index, count: list.length } });
-    if (message !== null) messages.push(`[${index}] ${message}`);
-  }
-  return messages.length === 0 ? null : messages.join('; ');
 }
 
 /**

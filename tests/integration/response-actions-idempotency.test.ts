@@ -42,6 +42,8 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
   };
   const policy: ResponsePolicy = {
     ...defaultResponsePolicy(),
+    // Covered by an automatic grant: idempotency is the point here, not the gate.
+    automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600, severities: [] }],
     adapters: [
       {
         effect_type: 'block',
@@ -100,6 +102,8 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
     connection: null,
     signal: AbortSignal.timeout(5_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
   });
   const input = { ip: '203.0.113.7', ttl_seconds: 600 };

@@ -130,6 +130,7 @@ describe.each(engines)('run driver on $name', (engine) => {
     },
     sleep: async () => undefined,
     backoffBaseMs: 1,
+    gateEvaluationTries: 3,
     caseContext: async () => null,
     caseEffects: createRunCaseEffects({
       db: opened.db,

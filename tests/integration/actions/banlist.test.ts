@@ -52,6 +52,8 @@ describe.skipIf(!sshdAvailable)('ban-list actions over ssh', () => {
     connection: connection(),
     signal: AbortSignal.timeout(20_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
   });
   const run = (action: ActionDefinition, input: unknown) => action.execute(v.parse(action.input, input), context()) as Promise<Record<string, any>>;

@@ -33,6 +33,8 @@ const context = (attempt = 1, deliveryId = 'delivery-1'): ActionContext => ({
   connection,
   signal: new AbortController().signal,
   cases: null,
+  approval: null,
+  resume: null,
   now: () => new Date(),
 });
 const run = (name: string, input: Record<string, unknown>, attempt = 1, deliveryId = 'delivery-1') =>

@@ -50,6 +50,8 @@ describe('reputation actions', () => {
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
     connection: { id: 'c', kind: 'http', name: 'intel', base_url: base, config, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });

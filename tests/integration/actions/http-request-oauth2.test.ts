@@ -41,6 +41,8 @@ const context = (conn: ResolvedConnection): ActionContext => ({
   connection: conn,
   signal: new AbortController().signal,
   cases: null,
+  approval: null,
+  resume: null,
   now: () => new Date(clock),
 });
 const failureOf = async (promise: Promise<unknown>): Promise<ActionFailure> => {

@@ -44,7 +44,19 @@ function connection(config: Record<string, unknown> = {}, secret: string | null 
 }
 
 function context(conn: ResolvedConnection | null, signal = AbortSignal.timeout(5000)): ActionContext {
-  return { runId: 'run-1', stepId: 'call', attempt: 1, deliveryId: 'delivery-1', caseId: null, connection: conn, signal, cases: null, now: () => new Date() };
+  return {
+    runId: 'run-1',
+    stepId: 'call',
+    attempt: 1,
+    deliveryId: 'delivery-1',
+    caseId: null,
+    connection: conn,
+    signal,
+    cases: null,
+    approval: null,
+    resume: null,
+    now: () => new Date(),
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ActionFailure> {

@@ -27,6 +27,8 @@ describe('notify.chat_a', () => {
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
     connection: {
       id: 'c',

@@ -30,6 +30,8 @@ describe('notify.chat_b', () => {
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
     connection: {
       id: 'c',

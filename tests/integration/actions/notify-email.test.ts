@@ -80,6 +80,8 @@ const context = (conn: ResolvedConnection, attempt = 1, pass = 1): ActionContext
   connection: conn,
   signal: AbortSignal.timeout(10_000),
   cases: null,
+  approval: null,
+  resume: null,
   now: () => new Date(),
 });
 const step = v.parse(notifyEmail.input, {

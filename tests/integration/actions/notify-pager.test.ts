@@ -34,6 +34,8 @@ describe('pager actions outside a case', () => {
     caseId: null,
     signal: AbortSignal.timeout(10_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
     connection: { id: 'c', kind, name: kind, base_url: base, config: {}, secret, previous_secret: null, bot_token: null } satisfies ResolvedConnection,
   });

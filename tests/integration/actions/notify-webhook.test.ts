@@ -54,6 +54,8 @@ function context(conn: ResolvedConnection | null, overrides: Partial<ActionConte
     connection: conn,
     signal: AbortSignal.timeout(5000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
     ...overrides,
   };

@@ -40,6 +40,8 @@ describe('pipeline actions', () => {
     connection: connection(),
     signal,
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
   });
   const run = (action: ActionDefinition, input: unknown, ctx = context()) => action.execute(v.parse(action.input, input), ctx) as Promise<Record<string, any>>;

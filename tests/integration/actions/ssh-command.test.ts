@@ -37,6 +37,8 @@ describe.skipIf(!sshdAvailable)('ssh.command', () => {
     connection: conn,
     signal: AbortSignal.timeout(20_000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
   });
   const run = (input: unknown, conn: ResolvedConnection) => sshCommand.execute(v.parse(sshCommand.input, input), context(conn));

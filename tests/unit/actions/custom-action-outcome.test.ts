@@ -51,6 +51,8 @@ const context: ActionContext = {
   connection,
   signal: new AbortController().signal,
   cases: null,
+  approval: null,
+  resume: null,
   now: () => new Date(0),
 };
 

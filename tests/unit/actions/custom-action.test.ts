@@ -64,6 +64,8 @@ const contextOf = (connection: ResolvedConnection | null = http): ActionContext 
   connection,
   signal: new AbortController().signal,
   cases: null,
+  approval: null,
+  resume: null,
   now: () => new Date(0),
 });
 

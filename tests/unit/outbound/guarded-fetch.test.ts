@@ -195,6 +195,8 @@ describe('actions over the guarded fetch', () => {
     },
     signal: AbortSignal.timeout(5000),
     cases: null,
+    approval: null,
+    resume: null,
     now: () => new Date(),
   });
 

@@ -1,5 +1,5 @@
 /**
- * Every rule of the Run decider, given-when-then on plain data (DESIGN habit 4): given the
+ * Every rule of the Run decider, given-when-then on plain data (docs/architecture.md "Habits" 4): given the
  * events a run stream holds, when a command is decided, then these events or this error.
  */
 import { describe, expect, it } from 'vitest';
@@ -183,7 +183,7 @@ describe('steps', () => {
       .when({ type: 'finish_step', stepId: 'a', attempt: 1, status: 'ok', output: null, error: null, log: log('a', 1), now: T })
       .thenThrows('step_already_finished', 409);
     given(runDecider, done)
-      .when({ type: 'open_gate', stepId: 'a', reason: 'risk', roles: ['approver'], message: null, deadline: DEADLINE, now: T })
+      .when({ type: 'open_gate', stepId: 'a', reason: 'risk', roles: ['approver'], message: null, deadline: DEADLINE, requests: [], now: T })
       .thenThrows('step_already_finished', 409);
   });
 
@@ -272,7 +272,7 @@ describe('step passes (the delivery id of a step execution, runtime/worker/step-
 describe('approval gates', () => {
   it('opens a gate on an open step and waits for approval', () => {
     const { state } = given(runDecider, [...running, stepStarted('a', 1), stepFinished('a', 1)])
-      .when({ type: 'open_gate', stepId: 'b', reason: 'approval', roles: ['approver'], message: null, deadline: DEADLINE, now: T })
+      .when({ type: 'open_gate', stepId: 'b', reason: 'approval', roles: ['approver'], message: null, deadline: DEADLINE, requests: [], now: T })
       .then([gateOpened]);
     expect(state).toMatchObject({ status: 'waiting_approval', gate: { stepId: 'b', deadline: DEADLINE } });
   });
@@ -337,7 +337,7 @@ describe('approval gates', () => {
           },
         },
       ]);
-    expect(state).toMatchObject({ status: 'running', gate: null, approved: ['b'] });
+    expect(state).toMatchObject({ status: 'running', gate: null, approvals: { b: { requests: [], byAdmin: false } } });
   });
 
   it('denies: the run ends denied', () => {

@@ -233,6 +233,7 @@ describe('gates', () => {
       roles: ['approver'],
       message: null,
       deadline: '2026-01-01T02:00:00.000Z',
+      requests: [],
       now: '2026-01-01T00:00:00.000Z',
     });
   const decide = (state: RunState, over: Partial<Extract<RunCommand, { type: 'decide_gate' }>> = {}) =>
