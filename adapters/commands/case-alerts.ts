@@ -5,6 +5,11 @@
  * Every move is one atomic append over the alert stream and both case streams, with
  * the versions read, retried on a conflict. What the alert does is `alertDecider`'s
  * decision (domain/alerts/); each case follows the alert's events.
+ *
+ * Link, escalate and dismiss take `heldBy`, the case the route saw holding the alert
+ * (null: none) when it checked the caller may see that case, and refuse with 404
+ * `alert_not_found` when the alert's stream shows another case at the version they
+ * decide on: the alert may have moved into a case the caller cannot see since the check.
  */
 import type { Kysely } from 'kysely';
 import { alertDecider, type AlertCommand, type AlertEvent, type AlertState } from '../../domain/alerts/index.ts';
@@ -46,6 +51,10 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
     const { state, version } = await streamStatesOf(deps.store).load(streamId, alertDecider);
     return { row, streamId, state, version };
   };
+  /** 404 `alert_not_found`, as for an absent alert, when the alert is no longer where the caller's check saw it. */
+  const stillHeldBy = (alertId: string, state: AlertState, heldBy: string | null) => {
+    if (state.exists && state.caseId !== heldBy) throw notFound('alert_not_found', 'alert not found', { alert_id: alertId });
+  };
   /** The alert's decision as a write at the version read. */
   const alertWrite = (alert: LoadedAlert, command: AlertCommand, actor: Actor): { events: AlertEvent[]; write: StreamWrite } => {
     const events = alertDecider.decide(command, alert.state);
@@ -79,10 +88,14 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
     );
 
   return {
-    /** Puts the alert in the case (moving it out of another); returns the last position written, null when already there. */
-    link: (caseId: string, alertId: string, actor: Actor) =>
+    /**
+     * Puts the alert in the case (moving it out of `heldBy`, the case the caller saw it
+     * in); returns the last position written, null when already there.
+     */
+    link: (caseId: string, alertId: string, heldBy: string | null, actor: Actor) =>
       retryOnConflict(async () => {
         const alert = await loadAlert(alertId);
+        stillHeldBy(alertId, alert.state, heldBy);
         const at = deps.now().toISOString();
         const target = await caseWrite(
           caseId,
@@ -113,14 +126,16 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
       return { alertId, position: r.position };
     },
     /**
-     * Opens a new case holding the alert (moved out of the case that held it, if any), in
-     * one atomic append. Answers the new case id and the last position written.
+     * Opens a new case holding the alert (moved out of `heldBy`, the case the caller saw
+     * holding it, if any), in one atomic append. Answers the new case id and the last
+     * position written.
      */
-    escalate: async (alertId: string, input: EscalatedCase, actor: Actor): Promise<{ caseId: string; position: number }> => {
+    escalate: async (alertId: string, heldBy: string | null, input: EscalatedCase, actor: Actor): Promise<{ caseId: string; position: number }> => {
       const caseId = deps.ids();
       const number = await nextCaseNumber(deps.db);
       const position = await retryOnConflict(async () => {
         const alert = await loadAlert(alertId);
+        stillHeldBy(alertId, alert.state, heldBy);
         const at = deps.now().toISOString();
         const opening = {
           caseId,
@@ -146,15 +161,21 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
       });
       return { caseId, position };
     },
-    /** Dismisses an alert that no case holds; 409 `alert_in_case` otherwise. Null when it was dismissed already. */
-    dismiss: async (alertId: string, reason: string | null, actor: Actor) => {
+    /**
+     * Dismisses an alert that no case holds; 409 `alert_in_case` when `heldBy`, the case
+     * the caller saw holding it, still does. Null when it was dismissed already.
+     */
+    dismiss: async (alertId: string, heldBy: string | null, reason: string | null, actor: Actor) => {
       const { streamId } = await findAlert(alertId);
       const now = deps.now().toISOString();
       const r = await decideAndAppend(
         deps.store,
         streamId,
         alertDecider,
-        (): AlertCommand => ({ type: 'dismiss', reason, by: actor.email ?? actor.userId, now }),
+        (state): AlertCommand => {
+          stillHeldBy(alertId, state, heldBy);
+          return { type: 'dismiss', reason, by: actor.email ?? actor.userId, now };
+        },
         actorMetadata(actor, 'user'),
       );
       return r.position;

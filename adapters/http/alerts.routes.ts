@@ -3,19 +3,19 @@
  * `source`), `POST /alerts` (an alert entered by hand: in no case, no runbook),
  * `POST /alerts/<id>/escalate` (a new case holding it), `/link {case_id}` (into an
  * existing case, moved out of another) and `/dismiss {reason?}` (an alert in no case).
- * Changes need `manage_cases` in the alert's team (and in the target case's for link);
- * an alert the caller cannot see is 404 `alert_not_found` like an absent one.
+ * Changes need `manage_cases` in the alert's team and in the holding case's (and in the
+ * target case's for link); an alert the caller cannot see, or one held by a case the
+ * caller cannot see, is 404 `alert_not_found` like an absent one, and every alert answered
+ * names its case only to who may see that case (`case_id` null otherwise).
  */
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { DomainError, notFound } from '../../domain/shared/errors.ts';
-import { listAlerts } from '../../projections/alerts/alerts.queries.ts';
+import { listAlerts, redactCaseLinks, type AlertFilters, type AlertRow } from '../../projections/alerts/alerts.queries.ts';
 import { withObservables } from '../commands/intake.ts';
-import { hasPermission } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
-import { caseAccess } from './case-access.ts';
+import { alertAccess, caseAccess } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import { observableSchema } from '../commands/detector-alert.ts';
 import { requirePermission, requireTeamPermission } from './auth.ts';
@@ -34,6 +34,7 @@ export function alertRoutes(deps: AlertRouteDeps) {
   const read = requirePermission('read', 'svc:alerts:read', deps.permissions);
   const manage = requirePermission('manage_cases', 'svc:alerts:write', deps.permissions);
   const access = caseAccess(db, deps.permissions);
+  const alerts = alertAccess(db, deps.permissions);
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
 
   const url = v.optional(v.nullable(v.pipe(v.string(), v.url('must be a URL'), v.maxLength(4096))));
@@ -70,17 +71,13 @@ export function alertRoutes(deps: AlertRouteDeps) {
     })),
   );
 
-  /** The alert if the caller sees it and may change it: 404 `alert_not_found`, 403 `forbidden`. */
-  const actOn = async (principal: Principal, id: string) => {
-    const [alert] = await listAlerts(db, { id, limit: 1, offset: 0 }, caseScopeOf(principal, deps.permissions));
-    if (!alert) throw notFound('alert_not_found', 'alert not found', { alert_id: id });
-    if (!hasPermission(principal, 'manage_cases', deps.permissions, alert.team)) {
-      throw new DomainError('forbidden', 403, "permission manage_cases required in the alert's team", { permission: 'manage_cases', team: alert.team });
-    }
-    return alert;
+  /** The alerts `principal` may see under `filters`, each naming its case only when `principal` may see that case. */
+  const visibleRows = async (principal: Principal, filters: AlertFilters) => {
+    const scope = caseScopeOf(principal, deps.permissions);
+    return redactCaseLinks(db, await listAlerts(db, filters, scope), scope);
   };
   const reread = async (principal: Principal, id: string) => {
-    const [alert] = await listAlerts(db, { id, limit: 1, offset: 0 }, caseScopeOf(principal, deps.permissions));
+    const [alert] = await visibleRows(principal, { id, limit: 1, offset: 0 });
     if (!alert) throw new Error(`alert ${id} missing from the read model after projection`);
     return alertView(alert);
   };
@@ -104,7 +101,7 @@ export function alertRoutes(deps: AlertRouteDeps) {
         }),
       ),
       async (c) => {
-        const rows = await listAlerts(db, c.req.valid('query'), caseScopeOf(c.get('principal'), deps.permissions));
+        const rows = await visibleRows(c.get('principal'), c.req.valid('query'));
         return c.json({ items: rows.map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
       },
     )
@@ -158,8 +155,13 @@ export function alertRoutes(deps: AlertRouteDeps) {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
         const principal = c.get('principal');
-        await actOn(principal, id);
-        const r = await deps.caseAlerts.escalate(id, { title: body.title ?? null, severity: body.severity ?? null, private: body.private }, actorOf(principal));
+        const alert = await alerts.actOn(principal, id);
+        const r = await deps.caseAlerts.escalate(
+          id,
+          alert.case_id,
+          { title: body.title ?? null, severity: body.severity ?? null, private: body.private },
+          actorOf(principal),
+        );
         await deps.waitFor(r.position);
         return c.json({ alert: await reread(principal, id), case_id: r.caseId } satisfies v.InferOutput<typeof escalatedSchema>, 201);
       },
@@ -178,10 +180,10 @@ export function alertRoutes(deps: AlertRouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
-        await actOn(principal, id);
+        const alert = await alerts.actOn(principal, id);
         const caseId = c.req.valid('json').case_id;
         await access.actOn(principal, caseId, 'manage_cases');
-        await deps.waitFor(await deps.caseAlerts.link(caseId, id, actorOf(principal)));
+        await deps.waitFor(await deps.caseAlerts.link(caseId, id, alert.case_id, actorOf(principal)));
         return c.json(await reread(principal, id));
       },
     )
@@ -195,8 +197,8 @@ export function alertRoutes(deps: AlertRouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
-        await actOn(principal, id);
-        await deps.waitFor(await deps.caseAlerts.dismiss(id, c.req.valid('json').reason || null, actorOf(principal)));
+        const alert = await alerts.actOn(principal, id);
+        await deps.waitFor(await deps.caseAlerts.dismiss(id, alert.case_id, c.req.valid('json').reason || null, actorOf(principal)));
         return c.json(await reread(principal, id));
       },
     );
@@ -229,7 +231,7 @@ export const alertListSchema = v.strictObject({ items: v.array(alertSchema) });
 const escalatedSchema = v.strictObject({ alert: alertSchema, case_id: v.string() });
 
 /** The alert document of the API (SPEC.md "Alert"). */
-export function alertView(r: Awaited<ReturnType<typeof listAlerts>>[number]): v.InferOutput<typeof alertSchema> {
+export function alertView(r: AlertRow): v.InferOutput<typeof alertSchema> {
   return {
     id: r.id,
     source: r.source,

@@ -1,16 +1,17 @@
 /**
  * Alerts of a case (SPEC.md "Cases"): `GET /cases/<id>/alerts`, `POST` links an alert
  * (`{alert_id}`; moving it when another case holds it), `DELETE .../alerts/<alert_id>`
- * unlinks. Linking needs `manage_cases` in the case's team and an alert the caller may see.
+ * unlinks. Both need `manage_cases` in the case's team and an alert the caller may see:
+ * one held by a case the caller cannot see is 404 `alert_not_found` like an absent one
+ * (adapters/http/case-access.ts `alertAccess`). Linking also needs `manage_cases` in the
+ * alert's team and in the team of the case it moves out of.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { notFound } from '../../domain/shared/errors.ts';
-import { caseAlerts, listAlerts } from '../../projections/alerts/alerts.queries.ts';
-import { caseScopeOf } from '../identity/case-scope.ts';
+import { caseAlerts } from '../../projections/alerts/alerts.queries.ts';
 import { alertListSchema, alertView } from './alerts.routes.ts';
-import { caseRouteGuards } from './case-access.ts';
+import { alertAccess, caseRouteGuards } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -24,6 +25,7 @@ export type CaseAlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'db' | 'permissio
 export function caseAlertRoutes(deps: CaseAlertRouteDeps) {
   const { db } = deps;
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
+  const alerts = alertAccess(db, deps.permissions);
 
   return new Hono<AppEnv>()
     .get(
@@ -57,9 +59,8 @@ export function caseAlertRoutes(deps: CaseAlertRouteDeps) {
         const { alert_id: alertId } = c.req.valid('json');
         const principal = c.get('principal');
         await access.actOn(principal, id, 'manage_cases');
-        const visible = await listAlerts(db, { limit: 1, offset: 0, id: alertId }, caseScopeOf(principal, deps.permissions));
-        if (visible.length === 0) throw notFound('alert_not_found', 'alert not found', { alert_id: alertId });
-        const position = await deps.caseAlerts.link(id, alertId, actorOf(principal));
+        const alert = await alerts.actOn(principal, alertId);
+        const position = await deps.caseAlerts.link(id, alertId, alert.case_id, actorOf(principal));
         await deps.waitFor(position);
         return c.json({ items: (await caseAlerts(db, id)).map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
       },
@@ -73,6 +74,8 @@ export function caseAlertRoutes(deps: CaseAlertRouteDeps) {
         const { id, alert_id: alertId } = c.req.valid('param');
         const principal = c.get('principal');
         await access.actOn(principal, id, 'manage_cases');
+        // Before the unlink decides: held by a case the caller cannot see, the alert must answer as absent, not `alert_not_in_case`.
+        await alerts.visible(principal, alertId);
         const position = await deps.caseAlerts.unlink(id, alertId, actorOf(principal));
         await deps.waitFor(position);
         return c.body(null, 204);

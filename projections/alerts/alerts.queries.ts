@@ -1,10 +1,13 @@
 /**
  * Alert inbox queries (SPEC.md "Alerts"): filters `status`, `severity`, `source`; newest first;
- * scoped by team like cases.
+ * scoped by team like cases, and the holding case shown only to who may see it.
  */
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { CaseScope } from '../cases/case-scope.ts';
-import type { Database } from '../database.ts';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
+import type { AlertsTable, Database } from '../database.ts';
+
+/** An `alerts` row as the queries below answer it. */
+export type AlertRow = Selectable<AlertsTable>;
 
 export type AlertFilters = {
   id?: string | undefined;
@@ -27,7 +30,7 @@ export function visibleAlerts(scope: CaseScope) {
  * Alerts `scope` may see: org-wide alerts (no team), every alert for a realm grant,
  * and the alerts of the caller's teams (the case-scope rule for cases that are not private).
  */
-export async function listAlerts(db: Kysely<Database>, f: AlertFilters, scope: CaseScope) {
+export async function listAlerts(db: Kysely<Database>, f: AlertFilters, scope: CaseScope): Promise<AlertRow[]> {
   let q = db.selectFrom('alerts').where(visibleAlerts(scope));
   if (f.id) q = q.where('id', '=', f.id);
   if (f.status) q = q.where('status', '=', f.status);
@@ -36,7 +39,20 @@ export async function listAlerts(db: Kysely<Database>, f: AlertFilters, scope: C
   return q.selectAll().orderBy('received_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute();
 }
 
+/**
+ * `rows` with `case_id` null wherever `scope` may not see the case holding the alert
+ * (SPEC.md "Authentication": private-case visibility applies to alerts), so an alert row
+ * never names a private case to a non-member; one query for all the rows' cases.
+ */
+export async function redactCaseLinks<R extends { case_id: string | null }>(db: Kysely<Database>, rows: R[], scope: CaseScope): Promise<R[]> {
+  const ids = [...new Set(rows.flatMap((r) => (r.case_id === null ? [] : [r.case_id])))];
+  if (ids.length === 0) return rows;
+  const seen = await db.selectFrom('cases').select('id').where('id', 'in', ids).where(visibleCases(scope)).execute();
+  const visible = new Set(seen.map((c) => c.id));
+  return rows.map((r) => (r.case_id === null || visible.has(r.case_id) ? r : { ...r, case_id: null }));
+}
+
 /** The alerts a case holds, newest first (the case's visibility was checked by the caller). */
-export async function caseAlerts(db: Kysely<Database>, caseId: string) {
+export async function caseAlerts(db: Kysely<Database>, caseId: string): Promise<AlertRow[]> {
   return db.selectFrom('alerts').selectAll().where('case_id', '=', caseId).orderBy('received_at', 'desc').orderBy('id').limit(500).execute();
 }
