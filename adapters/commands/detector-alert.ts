@@ -40,7 +40,9 @@ export const DETECTOR_SOURCE = 'detector';
 /**
  * `alert` as an IncomingAlert, or the problems found, each at `loc` below `at`: the
  * severity (`severity`, else `rule.severity`, lower-cased) must be one of `severities`;
- * `sourceTeam` is the team of an alert that names none.
+ * `sourceTeam` is the team of an alert that names none, and the only team an alert of
+ * that source may name: a team's source never opens or joins another team's cases
+ * (issue 46). Null for the install-wide intake, whose alerts name any team.
  */
 export function detectorIncoming(
   alert: DetectorAlert,
@@ -52,6 +54,9 @@ export function detectorIncoming(
   if (!severities.has(severity)) {
     const field = alert.severity ? ['severity'] : ['rule', 'severity'];
     return { ok: false, problems: [{ loc: [...at, ...field], msg: `must be one of ${[...severities].join(', ')}`, type: 'value_error' }] };
+  }
+  if (sourceTeam !== null && alert.team != null && alert.team !== sourceTeam) {
+    return { ok: false, problems: [{ loc: [...at, 'team'], msg: `this source takes alerts of team ${sourceTeam} only`, type: 'value_error' }] };
   }
   return {
     ok: true,

@@ -10,7 +10,7 @@
  * on `http` and `ssh` (the connection is a vendor sandbox or a local double: integration
  * pack tests execute actions only against such a connection), the
  * `email_smtp` keys `from`, `username`, `tls`, the `pipeline` key `deploy_requests_path`, the `chat_a` key `response_origin`,
- * the ticket keys `inbound_status_map` and `outbound_status_map` (docs/configuration.md "Tickets"), the `detector` keys `alerts_path`,
+ * the ticket keys `inbound_status_map`, `outbound_status_map` and `mirror_private_cases` (docs/configuration.md "Tickets"), the `detector` keys `alerts_path`,
  * `rules_path` and `page_size` (docs/suite-contracts.md), and every key of the kinds SPEC.md shows none for:
  * `imap`, `mailbox_graph` and `object_storage` (docs/configuration.md "Connections").
  */
@@ -21,6 +21,32 @@ import { issuesAt } from '../shared/issues.ts';
 import { HEADER_NAME } from '../actions/http-request.ts';
 import { DETECTOR_LIST_DEFAULTS } from '../detector/client.ts';
 import { DEPLOY_REQUESTS_PATH } from '../actions/pipeline.ts';
+
+/**
+ * The ticket connections' switch for mirroring private cases out (docs/configuration.md
+ * "Tickets"): default false, set true only by a realm admin, and turned off again by a
+ * change of the connection's destination (adapters/connections/destination.ts).
+ */
+export const MIRROR_PRIVATE_CASES = 'mirror_private_cases';
+
+/** The kinds that take `mirror_private_cases`: those the ticket outbox sends through. */
+export const MIRRORING_KINDS: readonly string[] = ['ticket_a', 'ticket_b'];
+
+/**
+ * The `config` keys of each kind that say where its traffic goes, next to `base_url`: who
+ * receives what the service sends (a host, a token endpoint, a mailbox, a bucket, the
+ * project or table new tickets land in). A change of one is a destination change.
+ */
+export const DESTINATION_CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = {
+  http: ['token_url'],
+  ssh: ['host', 'port'],
+  imap: ['host', 'port'],
+  mailbox_graph: ['tenant_id', 'mailbox', 'token_url'],
+  object_storage: ['bucket'],
+  chat_a: ['response_origin'],
+  ticket_a: ['project_key'],
+  ticket_b: ['table'],
+};
 
 /** Default and least `poll_interval_s` of ticket connections, seconds (SPEC.md "Connection"). */
 export const TICKET_POLL_INTERVAL = { default: 300, min: 60 } as const;
@@ -87,6 +113,8 @@ const ticket = v.looseObject({
   ),
   inbound_status_map: v.optional(statusMap, {}),
   outbound_status_map: v.optional(statusMap, {}),
+  // Off unless a realm admin turns it on: a private case's comments and statuses stay in the service.
+  [MIRROR_PRIVATE_CASES]: v.optional(v.boolean('must be true or false'), false),
 });
 
 const mcp = v.pipe(
@@ -198,10 +226,10 @@ const rules: Record<string, v.GenericSchema<Record<string, unknown>, Record<stri
 
 /**
  * `config` checked against `kind`'s known keys, with defaults filled in (http and ssh `test_mode` false, ssh `port` 22,
- * detector `alerts_path` and `page_size`, ticket `poll_interval_s` 300, mcp tool lists [],
+ * detector `alerts_path` and `page_size`, ticket `poll_interval_s` 300 and `mirror_private_cases` false, mcp tool lists [],
  * imap `tls` and `port`, mailbox_graph `token_url`, object_storage `region` and `path_style`). Throws ValidationFailed (422) with
  * `loc: ['body', 'config', key]` for each problem.
- * @example checkConnectionConfig('ticket_a', {}) // { poll_interval_s: 300 }
+ * @example checkConnectionConfig('ticket_a', {}) // { poll_interval_s: 300, inbound_status_map: {}, outbound_status_map: {}, mirror_private_cases: false }
  */
 export function checkConnectionConfig(kind: string, config: Record<string, unknown>): Record<string, unknown> {
   const schema = rules[kind];

@@ -11,6 +11,7 @@ import { conflict, notFound, unprocessable } from '../../domain/shared/errors.ts
 import type { ConnectionsTable, Database } from '../../projections/database.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
 import { checkConnectionConfig } from './config-rules.ts';
+import { configAfterMove } from './destination.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** A connection as the API shows it, secrets never included; timestamps are RFC 3339 strings. */
@@ -112,12 +113,19 @@ export function createConnectionStore(db: Kysely<Database>, box: SecretBox, ids:
       }
     },
 
-    /** Changes a connection (its kind stays). Errors: 404 `connection_not_found`, 409 `connection_name_taken`, 422 `detector_connection_secret_refused`. */
+    /**
+     * Changes a connection (its kind stays). A ticket connection whose destination moves
+     * (destination.ts) gets `mirror_private_cases` false unless `changes.config` names it.
+     * Errors: 404 `connection_not_found`, 409 `connection_name_taken`, 422 `detector_connection_secret_refused`.
+     */
     async update(id: string, changes: ConnectionChanges): Promise<ConnectionView> {
       const current = await find(id);
       refuseDetectorSecret(current.kind, changes.secret);
       refuseBotToken(current.kind, changes.bot_token);
-      const config = changes.config === undefined ? undefined : checkConnectionConfig(current.kind, changes.config);
+      const checked = changes.config === undefined ? current.config : checkConnectionConfig(current.kind, changes.config);
+      const after = { base_url: changes.base_url === undefined ? current.base_url : changes.base_url, config: checked };
+      const moved = configAfterMove(current.kind, current, after, changes.config);
+      const config = moved === current.config ? undefined : moved;
       const secret =
         changes.secret === undefined
           ? {}

@@ -2,7 +2,8 @@
  * `POST /alerts/backfill {detector_connection_id, since?, limit?}` (SPEC.md "Alerts"):
  * reads the detector's external alerts list with a read-scoped exchange token and takes
  * in what intake does not already hold (adapters/commands/backfill.ts). Needs
- * `manage_connections`, since it acts through a connection and may open cases in any team.
+ * `manage_connections` through a realm grant, since it acts through an install-wide
+ * connection and may open cases in any team.
  *
  * - `since`: RFC 3339, default `SVC_BACKFILL_LOOKBACK_H` hours ago.
  * - `limit`: alerts read at most, 1..`SVC_BACKFILL_MAX_ALERTS`, default that maximum.
@@ -49,7 +50,7 @@ export function alertBackfillRoutes(deps: AlertBackfillRouteDeps) {
         503: jsonAnswer(errorBodySchema, 'exchange_not_configured: no token exchange to read the detector with'),
       },
     }),
-    requirePermission('manage_connections', 'svc:alerts:write', deps.permissions),
+    requirePermission('manage_connections', 'svc:alerts:write', deps.permissions, null),
     requireJson,
     validate('json', body),
     async (c) => {

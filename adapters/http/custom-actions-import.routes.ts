@@ -1,6 +1,7 @@
 /**
- * `POST /custom-actions/import/openapi` (`manage_connections`; SPEC.md "Actions and
- * connections", "OpenAPI import rules"; docs/configuration.md "OpenAPI import"): body
+ * `POST /custom-actions/import/openapi` (`manage_connections` through a realm grant, as
+ * custom actions are install-wide; SPEC.md "Actions and connections", "OpenAPI import
+ * rules"; docs/configuration.md "OpenAPI import"): body
  * `{document, name_prefix}`, the OpenAPI 3.0 or 3.1 text (JSON or YAML) and the
  * `custom.<segment>` prefix of the generated names; answer `{title, openapi_version,
  * server_url, server_path_prefix, drafts, skipped}`. Writes nothing: no event, no row, no
@@ -111,7 +112,7 @@ const importAnswerSchema = v.strictObject({
 });
 
 export function customActionImportRoutes(deps: CustomActionImportRouteDeps) {
-  const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
+  const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions, null);
   const maxKb = Math.floor(deps.maxOpenApiBytes / 1024);
   return new Hono<AppEnv>().post(
     '/custom-actions/import/openapi',

@@ -1,7 +1,8 @@
 /**
  * Custom action routes (SPEC.md "Actions and connections": `POST /custom-actions`; the
  * body is "not shown" there, so it is ours, in docs/configuration.md "Custom actions"),
- * all with `manage_connections`:
+ * all with `manage_connections` through a realm grant: a custom action is install-wide
+ * (every team's runbooks may call it), so no team admin manages it (issue 46):
  * - `POST /custom-actions {spec, acknowledge_danger?}` -> 201 with the action's view;
  * - `GET /custom-actions` -> `{items}` by name; `GET /custom-actions/<id>` -> the view;
  * - `PUT /custom-actions/<id> {spec, acknowledge_danger?}` -> the view at its new version
@@ -79,8 +80,8 @@ const versionSchema = v.strictObject({
 export type CustomActionRouteDeps = Pick<HttpDeps, 'customActions' | 'db' | 'permissions' | 'waitFor'>;
 
 export function customActionRoutes(deps: CustomActionRouteDeps) {
-  const read = requirePermission('manage_connections', 'svc:connections:read', deps.permissions);
-  const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
+  const read = requirePermission('manage_connections', 'svc:connections:read', deps.permissions, null);
+  const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions, null);
 
   const authorship = (principal: Principal): CustomActionAuthorship => ({
     actor: actorOf(principal),

@@ -3,18 +3,26 @@
  * /webhook-sources`, `PATCH, DELETE /webhook-sources/<id>`, `POST
  * /webhook-sources/<id>/rotate`, all with `manage_connections`. The token is returned
  * only by create and rotate; a `pager_a` `signing_secret` is write-only.
+ *
+ * A source belongs to its `team` (null: install-wide), and a caller manages only the
+ * sources of a team where it holds `manage_connections` or a realm grant does (issue 46):
+ * the list shows only those; create and a PATCH that moves `team` into any other team
+ * answer 403 `forbidden`; PATCH, DELETE and rotate of a source the caller may not manage
+ * answer 404 `webhook_source_not_found`, as for an unknown id, so its existence stays hidden.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { fieldMapKeys } from '../../domain/webhook-sources/generic.ts';
-import { ValidationFailed } from '../../domain/shared/errors.ts';
+import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import { hasPermission } from '../identity/permissions.ts';
+import type { Principal } from '../identity/principal.ts';
 import { WEBHOOK_SLUG, webhookSourceSchema, webhookSourceTypes, webhookSourceWithTokenSchema } from '../webhook-sources/store.ts';
-import { requirePermission } from './auth.ts';
+import { requirePermission, requireTeamPermission } from './auth.ts';
 import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { jsonAnswer } from './openapi.ts';
+import { errorBodySchema, jsonAnswer } from './openapi.ts';
 import { idParam } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
@@ -37,11 +45,23 @@ const secret = v.pipe(v.string(), v.minLength(16, 'must be at least 16 character
 /** The answer of GET /webhook-sources. */
 const webhookSourceListSchema = v.strictObject({ items: v.array(webhookSourceSchema) });
 
+/** The answers of a source the caller may not manage, declared where they are given. */
+const notManageable = jsonAnswer(errorBodySchema, 'webhook_source_not_found: no such source, or one of a team the caller does not manage');
+const otherTeam = jsonAnswer(errorBodySchema, 'forbidden: manage_connections is needed in the team named (a realm grant for team null)');
+
 /** What the webhook source routes read of the service (adapters/http/deps.ts). */
 export type WebhookSourceRouteDeps = Pick<HttpDeps, 'audit' | 'caseConfig' | 'permissions' | 'waitFor' | 'webhookSources'>;
 
 export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
   const manage = requirePermission('manage_connections', 'svc:connections:write', deps.permissions);
+  /** Whether `principal` manages the sources of `team`: a grant in that team or a realm grant; team null needs a realm grant. */
+  const mayManage = (principal: Principal, team: string | null) => hasPermission(principal, 'manage_connections', deps.permissions, team);
+  /** The source `id` when `principal` may manage it; one it may not is answered exactly as an unknown id. */
+  const manageable = async (principal: Principal, id: string) => {
+    const source = await deps.webhookSources.get(id);
+    if (!mayManage(principal, source.team)) throw notFound('webhook_source_not_found', 'webhook source not found', { source_id: id });
+    return source;
+  };
   const severity = v.picklist(deps.caseConfig.severities, `must be one of ${deps.caseConfig.severities.join(', ')}`);
   /** Rules across fields, each naming its field: a generic source needs a title path; only pager_a takes a signing secret, and needs one. */
   const crossCheck = (type: string, map: Record<string, unknown> | undefined, signing: string | null | undefined, creating: boolean) => {
@@ -63,17 +83,21 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
       describeRoute({
         summary: 'List webhook sources (tokens never shown)',
         tags: ['webhook-sources'],
-        responses: { 200: jsonAnswer(webhookSourceListSchema, 'Every source, by slug') },
+        responses: { 200: jsonAnswer(webhookSourceListSchema, 'Every source of a team the caller manages, by slug') },
       }),
       manage,
-      async (c) => c.json({ items: await deps.webhookSources.list() } satisfies v.InferOutput<typeof webhookSourceListSchema>),
+      async (c) => {
+        const principal = c.get('principal');
+        const items = (await deps.webhookSources.list()).filter((s) => mayManage(principal, s.team));
+        return c.json({ items } satisfies v.InferOutput<typeof webhookSourceListSchema>);
+      },
     )
     .post(
       '/webhook-sources',
       describeRoute({
         summary: 'Create a webhook source; its token is in this answer only',
         tags: ['webhook-sources'],
-        responses: { 201: jsonAnswer(webhookSourceWithTokenSchema, 'The source and its token, shown this once') },
+        responses: { 201: jsonAnswer(webhookSourceWithTokenSchema, 'The source and its token, shown this once'), 403: otherTeam },
       }),
       manage,
       requireJson,
@@ -91,6 +115,7 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
       ),
       async (c) => {
         const body = c.req.valid('json');
+        requireTeamPermission(c.get('principal'), 'manage_connections', body.team, deps.permissions);
         crossCheck(body.type, body.field_map, body.signing_secret, true);
         const created = await deps.webhookSources.create({
           slug: body.slug,
@@ -115,7 +140,7 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
       describeRoute({
         summary: 'Change a webhook source',
         tags: ['webhook-sources'],
-        responses: { 200: jsonAnswer(webhookSourceSchema, 'The changed source, without its token') },
+        responses: { 200: jsonAnswer(webhookSourceSchema, 'The changed source, without its token'), 403: otherTeam, 404: notManageable },
       }),
       manage,
       validate('param', idParam),
@@ -134,7 +159,9 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
-        const current = await deps.webhookSources.get(id);
+        const principal = c.get('principal');
+        const current = await manageable(principal, id);
+        if (body.team !== undefined) requireTeamPermission(principal, 'manage_connections', body.team, deps.permissions);
         crossCheck(current.type, body.field_map, body.signing_secret, false);
         if (current.type === 'generic' && body.field_map && !body.field_map.rule_title) {
           throw new ValidationFailed([
@@ -160,12 +187,16 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
     )
     .delete(
       '/webhook-sources/:id',
-      describeRoute({ summary: 'Delete a webhook source', tags: ['webhook-sources'], responses: { 204: { description: 'Deleted' } } }),
+      describeRoute({
+        summary: 'Delete a webhook source',
+        tags: ['webhook-sources'],
+        responses: { 204: { description: 'Deleted' }, 404: notManageable },
+      }),
       manage,
       validate('param', idParam),
       async (c) => {
         const { id } = c.req.valid('param');
-        const removed = await deps.webhookSources.get(id);
+        const removed = await manageable(c.get('principal'), id);
         await deps.webhookSources.remove(id);
         await recordAudit(deps, c.get('principal'), {
           action: 'webhook_source.delete',
@@ -181,12 +212,14 @@ export function webhookSourceRoutes(deps: WebhookSourceRouteDeps) {
       describeRoute({
         summary: 'Replace the token of a webhook source; the old one stops working at once',
         tags: ['webhook-sources'],
-        responses: { 200: jsonAnswer(webhookSourceWithTokenSchema, 'The source and its new token, shown this once') },
+        responses: { 200: jsonAnswer(webhookSourceWithTokenSchema, 'The source and its new token, shown this once'), 404: notManageable },
       }),
       manage,
       validate('param', idParam),
       async (c) => {
-        const rotated = await deps.webhookSources.rotate(c.req.valid('param').id);
+        const { id } = c.req.valid('param');
+        await manageable(c.get('principal'), id);
+        const rotated = await deps.webhookSources.rotate(id);
         await recordAudit(deps, c.get('principal'), {
           action: 'webhook_source.rotate_token',
           target: { type: 'webhook_source', id: rotated.id },

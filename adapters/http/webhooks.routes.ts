@@ -211,7 +211,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
 
   // Digests of equal length, so the comparison takes the same time whatever the token's length.
   const secretDigest = deps.detectorBootstrapSecret === null ? null : digest(deps.detectorBootstrapSecret);
-  return new Hono<{ Variables: { webhookSource: IntakeSource } & TextRepairs }>()
+  return new Hono<{ Variables: { webhookSource: IntakeSource; detectorTeam: string | null } & TextRepairs }>()
     .post(
       '/webhooks/detector',
       describeRoute({
@@ -223,7 +223,10 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const token = webhookToken((n) => c.req.header(n));
         if (!token) throw unauthenticated();
         const bootstrap = secretDigest !== null && timingSafeEqual(digest(token), secretDigest);
-        if (!bootstrap && !(await deps.webhookSources.isDetectorToken(token))) throw unauthenticated();
+        // A team's detector source sends here too: its alerts stay in its team.
+        const source = bootstrap ? null : await deps.webhookSources.detectorByToken(token);
+        if (!bootstrap && source === null) throw unauthenticated();
+        c.set('detectorTeam', source?.team ?? null);
         await next();
       },
       requireJson,
@@ -231,7 +234,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       validate('json', detectorIntakeSchema),
       (c) => {
         const body = c.req.valid('json');
-        return ingest(c, detectorAlerts(body, null), Array.isArray(body), c.get('textRepairs'));
+        return ingest(c, detectorAlerts(body, c.get('detectorTeam')), Array.isArray(body), c.get('textRepairs'));
       },
     )
     .post(

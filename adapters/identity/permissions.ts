@@ -63,6 +63,17 @@ export function hasPermission(principal: Pick<Principal, 'grants'>, permission: 
   return principal.grants.some((grant) => (team === undefined || grant.team === null || grant.team === team) && matrix[grant.role].includes(permission));
 }
 
+/**
+ * Whether `principal` is a realm admin: the `admin` permission through a grant with no
+ * team. Install-wide objects (connections, the response policy, packs, custom actions,
+ * webhook sources without a team) need their permission through a realm grant, which only
+ * realm admins hold under the default matrix; consents such as a ticket connection's
+ * `mirror_private_cases` are a realm admin's whatever the matrix.
+ */
+export function isRealmAdmin(principal: Pick<Principal, 'grants'>, matrix: PermissionMatrix): boolean {
+  return hasPermission(principal, 'admin', matrix, null);
+}
+
 /** The highest role among the principal's grants (`viewer < analyst < approver < admin`), or null with no grants. */
 export function highestRole(principal: Pick<Principal, 'grants'>): Role | null {
   let best = -1;

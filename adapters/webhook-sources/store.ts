@@ -214,10 +214,14 @@ export function createWebhookSourceStore(db: Kysely<Database>, box: SecretBox, i
       if (!WEBHOOK_SLUG.test(slug)) return null;
       return enabledBySlug.load(slug);
     },
-    /** Whether `token` is the token of an enabled `detector` source (accepted on /webhooks/detector). */
-    isDetectorToken: async (token: string): Promise<boolean> => {
+    /**
+     * The enabled `detector` source whose token `token` is (accepted on /webhooks/detector),
+     * with its team: the only team its alerts may name (issue 46); null when none.
+     */
+    detectorByToken: async (token: string): Promise<{ team: string | null } | null> => {
       const rows = await db.selectFrom('webhook_sources').selectAll().where('type', '=', 'detector').where('enabled', '=', true).execute();
-      return rows.map(resolve).some((s) => s.tokenMatches(token));
+      const source = rows.map(resolve).find((s) => s.tokenMatches(token));
+      return source === undefined ? null : { team: source.team };
     },
   };
 }

@@ -26,6 +26,7 @@ export const auditActions = [
   'connection.update',
   'connection.delete',
   'connection.rotate',
+  'connection.destination_changed',
   'webhook_source.create',
   'webhook_source.update',
   'webhook_source.delete',

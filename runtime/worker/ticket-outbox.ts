@@ -9,13 +9,19 @@
  *   marker the inbound side skips), once: a comment the link already recorded is not sent.
  * - A status goes out only when the connection's `config.outbound_status_map` maps the case
  *   status, and not when the ticket already shows it (the echo of an inbound change).
+ * - Nothing of a private case goes out through a connection without
+ *   `config.mirror_private_cases: true` (a realm admin's consent, dropped when the
+ *   connection's destination moves; adapters/connections/destination.ts): the row ends with
+ *   `private_case_not_mirrored`. Both are read when the row is sent, not when it was queued,
+ *   so a case made private since, or a connection re-created under the name, is covered.
  * - A retryable failure waits 30 s doubling up to an hour; a final one (4xx, no
- *   transition, connection gone) or the eighth failure ends the row with `last_error` (a
- *   class, never a message).
+ *   transition, connection gone, private case not mirrored) or the eighth failure ends the
+ *   row with `last_error` (a class, never a message).
  */
 import { sql, type Kysely } from 'kysely';
 import type { ResolvedConnection } from '../../adapters/actions/action.ts';
 import type { OutboundFetch } from '../../adapters/actions/outbound-http.ts';
+import { MIRROR_PRIVATE_CASES } from '../../adapters/connections/config-rules.ts';
 import type { TicketMirror } from '../../adapters/commands/ticket-mirror.ts';
 import { pushComment, pushStatus } from '../../adapters/tickets/push-client.ts';
 import { ticketApi, TicketApiFailure } from '../../adapters/tickets/ticket-api.ts';
@@ -49,6 +55,8 @@ type Claimed = {
   connection: string;
   remote_id: string;
   remote_key: string;
+  /** The case's privacy now; a case no longer there counts as private. */
+  private: boolean;
 };
 
 /** The outbox sender; `drain` sends what is due now and resolves with how many rows it sent and how many failed. */
@@ -68,7 +76,8 @@ export function createTicketOutbox(options: TicketOutboxOptions) {
           next_attempt_at = ${now}::timestamptz + make_interval(secs => least(${BACKOFF_MAX_S}, ${BACKOFF_BASE_S} * power(2, o.attempts)))
       from due, case_tickets t
       where o.link_id = due.link_id and o.event_position = due.event_position and t.link_id = o.link_id
-      returning o.link_id, o.event_position, o.kind, o.payload, o.attempts, t.provider, t.connection, t.remote_id, t.remote_key`.execute(db);
+      returning o.link_id, o.event_position, o.kind, o.payload, o.attempts, t.provider, t.connection, t.remote_id, t.remote_key,
+        coalesce((select c.private from cases c where c.id = t.case_id), true) as private`.execute(db);
     return [...rows.rows].sort((a, b) => Number(a.event_position) - Number(b.event_position));
   };
 
@@ -83,6 +92,7 @@ export function createTicketOutbox(options: TicketOutboxOptions) {
   const send = async (row: Claimed): Promise<void> => {
     const connection = await options.resolveConnection(row.connection);
     if (!connection) throw new TicketApiFailure('connection_missing', true);
+    if (row.private && connection.config[MIRROR_PRIVATE_CASES] !== true) throw new TicketApiFailure('private_case_not_mirrored', true);
     const api = ticketApi(options.outbound, connection, row.provider, AbortSignal.timeout(options.timeoutMs));
     const state = await options.mirror.linkState(row.link_id);
     const now = () => options.now().toISOString();

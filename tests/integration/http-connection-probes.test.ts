@@ -113,6 +113,7 @@ describe.each(e2eEngines)('connection config and probes on $name', ({ server: on
       poll_interval_s: 300,
       inbound_status_map: {},
       outbound_status_map: {},
+      mirror_private_cases: false,
     });
     expect((await create({ kind: 'detector', name: 'detector', base_url: 'https://detector.example' })).config).toEqual({
       alerts_path: '/api/v1/alerts',

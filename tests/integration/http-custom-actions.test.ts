@@ -1,7 +1,8 @@
 /**
  * Custom action routes on the real service, on every engine (SPEC.md "Custom action
  * (operator-authored)", "Actions and connections"; docs/configuration.md "Custom
- * actions"): create, list, read, update as new versions with their history, disable and
+ * actions"): realm grants only (a team admin is refused: custom actions are install-wide);
+ * create, list, read, update as new versions with their history, disable and
  * enable, each audited; the arbitrary tier for global administrators with the danger
  * acknowledgement; managed effect types, secret-reading templates, escaping paths and
  * malformed bodies refused with nothing written; one name created once under a race.
@@ -22,8 +23,12 @@ import { callAs, startInProcessService, testPerson, type InProcessService } from
 import { e2eEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
+const otherRoot = testPerson('other-root@example.com', [{ team: null, role: 'admin' }]);
 const blueAdmin = testPerson('blue-admin@example.com', [{ team: 'blue', role: 'admin' }]);
 const ana = testPerson('ana@example.com', [{ team: null, role: 'analyst' }]);
+/** Manages custom actions through a realm grant without being a global administrator: approvers get `manage_connections` below. */
+const integrator = testPerson('integrator@example.com', [{ team: null, role: 'approver' }]);
+const permissions = { approver: ['read', 'manage_cases', 'run_runbooks', 'approve_runbooks', 'manage_connections'] };
 
 const lookup = (name: string, over: Record<string, unknown> = {}) => ({
   name,
@@ -55,7 +60,7 @@ const anything = (name: string) => ({
 describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
   let svc: InProcessService;
   beforeAll(async () => {
-    svc = await startInProcessService({ server });
+    svc = await startInProcessService({ server }, { extraEnv: { SVC_PERMISSIONS: JSON.stringify(permissions) } });
   }, 60_000);
   afterAll(async () => svc?.close());
 
@@ -67,7 +72,7 @@ describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
   const claimOf = async (name: string) => new PostgresEventStore(svc.service.opened.db).readStream(streams.customActionName(name));
 
   it('creates, lists, reads, updates as versions, disables and enables, and audits each change', async () => {
-    const created = await callAs(svc, blueAdmin, 'POST', '/custom-actions', { spec: lookup('custom.shodan.host') });
+    const created = await callAs(svc, otherRoot, 'POST', '/custom-actions', { spec: lookup('custom.shodan.host') });
     expect(created.status, created.text).toBe(201);
     const id = created.body.id;
     expect(created.body).toMatchObject({
@@ -75,38 +80,41 @@ describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
       version: 1,
       enabled: true,
       source: 'api',
-      created_by: 'blue-admin@example.com',
-      updated_by: 'blue-admin@example.com',
+      created_by: 'other-root@example.com',
+      updated_by: 'other-root@example.com',
       spec: { name: 'custom.shodan.host', timeout_s: 30, max_attempts: 1, http: { body: null }, idempotency_key: null },
     });
     expect(created.body.spec).not.toHaveProperty('enabled');
     expect(created.body.created_at).toBe(created.body.updated_at);
-    expect((await callAs(svc, blueAdmin, 'POST', '/custom-actions', { spec: lookup('custom.abuse.check') })).status).toBe(201);
+    // Custom actions are install-wide: a team admin may neither list nor create them.
+    expect((await callAs(svc, blueAdmin, 'POST', '/custom-actions', { spec: lookup('custom.team.only') })).body.code).toBe('forbidden');
+    expect((await callAs(svc, blueAdmin, 'GET', `/custom-actions/${id}`)).status).toBe(403);
+    expect((await callAs(svc, otherRoot, 'POST', '/custom-actions', { spec: lookup('custom.abuse.check') })).status).toBe(201);
 
-    const list = await callAs(svc, blueAdmin, 'GET', '/custom-actions');
+    const list = await callAs(svc, otherRoot, 'GET', '/custom-actions');
     expect(list.status).toBe(200);
     expect(list.body.items.map((a: { name: string }) => a.name)).toEqual(['custom.abuse.check', 'custom.shodan.host']);
-    expect((await callAs(svc, blueAdmin, 'GET', `/custom-actions/${id}`)).body).toEqual(created.body);
-    expect((await callAs(svc, blueAdmin, 'GET', `/custom-actions/${id.toUpperCase()}`)).body.id).toBe(id);
+    expect((await callAs(svc, otherRoot, 'GET', `/custom-actions/${id}`)).body).toEqual(created.body);
+    expect((await callAs(svc, otherRoot, 'GET', `/custom-actions/${id.toUpperCase()}`)).body.id).toBe(id);
 
     const updated = await callAs(svc, root, 'PUT', `/custom-actions/${id}`, { spec: lookup('custom.shodan.host', { title: 'Shodan host v2', timeout_s: 10 }) });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.body).toMatchObject({ version: 2, enabled: true, created_by: 'blue-admin@example.com', updated_by: 'root@example.com' });
+    expect(updated.body).toMatchObject({ version: 2, enabled: true, created_by: 'other-root@example.com', updated_by: 'root@example.com' });
     expect(updated.body.spec).toMatchObject({ title: 'Shodan host v2', timeout_s: 10 });
     // The same spec again is no new version.
     const same = await callAs(svc, root, 'PUT', `/custom-actions/${id}`, { spec: lookup('custom.shodan.host', { title: 'Shodan host v2', timeout_s: 10 }) });
     expect(same.body.version).toBe(2);
 
-    const disabled = await callAs(svc, blueAdmin, 'POST', `/custom-actions/${id}/disable`);
+    const disabled = await callAs(svc, otherRoot, 'POST', `/custom-actions/${id}/disable`);
     expect(disabled.body).toMatchObject({ enabled: false, version: 2 });
     // An update leaves a disabled action disabled unless the spec says enabled.
-    const stillOff = await callAs(svc, blueAdmin, 'PUT', `/custom-actions/${id}`, { spec: lookup('custom.shodan.host', { title: 'Shodan host v3' }) });
+    const stillOff = await callAs(svc, otherRoot, 'PUT', `/custom-actions/${id}`, { spec: lookup('custom.shodan.host', { title: 'Shodan host v3' }) });
     expect(stillOff.body).toMatchObject({ enabled: false, version: 3 });
-    const enabled = await callAs(svc, blueAdmin, 'POST', `/custom-actions/${id}/enable`);
+    const enabled = await callAs(svc, otherRoot, 'POST', `/custom-actions/${id}/enable`);
     expect(enabled.body).toMatchObject({ enabled: true, version: 3 });
-    expect((await callAs(svc, blueAdmin, 'POST', `/custom-actions/${id}/enable`)).body).toEqual(enabled.body);
+    expect((await callAs(svc, otherRoot, 'POST', `/custom-actions/${id}/enable`)).body).toEqual(enabled.body);
 
-    const versions = await callAs(svc, blueAdmin, 'GET', `/custom-actions/${id}/versions`);
+    const versions = await callAs(svc, otherRoot, 'GET', `/custom-actions/${id}/versions`);
     expect(versions.status).toBe(200);
     expect(versions.body.items.map((v: { version: number; enabled: boolean; spec: { title: string } }) => [v.version, v.enabled, v.spec.title])).toEqual([
       [3, false, 'Shodan host v3'],
@@ -133,16 +141,16 @@ describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
       ['custom_action.update', 3],
       ['custom_action.enable', 3],
     ]);
-    expect(audit.body.items[0].actor).toMatchObject({ email: 'blue-admin@example.com', kind: 'user' });
+    expect(audit.body.items[0].actor).toMatchObject({ email: 'other-root@example.com', kind: 'user' });
   });
 
   it('keeps the arbitrary tier to global administrators who acknowledge the danger', async () => {
     const name = 'custom.ops.anything';
     const analyst = await callAs(svc, ana, 'POST', '/custom-actions', { spec: anything(name), acknowledge_danger: true });
     expect([analyst.status, analyst.body.code]).toEqual([403, 'forbidden']);
-    const team = await callAs(svc, blueAdmin, 'POST', '/custom-actions', { spec: anything(name), acknowledge_danger: true });
-    expect([team.status, team.body.code]).toEqual([403, 'custom_action_arbitrary_forbidden']);
-    const riskOnly = await callAs(svc, blueAdmin, 'POST', '/custom-actions', { spec: lookup(name, { risk: 'arbitrary' }), acknowledge_danger: true });
+    const realmNonAdmin = await callAs(svc, integrator, 'POST', '/custom-actions', { spec: anything(name), acknowledge_danger: true });
+    expect([realmNonAdmin.status, realmNonAdmin.body.code]).toEqual([403, 'custom_action_arbitrary_forbidden']);
+    const riskOnly = await callAs(svc, integrator, 'POST', '/custom-actions', { spec: lookup(name, { risk: 'arbitrary' }), acknowledge_danger: true });
     expect([riskOnly.status, riskOnly.body.code]).toEqual([403, 'custom_action_arbitrary_forbidden']);
     const unacknowledged = await callAs(svc, root, 'POST', '/custom-actions', { spec: anything(name) });
     expect([unacknowledged.status, unacknowledged.body.code]).toEqual([422, 'custom_action_danger_unacknowledged']);
@@ -156,11 +164,11 @@ describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
     const versions = await callAs(svc, root, 'GET', `/custom-actions/${id}/versions`);
     expect(versions.body.items[0].acknowledged_danger).toBe(true);
 
-    // A team admin can neither change it (not even out of the tier) nor enable it; anyone may disable it.
+    // A realm grant that is not admin can neither change it (not even out of the tier) nor enable it; anyone may disable it.
     const tame = { ...anything(name), risk: 'read', effect_type: 'none' };
-    expect((await callAs(svc, blueAdmin, 'PUT', `/custom-actions/${id}`, { spec: tame })).body.code).toBe('custom_action_arbitrary_forbidden');
-    expect((await callAs(svc, blueAdmin, 'POST', `/custom-actions/${id}/disable`)).body.enabled).toBe(false);
-    expect((await callAs(svc, blueAdmin, 'POST', `/custom-actions/${id}/enable`)).body.code).toBe('custom_action_arbitrary_forbidden');
+    expect((await callAs(svc, integrator, 'PUT', `/custom-actions/${id}`, { spec: tame })).body.code).toBe('custom_action_arbitrary_forbidden');
+    expect((await callAs(svc, integrator, 'POST', `/custom-actions/${id}/disable`)).body.enabled).toBe(false);
+    expect((await callAs(svc, integrator, 'POST', `/custom-actions/${id}/enable`)).body.code).toBe('custom_action_arbitrary_forbidden');
     expect((await callAs(svc, root, 'PUT', `/custom-actions/${id}`, { spec: anything(name) })).body.code).toBe('custom_action_danger_unacknowledged');
     expect((await callAs(svc, root, 'POST', `/custom-actions/${id}/enable`)).body.enabled).toBe(true);
     const audit = await callAs(svc, root, 'GET', `/audit?target_type=custom_action&target_id=${id}`);
@@ -216,7 +224,7 @@ describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
     for (const name of ['custom.race.one', 'custom.race.two', 'custom.race.three']) {
       const answers = await Promise.all([
         callAs(svc, root, 'POST', '/custom-actions', { spec: lookup(name, { title: 'first' }) }),
-        callAs(svc, blueAdmin, 'POST', '/custom-actions', { spec: lookup(name, { title: 'second' }) }),
+        callAs(svc, otherRoot, 'POST', '/custom-actions', { spec: lookup(name, { title: 'second' }) }),
       ]);
       expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
       expect(answers.find((a) => a.status === 409)?.body.code).toBe('custom_action_exists');
