@@ -7,9 +7,9 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { MAX_MENTIONS, mentionedEmails, noMentions, type CommentMentions } from '../../domain/cases/mentions.ts';
-import { canSeeCase, type ScopedCase } from '../../projections/cases/case-scope.ts';
+import type { ScopedCase } from '../../projections/cases/case-scope.ts';
 import type { Database } from '../../projections/database.ts';
-import { caseScopeOf } from '../identity/case-scope.ts';
+import { userCanSeeCase } from '../identity/case-scope.ts';
 import type { PermissionMatrix } from '../identity/permissions.ts';
 import type { Grant } from '../identity/principal.ts';
 
@@ -31,7 +31,7 @@ export async function resolveMentions(
     else if (index >= MAX_MENTIONS) outcome.not_notified.push({ email, reason: 'too_many_mentions' });
     else if (user.id === authorId) outcome.not_notified.push({ email, reason: 'self' });
     else if (!user.active) outcome.not_notified.push({ email, reason: 'inactive' });
-    else if (!canSeeCase(caseScopeOf({ userId: user.id, grants: user.grants as Grant[] }, matrix), theCase)) {
+    else if (!userCanSeeCase({ id: user.id, grants: user.grants as Grant[] }, theCase, matrix)) {
       outcome.not_notified.push({ email, reason: 'no_access' });
     } else outcome.notified.push({ user_id: user.id, email: user.email });
   });

@@ -11,9 +11,11 @@ import { streams } from '../../domain/shared/streams.ts';
 import { taskDecider, type Assignee, type TaskCommand, type TaskState } from '../../domain/tasks/index.ts';
 import type { ScopedCase } from '../../projections/cases/case-scope.ts';
 import type { Database } from '../../projections/database.ts';
-import { nextTaskPosition } from '../../projections/tasks/tasks.queries.ts';
+import { findCaseTask, nextTaskPosition } from '../../projections/tasks/tasks.queries.ts';
 import type { EventStore } from '../event-store/port.ts';
+import { userCanSeeCase } from '../identity/case-scope.ts';
 import type { PermissionMatrix } from '../identity/permissions.ts';
+import type { Grant } from '../identity/principal.ts';
 import { decideAndAppend } from './aggregate.ts';
 import { actorMetadata } from './cases.ts';
 import { resolveMentions } from './mentions.ts';
@@ -67,8 +69,11 @@ export function createTaskCommands(deps: TaskCommandDeps) {
       theCase: ScopedCase,
     ): Promise<TaskResult & { commentId: string; mentions: CommentMentions }> => {
       const commentId = deps.ids();
-      const mentions = await resolveMentions(deps.db, body, theCase, actor.userId, deps.permissions);
-      const r = await on(taskId, actor, (now) => ({ type: 'add_comment', caseId, commentId, body, actor, mentions, now }));
+      const [mentions, noAccess] = await Promise.all([
+        resolveMentions(deps.db, body, theCase, actor.userId, deps.permissions),
+        assigneeWithoutAccess(deps, caseId, taskId, theCase),
+      ]);
+      const r = await on(taskId, actor, (now) => ({ type: 'add_comment', caseId, commentId, body, actor, mentions, noAccess, now }));
       return { ...r, commentId, mentions };
     },
     deleteComment: (caseId: string, taskId: string, commentId: string, actor: Actor, actorIsAdmin: boolean) =>
@@ -77,3 +82,15 @@ export function createTaskCommands(deps: TaskCommandDeps) {
 }
 
 export type TaskCommands = ReturnType<typeof createTaskCommands>;
+
+/**
+ * The task's assignee, as the read model has it, when they cannot see the case (grants
+ * changed, or the case made private since the assignment): a comment must not notify
+ * them. Empty otherwise.
+ */
+async function assigneeWithoutAccess(deps: TaskCommandDeps, caseId: string, taskId: string, theCase: ScopedCase): Promise<string[]> {
+  const task = await findCaseTask(deps.db, caseId, taskId);
+  if (task?.assignee_id == null) return [];
+  const user = await deps.db.selectFrom('users').select(['id', 'grants']).where('id', '=', task.assignee_id).executeTakeFirst();
+  return user && userCanSeeCase({ id: user.id, grants: user.grants as Grant[] }, theCase, deps.permissions) ? [] : [task.assignee_id];
+}

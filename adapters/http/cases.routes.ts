@@ -7,14 +7,15 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { CaseTemplate } from '../../domain/case-templates/template.ts';
-import { notFound, ValidationFailed } from '../../domain/shared/errors.ts';
+import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
 import { caseComments, caseTimeline, listCases, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import { myTriageFeedback } from '../../projections/ai/triage.queries.ts';
 import type { Actor } from '../../domain/cases/index.ts';
 import type { Grant, Principal } from '../identity/principal.ts';
 import { hasPermission, type PermissionMatrix } from '../identity/permissions.ts';
-import { caseScopeOf } from '../identity/case-scope.ts';
+import { caseScopeOf, userCanSeeCase } from '../identity/case-scope.ts';
 import { auditActorOf } from '../commands/audit.ts';
+import { assignableUser } from './assignee.ts';
 import { requireTeamPermission } from './auth.ts';
 import { caseRouteGuards } from './case-access.ts';
 import { caseSchema, caseView } from './case-view.ts';
@@ -156,7 +157,8 @@ export function caseRoutes(deps: CaseRouteDeps) {
     .get(
       '/cases/assignable-users',
       describeRoute({
-        summary: 'Active users who may manage cases (in `team`, when given)',
+        summary:
+          "Active users who may manage cases: those who can see case `case_id`, else those of `team` (a team the caller is in), else of the caller's teams",
         tags: ['cases'],
         responses: {
           200: jsonAnswer(
@@ -166,13 +168,27 @@ export function caseRoutes(deps: CaseRouteDeps) {
         },
       }),
       read,
-      validate('query', v.object({ team: v.optional(nonEmptyText(200)) })),
+      validate('query', v.object({ team: v.optional(nonEmptyText(200)), case_id: v.optional(uuid) })),
       async (c) => {
-        const { team } = c.req.valid('query');
+        const { team, case_id: caseId } = c.req.valid('query');
+        const principal = c.get('principal');
+        const theCase = caseId === undefined ? null : await access.visible(principal, caseId);
+        const realm = principal.grants.some((g) => g.team === null);
+        // Nobody learns who works in a team they are not in (issue 46).
+        if (theCase === null && team !== undefined && !realm && !principal.grants.some((g) => g.team === team)) {
+          throw new DomainError('forbidden', 403, 'a grant in that team is required to list its people', { team });
+        }
+        const teams = theCase !== null ? [theCase.team] : team !== undefined ? [team] : realm ? null : [...new Set(principal.grants.map((g) => g.team))];
         const users = await db.selectFrom('users').select(['id', 'email', 'name', 'grants']).where('active', '=', true).orderBy('email').execute();
-        const canManage = (u: (typeof users)[number]) =>
-          hasPermission({ grants: u.grants as Grant[] }, 'manage_cases', deps.permissions, team === undefined ? undefined : team);
-        return c.json({ items: users.filter(canManage).map((u) => ({ id: u.id, email: u.email, name: u.name })) });
+        const assignable = (u: (typeof users)[number]) => {
+          const grants = u.grants as Grant[];
+          const manages =
+            teams === null
+              ? hasPermission({ grants }, 'manage_cases', deps.permissions)
+              : teams.some((t) => hasPermission({ grants }, 'manage_cases', deps.permissions, t));
+          return manages && (theCase === null || userCanSeeCase({ id: u.id, grants }, theCase, deps.permissions));
+        };
+        return c.json({ items: users.filter(assignable).map((u) => ({ id: u.id, email: u.email, name: u.name })) });
       },
     )
     .get(
@@ -240,13 +256,8 @@ export function caseRoutes(deps: CaseRouteDeps) {
         const { id } = c.req.valid('param');
         const { owner_id: ownerId } = c.req.valid('json');
         const principal = c.get('principal');
-        await access.actOn(principal, id, 'manage_cases');
-        let owner: { id: string; email: string } | null = null;
-        if (ownerId !== null) {
-          const user = await db.selectFrom('users').select(['id', 'email']).where('id', '=', ownerId).where('active', '=', true).executeTakeFirst();
-          if (!user) throw notFound('user_not_found', 'no active user with that id', { owner_id: ownerId });
-          owner = user;
-        }
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const owner = ownerId === null ? null : await assignableUser(db, deps.permissions, ownerId, theCase, 'owner_id');
         const r = await deps.cases.assign(id, owner, actorOf(principal));
         await deps.waitFor(r.position);
         return c.json(await loadView(principal, id));

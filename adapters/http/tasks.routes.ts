@@ -2,17 +2,17 @@
  * Case task routes (SPEC.md "Cases": `/cases/<case_id>/tasks`, task comments; "Other
  * case moves": task assignment). Every route goes through caseAccess: an invisible case
  * is 404, a mutation needs `manage_cases` in the case's team (403). A task of another
- * case is 404 `task_not_found`. Answers are read back after the projector caught up.
+ * case is 404 `task_not_found`; an assignee who cannot see the case is 422
+ * `assignee_no_access` (adapters/http/assignee.ts). Answers are read back after the projector caught up.
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { notFound } from '../../domain/shared/errors.ts';
-import { taskStatuses, type Assignee } from '../../domain/tasks/index.ts';
-import type { Database } from '../../projections/database.ts';
+import { taskStatuses } from '../../domain/tasks/index.ts';
 import { caseTasks, findCaseTask, taskComments } from '../../projections/tasks/tasks.queries.ts';
-import type { Kysely } from 'kysely';
 import { hasPermission } from '../identity/permissions.ts';
+import { assignableUser } from './assignee.ts';
 import { caseRouteGuards } from './case-access.ts';
 import { actorOf, commentSchema, mentionsSchema } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
@@ -90,13 +90,6 @@ const commentView = (r: CommentRow): v.InferOutput<typeof taskCommentSchema> => 
   created_at: iso(r.created_at),
 });
 
-/** An active user to assign, as POST /cases/<id>/assign requires (404 `user_not_found`). */
-async function activeAssignee(db: Kysely<Database>, id: string): Promise<Assignee> {
-  const user = await db.selectFrom('users').select(['id', 'email']).where('id', '=', id).where('active', '=', true).executeTakeFirst();
-  if (!user) throw notFound('user_not_found', 'no active user with that id', { assignee_id: id });
-  return user;
-}
-
 /** What the task routes read of the service (adapters/http/deps.ts). */
 export type TaskRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'tasks' | 'waitFor'>;
 
@@ -151,8 +144,8 @@ export function taskRoutes(deps: TaskRouteDeps) {
         const { id } = c.req.valid('param');
         const body = c.req.valid('json');
         const principal = c.get('principal');
-        await access.actOn(principal, id, 'manage_cases');
-        const assignee = body.assignee_id ? await activeAssignee(db, body.assignee_id) : null;
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const assignee = body.assignee_id ? await assignableUser(db, deps.permissions, body.assignee_id, theCase, 'assignee_id') : null;
         const r = await deps.tasks.create(
           id,
           { title: body.title, description: body.description ?? null, phase: body.phase ?? null, status: body.status, assignee, dueAt: body.due_at ?? null },
@@ -189,8 +182,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
         const { id, task_id: taskId } = c.req.valid('param');
         const body = c.req.valid('json');
         const principal = c.get('principal');
-        await access.actOn(principal, id, 'manage_cases');
-        const assignee = body.assignee_id === undefined ? undefined : body.assignee_id === null ? null : await activeAssignee(db, body.assignee_id);
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const assignee =
+          body.assignee_id === undefined || body.assignee_id === null
+            ? body.assignee_id
+            : await assignableUser(db, deps.permissions, body.assignee_id, theCase, 'assignee_id');
         const r = await deps.tasks.update(
           id,
           taskId,

@@ -4,7 +4,7 @@
  * permission in a team makes the team's private cases visible; a realm admin sees all.
  * Used for callers (their principal) and for mentioned users (their stored grants).
  */
-import type { CaseScope } from '../../projections/cases/case-scope.ts';
+import { canSeeCase, type CaseScope, type ScopedCase } from '../../projections/cases/case-scope.ts';
 import type { PermissionMatrix } from './permissions.ts';
 import type { Grant } from './principal.ts';
 
@@ -18,4 +18,13 @@ export function caseScopeOf(person: { userId: string | null; grants: readonly Gr
     teams: [...new Set(reading.flatMap((g) => (g.team === null ? [] : [g.team])))],
     adminTeams: [...new Set(admin.flatMap((g) => (g.team === null ? [] : [g.team])))],
   };
+}
+
+/**
+ * Whether `user` (its id and the grants of its last token, as stored) can see `theCase`:
+ * the one rule for whom a mention may notify, whom a case or a task may be given to, and
+ * whom a task comment notifies (issue 46).
+ */
+export function userCanSeeCase(user: { id: string; grants: readonly Grant[] }, theCase: ScopedCase, matrix: PermissionMatrix): boolean {
+  return canSeeCase(caseScopeOf({ userId: user.id, grants: user.grants }, matrix), theCase);
 }

@@ -36,6 +36,7 @@ export type TaskCommand =
       assignee?: Assignee | null;
       now: string;
     }
-  | { type: 'add_comment'; caseId: string; commentId: string; body: string; actor: Actor; mentions: CommentMentions; now: string }
+  /** `noAccess`: users who cannot see the case (adapters/identity/case-scope.ts `userCanSeeCase`): the comment notifies none of them. */
+  | { type: 'add_comment'; caseId: string; commentId: string; body: string; actor: Actor; mentions: CommentMentions; noAccess: string[]; now: string }
   /** `actorIsAdmin`: the actor is an admin of the case's team (or the realm). */
   | { type: 'delete_comment'; caseId: string; commentId: string; actor: Actor; actorIsAdmin: boolean; now: string };

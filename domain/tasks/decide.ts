@@ -100,6 +100,7 @@ function addComment(c: Cmd<'add_comment'>, s: Existing): TaskEvent[] {
         author_email: c.actor.email,
         mentions: c.mentions,
         assignee_id: s.assigneeId,
+        assignee_notified: s.assigneeId !== null && !c.noAccess.includes(s.assigneeId),
         at: c.now,
       },
     },

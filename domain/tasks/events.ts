@@ -50,6 +50,8 @@ export type TaskCommentAdded = Event<
     mentions: CommentMentions;
     /** The task's assignee when the comment was made: notified once (SPEC.md "Cases" endpoint table). */
     assignee_id: string | null;
+    /** False when the assignee could not see the case (then not notified); absent on events recorded before, meaning true. */
+    assignee_notified?: boolean;
     at: string;
   }
 >;

@@ -16,8 +16,8 @@ import { aboutCase } from './types.ts';
 
 type Comment = { id: string; text: string; author_email: string | null; created_at: string };
 
-function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string | null; value: string; onChange: (text: string) => void; disabled: boolean }) {
-  const people = useAssignablePeople(caseTeam);
+function MentionBox({ caseId, value, onChange, disabled }: { caseId: string; value: string; onChange: (text: string) => void; disabled: boolean }) {
+  const people = useAssignablePeople(caseId);
   const area = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(0);
   const [active, setActive] = useState(0);
@@ -96,7 +96,7 @@ function MentionBox({ caseTeam, value, onChange, disabled }: { caseTeam: string 
   );
 }
 
-export function Comments({ caseId, caseTeam, canEdit }: { caseId: string; caseTeam: string | null; canEdit: boolean }) {
+export function Comments({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const comments = useResource(() => api<{ items: Comment[] }>(`/cases/${caseId}/comments`), [caseId], aboutCase(caseId));
   const [text, setText] = useState('');
   const action = useAction();
@@ -132,7 +132,7 @@ export function Comments({ caseId, caseTeam, canEdit }: { caseId: string; caseTe
             if (text.trim() !== '') post();
           }}
         >
-          <MentionBox caseTeam={caseTeam} value={text} onChange={setText} disabled={action.busy} />
+          <MentionBox caseId={caseId} value={text} onChange={setText} disabled={action.busy} />
           <button type="submit" className="primary" disabled={action.busy || text.trim() === ''}>
             Post comment
           </button>

@@ -15,7 +15,7 @@ import type { Case } from './types.ts';
 
 export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
   const me = useMe();
-  const people = useAssignablePeople(value.team);
+  const people = useAssignablePeople(value.id);
   const action = useAction();
   const busy = action.busy;
   const act = (path: string, body?: unknown) => action.run(() => api(`/cases/${value.id}${path}`, { method: 'POST', body }), onChanged);

@@ -1,15 +1,16 @@
 /**
  * The people a case may be given to or its comments may mention: the active users who may
- * manage cases in the case's team (`GET /cases/assignable-users?team=`). Read fresh each
- * time, so someone who signed in a moment ago is offered.
+ * manage cases in the case's team and can see the case (`GET
+ * /cases/assignable-users?case_id=`; someone else would be refused `assignee_no_access`).
+ * Read fresh each time, so someone who signed in a moment ago is offered.
  */
 import { api } from '../api.ts';
 import { useResource } from '../resource.ts';
 
 export type Person = { id: string; email: string; name: string | null };
 
-export function useAssignablePeople(team: string | null) {
-  return useResource(async () => (await api<{ items: Person[] }>('/cases/assignable-users', { query: { team } })).items, [team]);
+export function useAssignablePeople(caseId: string) {
+  return useResource(async () => (await api<{ items: Person[] }>('/cases/assignable-users', { query: { case_id: caseId } })).items, [caseId]);
 }
 
 /** A person as an option's text: `Name <email>`, or the email alone. */

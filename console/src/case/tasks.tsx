@@ -209,10 +209,10 @@ function AddTask({ caseId, people, onAdded }: { caseId: string; people: Person[]
 }
 
 /** The case's tasks; `canEdit` (the caller may manage cases) shows the controls that change them. */
-export function TasksPanel({ caseId, caseTeam, canEdit }: { caseId: string; caseTeam: string | null; canEdit: boolean }) {
+export function TasksPanel({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const headingId = useId();
   const tasks = useResource(() => api<{ items: Task[] }>(`/cases/${caseId}/tasks`), [caseId], aboutCase(caseId));
-  const people = useAssignablePeople(caseTeam);
+  const people = useAssignablePeople(caseId);
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Tasks</h2>

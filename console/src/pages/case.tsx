@@ -39,8 +39,8 @@ export function CasePage() {
       <Presence caseId={value.id} />
       <div className="grid">
         <div>
-          <Comments caseId={value.id} caseTeam={value.team} canEdit={canEdit} />
-          <TasksPanel caseId={value.id} caseTeam={value.team} canEdit={canEdit} />
+          <Comments caseId={value.id} canEdit={canEdit} />
+          <TasksPanel caseId={value.id} canEdit={canEdit} />
           <Timeline caseId={value.id} />
         </div>
         <div>

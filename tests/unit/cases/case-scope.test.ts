@@ -88,16 +88,16 @@ describe('canSeeCase over the matrix', () => {
     const owned = { ...cases, aPrivateByX: { ...cases.aPrivateByX, owner_id: ids.analystY } };
     expect(visibleTo(scopeOf('analystY'), owned)).toEqual(['orgPublic', 'aPublic', 'aPrivateByX']);
     expect(visibleTo(scopeOf('analystB'), owned)).not.toContain('aPrivateByX');
-    // Ownership reaches across teams: a team-b analyst owning a team-a private case sees it.
-    const ownedByB = { ...cases, aPrivateByX: { ...cases.aPrivateByX, owner_id: ids.analystB } };
-    expect(visibleTo(scopeOf('analystB'), ownedByB)).toContain('aPrivateByX');
   });
 
-  it('lets a member see its case even outside its teams, public or private', () => {
+  it('never opens a case of another team to its owner or creator: membership counts only where the team does (issue 46)', () => {
+    const ownedByB = { ...cases, aPrivateByX: { ...cases.aPrivateByX, owner_id: ids.analystB } };
+    expect(visibleTo(scopeOf('analystB'), ownedByB)).not.toContain('aPrivateByX');
     const scope = scopeOf('analystB');
-    expect(canSeeCase(scope, { team: 'a', private: false, owner_id: ids.analystB, created_by_id: null })).toBe(true);
-    expect(canSeeCase(scope, { team: 'a', private: false, owner_id: null, created_by_id: ids.analystB })).toBe(true);
-    expect(canSeeCase(scope, { team: 'a', private: false, owner_id: null, created_by_id: null })).toBe(false);
+    expect(canSeeCase(scope, { team: 'a', private: false, owner_id: ids.analystB, created_by_id: null })).toBe(false);
+    expect(canSeeCase(scope, { team: 'a', private: false, owner_id: null, created_by_id: ids.analystB })).toBe(false);
+    expect(canSeeCase(scope, { team: 'a', private: true, owner_id: ids.analystB, created_by_id: null })).toBe(false);
+    expect(canSeeCase(scope, { team: null, private: true, owner_id: ids.analystB, created_by_id: null })).toBe(true);
   });
 
   it('never takes a null user id for a member of a case without creator or owner', () => {

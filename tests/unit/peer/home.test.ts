@@ -43,8 +43,9 @@ describe('homeItems', () => {
     ]);
   });
 
-  it('lists a private case its owner is a member of, even without grants in its team', () => {
-    expect(homeItems([row({ private: true, team: 'red', owner_grants: [] })], defaultPermissionMatrix, '')).toHaveLength(1);
+  it('lists a private case its owner is a member of, and not to an owner without grants in its team (issue 46)', () => {
+    expect(homeItems([row({ private: true, team: 'red', owner_grants: [{ team: 'red', role: 'analyst' }] })], defaultPermissionMatrix, '')).toHaveLength(1);
+    expect(homeItems([row({ private: true, team: 'red', owner_grants: [] })], defaultPermissionMatrix, '')).toEqual([]);
   });
 
   it('drops a case its owner may not see by the case-scope rule: an owner with no user row', () => {

@@ -122,8 +122,8 @@ describe('update_task', () => {
 });
 
 describe('task comments', () => {
-  const comment = (state: TaskState, commentId: string, actor = ana) =>
-    when(state, { type: 'add_comment', caseId: 'c1', commentId, body: 'on it', actor, mentions: noMentions(), now: later });
+  const comment = (state: TaskState, commentId: string, actor = ana, noAccess: string[] = []) =>
+    when(state, { type: 'add_comment', caseId: 'c1', commentId, body: 'on it', actor, mentions: noMentions(), noAccess, now: later });
   const remove = (state: TaskState, commentId: string, actor: typeof ana, actorIsAdmin = false) =>
     when(state, { type: 'delete_comment', caseId: 'c1', commentId, actor, actorIsAdmin, now: later });
 
@@ -140,9 +140,15 @@ describe('task comments', () => {
         author_email: 'ana@example.com',
         mentions: noMentions(),
         assignee_id: 'u-bob',
+        assignee_notified: true,
         at: later,
       },
     });
+  });
+
+  it('records that an assignee who cannot see the case is not notified', () => {
+    const [event] = comment(given(created({ assignee: bob })), 'k1', ana, ['u-bob']);
+    expect(event?.data).toMatchObject({ assignee_id: 'u-bob', assignee_notified: false });
   });
 
   it('lets the author or a team admin soft-delete, nobody else, and a deleted comment is gone', () => {

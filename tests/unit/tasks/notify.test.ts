@@ -19,6 +19,12 @@ describe('taskNotices', () => {
     expect(taskNotices(event)).toEqual([{ userId: 'bob', kind: 'task_assigned' }]);
   });
 
+  it('does not notify an assignee the comment recorded as unable to see the case', () => {
+    const event = commented('ana', 'bob');
+    expect(taskNotices({ ...event, data: { ...event.data, assignee_notified: false } } as TaskEvent)).toEqual([]);
+    expect(taskNotices({ ...event, data: { ...event.data, assignee_notified: true } } as TaskEvent)).toEqual([{ userId: 'bob', kind: 'task_comment' }]);
+  });
+
   it('notifies the assignee once per comment, also when mentioned, and mentioned users as mentions', () => {
     expect(taskNotices(commented('ana', 'bob'))).toEqual([{ userId: 'bob', kind: 'task_comment' }]);
     expect(taskNotices(commented('ana', 'bob', mentioning('bob', 'cid')))).toEqual([
