@@ -145,12 +145,20 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
   /** Whether a live execution of `step` asks its action's gate first (ActionDefinition.gate). */
   const hasActionGate = (current: Existing, step: StepDefinition): boolean =>
     step.action !== null && !current.dryRun && deps.actions.implementation(step.action)?.gate !== undefined;
-  /** What `step`'s action asks a person to approve before `attempt` starts (runtime/worker/step-executor.ts `stepGate`). */
-  const actionGate = async (current: Existing, step: StepDefinition, attempt: number): Promise<GateDecision> => {
-    if (!hasActionGate(current, step)) return { kind: 'run' };
+  /**
+   * What `step`'s action asks a person to approve before `attempt` starts
+   * (runtime/worker/step-executor.ts `stepGate`), and the template context it was asked
+   * on (null when the action has no gate): the step's own context too, read once.
+   */
+  const actionGate = async (
+    current: Existing,
+    step: StepDefinition,
+    attempt: number,
+  ): Promise<{ asked: GateDecision; context: Record<string, unknown> | null }> => {
+    if (!hasActionGate(current, step)) return { asked: { kind: 'run' }, context: null };
     const context = await templateContext(deps, current, step);
     const pass = current.steps[step.id]?.pass ?? 1;
-    return stepGate(deps, { runId, step, attempt, pass, item: null, caseId: current.caseId, dryRun: false, context, approval: null });
+    return { asked: await stepGate(deps, { runId, step, attempt, pass, item: null, caseId: current.caseId, dryRun: false, context, approval: null }), context };
   };
   /** Opens `gate` on `stepId`, its deadline `timeoutH` hours away (null: the install default). */
   const openGate = async (
@@ -201,7 +209,7 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           const { step, reason, roles, message, timeoutH } = move;
           // The step's own gate also names the request its action would make, so approving
           // the step approves that request (and no second gate opens for it).
-          const asked = await actionGate(state, step, move.attempt);
+          const { asked } = await actionGate(state, step, move.attempt);
           if (asked.kind === 'failed') {
             refuseStep(step.id, step.action, move.attempt, step.with, asked.error);
             break;
@@ -246,29 +254,15 @@ export async function driveRun(deps: RunDriverDeps, runId: string): Promise<bool
           const { step, attempt } = move;
           const pass = before.steps[step.id]?.pass ?? 1;
           const approval = Object.hasOwn(before.approvals, step.id) ? (before.approvals[step.id] ?? null) : null;
-          // Read for the gate an action may ask for, the template context is the step's own too.
-          let gateContext: Record<string, unknown> | null = null;
-          if (approval === null && hasActionGate(before, step)) {
-            gateContext = await templateContext(deps, before, step);
-            const asked = await stepGate(deps, {
-              runId,
-              step,
-              attempt,
-              pass,
-              item: null,
-              caseId: before.caseId,
-              dryRun: false,
-              context: gateContext,
-              approval,
-            });
-            if (asked.kind === 'failed') {
-              refuseStep(step.id, step.action, attempt, step.with, asked.error);
-              break;
-            }
-            if (asked.kind === 'gate') {
-              await openGate(step.id, step.approval?.timeout_h ?? null, gateOf(asked.gates));
-              break;
-            }
+          // An approved step asks its action nothing here: the action decides again when it runs.
+          const { asked, context: gateContext } = approval === null ? await actionGate(before, step, attempt) : { asked: null, context: null };
+          if (asked?.kind === 'failed') {
+            refuseStep(step.id, step.action, attempt, step.with, asked.error);
+            break;
+          }
+          if (asked?.kind === 'gate') {
+            await openGate(step.id, step.approval?.timeout_h ?? null, gateOf(asked.gates));
+            break;
           }
           const startedAt = now();
           record({ type: 'start_step', stepId: step.id, attempt, now: startedAt });

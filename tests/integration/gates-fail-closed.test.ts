@@ -34,30 +34,10 @@ import { streams } from '../../domain/shared/streams.ts';
 import { driveRun, type RunDriverDeps } from '../../runtime/worker/run-driver.ts';
 import { engines } from '../support/engines.ts';
 import { stepDefinition } from '../support/runbook-definitions.ts';
+import { standInBinding, standInGrant, standInWaf } from '../support/stand-in-block.ts';
 
-const binding = {
-  effect_type: 'block' as const,
-  target_type: 'ip' as const,
-  adapter_id: 'stand_in',
-  block_action: 'custom.stand_in.block',
-  unblock_action: 'custom.stand_in.block',
-  status_action: null,
-  connection_name: 'waf',
-  parameters: {},
-};
-const grant = { effect_type: 'block' as const, target_type: 'ip' as const, max_ttl_seconds: 3600, severities: [] };
-const granted: ResponsePolicy = { ...defaultResponsePolicy(), automatic_grants: [grant], adapters: [binding] };
-const ungranted: ResponsePolicy = { ...defaultResponsePolicy(), adapters: [binding] };
-const waf: ResolvedConnection = {
-  id: 'c-waf',
-  kind: 'http',
-  name: 'waf',
-  base_url: 'http://127.0.0.1:9',
-  config: {},
-  secret: 's',
-  previous_secret: null,
-  bot_token: null,
-};
+const granted: ResponsePolicy = { ...defaultResponsePolicy(), automatic_grants: [standInGrant], adapters: [standInBinding] };
+const ungranted: ResponsePolicy = { ...defaultResponsePolicy(), adapters: [standInBinding] };
 const mcp: ResolvedConnection = {
   id: 'c-mcp',
   kind: 'mcp',
@@ -119,7 +99,7 @@ describe.each(engines)('gates fail closed on $name', (engine) => {
       connectionFailures -= 1;
       throw new Error('connection store unreachable');
     }
-    return name === 'waf' ? waf : name === 'tools' ? mcp : null;
+    return name === 'waf' ? standInWaf : name === 'tools' ? mcp : null;
   };
 
   const registry = (): ActionRegistry => {

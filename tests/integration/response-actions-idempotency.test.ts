@@ -21,6 +21,7 @@ import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { createEffectReverser } from '../../adapters/effects/reversal.ts';
 import { defaultResponsePolicy, type ResponsePolicy } from '../../domain/response-policy/policy.ts';
 import { engines } from '../support/engines.ts';
+import { standInBinding, standInGrant, standInWaf } from '../support/stand-in-block.ts';
 
 describe.each(engines)('managed block idempotency on $name', (engine) => {
   let opened: Awaited<ReturnType<typeof engine.open>>;
@@ -43,21 +44,10 @@ describe.each(engines)('managed block idempotency on $name', (engine) => {
   const policy: ResponsePolicy = {
     ...defaultResponsePolicy(),
     // Covered by an automatic grant: idempotency is the point here, not the gate.
-    automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600, severities: [] }],
-    adapters: [
-      {
-        effect_type: 'block',
-        target_type: 'ip',
-        adapter_id: 'stand_in',
-        block_action: 'custom.stand_in.block',
-        unblock_action: 'custom.stand_in.block',
-        status_action: null,
-        connection_name: 'waf',
-        parameters: {},
-      },
-    ],
+    automatic_grants: [standInGrant],
+    adapters: [standInBinding],
   };
-  const connection = { id: 'c-1', kind: 'http', name: 'waf', base_url: 'http://127.0.0.1:9', config: {}, secret: 's', previous_secret: null, bot_token: null };
+  const connection = standInWaf;
 
   let block: ActionDefinition;
   let effects: ReturnType<typeof createEffectCommands>;
