@@ -15,60 +15,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { answerChecker, type AnswerChecker } from '../support/openapi-check.ts';
+import { sample, type JsonSchema } from '../support/openapi-sample.ts';
 import { manualNoteRunbook } from '../support/runbooks.ts';
 
 const root = testPerson('fuzz-root@example.com', [{ team: null, role: 'admin' }]);
 const bootstrap = 'fuzz-bootstrap-secret';
 
-type JsonSchema = {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  enum?: unknown[];
-  const?: unknown;
-  format?: string;
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  minLength?: number;
-  pattern?: string;
-  minItems?: number;
-};
 type Operation = { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } };
 
 const runbook = manualNoteRunbook('fuzz-manual', 'fuzzed');
 
 const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
 const hostileStrings = ['\u0000', 'a\ud800b', 'x'.repeat(10_000), '../../etc/passwd', '1e12', '-1', 'NaN', ' ', '%00'];
-
-/** A minimal instance of `schema`: required properties only, the first enum value, a plausible string per format. */
-function sample(schema: JsonSchema | undefined, ids: { caseId: string }, depth = 0): unknown {
-  if (!schema || depth > 6) return null;
-  if (schema.const !== undefined) return schema.const;
-  if (schema.enum) return schema.enum[0];
-  const option = schema.anyOf?.[0] ?? schema.oneOf?.[0];
-  if (option) return sample(option, ids, depth + 1);
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'object':
-      return Object.fromEntries((schema.required ?? []).map((k) => [k, sample(schema.properties?.[k], ids, depth + 1)]));
-    case 'array':
-      return schema.minItems ? [sample(schema.items, ids, depth + 1)] : [];
-    case 'integer':
-    case 'number':
-      return 1;
-    case 'boolean':
-      return true;
-    case 'string':
-      if (schema.format === 'uuid') return ids.caseId;
-      if (schema.format === 'uri' || schema.format === 'url') return 'https://example.invalid/x';
-      if (schema.format === 'date-time') return '2026-11-22T10:00:00Z';
-      if (schema.format === 'email') return 'someone@example.com';
-      return 'fuzz-value';
-    default:
-      return 'fuzz-value';
-  }
-}
 
 /** Percent-encodes `s`; an unpaired surrogate, which has no UTF-8 form, goes as the bytes a careless encoder would send (ED A0 80). */
 const encode = (s: string) =>
