@@ -68,11 +68,13 @@ describe.each(e2eEngines)('mentions and notifications on $name', ({ server }) =>
     expect((await call(bob, 'POST', '/notifications/read', { ids: ['not-a-uuid'] })).status).toBe(422);
   });
 
-  it('lists assignable users: active, allowed to manage cases, in the team when asked', async () => {
+  it("lists assignable users: active, allowed to manage cases, of the caller's teams or the team asked for, never another team's (issue 46)", async () => {
     const emails = async (query: string) => (await call(bob, 'GET', `/cases/assignable-users${query}`)).body.items.map((u: { email: string }) => u.email);
-    expect(await emails('')).toEqual(['ana@example.com', 'dan@example.com', 'eve@example.com']);
+    expect(await emails('')).toEqual(['ana@example.com', 'dan@example.com']);
     expect(await emails('?team=blue')).toEqual(['ana@example.com', 'dan@example.com']);
-    expect(await emails('?team=red')).toEqual(['eve@example.com']);
+    expect(await emails(`?case_id=${caseId}`)).toEqual(['ana@example.com', 'dan@example.com']);
+    const red = await call(bob, 'GET', '/cases/assignable-users?team=red');
+    expect([red.status, red.body.code]).toEqual([403, 'forbidden']);
   });
 
   it('lets the author or a team admin soft-delete a comment, and nobody else', async () => {
