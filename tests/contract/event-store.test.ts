@@ -1,6 +1,7 @@
 /**
  * Event store contract suite: every EventStore implementation passes it, on every engine.
- * Postgres runs on PGlite always and on a server when TEST_DATABASE_URL is set. KurrentDB
+ * Postgres runs on PGlite always and on a server when TEST_DATABASE_URL is set; the
+ * in-memory store of tests/support always. KurrentDB
  * runs at KURRENTDB_CONNECTION_STRING when it is set, else in a container this file starts
  * (@testcontainers/kurrentdb) when a Docker engine answers, else it is skipped with the
  * reason printed. Stream names carry a random prefix, so a long-lived server can be reused.
@@ -16,6 +17,7 @@ import { StreamVersionConflict, type EventStore } from '../../adapters/event-sto
 import { createSubscription, subscribeToAll } from '../../projections/subscription.ts';
 import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
+import { MemoryEventStore } from '../support/memory-event-store.ts';
 import { recording } from '../support/recording.ts';
 
 const ev = (n: number) => ({ type: 'thing.happened', data: { n } });
@@ -89,9 +91,19 @@ async function kurrentDbVariant(): Promise<StoreVariant | string> {
   };
 }
 
+/** The in-memory store the tests of the middle floor run on (tests/support/memory-event-store.ts). */
+const memoryVariant: StoreVariant = {
+  name: 'memory',
+  purges: true,
+  open: async () => {
+    const store = new MemoryEventStore();
+    return { store, another: () => store.another(), close: async () => {} };
+  },
+};
+
 const kurrentdb = await kurrentDbVariant();
 if (typeof kurrentdb === 'string') console.warn(`event store contract on kurrentdb skipped: ${kurrentdb}`);
-const variants = typeof kurrentdb === 'string' ? postgresVariants : [...postgresVariants, kurrentdb];
+const variants = [...postgresVariants, memoryVariant, ...(typeof kurrentdb === 'string' ? [] : [kurrentdb])];
 
 /** Opens `variant` for the enclosing describe; `s(name)` is a stream id unique to this run. */
 function useVariant(variant: StoreVariant) {
