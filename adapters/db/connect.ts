@@ -42,11 +42,14 @@ export type OpenedDatabase = {
  * server ended (a restart, `pg_terminate_backend`, `idle_session_timeout`), idle or in use:
  * the query in flight on it fails, the pool drops it and the next query opens another.
  * `poolSize` connections at most (default `DEFAULT_POOL_SIZE`); an idle one is closed after
- * `poolIdleMs`, and never when it is 0 (the default).
+ * `poolIdleMs`, and never when it is 0 (the default). An in-memory PGlite (`dataDir` null)
+ * starts from `image` when given: a data directory as PGlite's `dumpDataDir` writes it (a
+ * tar), which skips initdb.
  */
 export type DatabaseLocation =
   | { databaseUrl: string; poolSize?: number; poolIdleMs?: number; onConnectionLost?: (error: Error) => void }
-  | { dataDir: string | null };
+  | { dataDir: string }
+  | { dataDir: null; image?: Blob };
 
 /** Opens (and creates, for PGlite) the database at `location`. */
 export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {
@@ -80,7 +83,7 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
   let client: PGlite;
   let dataDir: EmbeddedDataDirState | null = null;
   if (location.dataDir === null) {
-    client = new PGlite(embeddedOptions);
+    client = new PGlite({ ...embeddedOptions, ...(location.image ? { loadDataDir: location.image } : {}) });
   } else {
     const dir = join(location.dataDir, 'pgdata');
     dataDir = await prepareEmbeddedDataDir(dir);

@@ -50,7 +50,8 @@ describe.each(e2eEngines)('detector alert to signed webhook on $name', ({ server
   beforeAll(async () => {
     receiver = await startReceiver();
     const identity = await createTestIdentity();
-    svc = await startServiceProcess(engineEnv(identity, server ? await createServerDatabase() : null));
+    // This suite keeps a first start's path: initdb and every migration on an empty database.
+    svc = await startServiceProcess(engineEnv(identity, server ? await createServerDatabase({ empty: true }) : null, { emptyDataDir: true }));
     token = await identity.mint([{ team: null, role: 'admin' }]);
     const created = await api('/connections', {
       method: 'POST',

@@ -40,7 +40,7 @@ describe('the embedded data directory across a PostgreSQL major version', () => 
     const identity = await createTestIdentity();
     const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-upgrade-runbooks-'));
     writeFileSync(join(runbooksDir, 'upgrade-note.yml'), runbook);
-    const env: Record<string, string> = { ...engineEnv(identity, null), SVC_RUNBOOKS_DIR: runbooksDir };
+    const env: Record<string, string> = { ...engineEnv(identity, null, { emptyDataDir: true }), SVC_RUNBOOKS_DIR: runbooksDir };
     const pgdata = join(String(env.SVC_DATA_DIR), 'pgdata');
     const headers = { authorization: `Bearer ${await identity.mint([{ team: null, role: 'admin' }])}` };
     const intake = (url: string, id: string) =>

@@ -1,12 +1,13 @@
 /**
  * The database engines every contract and integration suite runs on: embedded
  * PGlite always, and a PostgreSQL server when TEST_DATABASE_URL is set (CI sets it).
- * Each `open()` gives a fresh, migrated, isolated database.
+ * Each `open()` gives a fresh, migrated, isolated database, copied from the migrated one
+ * global setup built (migrated-databases.ts).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type OpenedDatabase } from '../../adapters/db/connect.ts';
-import { migrateToLatest } from '../../runtime/migrate.ts';
+import { migratedEmbeddedImage, serverTemplate } from './migrated-databases.ts';
 
 export type TestEngine = { name: 'pglite' | 'postgres'; open: () => Promise<OpenedDatabase & { url: string | null }> };
 
@@ -37,10 +38,13 @@ export function databaseNameOf(url: string): string {
   return new URL(url).pathname.slice(1);
 }
 
-/** Creates a fresh database on the test server and returns its URL. */
-export async function createServerDatabase(): Promise<string> {
+/**
+ * Creates a fresh database on the test server and returns its URL: a copy of the migrated
+ * template, or an empty one when `empty` is set.
+ */
+export async function createServerDatabase(options: { empty?: boolean } = {}): Promise<string> {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
-  await serverAdminQuery(`create database ${name}`);
+  await serverAdminQuery(`create database ${name}${options.empty ? '' : ` template ${serverTemplate}`}`);
   const url = new URL(serverUrl as string);
   url.pathname = `/${name}`;
   return url.toString();
@@ -50,8 +54,7 @@ export const engines: TestEngine[] = [
   {
     name: 'pglite',
     open: async () => {
-      const opened = await openDatabase({ dataDir: null });
-      await migrateToLatest(opened.db);
+      const opened = await openDatabase({ dataDir: null, image: await migratedEmbeddedImage() });
       return { ...opened, url: null };
     },
   },
@@ -62,7 +65,6 @@ export const engines: TestEngine[] = [
           open: async () => {
             const url = await createServerDatabase();
             const opened = await openDatabase({ databaseUrl: url, poolSize: 20 });
-            await migrateToLatest(opened.db);
             return { ...opened, url };
           },
         },

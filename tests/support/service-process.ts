@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { repoRoot } from './fixtures.ts';
+import { seedEmbeddedDataDir } from './migrated-databases.ts';
 
 /** Options of {@link TestIdentity.sign}: `kid` overrides the key id in the header (to forge a token under a trusted kid). */
 export type SignOptions = { kid?: string };
@@ -146,12 +147,20 @@ export function startWorkerProcess(env: Record<string, string>): ServiceProcess 
 
 /**
  * Environment for one engine: a fresh data dir, and a fresh server database when given.
+ * Without a server the data dir holds a copy of the migrated PGlite database, unless
+ * `emptyDataDir` asks for the bare directory a first start sees.
  * Outbound HTTP may reach private targets (the test receivers listen on 127.0.0.1); a
  * test of the SSRF guard sets `SVC_ALLOW_PRIVATE_TARGETS: 'false'` on top.
  */
-export function engineEnv(identity: { issuer: string; jwks: string }, databaseUrl: string | null): Record<string, string> {
+export function engineEnv(
+  identity: { issuer: string; jwks: string },
+  databaseUrl: string | null,
+  options: { emptyDataDir?: boolean } = {},
+): Record<string, string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  if (databaseUrl === null && !options.emptyDataDir) seedEmbeddedDataDir(dataDir);
   return {
-    SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-')),
+    SVC_DATA_DIR: dataDir,
     SVC_IDENTITY_ISSUER: identity.issuer,
     SVC_IDENTITY_JWKS: identity.jwks,
     SVC_SECRET_KEY: randomBytes(32).toString('base64'),
