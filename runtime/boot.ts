@@ -126,6 +126,11 @@ const SHUTDOWN_GRACE_MS = 15_000;
 
 export type Service = {
   url: string | null;
+  /**
+   * The API's handler as the server calls it (null without an API): a fetch `Request` in, its
+   * `Response` out, with no socket. Tests call the API in process through it.
+   */
+  request: ((request: Request) => Promise<Response>) | null;
   /** The worker's metrics endpoint (SVC_WORKER_METRICS_PORT), null without a worker. */
   workerMetricsUrl: () => string | null;
   opened: OpenedDatabase;
@@ -133,8 +138,11 @@ export type Service = {
   close: () => Promise<void>;
 };
 
-/** What a caller may swap in: the clock (tests move a manual one). */
-export type ServiceOptions = { clock?: Clock };
+/**
+ * What a caller may swap in: the clock (tests move a manual one), and `listen` false to
+ * build the API without opening its socket (no live WebSocket then; `request` serves it).
+ */
+export type ServiceOptions = { clock?: Clock; listen?: boolean };
 
 export async function startService(config: Config, env: NodeJS.ProcessEnv, log: Logger, options: ServiceOptions = {}): Promise<Service> {
   const identity = await identitySource(config, env, log);
@@ -342,6 +350,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
   let liveSocket: { close: () => Promise<void> } | null = null;
   let inFlight: InFlight<Parameters<ReturnType<typeof createApp>['fetch']>, Response> | null = null;
   let url: string | null = null;
+  let request: Service['request'] = null;
   /** Stops everything started so far, in order; also what a failed start-up runs before it rethrows. */
   const close = async () => {
     await liveSocket?.close();
@@ -478,27 +487,31 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
           },
         }),
       });
-      server = await new Promise<ServerType>((resolve, reject) => {
-        inFlight = trackInFlight(app.fetch);
-        const s = serve({ fetch: inFlight.handler, port: config.port, hostname: config.host }, () => resolve(s));
-        s.once('error', (error) => reject(listenError(error, { host: config.host, port: config.port, variable: 'PORT' })));
-        answerClientErrors(s as HttpServer);
-      });
-      liveSocket = attachLiveSocket(server as HttpServer, {
-        db,
-        now,
-        basePath: config.basePath,
-        verifier,
-        users,
-        permissions,
-        hub,
-        heartbeatSeconds: config.presenceHeartbeatSeconds,
-        sessionMaxMs: config.wsSessionMaxMs,
-        logError: failure('http.internal_error', 'unhandled WebSocket error'),
-      });
-      const address = server.address() as AddressInfo;
-      url = `http://${config.host}:${address.port}${config.basePath}`;
-      log.info({ url }, 'API listening');
+      const tracked = trackInFlight(app.fetch);
+      inFlight = tracked;
+      request = (input) => Promise.resolve(tracked.handler(input));
+      if (options.listen !== false) {
+        server = await new Promise<ServerType>((resolve, reject) => {
+          const s = serve({ fetch: tracked.handler, port: config.port, hostname: config.host }, () => resolve(s));
+          s.once('error', (error) => reject(listenError(error, { host: config.host, port: config.port, variable: 'PORT' })));
+          answerClientErrors(s as HttpServer);
+        });
+        liveSocket = attachLiveSocket(server as HttpServer, {
+          db,
+          now,
+          basePath: config.basePath,
+          verifier,
+          users,
+          permissions,
+          hub,
+          heartbeatSeconds: config.presenceHeartbeatSeconds,
+          sessionMaxMs: config.wsSessionMaxMs,
+          logError: failure('http.internal_error', 'unhandled WebSocket error'),
+        });
+        const address = server.address() as AddressInfo;
+        url = `http://${config.host}:${address.port}${config.basePath}`;
+        log.info({ url }, 'API listening');
+      }
     }
 
     if (config.role !== 'api') {
@@ -602,6 +615,7 @@ export async function startService(config: Config, env: NodeJS.ProcessEnv, log: 
 
   return {
     url,
+    request,
     workerMetricsUrl: () => metricsServer?.url ?? null,
     opened,
     projector,

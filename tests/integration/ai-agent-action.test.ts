@@ -94,7 +94,7 @@ describe('the ai.agent action', () => {
   /** The gates identity's approvals listing shows `who` (as the suite shell asks for them). */
   const approvalsOf = async (who: typeof bob) => {
     const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:status:read' });
-    const res = await fetch(`${svc.url}/peer/v1/approvals?user=${who.sub}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await svc.request(`/peer/v1/approvals?user=${who.sub}`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     return ((await res.json()) as { approvals: { id: string; step_id: string; summary: string }[] }).approvals;
   };

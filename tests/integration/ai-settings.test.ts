@@ -47,7 +47,7 @@ type Answer = TestAnswer & { cache: string | null };
 /** A request to `path` with `token`; JSON `body` or a raw body text; the answer is held to /openapi.json. */
 async function request(svc: InProcessService, method: string, path: string, token: string, body?: unknown, rawBody?: string): Promise<Answer> {
   const sends = body !== undefined || rawBody !== undefined;
-  const res = await fetch(`${svc.url}${path}`, {
+  const res = await svc.request(path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(sends ? { 'content-type': 'application/json' } : {}) },
     ...(rawBody !== undefined ? { body: rawBody } : body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -138,7 +138,7 @@ describe.each(e2eEngines)('AI settings on $name', ({ server }) => {
     });
 
     it('answers 401 without a token', async () => {
-      const res = await fetch(`${svc.url}${PATH}`);
+      const res = await svc.request(`${PATH}`);
       expect(res.status).toBe(401);
     });
   });
@@ -349,7 +349,7 @@ describe.each(e2eEngines)('AI settings on $name', ({ server }) => {
     });
 
     it('is declared in /openapi.json with both methods', async () => {
-      const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
+      const doc = (await (await svc.request('/openapi.json')).json()) as { paths: Record<string, Record<string, any>> };
       expect(Object.keys(doc.paths[PATH] ?? {}).sort()).toEqual(['get', 'put']);
       expect(doc.paths[PATH]?.put?.requestBody?.content?.['application/json']?.schema).toBeDefined();
       expect(Object.keys(doc.paths['/settings/ai'] ?? {}).sort()).toEqual(['get', 'put']);

@@ -59,7 +59,7 @@ describe.each(e2eEngines)('AI triage on $name', ({ server }) => {
 
   const peerPut = async (body: unknown) => {
     const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' });
-    const res = await fetch(`${svc.url}/peer/v1/settings/ai`, {
+    const res = await svc.request('/peer/v1/settings/ai', {
       method: 'PUT',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -240,7 +240,7 @@ describe('the operator kill switch', () => {
     const svc = await startInProcessService({ server: false }, { extraEnv: { SVC_AI_KILL_SWITCH: 'true' } });
     try {
       const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' });
-      const put = await fetch(`${svc.url}/peer/v1/settings/ai`, {
+      const put = await svc.request('/peer/v1/settings/ai', {
         method: 'PUT',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ enabled: true, provider: 'local_daemon', base_url: 'http://127.0.0.1:9', model: 'm' }),

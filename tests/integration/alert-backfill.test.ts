@@ -168,7 +168,7 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
 
   it('GET /peer/v1/exchanges declares what the exchange client asks for, to the identity service only', async () => {
     const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:status:read' });
-    const res = await fetch(`${svc.url}/peer/v1/exchanges`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await svc.request('/peer/v1/exchanges', { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(await res.json()).toEqual({
@@ -181,7 +181,7 @@ describe.each(e2eEngines)('alert backfill on $name', ({ server: onServer }) => {
     });
 
     const otherScope = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:cases:read' });
-    expect((await fetch(`${svc.url}/peer/v1/exchanges`, { headers: { authorization: `Bearer ${otherScope}` } })).status).toBe(403);
+    expect((await svc.request('/peer/v1/exchanges', { headers: { authorization: `Bearer ${otherScope}` } })).status).toBe(403);
     expect((await callAs(svc, root, 'GET', '/peer/v1/exchanges')).status).toBe(403);
   });
 

@@ -72,7 +72,7 @@ describe.each(e2eEngines)('alerts of a private case on $name', ({ server }) => {
   };
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server });
+    svc = await startInProcessService({ server }, { listen: true });
     privateCase = (await ok(ana, 'POST', '/cases', { title: 'Insider investigation', severity: 'high', team: 'blue', private: true }, 201)).id;
     own.set(bob, (await ok(bob, 'POST', '/cases', { title: 'Bob case', severity: 'low', team: 'blue' }, 201)).id);
     own.set(rex, (await ok(rex, 'POST', '/cases', { title: 'Rex case', severity: 'low', team: 'red' }, 201)).id);

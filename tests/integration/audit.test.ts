@@ -103,7 +103,7 @@ describe.each(e2eEngines)('audit log on $name', ({ server }) => {
     expect(teamAdmin.status).toBe(403);
     expect(teamAdmin.body.code).toBe('forbidden');
     const exchange = async (scope: string) =>
-      fetch(`${svc.url}/audit`, {
+      svc.request('/audit', {
         headers: {
           authorization: `Bearer ${await svc.identity.sign({ token_use: 'exchange', sub: 'settings', scope, act: { sub: root.sub, email: root.email, grants: root.grants } })}`,
         },

@@ -97,7 +97,7 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
 
   const answerOf = async (who: TestPerson, method: string, path: string, body: unknown): Promise<Answer> => {
     const token = await assertionAs(svc, who, method, path);
-    const res = await fetch(`${svc.url}${path}`, {
+    const res = await svc.request(path, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -122,7 +122,7 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
         extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: 'authz-bootstrap' },
       },
     );
-    doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as typeof doc;
+    doc = (await (await svc.request('/openapi.json')).json()) as typeof doc;
     for (const p of [ana, tom, redAdmin, root]) expect((await callAs(svc, p, 'GET', '/auth/me')).status).toBe(200);
     const made = async (who: TestPerson, method: string, path: string, body?: unknown) => {
       const res = await callAs(svc, who, method, path, body);
@@ -137,7 +137,7 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
     ids.observable = (await made(ana, 'POST', `/cases/${p}/observables`, { type: 'ip', value: '198.51.100.40' })).id;
     const form = new FormData();
     form.append('file', new Blob([new TextEncoder().encode('evidence')], { type: 'text/plain' }), 'note.txt');
-    const uploaded = await fetch(`${svc.url}/cases/${p}/attachments`, {
+    const uploaded = await svc.request(`/cases/${p}/attachments`, {
       method: 'POST',
       headers: { authorization: `Bearer ${await assertionAs(svc, ana, 'POST', `/cases/${p}/attachments`)}` },
       body: form,

@@ -52,7 +52,7 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`,
   });
   const post = async (body: string, headers: Record<string, string>) => {
-    const res = await fetch(`${svc.url}/webhooks/chat-interactions`, {
+    const res = await svc.request('/webhooks/chat-interactions', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       body,
@@ -80,7 +80,7 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
   };
   const peerToken = (claims: Record<string, unknown>) => svc.identity.sign({ token_use: 'service', sub: 'identity', ...claims });
   const accountPost = async (token: string, body: unknown) => {
-    const res = await fetch(`${svc.url}/peer/v1/account-section`, {
+    const res = await svc.request('/peer/v1/account-section', {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -88,7 +88,7 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     return { status: res.status, body: (await res.json()) as any, cache: res.headers.get('cache-control') };
   };
   const accountGet = async (user: string) => {
-    const res = await fetch(`${svc.url}/peer/v1/account-section?user=${encodeURIComponent(user)}`, {
+    const res = await svc.request(`/peer/v1/account-section?user=${encodeURIComponent(user)}`, {
       headers: { authorization: `Bearer ${await peerToken({ scope: 'svc:peer:status:read' })}` },
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -154,7 +154,7 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     expect(stale.status).toBe(401);
     expect(stale.body.code).toBe('stale_signature');
     const json = JSON.stringify({ command: '/svc' });
-    const res = await fetch(`${svc.url}/webhooks/chat-interactions`, {
+    const res = await svc.request('/webhooks/chat-interactions', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...sign(json) },
       body: json,
@@ -211,7 +211,7 @@ describe.each(e2eEngines)('chat_a on $name', ({ server }) => {
     const human = await callAs(svc, root, 'POST', '/peer/v1/account-section', { action: 'link' });
     expect(human.status).toBe(403);
     expect((await callAs(svc, root, 'GET', `/peer/v1/account-section?user=${root.sub}`)).status).toBe(403);
-    const missing = await fetch(`${svc.url}/peer/v1/account-section`, {
+    const missing = await svc.request('/peer/v1/account-section', {
       headers: { authorization: `Bearer ${await peerToken({ scope: 'svc:peer:status:read' })}` },
     });
     expect(missing.status).toBe(400);

@@ -57,7 +57,7 @@ describe('the console under SVC_PUBLIC_PREFIX', () => {
 
   beforeAll(async () => {
     build = consoleBuild();
-    svc = await startInProcessService({ server: false }, { extraEnv: { SVC_CONSOLE_DIR: build } });
+    svc = await startInProcessService({ server: false }, { listen: true, extraEnv: { SVC_CONSOLE_DIR: build } });
   });
   afterAll(async () => {
     await svc.close();
@@ -109,6 +109,7 @@ describe('the console on another prefix and API root', () => {
     const svc = await startInProcessService(
       { server: false },
       {
+        listen: true,
         extraEnv: {
           SVC_CONSOLE_DIR: build,
           SVC_PUBLIC_PREFIX: '/soc/ir/',
@@ -134,7 +135,7 @@ describe('the console on another prefix and API root', () => {
   });
 
   it('answers 503 console_not_built in words when the console was never built, and the API works', async () => {
-    const svc = await startInProcessService({ server: false }, { extraEnv: { SVC_CONSOLE_DIR: join(tmpdir(), 'svc-no-console-here') } });
+    const svc = await startInProcessService({ server: false }, { listen: true, extraEnv: { SVC_CONSOLE_DIR: join(tmpdir(), 'svc-no-console-here') } });
     try {
       const answer = await fetch(`${svc.url}/svc/cases/x`);
       expect(answer.status).toBe(503);
@@ -161,7 +162,7 @@ describe('svc dev gateway and the console WebSocket', () => {
     const identity = await ensureDevIdentity(identityDir);
     svc = await startInProcessService(
       { server: false },
-      { extraEnv: { SVC_IDENTITY_ISSUER: identity.issuer, SVC_IDENTITY_JWKS: JSON.stringify(identity.jwks), SVC_CONSOLE_DIR: identityDir } },
+      { listen: true, extraEnv: { SVC_IDENTITY_ISSUER: identity.issuer, SVC_IDENTITY_JWKS: JSON.stringify(identity.jwks), SVC_CONSOLE_DIR: identityDir } },
     );
     gateway = await gatewayAs(identity, svc.url, 'console@example.com', 'analyst');
   });

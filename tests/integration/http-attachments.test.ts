@@ -62,7 +62,7 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
       htm: 'POST',
       htu: path,
     });
-    const res = await fetch(`${svc.url}${path}`, {
+    const res = await svc.request(path, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, ...headers },
       body,
@@ -92,7 +92,7 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
       htm: 'GET',
       htu: path,
     });
-    const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await svc.request(path, { headers: { authorization: `Bearer ${token}` } });
     const bytes = new Uint8Array(await res.arrayBuffer());
     await expectDeclared(svc, 'GET', path, res, Buffer.from(bytes).toString('utf8'));
     return { status: res.status, headers: res.headers, bytes };
@@ -138,7 +138,7 @@ describe.each(e2eEngines)('case attachments on $name', ({ server }) => {
   });
 
   it('documents the upload as multipart/form-data with a binary file in /openapi.json', async () => {
-    const doc = (await fetch(`${svc.url}/openapi.json`).then((r) => r.json())) as { paths: Record<string, Record<string, any>> };
+    const doc = (await svc.request('/openapi.json').then((r) => r.json())) as { paths: Record<string, Record<string, any>> };
     const upload = doc.paths['/cases/{id}/attachments']?.post;
     expect(upload?.requestBody?.content?.['multipart/form-data']?.schema).toMatchObject({
       required: ['file'],

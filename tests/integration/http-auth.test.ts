@@ -28,7 +28,7 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
   let svc: InProcessService;
 
   const call = async (method: string, path: string, token: string | null, body?: unknown): Promise<Answer> => {
-    const res = await fetch(`${svc.url}${path}`, {
+    const res = await svc.request(path, {
       method,
       headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -168,12 +168,12 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
     const before = await storedCases();
     const alert = { alert_id: `a-${randomUUID()}`, rule: { id: 'r1', title: 'Rule', severity: 'high' } };
     const post = (headers: Record<string, string>) =>
-      fetch(`${svc.url}/webhooks/detector`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(alert) }).then(
-        async (res) => {
+      svc
+        .request(`/webhooks/detector`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(alert) })
+        .then(async (res) => {
           const text = await res.text();
           return { status: res.status, body: JSON.parse(text), text };
-        },
-      );
+        });
     expectRefusal(await post({}), 401);
     expectRefusal(await post({ authorization: `Bearer ${await svc.identity.mint([{ team: null, role: 'admin' }])}` }), 401);
     expectRefusal(await post({ 'x-svc-token': 'not-the-secret' }), 401);

@@ -76,7 +76,7 @@ describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
   let caseId: string;
 
   const call = async (method: string, path: string, init: { body?: RequestInit['body']; headers?: Record<string, string> } = {}): Promise<Answer> => {
-    const res = await fetch(`${svc.url}${path}`, { method, body: init.body ?? null, headers: init.headers ?? {}, duplex: 'half' } as RequestInit);
+    const res = await svc.request(path, { method, body: init.body ?? null, headers: init.headers ?? {}, duplex: 'half' } as RequestInit);
     const text = await res.text();
     let body: unknown = null;
     try {

@@ -57,7 +57,7 @@ describe.each(e2eEngines)('OpenAPI import on $name', ({ server }) => {
   });
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { extraEnv: { SVC_MAX_OPENAPI_KB: String(CAP_KB) } });
+    svc = await startInProcessService({ server }, { listen: true, extraEnv: { SVC_MAX_OPENAPI_KB: String(CAP_KB) } });
     // What a remote $ref would be fetched from: loopback, which this service may reach (SVC_ALLOW_PRIVATE_TARGETS).
     remote = createServer((_req, res) => {
       remoteHits++;

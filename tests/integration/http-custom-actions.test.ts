@@ -212,7 +212,7 @@ describe.each(e2eEngines)('custom action routes on $name', ({ server }) => {
     }
     const array = await post([{ spec: lookup('custom.bad.array') }]);
     expect(array.status).toBe(422);
-    const text = await fetch(`${svc.url}/custom-actions`, { method: 'POST', body: 'spec' });
+    const text = await svc.request('/custom-actions', { method: 'POST', body: 'spec' });
     expect([401, 415]).toContain(text.status);
 
     expect(await written()).toEqual(before);

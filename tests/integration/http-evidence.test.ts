@@ -64,7 +64,7 @@ describe.each(e2eEngines)('evidence pins on $name', ({ server }) => {
     });
     const form = new FormData();
     form.append('file', new Blob([`contents of ${name}`], { type: 'text/plain' }), name);
-    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const res = await svc.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };

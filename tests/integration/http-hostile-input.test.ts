@@ -70,7 +70,7 @@ describe.each(e2eEngines)('hostile input on $name', ({ server }) => {
   beforeAll(async () => {
     svc = await startInProcessService(
       { server },
-      { runbooks: { 'takes-inputs.yml': manualRunbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: 'hostile-bootstrap' } },
+      { listen: true, runbooks: { 'takes-inputs.yml': manualRunbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: 'hostile-bootstrap' } },
     );
     caseId = (await call('POST', '/cases', { title: 'Target', severity: 'high' })).body.id;
     const source = await call('POST', '/webhook-sources', {

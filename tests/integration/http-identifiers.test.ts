@@ -51,7 +51,7 @@ describe.each(e2eEngines)('identifiers on $name', ({ server }) => {
     expect(created.status, created.text).toBe(201);
     const rotated = await call('POST', `/webhook-sources/${upper(created.body.id)}/rotate`);
     expect(rotated.status, rotated.text).toBe(200);
-    const delivered = await fetch(`${svc.url}/webhooks/upper-src`, {
+    const delivered = await svc.request('/webhooks/upper-src', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-svc-token': rotated.body.token },
       body: JSON.stringify({ rule: 'Suspicious login', id: 'u-1' }),

@@ -402,7 +402,7 @@ steps:
     });
     expect(created.status, created.text).toBe(201);
     const path = '/integration-packs/export?name=intel_pack&version=2.0.0';
-    const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${await assertionAs(svc, root, 'GET', path)}` } });
+    const res = await svc.request(path, { headers: { authorization: `Bearer ${await assertionAs(svc, root, 'GET', path)}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/yaml');
     const text = await res.text();

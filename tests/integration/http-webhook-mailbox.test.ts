@@ -52,7 +52,7 @@ describe.each(e2eEngines)('mailbox webhook source on $name', ({ server }) => {
   let svc: InProcessService;
   let token = '';
   const post = async (slug: string, body: unknown, with_: string | null) => {
-    const res = await fetch(`${svc.url}/webhooks/${slug}`, {
+    const res = await svc.request(`/webhooks/${slug}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(with_ ? { authorization: `Bearer ${with_}` } : {}) },
       body: JSON.stringify(body),

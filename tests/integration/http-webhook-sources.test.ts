@@ -25,7 +25,7 @@ describe.each(e2eEngines)('webhook sources on $name', ({ server }) => {
   let svc: InProcessService;
   const shown: string[] = [];
   const post = async (slug: string, body: unknown, token: string | null, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${svc.url}/webhooks/${slug}`, {
+    const res = await svc.request(`/webhooks/${slug}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { 'x-svc-token': token } : {}), ...headers },
       body: JSON.stringify(body),

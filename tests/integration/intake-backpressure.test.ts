@@ -82,7 +82,7 @@ describe.each(e2eEngines)('intake back-pressure on $name', ({ server }) => {
 
     clock.advance(1_000);
     await nextSample();
-    const refused = await fetch(`${svc.url}/webhooks/detector`, {
+    const refused = await svc.request('/webhooks/detector', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-svc-token': svc.env.SVC_DETECTOR_BOOTSTRAP_SECRET ?? '' },
       body: JSON.stringify(alertOf(4)),

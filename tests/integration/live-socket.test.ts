@@ -33,7 +33,10 @@ describe.each(e2eEngines)('WebSocket live updates on $name', ({ server }) => {
   };
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { 'gated.yml': gatedTagRunbook }, extraEnv: { SVC_PRESENCE_HEARTBEAT_SECONDS: '1' } });
+    svc = await startInProcessService(
+      { server },
+      { listen: true, runbooks: { 'gated.yml': gatedTagRunbook }, extraEnv: { SVC_PRESENCE_HEARTBEAT_SECONDS: '1' } },
+    );
     blueCase = (await callAs(svc, ana, 'POST', '/cases', { title: 'Blue case', severity: 'high', team: 'blue' })).body.id;
     privateCase = (await callAs(svc, root, 'POST', '/cases', { title: 'Private', severity: 'low', team: 'blue', private: true })).body.id;
   }, 60_000);
@@ -168,7 +171,7 @@ describe.each(e2eEngines)('WebSocket live updates on $name', ({ server }) => {
 describe.each(e2eEngines.filter((e) => e.name === 'pglite'))('WebSocket sessions on $name', ({ server }) => {
   let svc: InProcessService;
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { extraEnv: { SVC_WS_SESSION_MAX_S: '1' } });
+    svc = await startInProcessService({ server }, { listen: true, extraEnv: { SVC_WS_SESSION_MAX_S: '1' } });
   }, 60_000);
   afterAll(async () => svc?.close());
 

@@ -89,7 +89,7 @@ describe.each(e2eEngines)('MCP tool server on $name', ({ server }) => {
 
   /** A raw POST of `body` with `token`, its answer checked against /openapi.json. */
   const rawPost = async (token: string | null, body: string, accept = 'application/json, text/event-stream') => {
-    const res = await fetch(`${svc.url}/peer/v1/mcp`, {
+    const res = await svc.request('/peer/v1/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept, ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
       body,
@@ -107,7 +107,7 @@ describe.each(e2eEngines)('MCP tool server on $name', ({ server }) => {
   const rawInitialize = (token: string | null) => rawPost(token, initialize);
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks });
+    svc = await startInProcessService({ server }, { runbooks, listen: true });
     const open = async (who: TestPerson, body: Record<string, unknown>) => {
       const r = await callAs(svc, who, 'POST', '/cases', { severity: 'high', ...body });
       expect(r.status, r.text).toBe(201);
@@ -133,7 +133,7 @@ describe.each(e2eEngines)('MCP tool server on $name', ({ server }) => {
       expect.arrayContaining(['svc_get_case', 'svc_list_cases', 'svc_approve_run', 'svc_comment_case', 'svc_run_runbook']),
     );
 
-    const doc: any = await (await fetch(`${svc.url}/openapi.json`)).json();
+    const doc: any = await (await svc.request('/openapi.json')).json();
     for (const route of toolRoutes) {
       const tool = tools.find((t) => t.name === route.name);
       const op = doc.paths[route.path.replace(/:([a-z_]+)/g, '{$1}')][route.method.toLowerCase()];
@@ -341,7 +341,7 @@ describe.each(e2eEngines)('MCP tool server on $name', ({ server }) => {
 
   it('answers GET with 405 (Allow: POST), once the envelope passed', async () => {
     const get = async (token: string | null) => {
-      const res = await fetch(`${svc.url}/peer/v1/mcp`, {
+      const res = await svc.request('/peer/v1/mcp', {
         headers: { accept: 'text/event-stream', ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
       });
       const text = await res.text();

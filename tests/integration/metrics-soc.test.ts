@@ -139,7 +139,7 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
         scope,
         act: { sub: root.sub, email: root.email, grants: root.grants },
       });
-      return (await fetch(`${svc.url}/metrics/soc`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<{
+      return (await svc.request('/metrics/soc', { headers: { authorization: `Bearer ${token}` } })).json() as Promise<{
         ai_spend: { invocations: number };
       }>;
     };

@@ -52,18 +52,20 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     await receiver?.close();
   });
 
-  const scrape = async (url: string, token: string | null) => {
-    const res = await fetch(url, token === null ? {} : { headers: { authorization: `Bearer ${token}` } });
+  /** Scrapes the API's `path` in process, or the worker's own endpoint at an absolute `http:` URL. */
+  const scrape = async (target: string, token: string | null) => {
+    const init = token === null ? {} : { headers: { authorization: `Bearer ${token}` } };
+    const res = await (target.startsWith('http:') ? fetch(target, init) : svc.request(target, init));
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
 
   it('serves the API exposition behind METRICS_TOKEN, with route patterns as labels', async () => {
     const opened = await callAs(svc, blue, 'POST', '/cases', { title: 'Exposition', severity: 'low', team: 'blue' });
     expect((await callAs(svc, blue, 'GET', `/cases/${opened.body.id}`)).status).toBe(200);
-    expect((await scrape(`${svc.url}/metrics`, null)).status).toBe(401);
-    expect((await scrape(`${svc.url}/metrics`, 'wrong')).status).toBe(401);
-    expect((await scrape(`${svc.url}/no-such-route`, null)).status).toBe(401);
-    const ok = await scrape(`${svc.url}/metrics`, TOKEN);
+    expect((await scrape(`/metrics`, null)).status).toBe(401);
+    expect((await scrape(`/metrics`, 'wrong')).status).toBe(401);
+    expect((await scrape(`/no-such-route`, null)).status).toBe(401);
+    const ok = await scrape(`/metrics`, TOKEN);
     expect(ok.status).toBe(200);
     expect(ok.type).toMatch(/^text\/plain; version=0\.0\.4/);
     const families = parsePrometheusTextFormat(ok.text);

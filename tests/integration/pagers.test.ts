@@ -72,7 +72,7 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
   const runOn = (caseId: string, slug: string) => runOnCase(svc, root, caseId, slug);
   const openCase = async (title: string) => (await callAs(svc, root, 'POST', '/cases', { title, severity: 'critical' })).body as { id: string; key: string };
   const sendA = (body: string, signature: string | null) =>
-    fetch(`${svc.url}/webhooks/${slugA}`, {
+    svc.request(`/webhooks/${slugA}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-pager-signature': signature }) },
       body,
@@ -97,7 +97,7 @@ describe.each(e2eEngines)('pagers on $name', ({ server }) => {
     });
   const sendB = async (action: string, alias: string, username: string, token = pagerBToken) => {
     const body = readFixtureJson<{ alert: Record<string, unknown> }>('vendors', 'opsgenie', 'webhook_action_Acknowledge.json');
-    const res = await fetch(`${svc.url}/webhooks/${slugB}`, {
+    const res = await svc.request(`/webhooks/${slugB}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-svc-token': token },
       body: JSON.stringify({ ...body, action, alert: { ...body.alert, alias, username } }),

@@ -57,7 +57,7 @@ describe.each(e2eEngines)('peer approvals listing on $name', ({ server }) => {
   /** `GET /peer/v1/approvals<query>` with `token` (identity's status token by default), held to /openapi.json. */
   const peerGet = async (query: string, token?: string): Promise<Listing> => {
     const path = `/peer/v1/approvals${query}`;
-    const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${token ?? (await statusToken())}` } });
+    const res = await svc.request(path, { headers: { authorization: `Bearer ${token ?? (await statusToken())}` } });
     const text = await res.text();
     await expectDeclared(svc, 'GET', path, res, text);
     return { status: res.status, body: text === '' ? null : JSON.parse(text), cache: res.headers.get('cache-control') };
@@ -154,7 +154,7 @@ describe.each(e2eEngines)('peer approvals listing on $name', ({ server }) => {
     });
     // The install default came from identity's approval settings (48 hours).
     expect(Date.parse(item.expires_at) - Date.parse(item.requested_at)).toBe(48 * 3_600_000);
-    const declared = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+    const declared = (await (await svc.request('/openapi.json')).json()) as {
       paths: Record<string, Record<string, { responses: object; parameters: unknown[] }>>;
     };
     const operation = declared.paths['/peer/v1/approvals']?.get;

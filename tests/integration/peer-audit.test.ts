@@ -21,7 +21,7 @@ describe.each(e2eEngines)('peer audit route on $name', ({ server }) => {
   let svc: InProcessService;
   const statusToken = () => svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:status:read' });
   const get = async (query: string, token?: string) => {
-    const res = await fetch(`${svc.url}/peer/v1/audit${query}`, { headers: { authorization: `Bearer ${token ?? (await statusToken())}` } });
+    const res = await svc.request(`/peer/v1/audit${query}`, { headers: { authorization: `Bearer ${token ?? (await statusToken())}` } });
     const text = await res.text();
     await expectDeclared(svc, 'GET', '/peer/v1/audit', res, text);
     return { status: res.status, body: JSON.parse(text), cache: res.headers.get('cache-control') };
@@ -94,7 +94,7 @@ describe.each(e2eEngines)('peer audit route on $name', ({ server }) => {
     expect(otherScope.body).toMatchObject({ code: 'forbidden' });
     const workload = await get('', await svc.identity.sign({ token_use: 'exchange', sub: 'reporting', scope: 'svc:peer:status:read svc:admin:read' }));
     expect(workload.status).toBe(403);
-    const anonymous = await fetch(`${svc.url}/peer/v1/audit`);
+    const anonymous = await svc.request('/peer/v1/audit');
     expect(anonymous.status).toBe(401);
   });
 

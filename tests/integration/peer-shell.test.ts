@@ -84,7 +84,7 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
   const statusToken = () => svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:status:read' });
   /** A peer request with `token` (identity's status token unless given); the answer is held to /openapi.json. */
   const peer = async (method: string, path: string, body?: unknown, token?: string, rawBody?: string): Promise<Answer> => {
-    const res = await fetch(`${svc.url}${path}`, {
+    const res = await svc.request(path, {
       method,
       headers: {
         authorization: `Bearer ${token ?? (await statusToken())}`,
@@ -175,7 +175,7 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
     });
 
     it('declares every route in /openapi.json', async () => {
-      const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+      const doc = (await (await svc.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
       for (const [method, path] of routes) expect(doc.paths[path.split('?')[0] as string], path).toHaveProperty(method.toLowerCase());
     });
   });
@@ -197,7 +197,7 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
 
     it('links only pages that exist as routes', async () => {
       const nav = await ok('GET', '/peer/v1/nav');
-      const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+      const doc = (await (await svc.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
       for (const entry of [...nav.sections, ...nav.settings]) expect(doc.paths[entry.href.replace(/^\/svc/, '')], entry.href).toHaveProperty('get');
       expect(doc.paths[nav.actions[0].endpoint]).toHaveProperty('get');
     });
@@ -269,7 +269,7 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
         ['application/x-www-form-urlencoded', text],
         [null, new Blob([text])],
       ] as const) {
-        const res = await fetch(`${svc.url}/peer/v1/notifications/read`, {
+        const res = await svc.request('/peer/v1/notifications/read', {
           method: 'POST',
           headers: { authorization: `Bearer ${await statusToken()}`, ...(type === null ? {} : { 'content-type': type }) },
           body,

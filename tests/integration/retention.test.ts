@@ -104,7 +104,7 @@ describe.each(e2eEngines)('retention on $name', ({ server }) => {
       htm: 'POST',
       htu: path,
     });
-    const uploaded = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const uploaded = await svc.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     const attachment = (await uploaded.json()) as { id: string; sha256: string };
     expect(uploaded.status).toBe(201);
     attachmentKey = attachment.sha256;

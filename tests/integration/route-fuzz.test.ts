@@ -55,7 +55,7 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
       ...(token ? { authorization: `Bearer ${token}` } : { 'x-svc-token': bootstrap }),
       ...(body === undefined ? {} : { 'content-type': bodyType }),
     };
-    const res = await fetch(`${svc.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(20_000) });
+    const res = await svc.request(path, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(20_000) });
     const contentType = res.headers.get('content-type');
     const json = (contentType ?? '').includes('json');
     const text = res.status === 200 && !json ? '' : await res.text();
@@ -82,10 +82,10 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
       { server },
       { runbooks: { 'fuzz-manual.yml': runbook }, extraEnv: { SVC_DETECTOR_BOOTSTRAP_SECRET: bootstrap, SVC_ALLOW_PRIVATE_TARGETS: 'false' } },
     );
-    doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as typeof doc;
+    doc = (await (await svc.request('/openapi.json')).json()) as typeof doc;
     checker = answerChecker(doc as Parameters<typeof answerChecker>[0]);
     const token = await assertionAs(svc, root, 'POST', '/cases');
-    const created = await fetch(`${svc.url}/cases`, {
+    const created = await svc.request('/cases', {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Fuzz target', severity: 'high' }),
@@ -157,7 +157,7 @@ describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
     // Every answer, refusals included, fits what its operation declares in the same document.
     expect(undeclared.slice(0, 20)).toEqual([]);
     expect(svc.errors().map((e) => `${String(e.msg)} ${JSON.stringify(e.err ?? '').slice(0, 300)}`)).toEqual([]);
-    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+    expect((await svc.request('/healthz')).status).toBe(200);
   }, 600_000);
 });
 

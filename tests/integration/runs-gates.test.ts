@@ -190,7 +190,7 @@ describe.each(e2eEngines)('approval gates on $name', ({ server }) => {
   });
 
   it('gates an arbitrary-risk action in an alert-triggered run unless the step is autonomous', async () => {
-    const intake = await fetch(`${svc.url}/webhooks/detector`, {
+    const intake = await svc.request('/webhooks/detector', {
       method: 'POST',
       headers: { 'x-svc-token': 'e2e-bootstrap-secret', 'content-type': 'application/json' },
       body: JSON.stringify({ alert_id: `gate-${server ? 'pg' : 'lite'}`, rule: { id: 'r-gate', title: 'Gate test', severity: 'medium' } }),

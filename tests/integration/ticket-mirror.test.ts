@@ -62,7 +62,7 @@ describe.each(e2eEngines)('ticket mirroring in on $name', ({ server }) => {
   const tokens: Record<string, string> = {};
 
   const deliver = async (slug: string, body: unknown, token = tokens[slug]) => {
-    const res = await fetch(`${svc.url}/webhooks/${slug}`, {
+    const res = await svc.request(`/webhooks/${slug}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-svc-token': token ?? '' },
       body: JSON.stringify(body),

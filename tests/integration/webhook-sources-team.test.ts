@@ -40,7 +40,7 @@ describe.each(e2eEngines)('webhook sources by team on $name', ({ server }) => {
   const notFound = (id: string) => ({ status: 404, body: { detail: 'webhook source not found', code: 'webhook_source_not_found', params: { source_id: id } } });
   const detectorPost = async (token: string) =>
     (
-      await fetch(`${svc.url}/webhooks/detector`, {
+      await svc.request('/webhooks/detector', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-token': token },
         body: JSON.stringify(nativeAlert(randomUUID())),
@@ -75,7 +75,7 @@ describe.each(e2eEngines)('webhook sources by team on $name', ({ server }) => {
 
   it("refuses an alert of a team's source that names another team, so it never opens or joins that team's cases", async () => {
     const post = (team: string) =>
-      fetch(`${svc.url}/webhooks/detector`, {
+      svc.request('/webhooks/detector', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-token': blueSource.token },
         body: JSON.stringify({ ...nativeAlert(randomUUID()), team }),

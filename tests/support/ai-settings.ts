@@ -11,7 +11,7 @@ export const TEST_PROVIDER_KEY = 'sk-provider-key-0123456789abcdef';
 /** Writes `provider` as the identity service; expects 200. */
 export async function putAiProvider(svc: InProcessService, provider: Record<string, unknown>): Promise<void> {
   const token = await svc.identity.sign({ token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' });
-  const res = await fetch(`${svc.url}/peer/v1/settings/ai`, {
+  const res = await svc.request('/peer/v1/settings/ai', {
     method: 'PUT',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(provider),

@@ -3,6 +3,10 @@
  * same wiring `svc serve` uses) on one engine: a fresh data dir, and a fresh database on
  * the TEST_DATABASE_URL server when the engine is a server. Unlike service-process.ts
  * it exposes the service's database and what it logged at error level.
+ *
+ * Requests go to the API in process (`request`, Hono's handler: no socket, no port);
+ * `listen: true` also opens the socket, for what needs one: a peer or a browser calling
+ * the service, the live WebSocket, the HTTP server's own answers to broken requests.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +21,10 @@ import { answerChecker, type AnswerChecker } from './openapi-check.ts';
 import { createTestIdentity, engineEnv, type TestIdentity } from './service-process.ts';
 
 export type InProcessService = {
-  url: string;
+  /** The socket's base URL; reading it throws unless the service was started with `listen: true`. */
+  readonly url: string;
+  /** Calls the API in process: `path` below the base path, with fetch's `init`. */
+  request: (path: string, init?: RequestInit) => Promise<Response>;
   service: Service;
   identity: TestIdentity & { issuer: string };
   /** The environment the service was started with (secrets included, to assert they never leak). */
@@ -35,7 +42,7 @@ export type InProcessService = {
  */
 export async function startInProcessService(
   engine: { server: boolean },
-  options: { runbooks?: Record<string, string>; extraEnv?: Record<string, string>; clock?: Clock } = {},
+  options: { runbooks?: Record<string, string>; extraEnv?: Record<string, string>; clock?: Clock; listen?: boolean } = {},
 ): Promise<InProcessService> {
   const identity = await createTestIdentity(undefined, options.clock);
   const runbooksDir = mkdtempSync(join(tmpdir(), 'svc-it-runbooks-'));
@@ -51,11 +58,19 @@ export async function startInProcessService(
   };
   const logged: string[] = [];
   const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
-  const service = await startService(loadConfig(env), env, log, options.clock ? { clock: options.clock } : {});
-  if (service.url === null) throw new Error('service started without an API');
+  const config = loadConfig(env);
+  const listen = options.listen ?? false;
+  const service = await startService(config, env, log, { listen, ...(options.clock ? { clock: options.clock } : {}) });
+  const handler = service.request;
+  if (handler === null) throw new Error('service started without an API');
+  const socketUrl = service.url;
   const dataDir = env.SVC_DATA_DIR;
   return {
-    url: service.url,
+    get url() {
+      if (socketUrl === null) throw new Error('this service has no socket: start it with { listen: true }');
+      return socketUrl;
+    },
+    request: (path, init) => handler(new Request(`http://127.0.0.1${config.basePath}${path}`, init)),
     service,
     identity,
     env,
@@ -84,7 +99,7 @@ const checkers = new WeakMap<InProcessService, Promise<AnswerChecker>>();
 export async function expectDeclared(svc: InProcessService, method: string, path: string, res: Response, text: string): Promise<void> {
   let checker = checkers.get(svc);
   if (!checker) {
-    checker = fetch(`${svc.url}/openapi.json`).then(async (r) => answerChecker((await r.json()) as Parameters<typeof answerChecker>[0]));
+    checker = svc.request('/openapi.json').then(async (r) => answerChecker((await r.json()) as Parameters<typeof answerChecker>[0]));
     checkers.set(svc, checker);
   }
   const contentType = res.headers.get('content-type');
@@ -109,7 +124,7 @@ export function assertionAs(svc: InProcessService, who: TestPerson, method: stri
 /** Calls the service as `who`, with a request-bound assertion as the gateway mints it (CONTRACTS.md section 2). */
 export async function callAs(svc: InProcessService, who: TestPerson, method: string, path: string, body?: unknown): Promise<TestAnswer> {
   const token = await assertionAs(svc, who, method, path);
-  const res = await fetch(`${svc.url}${path}`, {
+  const res = await svc.request(path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -130,7 +145,7 @@ export const nativeAlert = (alertId: string, extra: Record<string, unknown> = {}
 
 /** POSTs `body` (one native alert or an array) to `/webhooks/detector` with the service's bootstrap secret. */
 export async function detectorIntake(svc: InProcessService, body: unknown): Promise<TestAnswer> {
-  const res = await fetch(`${svc.url}/webhooks/detector`, {
+  const res = await svc.request('/webhooks/detector', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-svc-token': svc.env.SVC_DETECTOR_BOOTSTRAP_SECRET ?? '' },
     body: JSON.stringify(body),
