@@ -129,9 +129,20 @@ export function createApp(deps: HttpDeps) {
       info: { title: 'svc incident-response service', version: '0.1.0' },
       servers: [{ url: deps.basePath || '/' }],
       components: {
+        // Every route outside the caller-token routes states which of these it takes, so a
+        // generated client sends the right credential (issue 47).
         securitySchemes: {
           callerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          webhookToken: { type: 'apiKey', in: 'header', name: 'X-Svc-Token' },
+          webhookToken: { type: 'apiKey', in: 'header', name: 'X-Svc-Token', description: "A webhook source's token, or the detector bootstrap secret" },
+          webhookBearer: { type: 'http', scheme: 'bearer', description: 'The same webhook token as `Authorization: Bearer`' },
+          pagerSignature: { type: 'apiKey', in: 'header', name: 'X-Pager-Signature', description: "A pager_a source: the vendor's HMAC-SHA256 of the body" },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN; no credential when it is unset' },
+          chatSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Chat-Signature',
+            description: "chat_a's v0 HMAC-SHA256 over the timestamp (X-Chat-Request-Timestamp) and the body; the vendor's X-Slack-* names are accepted too",
+          },
         },
       },
       security: [{ callerToken: [] }],

@@ -110,7 +110,7 @@ export function chatInteractionRoutes(deps: ChatInteractionRouteDeps) {
     describeRoute({
       summary: 'chat_a slash commands (identity link) and approval button callbacks, signed with the signing secret',
       tags: ['intake'],
-      security: [],
+      security: [{ chatSignature: [] }],
       responses: { 200: slashReplyOrEmpty },
     }),
     async (c) => {

@@ -22,6 +22,7 @@ export function metricsExpositionRoute(deps: MetricsExpositionRouteDeps) {
     describeRoute({
       summary: 'Prometheus text exposition of the API process (bearer METRICS_TOKEN when set)',
       tags: ['metrics'],
+      security: [{ metricsToken: [] }, {}],
       responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
     }),
     async (c) => {

@@ -217,6 +217,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       describeRoute({
         summary: 'Detector alert intake (one alert or an array)',
         tags: ['intake'],
+        security: [{ webhookToken: [] }, { webhookBearer: [] }],
         responses: { 202: jsonAnswer(alertIntakeAnswer, 'Taken in: the result of the alert, or of each'), 429: backlogAnswer },
       }),
       async (c, next) => {
@@ -242,6 +243,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       describeRoute({
         summary: 'Intake of a registered webhook source',
         tags: ['intake'],
+        security: [{ webhookToken: [] }, { webhookBearer: [] }, { pagerSignature: [] }],
         responses: {
           202: jsonAnswer(sourceIntakeAnswer, 'Taken in: alert results, a page acknowledgement, or a ticket update, by source type'),
           429: backlogAnswer,
