@@ -187,7 +187,7 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
     const alert = { alert_id: `a-${randomUUID()}`, rule: { id: 'r1', title: 'Rule', severity: 'high' } };
     const post = (headers: Record<string, string>) =>
       svc
-        .request(`/webhooks/detector`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(alert) })
+        .request('/webhooks/detector', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(alert) })
         .then(async (res) => {
           const text = await res.text();
           return { status: res.status, body: JSON.parse(text), text };

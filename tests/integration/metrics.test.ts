@@ -62,10 +62,10 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
   it('serves the API exposition behind METRICS_TOKEN, with route patterns as labels', async () => {
     const opened = await callAs(svc, blue, 'POST', '/cases', { title: 'Exposition', severity: 'low', team: 'blue' });
     expect((await callAs(svc, blue, 'GET', `/cases/${opened.body.id}`)).status).toBe(200);
-    expect((await scrape(`/metrics`, null)).status).toBe(401);
-    expect((await scrape(`/metrics`, 'wrong')).status).toBe(401);
-    expect((await scrape(`/no-such-route`, null)).status).toBe(401);
-    const ok = await scrape(`/metrics`, TOKEN);
+    expect((await scrape('/metrics', null)).status).toBe(401);
+    expect((await scrape('/metrics', 'wrong')).status).toBe(401);
+    expect((await scrape('/no-such-route', null)).status).toBe(401);
+    const ok = await scrape('/metrics', TOKEN);
     expect(ok.status).toBe(200);
     expect(ok.type).toMatch(/^text\/plain; version=0\.0\.4/);
     const families = parsePrometheusTextFormat(ok.text);

@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../adapters/db/connect.ts';
 import { migrateToLatest } from '../../runtime/migrate.ts';
+import { repoRoot } from './fixtures.ts';
 
-const repoRoot = join(import.meta.dirname, '..', '..');
 const migrationDirs = ['projections/migrations', 'adapters/event-store/migrations'];
 
 /** 16 hex digits over every migration file's name and text and the PGlite version. */
