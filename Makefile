@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: run test lint typecheck depcruise biome format bench bench-quick migrate console
+.PHONY: run test lint typecheck depcruise biome openapi-lint console-types format bench bench-quick migrate console
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
@@ -32,7 +32,15 @@ biome: node_modules
 format: node_modules
 	npx biome check --write .
 
-lint: typecheck depcruise biome
+# Redocly's recommended rules over the served document (redocly.yaml); no telemetry, no update check.
+openapi-lint: node_modules
+	node bin/svc.js openapi | REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint
+
+# The console's API types from the served document (console/api-types.ts); make test fails when they drift.
+console-types: node_modules
+	node bin/svc.js openapi | node --import tsx console/api-types.ts
+
+lint: typecheck depcruise biome openapi-lint
 
 test: lint console
 	npx vitest run

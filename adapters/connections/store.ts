@@ -15,20 +15,23 @@ import { configAfterMove } from './destination.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** A connection as the API shows it, secrets never included; timestamps are RFC 3339 strings. */
-export const connectionSchema = v.strictObject({
-  id: v.string(),
-  kind: v.string(),
-  name: v.string(),
-  base_url: v.nullable(v.string()),
-  config: v.record(v.string(), v.unknown()),
-  secret_configured: v.boolean(),
-  /** chat_a connections only: whether a bot token is stored. */
-  bot_token_configured: v.optional(v.boolean()),
-  /** End of the overlap in which the secret before the last rotation still works; null outside one. */
-  rotation_overlap_until: v.nullable(v.string()),
-  created_at: v.string(),
-  updated_at: v.string(),
-});
+export const connectionSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    kind: v.string(),
+    name: v.string(),
+    base_url: v.nullable(v.string()),
+    config: v.record(v.string(), v.unknown()),
+    secret_configured: v.boolean(),
+    /** chat_a connections only: whether a bot token is stored. */
+    bot_token_configured: v.optional(v.boolean()),
+    /** End of the overlap in which the secret before the last rotation still works; null outside one. */
+    rotation_overlap_until: v.nullable(v.string()),
+    created_at: v.string(),
+    updated_at: v.string(),
+  }),
+  v.metadata({ ref: 'Connection' }),
+);
 
 export type ConnectionView = v.InferOutput<typeof connectionSchema>;
 

@@ -205,24 +205,27 @@ export function alertRoutes(deps: AlertRouteDeps) {
 }
 
 /** An alert as the API shows it (SPEC.md "Alert"); timestamps are RFC 3339 strings. */
-export const alertSchema = v.strictObject({
-  id: v.string(),
-  source: v.string(),
-  external_id: v.string(),
-  rule_id: v.nullable(v.string()),
-  title: v.string(),
-  severity: v.string(),
-  status: v.string(),
-  case_id: v.nullable(v.string()),
-  detected_at: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-  correlation_key: v.nullable(v.string()),
-  suite_correlation_id: v.nullable(v.string()),
-  team: v.nullable(v.string()),
-  repeat_count: v.number(),
-  received_at: v.string(),
-  last_seen_at: v.string(),
-});
+export const alertSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    source: v.string(),
+    external_id: v.string(),
+    rule_id: v.nullable(v.string()),
+    title: v.string(),
+    severity: v.string(),
+    status: v.string(),
+    case_id: v.nullable(v.string()),
+    detected_at: v.nullable(v.string()),
+    url: v.nullable(v.string()),
+    correlation_key: v.nullable(v.string()),
+    suite_correlation_id: v.nullable(v.string()),
+    team: v.nullable(v.string()),
+    repeat_count: v.number(),
+    received_at: v.string(),
+    last_seen_at: v.string(),
+  }),
+  v.metadata({ ref: 'Alert' }),
+);
 
 /** A list of alerts, as GET /alerts and the case's alerts answer it. */
 export const alertListSchema = v.strictObject({ items: v.array(alertSchema) });

@@ -43,16 +43,19 @@ const uploadPath = /\/cases\/[^/]+\/attachments$/;
 export const isAttachmentUpload = (c: Context) => c.req.method === 'POST' && uploadPath.test(c.req.path);
 
 /** A case attachment (SPEC.md "Cases"): its metadata, `size` in bytes, `sha256` lower-case hex. */
-const attachmentSchema = v.strictObject({
-  id: v.string(),
-  case_id: v.string(),
-  filename: v.string(),
-  content_type: v.string(),
-  size: v.number(),
-  sha256: v.string(),
-  uploaded_by: v.nullable(v.string()),
-  uploaded_at: v.string(),
-});
+const attachmentSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    case_id: v.string(),
+    filename: v.string(),
+    content_type: v.string(),
+    size: v.number(),
+    sha256: v.string(),
+    uploaded_by: v.nullable(v.string()),
+    uploaded_at: v.string(),
+  }),
+  v.metadata({ ref: 'Attachment' }),
+);
 
 const view = (r: AttachmentRow): v.InferOutput<typeof attachmentSchema> => ({
   id: r.id,

@@ -23,14 +23,17 @@ import { taskSchema, taskView } from './tasks.routes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** A case template as `GET /case-templates` lists it: its tasks grouped by phase, in template order. */
-export const caseTemplateSchema = v.strictObject({
-  id: v.string(),
-  name: v.string(),
-  description: v.nullable(v.string()),
-  phases: v.array(v.strictObject({ name: v.string(), tasks: v.array(v.strictObject({ title: v.string(), description: v.nullable(v.string()) })) })),
-  sla: v.nullable(v.strictObject({ ack_minutes: v.nullable(v.number()), resolve_minutes: v.nullable(v.number()) })),
-  auto_ai_triage: v.boolean(),
-});
+export const caseTemplateSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    name: v.string(),
+    description: v.nullable(v.string()),
+    phases: v.array(v.strictObject({ name: v.string(), tasks: v.array(v.strictObject({ title: v.string(), description: v.nullable(v.string()) })) })),
+    sla: v.nullable(v.strictObject({ ack_minutes: v.nullable(v.number()), resolve_minutes: v.nullable(v.number()) })),
+    auto_ai_triage: v.boolean(),
+  }),
+  v.metadata({ ref: 'CaseTemplate' }),
+);
 
 /** What applying a template did: tasks added (as the task routes show them), tasks skipped as present, and the SLA policy's fate. */
 export const templateApplicationSchema = v.strictObject({

@@ -13,22 +13,25 @@ import { iso } from './shapes.ts';
 const timestamp = v.string();
 
 /** The acknowledgement clock of a case (SPEC.md "Case" `ack_sla`). */
-export const ackSlaSchema = v.strictObject({
-  state: v.picklist(['none', 'pending', 'met', 'breached']),
-  due_at: v.nullable(timestamp),
-  acknowledged_at: v.nullable(timestamp),
-  acknowledged_by: v.nullable(v.string()),
-  clock_stopped_at: v.nullable(timestamp),
-  elapsed_seconds: v.number(),
-  breached: v.boolean(),
-});
+export const ackSlaSchema = v.pipe(
+  v.strictObject({
+    state: v.picklist(['none', 'pending', 'met', 'breached']),
+    due_at: v.nullable(timestamp),
+    acknowledged_at: v.nullable(timestamp),
+    acknowledged_by: v.nullable(v.string()),
+    clock_stopped_at: v.nullable(timestamp),
+    elapsed_seconds: v.number(),
+    breached: v.boolean(),
+  }),
+  v.metadata({ ref: 'AckSla' }),
+);
 
 /** The reader's own feedback on the case's AI verdict. */
 const myFeedbackSchema = v.nullable(v.strictObject({ analyst_verdict: v.string(), note: v.nullable(v.string()) }));
 export type MyTriageFeedback = v.InferOutput<typeof myFeedbackSchema>;
 
 /** The AI triage record as the API shows it (SPEC.md "Case sub-resources"): the stored record and the reader's `my_feedback`. */
-export const aiTriageSchema = v.strictObject({ ...triageRecordSchema.entries, my_feedback: myFeedbackSchema });
+export const aiTriageSchema = v.pipe(v.strictObject({ ...triageRecordSchema.entries, my_feedback: myFeedbackSchema }), v.metadata({ ref: 'AiTriage' }));
 export type AiTriageView = v.InferOutput<typeof aiTriageSchema>;
 
 /** The record with the reader's feedback, or null before any triage. */
@@ -36,37 +39,40 @@ export const aiTriageView = (record: TriageRecord | null, mine: MyTriageFeedback
   record === null ? null : { ...record, my_feedback: mine };
 
 /** The case document every case route answers (SPEC.md "Case"). */
-export const caseSchema = v.strictObject({
-  id: v.string(),
-  key: v.string(),
-  title: v.string(),
-  description: v.nullable(v.string()),
-  severity: v.string(),
-  tags: v.array(v.string()),
-  status: v.string(),
-  owner_id: v.nullable(v.string()),
-  owner_email: v.nullable(v.string()),
-  team: v.nullable(v.string()),
-  private: v.boolean(),
-  alert_count: v.number(),
-  sla_breached: v.boolean(),
-  acknowledged_at: v.nullable(timestamp),
-  acknowledged_by: v.nullable(v.string()),
-  ack_sla: ackSlaSchema,
-  sla_policy: v.nullable(
-    v.strictObject({
-      template_id: v.string(),
-      ack_minutes: v.nullable(v.number()),
-      resolve_minutes: v.nullable(v.number()),
-      resolve_due_at: v.nullable(timestamp),
-      applied_at: v.nullable(timestamp),
-    }),
-  ),
-  attack_techniques: v.array(v.string()),
-  ai_triage: v.nullable(aiTriageSchema),
-  created_at: v.nullable(timestamp),
-  updated_at: v.nullable(timestamp),
-});
+export const caseSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    key: v.string(),
+    title: v.string(),
+    description: v.nullable(v.string()),
+    severity: v.string(),
+    tags: v.array(v.string()),
+    status: v.string(),
+    owner_id: v.nullable(v.string()),
+    owner_email: v.nullable(v.string()),
+    team: v.nullable(v.string()),
+    private: v.boolean(),
+    alert_count: v.number(),
+    sla_breached: v.boolean(),
+    acknowledged_at: v.nullable(timestamp),
+    acknowledged_by: v.nullable(v.string()),
+    ack_sla: ackSlaSchema,
+    sla_policy: v.nullable(
+      v.strictObject({
+        template_id: v.string(),
+        ack_minutes: v.nullable(v.number()),
+        resolve_minutes: v.nullable(v.number()),
+        resolve_due_at: v.nullable(timestamp),
+        applied_at: v.nullable(timestamp),
+      }),
+    ),
+    attack_techniques: v.array(v.string()),
+    ai_triage: v.nullable(aiTriageSchema),
+    created_at: v.nullable(timestamp),
+    updated_at: v.nullable(timestamp),
+  }),
+  v.metadata({ ref: 'Case' }),
+);
 
 export type CaseView = v.InferOutput<typeof caseSchema>;
 

@@ -38,7 +38,7 @@ const caseListSchema = v.strictObject({
 });
 
 /** A case comment (SPEC.md "Comment"): `text` is SPEC.md's name, `body` this API's older one. */
-export const commentSchema = v.strictObject({
+export const commentObject = v.strictObject({
   id: v.string(),
   case_id: v.string(),
   text: v.string(),
@@ -47,6 +47,8 @@ export const commentSchema = v.strictObject({
   author_email: v.nullable(v.string()),
   created_at: v.string(),
 });
+/** `commentObject` as the document's component schema `Comment`. */
+export const commentSchema = v.pipe(commentObject, v.metadata({ ref: 'Comment' }));
 
 /** Who a comment's `@<EMAIL>` mentions reached (SPEC.md "Comment"). */
 export const mentionsSchema = v.strictObject({
@@ -56,9 +58,12 @@ export const mentionsSchema = v.strictObject({
 });
 
 /** One entry of a case's timeline: its kind, payload and actor. */
-const timelineSchema = v.strictObject({
-  items: v.array(v.strictObject({ id: v.string(), kind: v.string(), payload: v.unknown(), actor: v.nullable(v.string()), at: v.string() })),
-});
+const timelineSchema = v.pipe(
+  v.strictObject({
+    items: v.array(v.strictObject({ id: v.string(), kind: v.string(), payload: v.unknown(), actor: v.nullable(v.string()), at: v.string() })),
+  }),
+  v.metadata({ ref: 'Timeline' }),
+);
 
 const caseAnswer = (description: string) => ({ 200: jsonAnswer(caseSchema, description) });
 
@@ -326,7 +331,7 @@ export function caseRoutes(deps: CaseRouteDeps) {
       describeRoute({
         summary: 'Comment on a case',
         tags: ['cases'],
-        responses: { 201: jsonAnswer(v.strictObject({ ...commentSchema.entries, mentions: mentionsSchema }), 'The comment and whom its mentions reached') },
+        responses: { 201: jsonAnswer(v.strictObject({ ...commentObject.entries, mentions: mentionsSchema }), 'The comment and whom its mentions reached') },
       }),
       manage,
       validate('param', idParam),

@@ -51,20 +51,23 @@ const storedSpecSchema = v.looseObject({
   effect_type: v.picklist(effectTypes),
 });
 
-export const customActionViewSchema = v.strictObject({
-  id: v.string(),
-  name: v.string(),
-  /** The spec's version: 1 on create, one more per update; disable and enable keep it. */
-  version: v.number(),
-  enabled: v.boolean(),
-  /** Where the current version came from: `api`, or `pack` (integration packs, not built yet). */
-  source: v.picklist(['api', 'pack']),
-  spec: storedSpecSchema,
-  created_at: v.string(),
-  created_by: v.nullable(v.string()),
-  updated_at: v.string(),
-  updated_by: v.nullable(v.string()),
-});
+export const customActionViewSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    name: v.string(),
+    /** The spec's version: 1 on create, one more per update; disable and enable keep it. */
+    version: v.number(),
+    enabled: v.boolean(),
+    /** Where the current version came from: `api`, or `pack` (integration packs, not built yet). */
+    source: v.picklist(['api', 'pack']),
+    spec: storedSpecSchema,
+    created_at: v.string(),
+    created_by: v.nullable(v.string()),
+    updated_at: v.string(),
+    updated_by: v.nullable(v.string()),
+  }),
+  v.metadata({ ref: 'CustomAction' }),
+);
 
 const versionSchema = v.strictObject({
   version: v.number(),

@@ -34,37 +34,40 @@ export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'reverser' |
 const effectStatuses = ['pending', 'degraded', 'failed', 'active', 'reversing', 'reversal_failed', 'reversed'] as const;
 const nullableTime = v.nullable(v.string());
 
-export const effectViewSchema = v.strictObject({
-  id: v.string(),
-  effect_type: v.string(),
-  target_type: v.string(),
-  /** Normalized (docs/containment.md "Targets"). */
-  target: v.string(),
-  status: v.picklist(effectStatuses),
-  ttl_seconds: v.number(),
-  /** When the effect ends and is reversed; null until applied. */
-  expires_at: nullableTime,
-  adapter_id: v.nullable(v.string()),
-  policy_version: v.nullable(v.number()),
-  snapshot_digest: v.nullable(v.string()),
-  /** The provider's handle of the applied effect (rule id, decision id). */
-  handle: v.nullable(v.string()),
-  already_enforced: v.boolean(),
-  enforcement_performed: v.boolean(),
-  /** The refusal or failure code of a degraded, failed or reversal_failed effect. */
-  last_error: v.nullable(v.string()),
-  reversal_attempts: v.number(),
-  /** When a failed reversal is tried again. */
-  retry_at: nullableTime,
-  run_id: v.nullable(v.string()),
-  step_id: v.nullable(v.string()),
-  case_id: v.nullable(v.string()),
-  requested_by: v.nullable(v.string()),
-  requested_at: v.string(),
-  applied_at: nullableTime,
-  reversed_at: nullableTime,
-  updated_at: v.string(),
-});
+export const effectViewSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    effect_type: v.string(),
+    target_type: v.string(),
+    /** Normalized (docs/containment.md "Targets"). */
+    target: v.string(),
+    status: v.picklist(effectStatuses),
+    ttl_seconds: v.number(),
+    /** When the effect ends and is reversed; null until applied. */
+    expires_at: nullableTime,
+    adapter_id: v.nullable(v.string()),
+    policy_version: v.nullable(v.number()),
+    snapshot_digest: v.nullable(v.string()),
+    /** The provider's handle of the applied effect (rule id, decision id). */
+    handle: v.nullable(v.string()),
+    already_enforced: v.boolean(),
+    enforcement_performed: v.boolean(),
+    /** The refusal or failure code of a degraded, failed or reversal_failed effect. */
+    last_error: v.nullable(v.string()),
+    reversal_attempts: v.number(),
+    /** When a failed reversal is tried again. */
+    retry_at: nullableTime,
+    run_id: v.nullable(v.string()),
+    step_id: v.nullable(v.string()),
+    case_id: v.nullable(v.string()),
+    requested_by: v.nullable(v.string()),
+    requested_at: v.string(),
+    applied_at: nullableTime,
+    reversed_at: nullableTime,
+    updated_at: v.string(),
+  }),
+  v.metadata({ ref: 'Effect' }),
+);
 
 type EffectView = v.InferOutput<typeof effectViewSchema>;
 

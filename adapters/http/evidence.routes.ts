@@ -39,30 +39,33 @@ const pinBody = v.object({
 });
 
 /** An evidence pin (SPEC.md "Case sub-resources") with `ref`, the summary of what it references (null for a link or a missing item). */
-export const evidencePinSchema = v.strictObject({
-  id: v.string(),
-  case_id: v.string(),
-  kind: v.string(),
-  ref_id: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-  note: v.string(),
-  pinned_by: v.nullable(v.string()),
-  pinned_at: v.string(),
-  ref: v.nullable(
-    v.union([
-      v.strictObject({ kind: v.string(), at: v.string(), actor: v.nullable(v.string()) }),
-      v.strictObject({ type: v.string(), value: v.string(), removed: v.boolean() }),
-      v.strictObject({ filename: v.string(), content_type: v.string(), size: v.number(), sha256: v.string() }),
-      v.strictObject({
-        run_id: v.string(),
-        step_id: v.string(),
-        action: v.nullable(v.string()),
-        status: v.nullable(v.string()),
-        finished_at: v.nullable(v.string()),
-      }),
-    ]),
-  ),
-});
+export const evidencePinSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    case_id: v.string(),
+    kind: v.string(),
+    ref_id: v.nullable(v.string()),
+    url: v.nullable(v.string()),
+    note: v.string(),
+    pinned_by: v.nullable(v.string()),
+    pinned_at: v.string(),
+    ref: v.nullable(
+      v.union([
+        v.strictObject({ kind: v.string(), at: v.string(), actor: v.nullable(v.string()) }),
+        v.strictObject({ type: v.string(), value: v.string(), removed: v.boolean() }),
+        v.strictObject({ filename: v.string(), content_type: v.string(), size: v.number(), sha256: v.string() }),
+        v.strictObject({
+          run_id: v.string(),
+          step_id: v.string(),
+          action: v.nullable(v.string()),
+          status: v.nullable(v.string()),
+          finished_at: v.nullable(v.string()),
+        }),
+      ]),
+    ),
+  }),
+  v.metadata({ ref: 'EvidencePin' }),
+);
 export type EvidencePin = v.InferOutput<typeof evidencePinSchema>;
 
 /** What the evidence routes read of the service (adapters/http/deps.ts). */

@@ -20,16 +20,19 @@ import { iso, paging, queryFlag, uuid } from './shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** An in-app notification (SPEC.md "Notification (in-app)"); `href`, under the public prefix, only when it is about something to open. */
-export const notificationSchema = v.strictObject({
-  id: v.string(),
-  kind: v.string(),
-  severity: v.string(),
-  title: v.string(),
-  context: v.record(v.string(), v.unknown()),
-  at: v.string(),
-  read: v.boolean(),
-  href: v.optional(v.string()),
-});
+export const notificationSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    kind: v.string(),
+    severity: v.string(),
+    title: v.string(),
+    context: v.record(v.string(), v.unknown()),
+    at: v.string(),
+    read: v.boolean(),
+    href: v.optional(v.string()),
+  }),
+  v.metadata({ ref: 'Notification' }),
+);
 
 type Notification = v.InferOutput<typeof notificationSchema>;
 

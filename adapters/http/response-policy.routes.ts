@@ -47,16 +47,19 @@ const bindableActionSchema = v.strictObject({
   compensation: v.nullable(v.string()),
 });
 
-const policyViewSchema = v.strictObject({
-  /** 0 before the first publish: the default policy. */
-  version: v.number(),
-  digest: v.nullable(v.string()),
-  published_at: v.nullable(v.string()),
-  published_by: v.nullable(v.string()),
-  ...responsePolicySchema.entries,
-  /** Registered actions a binding may name: implemented, not managed, not in the arbitrary tier, over http or ssh. */
-  bindable_actions: v.array(bindableActionSchema),
-});
+const policyViewSchema = v.pipe(
+  v.strictObject({
+    /** 0 before the first publish: the default policy. */
+    version: v.number(),
+    digest: v.nullable(v.string()),
+    published_at: v.nullable(v.string()),
+    published_by: v.nullable(v.string()),
+    ...responsePolicySchema.entries,
+    /** Registered actions a binding may name: implemented, not managed, not in the arbitrary tier, over http or ssh. */
+    bindable_actions: v.array(bindableActionSchema),
+  }),
+  v.metadata({ ref: 'ResponsePolicy' }),
+);
 
 const versionsSchema = v.strictObject({
   items: v.array(

@@ -9,7 +9,7 @@ import type { findRun, pendingApprovals, runActionLog, runGates, runSteps } from
 import { iso } from './shapes.ts';
 
 /** A run: what it runs, on which case, why, and where it stands. */
-export const runSchema = v.strictObject({
+const runObject = v.strictObject({
   id: v.string(),
   runbook_id: v.string(),
   runbook_version: v.number(),
@@ -23,6 +23,8 @@ export const runSchema = v.strictObject({
   started_at: v.nullable(v.string()),
   finished_at: v.nullable(v.string()),
 });
+/** `runObject` as the document's component schema `Run`. */
+export const runSchema = v.pipe(runObject, v.metadata({ ref: 'Run' }));
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof findRun>>>;
 /** A run as the run routes and the war-room show it. */
@@ -42,18 +44,21 @@ export const runView = (r: RunRow): v.InferOutput<typeof runSchema> => ({
 });
 
 /** An approval gate a run opened, and its decision once made; `expires_at` is its deadline. */
-export const gateSchema = v.strictObject({
-  step_id: v.string(),
-  reason: v.string(),
-  roles: v.array(v.string()),
-  message: v.nullable(v.string()),
-  status: v.string(),
-  opened_at: v.string(),
-  expires_at: v.string(),
-  decided_by: v.nullable(v.string()),
-  decided_at: v.nullable(v.string()),
-  note: v.nullable(v.string()),
-});
+export const gateSchema = v.pipe(
+  v.strictObject({
+    step_id: v.string(),
+    reason: v.string(),
+    roles: v.array(v.string()),
+    message: v.nullable(v.string()),
+    status: v.string(),
+    opened_at: v.string(),
+    expires_at: v.string(),
+    decided_by: v.nullable(v.string()),
+    decided_at: v.nullable(v.string()),
+    note: v.nullable(v.string()),
+  }),
+  v.metadata({ ref: 'Gate' }),
+);
 
 type GateRow = Awaited<ReturnType<typeof runGates>>[number];
 /** A gate row as the run routes show it. */
@@ -71,15 +76,18 @@ export const gateView = (g: GateRow): v.InferOutput<typeof gateSchema> => ({
 });
 
 /** A step of a run: its latest attempt and that attempt's output (free JSON). */
-export const stepSchema = v.strictObject({
-  id: v.string(),
-  status: v.string(),
-  attempt: v.number(),
-  output: v.unknown(),
-  error: v.nullable(v.string()),
-  started_at: v.nullable(v.string()),
-  finished_at: v.nullable(v.string()),
-});
+export const stepSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    status: v.string(),
+    attempt: v.number(),
+    output: v.unknown(),
+    error: v.nullable(v.string()),
+    started_at: v.nullable(v.string()),
+    finished_at: v.nullable(v.string()),
+  }),
+  v.metadata({ ref: 'Step' }),
+);
 
 type StepRow = Awaited<ReturnType<typeof runSteps>>[number];
 /** A step row as the run detail shows it. */
@@ -99,21 +107,24 @@ export const stepView = (s: StepRow): v.InferOutput<typeof stepSchema> => ({
  * keeps members it does not name, since a row rewritten in the database (which the
  * chain badge then reports) is shown as stored.
  */
-export const actionLogEntrySchema = v.looseObject({
-  index: v.number(),
-  run_id: v.string(),
-  step_id: v.string(),
-  action: v.nullable(v.string()),
-  attempt: v.number(),
-  status: v.string(),
-  input: v.unknown(),
-  output: v.unknown(),
-  error: v.nullable(v.string()),
-  started_at: v.string(),
-  finished_at: v.string(),
-  prev_hash: v.string(),
-  hash: v.string(),
-});
+export const actionLogEntrySchema = v.pipe(
+  v.looseObject({
+    index: v.number(),
+    run_id: v.string(),
+    step_id: v.string(),
+    action: v.nullable(v.string()),
+    attempt: v.number(),
+    status: v.string(),
+    input: v.unknown(),
+    output: v.unknown(),
+    error: v.nullable(v.string()),
+    started_at: v.string(),
+    finished_at: v.string(),
+    prev_hash: v.string(),
+    hash: v.string(),
+  }),
+  v.metadata({ ref: 'ActionLogEntry' }),
+);
 
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
 /** An action-log row as the run detail and the run log show it. */
@@ -129,30 +140,38 @@ export const logView = (r: LogRow): v.InferOutput<typeof actionLogEntrySchema> =
 export const chainBadgeSchema = v.strictObject({ valid: v.boolean(), rows: v.number(), first_broken_index: v.nullable(v.number()) });
 
 /** A run with its gates: the answer to a gate decision. */
-export const runWithGatesSchema = v.strictObject({ ...runSchema.entries, gates: v.array(gateSchema) });
+const runWithGatesObject = v.strictObject({ ...runObject.entries, gates: v.array(gateSchema) });
+/** `runWithGatesObject` as the document's component schema `RunWithGates`. */
+export const runWithGatesSchema = v.pipe(runWithGatesObject, v.metadata({ ref: 'RunWithGates' }));
 
 /** Run detail (SPEC.md "Run and action log"): the run, its gates, steps, action log and chain badge. */
-export const runDetailSchema = v.strictObject({
-  ...runWithGatesSchema.entries,
-  steps: v.array(stepSchema),
-  action_log: v.array(actionLogEntrySchema),
-  chain: chainBadgeSchema,
-});
+export const runDetailSchema = v.pipe(
+  v.strictObject({
+    ...runWithGatesObject.entries,
+    steps: v.array(stepSchema),
+    action_log: v.array(actionLogEntrySchema),
+    chain: chainBadgeSchema,
+  }),
+  v.metadata({ ref: 'RunDetail' }),
+);
 
 /** A pending gate in the approver queue, with what its run is about. */
-export const approvalSchema = v.strictObject({
-  run_id: v.string(),
-  step_id: v.string(),
-  runbook_id: v.string(),
-  case_id: v.nullable(v.string()),
-  trigger_type: v.string(),
-  requested_by: v.nullable(v.string()),
-  reason: v.string(),
-  roles: v.array(v.string()),
-  message: v.nullable(v.string()),
-  opened_at: v.string(),
-  expires_at: v.string(),
-});
+export const approvalSchema = v.pipe(
+  v.strictObject({
+    run_id: v.string(),
+    step_id: v.string(),
+    runbook_id: v.string(),
+    case_id: v.nullable(v.string()),
+    trigger_type: v.string(),
+    requested_by: v.nullable(v.string()),
+    reason: v.string(),
+    roles: v.array(v.string()),
+    message: v.nullable(v.string()),
+    opened_at: v.string(),
+    expires_at: v.string(),
+  }),
+  v.metadata({ ref: 'Approval' }),
+);
 
 type ApprovalRow = Awaited<ReturnType<typeof pendingApprovals>>[number];
 /** A pending gate as the approver queue shows it. */

@@ -14,7 +14,7 @@ import { caseTasks, findCaseTask, taskComments } from '../../projections/tasks/t
 import { hasPermission } from '../identity/permissions.ts';
 import { assignableUser } from './assignee.ts';
 import { caseRouteGuards } from './case-access.ts';
-import { actorOf, commentSchema, mentionsSchema } from './cases.routes.ts';
+import { actorOf, commentObject, mentionsSchema } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
@@ -41,27 +41,32 @@ type TaskRow = NonNullable<Awaited<ReturnType<typeof findCaseTask>>>;
 type CommentRow = Awaited<ReturnType<typeof taskComments>>[number];
 
 /** A task of a case (SPEC.md "Cases": tasks), as every task route answers it. */
-export const taskSchema = v.strictObject({
-  id: v.string(),
-  case_id: v.string(),
-  title: v.string(),
-  description: v.nullable(v.string()),
-  phase: v.nullable(v.string()),
-  position: v.number(),
-  status: v.string(),
-  assignee_id: v.nullable(v.string()),
-  assignee_email: v.nullable(v.string()),
-  due_at: v.nullable(v.string()),
-  created_by: v.nullable(v.string()),
-  created_at: v.string(),
-  updated_at: v.string(),
-});
+export const taskSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    case_id: v.string(),
+    title: v.string(),
+    description: v.nullable(v.string()),
+    phase: v.nullable(v.string()),
+    position: v.number(),
+    status: v.string(),
+    assignee_id: v.nullable(v.string()),
+    assignee_email: v.nullable(v.string()),
+    due_at: v.nullable(v.string()),
+    created_by: v.nullable(v.string()),
+    created_at: v.string(),
+    updated_at: v.string(),
+  }),
+  v.metadata({ ref: 'Task' }),
+);
 
 /** A task comment: `text` is SPEC.md's name, `body` this API's older one, both the same text. */
-export const taskCommentSchema = v.strictObject({ ...commentSchema.entries, task_id: v.string() });
+const taskCommentObject = v.strictObject({ ...commentObject.entries, task_id: v.string() });
+/** `taskCommentObject` as the document's component schema `TaskComment`. */
+export const taskCommentSchema = v.pipe(taskCommentObject, v.metadata({ ref: 'TaskComment' }));
 
 /** A new task comment with whom its mentions reached. */
-const newTaskCommentSchema = v.strictObject({ ...taskCommentSchema.entries, mentions: mentionsSchema });
+const newTaskCommentSchema = v.strictObject({ ...taskCommentObject.entries, mentions: mentionsSchema });
 
 export const taskView = (r: TaskRow): v.InferOutput<typeof taskSchema> => ({
   id: r.id,

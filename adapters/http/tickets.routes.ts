@@ -22,20 +22,23 @@ import { validate } from './validation.ts';
 const NOTHING_QUEUED: MirrorState = { pending: 0, failed: 0, last_error: null };
 
 /** An external ticket link (SPEC.md "Case sub-resources") with its outbound mirroring state. */
-const ticketLinkSchema = v.strictObject({
-  id: v.string(),
-  case_id: v.string(),
-  provider: v.string(),
-  connection: v.string(),
-  ticket_id: v.string(),
-  remote_id: v.string(),
-  url: v.nullable(v.string()),
-  remote_status: v.nullable(v.string()),
-  last_polled_at: v.nullable(v.string()),
-  last_poll_error: v.nullable(v.string()),
-  mirror: v.strictObject({ pending: v.number(), failed: v.number(), last_error: v.nullable(v.string()) }),
-  created_at: v.string(),
-});
+const ticketLinkSchema = v.pipe(
+  v.strictObject({
+    id: v.string(),
+    case_id: v.string(),
+    provider: v.string(),
+    connection: v.string(),
+    ticket_id: v.string(),
+    remote_id: v.string(),
+    url: v.nullable(v.string()),
+    remote_status: v.nullable(v.string()),
+    last_polled_at: v.nullable(v.string()),
+    last_poll_error: v.nullable(v.string()),
+    mirror: v.strictObject({ pending: v.number(), failed: v.number(), last_error: v.nullable(v.string()) }),
+    created_at: v.string(),
+  }),
+  v.metadata({ ref: 'TicketLink' }),
+);
 
 /** A link as the API shows it, with its outbound mirroring state. */
 const linkView = (l: Selectable<CaseTicketsTable>, mirror: MirrorState = NOTHING_QUEUED): v.InferOutput<typeof ticketLinkSchema> => ({

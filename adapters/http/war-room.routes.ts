@@ -41,19 +41,22 @@ const viewerSchema = v.strictObject({
 });
 
 /** The war-room of a case (SPEC.md "Cases"): the case at a glance, its recent activity and who is viewing it. */
-const warRoomSchema = v.strictObject({
-  case_id: v.string(),
-  key: v.string(),
-  title: v.string(),
-  status: v.string(),
-  severity: v.string(),
-  recent_comments: v.array(commentSchema),
-  pinned_evidence: v.array(evidencePinSchema),
-  runs: v.array(runSchema),
-  open_task_count: v.number(),
-  presence: v.array(viewerSchema),
-  presence_heartbeat_interval_s: v.number(),
-});
+const warRoomSchema = v.pipe(
+  v.strictObject({
+    case_id: v.string(),
+    key: v.string(),
+    title: v.string(),
+    status: v.string(),
+    severity: v.string(),
+    recent_comments: v.array(commentSchema),
+    pinned_evidence: v.array(evidencePinSchema),
+    runs: v.array(runSchema),
+    open_task_count: v.number(),
+    presence: v.array(viewerSchema),
+    presence_heartbeat_interval_s: v.number(),
+  }),
+  v.metadata({ ref: 'WarRoom' }),
+);
 
 /** The presence roster of a case and how often a viewer should send a heartbeat. */
 const presenceSchema = v.strictObject({ items: v.array(viewerSchema), heartbeat_interval_s: v.number() });

@@ -40,7 +40,7 @@ const stepDefinitionSchema = v.strictObject({
 export const runbookErrorSchema = v.strictObject({ loc: v.array(v.union([v.string(), v.number()])), msg: v.string() });
 
 /** A `GET /runbooks` item: the runbook's identity, trigger and stored state. */
-export const runbookSummarySchema = v.strictObject({
+const runbookSummaryObject = v.strictObject({
   id: v.string(),
   name: v.string(),
   description: v.string(),
@@ -51,18 +51,23 @@ export const runbookSummarySchema = v.strictObject({
   updated_at: v.string(),
   next_fire_at: v.nullable(v.string()),
 });
+/** `runbookSummaryObject` as the document's component schema `RunbookSummary`. */
+export const runbookSummarySchema = v.pipe(runbookSummaryObject, v.metadata({ ref: 'RunbookSummary' }));
 export type RunbookSummary = v.InferOutput<typeof runbookSummarySchema>;
 
 /** `GET /runbooks/<slug>`: the parsed definition, its stored state, its YAML and the version history (newest first). */
-export const runbookDetailSchema = v.strictObject({
-  ...runbookSummarySchema.entries,
-  inputs: v.array(
-    v.strictObject({ name: v.string(), type: v.picklist(['string', 'number', 'boolean', 'list', 'object']), required: v.boolean(), description: v.string() }),
-  ),
-  steps: v.array(stepDefinitionSchema),
-  yaml_text: v.string(),
-  versions: v.array(v.strictObject({ version: v.number(), saved_at: v.string(), saved_by: v.nullable(v.string()) })),
-});
+export const runbookDetailSchema = v.pipe(
+  v.strictObject({
+    ...runbookSummaryObject.entries,
+    inputs: v.array(
+      v.strictObject({ name: v.string(), type: v.picklist(['string', 'number', 'boolean', 'list', 'object']), required: v.boolean(), description: v.string() }),
+    ),
+    steps: v.array(stepDefinitionSchema),
+    yaml_text: v.string(),
+    versions: v.array(v.strictObject({ version: v.number(), saved_at: v.string(), saved_by: v.nullable(v.string()) })),
+  }),
+  v.metadata({ ref: 'Runbook' }),
+);
 export type RunbookDetail = v.InferOutput<typeof runbookDetailSchema>;
 
 /** `POST /runbooks/<slug>`: whether the slug was new, whether anything changed, and the runbook as stored. */

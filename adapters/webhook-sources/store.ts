@@ -37,7 +37,7 @@ const fieldMapSchema = v.strictObject(
 );
 
 /** A source as the API shows it: never its token or signing secret. */
-export const webhookSourceSchema = v.strictObject({
+const webhookSourceObject = v.strictObject({
   id: v.string(),
   slug: v.string(),
   type: v.string(),
@@ -52,11 +52,16 @@ export const webhookSourceSchema = v.strictObject({
   created_at: v.string(),
   updated_at: v.string(),
 });
+/** `webhookSourceObject` as the document's component schema `WebhookSource`. */
+export const webhookSourceSchema = v.pipe(webhookSourceObject, v.metadata({ ref: 'WebhookSource' }));
 
 export type WebhookSourceView = v.InferOutput<typeof webhookSourceSchema>;
 
 /** A source with its token, which only create and rotate answer, once. */
-export const webhookSourceWithTokenSchema = v.strictObject({ ...webhookSourceSchema.entries, token: v.string() });
+export const webhookSourceWithTokenSchema = v.pipe(
+  v.strictObject({ ...webhookSourceObject.entries, token: v.string() }),
+  v.metadata({ ref: 'WebhookSourceWithToken' }),
+);
 
 export type NewWebhookSource = {
   slug: string;

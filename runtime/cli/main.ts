@@ -3,6 +3,7 @@
  *   svc serve            start API and/or worker per SVC_ROLE
  *   svc migrate          apply database migrations and exit
  *   svc audit verify     recompute both hash chains from their tables and from the events
+ *   svc openapi          print the OpenAPI document /openapi.json serves, without a server (openapi.ts)
  *   svc dev token ...    print a dev exchange token (dev identity only)
  *   svc dev gateway ...  local gateway minting request-bound assertions
  *   svc dev receiver ... local notify.webhook receiver verifying signatures
@@ -20,10 +21,11 @@ import { runDevGateway } from './dev-gateway.ts';
 import { runDevEdgeWaf } from './dev-edge-waf.ts';
 import { runDevReceiver } from './dev-receiver.ts';
 import { runDevToken } from './dev-token.ts';
+import { openApiDocumentText } from './openapi.ts';
 import { runPack } from './pack.ts';
 
 const usage =
-  'usage: svc serve | svc migrate | svc audit verify | svc dev token|gateway|receiver|edge-waf [options] | svc pack keygen|build|sign|index|verify [options]';
+  'usage: svc serve | svc migrate | svc audit verify | svc openapi | svc dev token|gateway|receiver|edge-waf [options] | svc pack keygen|build|sign|index|verify [options]';
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -60,6 +62,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'audit' && sub === 'verify' && rest.length === 0) {
     process.exitCode = await runAuditVerify(loadConfig(), process.stdout);
+    return;
+  }
+  if (command === 'openapi' && sub === undefined) {
+    process.stdout.write(await openApiDocumentText(process.env));
     return;
   }
   if (command === 'dev' && sub === 'token') return runDevToken(rest, process.env);

@@ -55,24 +55,6 @@ describe.each(e2eEngines)('caller tokens on case routes on $name', ({ server }) 
   });
   afterAll(async () => svc?.close());
 
-  it('declares in /openapi.json the credential each route really takes, callerToken unless it says otherwise', async () => {
-    const doc = (await (await svc.request('/openapi.json')).json()) as {
-      security: unknown;
-      paths: Record<string, Record<string, { security?: unknown }>>;
-    };
-    expect(doc.security).toEqual([{ callerToken: [] }]);
-    const own = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item).flatMap(([method, op]) => (op.security === undefined ? [] : [[`${method.toUpperCase()} ${path}`, op.security]])),
-    );
-    expect(Object.fromEntries(own)).toEqual({
-      'GET /healthz': [],
-      'GET /metrics': [{ metricsToken: [] }, {}],
-      'POST /webhooks/chat-interactions': [{ chatSignature: [] }],
-      'POST /webhooks/detector': [{ webhookToken: [] }, { webhookBearer: [] }],
-      'POST /webhooks/{slug}': [{ webhookToken: [] }, { webhookBearer: [] }, { pagerSignature: [] }],
-    });
-  });
-
   it('accepts a valid assertion on GET and POST /cases', async () => {
     expect((await call('GET', '/cases', await assertion('GET', '/cases', 'viewer'))).status).toBe(200);
     const before = await storedCases();
