@@ -6,7 +6,7 @@
  */
 import { lazy, type ReactElement, Suspense } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
-import { api } from './api.ts';
+import { answer, client } from './api.ts';
 import { publicPrefix } from './config.ts';
 import { LiveProvider, useLiveStatus } from './live.tsx';
 import { MeProvider, useMe } from './me.tsx';
@@ -39,11 +39,9 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/notifications': <NotificationsPage />,
 };
 
-type Notifications = { items: { id: string }[] };
-
 function UnreadCount() {
   const unread = useResource(
-    () => api<Notifications>('/notifications', { query: { unread_only: true, limit: 100 } }),
+    async () => answer(await client.GET('/notifications', { params: { query: { unread_only: 'true', limit: 100 } } })),
     [],
     (frame) => frame.type === 'notification.created' || frame.type === 'notifications.read',
   );

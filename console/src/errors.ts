@@ -4,6 +4,8 @@
  * an AI refusal's `{code, message}`, or a validation failure's list of `{loc, msg}`.
  * Pure: no DOM, so tests/unit/console can run it.
  */
+import { isRecord } from './format.ts';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -28,24 +30,26 @@ const statusWords: Record<number, string> = {
 
 /** The message of an error answer with HTTP `status` and parsed JSON `body` (or null when it was not JSON). */
 export function errorMessage(status: number, body: unknown): string {
-  const detail = (body as { detail?: unknown } | null)?.detail;
+  const detail = isRecord(body) ? body.detail : undefined;
   if (typeof detail === 'string' && detail.trim() !== '') return detail;
   if (Array.isArray(detail) && detail.length > 0) {
     return detail
-      .map((issue: { loc?: unknown[]; msg?: string }) => {
-        const where = Array.isArray(issue.loc) ? issue.loc.filter((part) => part !== 'body').join('.') : '';
-        return where ? `${where}: ${issue.msg ?? 'invalid'}` : (issue.msg ?? 'invalid');
+      .map((issue: unknown) => {
+        const loc = isRecord(issue) ? issue.loc : undefined;
+        const msg = String((isRecord(issue) ? issue.msg : undefined) ?? 'invalid');
+        const where = Array.isArray(loc) ? loc.filter((part) => part !== 'body').join('.') : '';
+        return where ? `${where}: ${msg}` : msg;
       })
       .join('; ');
   }
-  if (detail && typeof detail === 'object' && typeof (detail as { message?: unknown }).message === 'string') return (detail as { message: string }).message;
+  if (isRecord(detail) && typeof detail.message === 'string') return detail.message;
   return statusWords[status] ?? (status >= 500 ? 'The service failed to answer. Try again.' : `The request failed (HTTP ${status}).`);
 }
 
 /** The `code` of an error body: top-level, else inside a structured `detail`; null when there is none. */
 export function errorCode(body: unknown): string | null {
-  const record = body as { code?: unknown; detail?: { code?: unknown } } | null;
-  if (typeof record?.code === 'string') return record.code;
-  if (typeof record?.detail === 'object' && record.detail !== null && typeof record.detail.code === 'string') return record.detail.code;
+  if (!isRecord(body)) return null;
+  if (typeof body.code === 'string') return body.code;
+  if (isRecord(body.detail) && typeof body.detail.code === 'string') return body.detail.code;
   return null;
 }

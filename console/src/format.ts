@@ -4,6 +4,7 @@
  * `href` as a console route, the acknowledgement clock. Pure: no DOM, no React, tested in
  * tests/unit/console/format.test.ts.
  */
+import type { AckSla, Mentions } from './api-shapes.ts';
 
 /** `seconds` as `45s`, `12m 05s`, `3h 04m` or `2d 3h`; negative values count as 0. */
 export function duration(seconds: number): string {
@@ -31,8 +32,6 @@ export function mentionQueryAt(text: string, caret: number): string | null {
   const match = /(?:^|\s)@([^\s@]*)$/.exec(before);
   return match ? (match[1] ?? '') : null;
 }
-
-export type Mentions = { notified: string[]; unresolved: string[]; not_notified: { email: string; reason: string }[] };
 
 /** What the server did with the mentions of a posted comment, in one sentence (empty when there were none). */
 export function mentionOutcome(mentions: Mentions | undefined): string {
@@ -62,14 +61,19 @@ const shownFields = [
   'remote_key',
 ];
 
-/** The payload fields worth a line, as `field: value` pairs. */
+/** Whether `value` is an object, whose fields may be read (as unknown): the first step of reading JSON the API does not type. */
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** The payload fields worth a line, as `field: value` pairs (the API declares a timeline payload `unknown`). */
 export function timelineDetails(payload: unknown): string {
-  if (!payload || typeof payload !== 'object') return '';
-  const record = payload as Record<string, unknown>;
-  return shownFields
-    .filter((field) => record[field] !== undefined && record[field] !== null && record[field] !== '')
-    .map((field) => `${field.replace(/_/g, ' ')}: ${Array.isArray(record[field]) ? (record[field] as unknown[]).join(', ') : String(record[field])}`)
-    .join(' · ');
+  if (!isRecord(payload)) return '';
+  const lines: string[] = [];
+  for (const field of shownFields) {
+    const value = payload[field];
+    if (value === undefined || value === null || value === '') continue;
+    lines.push(`${field.replace(/_/g, ' ')}: ${Array.isArray(value) ? value.join(', ') : String(value)}`);
+  }
+  return lines.join(' · ');
 }
 
 /** An `href` the API gives (under SVC_PUBLIC_PREFIX) as a route of the console, or null when it points elsewhere. */
@@ -79,8 +83,8 @@ export function consoleRoute(href: string | undefined, prefix: string): string |
   return null;
 }
 
-/** The acknowledgement clock as `GET /cases/<id>` answers it (`ack_sla`): the fields the clock reads. */
-export type AckClockState = { elapsed_seconds: number; acknowledged_at: string | null; clock_stopped_at: string | null };
+/** The acknowledgement clock as `GET /cases/{id}` answers it (`ack_sla`): the fields the clock reads. */
+export type AckClockState = Pick<AckSla, 'elapsed_seconds' | 'acknowledged_at' | 'clock_stopped_at'>;
 
 /** Seconds on the clock at `now`: the server's elapsed time, plus what passed since it was read while still running. */
 export function ackSeconds(sla: AckClockState, readAt: number, now: number): number {

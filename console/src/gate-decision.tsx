@@ -6,14 +6,17 @@
  */
 import { useState } from 'react';
 import { useAction } from './action.ts';
-import { api } from './api.ts';
+import { answer, client } from './api.ts';
 import { ErrorNote } from './ui.tsx';
 
 export function GateDecision({ runId, stepId, onDecided }: { runId: string; stepId: string; onDecided: () => void }) {
   const [note, setNote] = useState('');
   const action = useAction();
   const decide = (verdict: 'approve' | 'deny') =>
-    action.run(() => api(`/runs/${runId}/${verdict}`, { method: 'POST', body: { step_id: stepId, note: note.trim() === '' ? null : note } }), onDecided);
+    action.run(async () => {
+      const request = { params: { path: { id: runId } }, body: { step_id: stepId, note: note.trim() === '' ? null : note } };
+      return answer(await (verdict === 'approve' ? client.POST('/runs/{id}/approve', request) : client.POST('/runs/{id}/deny', request)));
+    }, onDecided);
   const noteId = `note-${runId}-${stepId}`;
   return (
     <div className="gate-decision">

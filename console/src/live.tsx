@@ -7,9 +7,12 @@
  */
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import { basePath } from './config.ts';
+import { isRecord } from './format.ts';
 import { type LiveStatus, useStatusOf } from './live-status.ts';
 
 export type LiveFrame = { type: string; [key: string]: unknown };
+/** Whether a parsed message is a frame: an object with a `type`. */
+const isLiveFrame = (value: unknown): value is LiveFrame => isRecord(value) && typeof value.type === 'string';
 type Listener = (frame: LiveFrame) => void;
 
 /** The tab's connection: listeners, a status and `send` (dropped while not open). */
@@ -70,12 +73,14 @@ export class LiveConnection {
     this.socket = socket;
     socket.onmessage = (message) => {
       if (typeof message.data !== 'string') return;
-      let frame: LiveFrame;
+      let parsed: unknown;
       try {
-        frame = JSON.parse(message.data) as LiveFrame;
+        parsed = JSON.parse(message.data);
       } catch {
         return;
       }
+      if (!isLiveFrame(parsed)) return;
+      const frame = parsed;
       if (frame.type === 'hello') {
         this.heartbeatSeconds = Number(frame.heartbeat_interval_s) || this.heartbeatSeconds;
         this.retryMs = 1000;

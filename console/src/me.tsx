@@ -1,16 +1,15 @@
 /** The signed-in person (`GET /auth/me`), read once per tab and shared with every page. */
 import { createContext, type ReactNode, useContext } from 'react';
-import { api } from './api.ts';
+import { answer, client } from './api.ts';
+import type { Me } from './api-shapes.ts';
 import { useResource } from './resource.ts';
 import { ErrorNote, Loading } from './ui.tsx';
-
-export type Me = { id: string; email: string | null; full_name: string | null; role: 'viewer' | 'analyst' | 'approver' | 'admin' | null };
 
 const MeContext = createContext<Me | null>(null);
 
 /** Renders `children` once the caller is known; an unauthenticated tab sees the API's answer in words. */
 export function MeProvider({ children }: { children: ReactNode }) {
-  const me = useResource(() => api<Me>('/auth/me'), []);
+  const me = useResource(async () => answer(await client.GET('/auth/me')), []);
   if (me.error && !me.data) return <ErrorNote error={me.error} />;
   if (!me.data) return <Loading what="your account" />;
   return <MeContext.Provider value={me.data}>{children}</MeContext.Provider>;

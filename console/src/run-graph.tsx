@@ -11,18 +11,11 @@
 import '@xyflow/react/dist/style.css';
 import { Background, Controls, type Edge, Handle, MarkerType, type Node, type NodeProps, Position, ReactFlow } from '@xyflow/react';
 import { useMemo } from 'react';
+import type { Runbook } from './api-shapes.ts';
 import { Badge } from './ui.tsx';
 
-/** What the graph reads of a step (a `GET /runbooks/<slug>` step fits). */
-export type GraphStep = {
-  id: string;
-  needs: string[];
-  kind?: 'action' | 'branch';
-  action?: string | null;
-  when_branch?: 'true' | 'false' | null;
-  on_error?: { kind: string; target?: string };
-  ui?: { x: number; y: number } | null;
-};
+/** What the graph reads of a step of `GET /runbooks/{slug}`. */
+export type GraphStep = Pick<Runbook['steps'][number], 'id' | 'needs' | 'kind' | 'action' | 'when_branch' | 'on_error' | 'ui'>;
 
 /** Step id -> the step's status in a run. */
 export type StepStates = Record<string, string>;

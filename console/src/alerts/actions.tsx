@@ -8,10 +8,11 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { Alert } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { ErrorNote } from '../ui.tsx';
-import type { Act, Alert, CaseChoice, Outcome } from './types.ts';
+import type { Act, CaseChoice, Outcome } from './types.ts';
 
 /** Requests of a bulk action in flight at once. */
 const PARALLEL = 4;
@@ -40,7 +41,7 @@ async function findCase(typed: string, shown: CaseChoice[]): Promise<CaseChoice>
   if (UUID.test(text)) return { id: text, key: text, title: '' };
   const picked = shown.find((item) => item.key.toLowerCase() === text.toLowerCase());
   if (picked) return picked;
-  const found = (await api<{ items: CaseChoice[] }>('/cases', { query: { key: text, limit: 1 } })).items[0];
+  const found = answer(await client.GET('/cases', { params: { query: { key: text, limit: 1 } } })).items[0];
   if (!found) throw new Error(`No case you can see has the key ${text}.`);
   return found;
 }
@@ -68,20 +69,20 @@ export function AlertActions({ alerts, onDone }: { alerts: Alert[]; onDone: (out
   };
   const escalate = () =>
     run('Escalate', async () => async (alert) => {
-      const answer = await api<{ alert: Alert; case_id: string }>(`/alerts/${alert.id}/escalate`, { method: 'POST', body: {} });
-      return { caseId: answer.case_id, caseKey: null, after: answer.alert };
+      const escalated = answer(await client.POST('/alerts/{id}/escalate', { params: { path: { id: alert.id } }, body: {} }));
+      return { caseId: escalated.case_id, caseKey: null, after: escalated.alert };
     });
   const link = (typed: string, shown: CaseChoice[]) =>
     run('Link', async () => {
       const target = await findCase(typed, shown);
       return async (alert) => {
-        const after = await api<Alert>(`/alerts/${alert.id}/link`, { method: 'POST', body: { case_id: target.id } });
+        const after = answer(await client.POST('/alerts/{id}/link', { params: { path: { id: alert.id } }, body: { case_id: target.id } }));
         return { caseId: target.id, caseKey: target.key, after };
       };
     });
   const dismiss = (reason: string) =>
     run('Dismiss', async () => async (alert) => {
-      const after = await api<Alert>(`/alerts/${alert.id}/dismiss`, { method: 'POST', body: { reason: reason.trim() || null } });
+      const after = answer(await client.POST('/alerts/{id}/dismiss', { params: { path: { id: alert.id } }, body: { reason: reason.trim() || null } }));
       return { caseId: null, caseKey: null, after };
     });
   const none = alerts.length === 0;
@@ -114,19 +115,19 @@ function LinkForm({ disabled, count, onLink }: { disabled: boolean; count: numbe
     return () => clearTimeout(timer);
   }, [typed]);
   const matches = useResource(
-    () => (query === '' ? Promise.resolve({ items: [] }) : api<{ items: CaseChoice[] }>('/cases', { query: { search: query, limit: 20 } })),
+    async (): Promise<CaseChoice[]> => (query === '' ? [] : answer(await client.GET('/cases', { params: { query: { search: query, limit: 20 } } })).items),
     [query],
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onLink(typed, matches.data?.items ?? []);
+    onLink(typed, matches.data ?? []);
   };
   return (
     <form className="row" onSubmit={submit}>
       <label htmlFor={inputId}>Case</label>
       <input id={inputId} list={listId} value={typed} autoComplete="off" placeholder="key or title" onChange={(event) => setTyped(event.target.value)} />
       <datalist id={listId}>
-        {matches.data?.items.map((item) => (
+        {matches.data?.map((item) => (
           <option key={item.id} value={item.key}>
             {item.title}
           </option>

@@ -5,7 +5,7 @@
  */
 import { ackSeconds, duration } from '../format.ts';
 import { useNow } from '../ui.tsx';
-import type { AckSla } from './types.ts';
+import type { AckSla } from '../api-shapes.ts';
 
 export function AckClock({ sla, readAt }: { sla: AckSla; readAt: number }) {
   const now = useNow();

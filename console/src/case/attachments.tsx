@@ -7,12 +7,10 @@
  */
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { useAction } from '../action.ts';
-import { api, apiUrl } from '../api.ts';
+import { answer, apiUrl, client, fileUpload } from '../api.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
-
-type Attachment = { id: string; filename: string; content_type: string; size: number; sha256: string; uploaded_by: string | null; uploaded_at: string };
 
 /** `size` bytes as `512 B`, `12.5 KB`, `3.1 MB` or `1.2 GB`. */
 function bytes(size: number): string {
@@ -34,10 +32,8 @@ function Upload({ caseId, onUploaded }: { caseId: string; onUploaded: () => void
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!chosen) return;
-    const form = new FormData();
-    form.append('file', chosen);
     action.run(
-      () => api(`/cases/${caseId}/attachments`, { method: 'POST', body: form }),
+      async () => answer(await client.POST('/cases/{id}/attachments', { params: { path: { id: caseId } }, ...fileUpload(chosen) })),
       () => {
         setChosen(null);
         if (input.current) input.current.value = '';
@@ -65,7 +61,11 @@ function Upload({ caseId, onUploaded }: { caseId: string; onUploaded: () => void
 /** The case's attachments; `canEdit` (the caller may manage cases) shows the upload form. */
 export function AttachmentsPanel({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const headingId = useId();
-  const attachments = useResource(() => api<{ items: Attachment[] }>(`/cases/${caseId}/attachments`), [caseId], aboutCase(caseId));
+  const attachments = useResource(
+    async () => answer(await client.GET('/cases/{id}/attachments', { params: { path: { id: caseId } } })),
+    [caseId],
+    aboutCase(caseId),
+  );
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Attachments</h2>

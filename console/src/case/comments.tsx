@@ -7,14 +7,13 @@
  */
 import { type KeyboardEvent, useRef, useState } from 'react';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
-import { type Mentions, mentionOutcome, mentionQueryAt } from '../format.ts';
+import { answer, client } from '../api.ts';
+import type { Person } from '../api-shapes.ts';
+import { mentionOutcome, mentionQueryAt } from '../format.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
-import { type Person, personLabel, useAssignablePeople } from './people.ts';
+import { personLabel, useAssignablePeople } from './people.ts';
 import { aboutCase } from './types.ts';
-
-type Comment = { id: string; text: string; author_email: string | null; created_at: string };
 
 function MentionBox({ caseId, value, onChange, disabled }: { caseId: string; value: string; onChange: (text: string) => void; disabled: boolean }) {
   const people = useAssignablePeople(caseId);
@@ -97,17 +96,17 @@ function MentionBox({ caseId, value, onChange, disabled }: { caseId: string; val
 }
 
 export function Comments({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
-  const comments = useResource(() => api<{ items: Comment[] }>(`/cases/${caseId}/comments`), [caseId], aboutCase(caseId));
+  const comments = useResource(async () => answer(await client.GET('/cases/{id}/comments', { params: { path: { id: caseId } } })), [caseId], aboutCase(caseId));
   const [text, setText] = useState('');
   const action = useAction();
   const [outcome, setOutcome] = useState('');
 
   const post = () =>
     action.run(
-      () => api<{ mentions?: Mentions }>(`/cases/${caseId}/comments`, { method: 'POST', body: { text } }),
-      (answer) => {
+      async () => answer(await client.POST('/cases/{id}/comments', { params: { path: { id: caseId } }, body: { text } })),
+      (posted) => {
         setText('');
-        setOutcome(mentionOutcome(answer.mentions));
+        setOutcome(mentionOutcome(posted.mentions));
         comments.reload();
       },
     );

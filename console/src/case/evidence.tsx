@@ -8,22 +8,20 @@
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
-import { api, apiUrl } from '../api.ts';
+import { answer, apiUrl, client } from '../api.ts';
+import type { EvidenceKind, EvidencePin } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
 
-type Ref =
-  | { kind: string; at: string; actor: string | null }
-  | { type: string; value: string; removed: boolean }
-  | { filename: string; content_type: string; size: number; sha256: string }
-  | { run_id: string; step_id: string; action: string | null; status: string | null; finished_at: string | null };
-type Pin = { id: string; kind: string; ref_id: string | null; url: string | null; note: string; pinned_by: string | null; pinned_at: string; ref: Ref | null };
-type PinKind = 'link' | 'observable' | 'attachment';
+/** The kinds of pin the form makes. */
+type PinKind = Extract<EvidenceKind, 'link' | 'observable' | 'attachment'>;
+const isPinKind = (value: string): value is PinKind => value === 'link' || value === 'observable' || value === 'attachment';
+/** An item of the case offered for a pin. */
 type Choice = { id: string; label: string };
 
 /** What a pin points at, in words, with a link where there is one. */
-function PinTarget({ caseId, pin }: { caseId: string; pin: Pin }) {
+function PinTarget({ caseId, pin }: { caseId: string; pin: EvidencePin }) {
   const ref = pin.ref;
   if (pin.url !== null) {
     return (
@@ -48,15 +46,12 @@ function PinTarget({ caseId, pin }: { caseId: string; pin: Pin }) {
 }
 
 /** The observables or attachments of the case, as choices for a pin. */
-function loadChoices(caseId: string, kind: Exclude<PinKind, 'link'>): Promise<Choice[]> {
+async function loadChoices(caseId: string, kind: Exclude<PinKind, 'link'>): Promise<Choice[]> {
+  const params = { path: { id: caseId } };
   if (kind === 'observable') {
-    return api<{ items: { id: string; type: string; value: string }[] }>(`/cases/${caseId}/observables`).then((answer) =>
-      answer.items.map((item) => ({ id: item.id, label: `${item.type}: ${item.value}` })),
-    );
+    return answer(await client.GET('/cases/{id}/observables', { params })).items.map((item) => ({ id: item.id, label: `${item.type}: ${item.value}` }));
   }
-  return api<{ items: { id: string; filename: string }[] }>(`/cases/${caseId}/attachments`).then((answer) =>
-    answer.items.map((item) => ({ id: item.id, label: item.filename })),
-  );
+  return answer(await client.GET('/cases/{id}/attachments', { params })).items.map((item) => ({ id: item.id, label: item.filename }));
 }
 
 function ItemPicker({ caseId, kind, value, onChange }: { caseId: string; kind: Exclude<PinKind, 'link'>; value: string; onChange: (id: string) => void }) {
@@ -88,7 +83,7 @@ function PinForm({ caseId, onPinned }: { caseId: string; onPinned: () => void })
     event.preventDefault();
     const body = kind === 'link' ? { kind, url: target.trim(), note } : { kind, ref_id: target, note };
     action.run(
-      () => api(`/cases/${caseId}/evidence`, { method: 'POST', body }),
+      async () => answer(await client.POST('/cases/{id}/evidence', { params: { path: { id: caseId } }, body })),
       () => {
         setTarget('');
         setNote('');
@@ -105,7 +100,8 @@ function PinForm({ caseId, onPinned }: { caseId: string; onPinned: () => void })
           <select
             value={kind}
             onChange={(event) => {
-              setKind(event.target.value as PinKind);
+              const next = event.target.value;
+              if (isPinKind(next)) setKind(next);
               setTarget('');
             }}
           >
@@ -138,7 +134,7 @@ function PinForm({ caseId, onPinned }: { caseId: string; onPinned: () => void })
 /** The case's evidence pins; `canEdit` (the caller may manage cases) shows the pin form. */
 export function EvidencePanel({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const headingId = useId();
-  const pins = useResource(() => api<{ items: Pin[] }>(`/cases/${caseId}/evidence`), [caseId], aboutCase(caseId));
+  const pins = useResource(async () => answer(await client.GET('/cases/{id}/evidence', { params: { path: { id: caseId } } })), [caseId], aboutCase(caseId));
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Evidence</h2>

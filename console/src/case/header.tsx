@@ -5,20 +5,24 @@
  * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`).
  */
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { Case } from '../api-shapes.ts';
 import { caseStatuses } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { Badge, ErrorNote } from '../ui.tsx';
 import { AckClock } from './ack-clock.tsx';
 import { personLabel, useAssignablePeople } from './people.ts';
-import type { Case } from './types.ts';
 
 export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
   const me = useMe();
   const people = useAssignablePeople(value.id);
   const action = useAction();
   const busy = action.busy;
-  const act = (path: string, body?: unknown) => action.run(() => api(`/cases/${value.id}${path}`, { method: 'POST', body }), onChanged);
+  const params = { path: { id: value.id } };
+  const acknowledge = () => action.run(async () => answer(await client.POST('/cases/{id}/acknowledge', { params })), onChanged);
+  const assign = (ownerId: string | null) =>
+    action.run(async () => answer(await client.POST('/cases/{id}/assign', { params, body: { owner_id: ownerId } })), onChanged);
+  const changeStatus = (status: string) => action.run(async () => answer(await client.POST('/cases/{id}/status', { params, body: { status } })), onChanged);
 
   return (
     <header className="panel case-header">
@@ -42,18 +46,18 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
       {canEdit && (
         <div className="row">
           {value.ack_sla.acknowledged_at === null && (
-            <button type="button" className="primary" disabled={busy} onClick={() => act('/acknowledge')}>
+            <button type="button" className="primary" disabled={busy} onClick={acknowledge}>
               Acknowledge
             </button>
           )}
           {value.owner_id !== me.id && (
-            <button type="button" disabled={busy} onClick={() => act('/assign', { owner_id: me.id })}>
+            <button type="button" disabled={busy} onClick={() => assign(me.id)}>
               Assign to me
             </button>
           )}
           <label>
             Owner
-            <select value={value.owner_id ?? ''} disabled={busy} onChange={(event) => act('/assign', { owner_id: event.target.value || null })}>
+            <select value={value.owner_id ?? ''} disabled={busy} onChange={(event) => assign(event.target.value || null)}>
               <option value="">nobody</option>
               {value.owner_id && !people.data?.some((person) => person.id === value.owner_id) && (
                 <option value={value.owner_id}>{value.owner_email ?? value.owner_id}</option>
@@ -67,7 +71,7 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
           </label>
           <label>
             Status
-            <select value={value.status} disabled={busy} onChange={(event) => act('/status', { status: event.target.value })}>
+            <select value={value.status} disabled={busy} onChange={(event) => changeStatus(event.target.value)}>
               {caseStatuses.map((status) => (
                 <option key={status} value={status}>
                   {status.replace(/_/g, ' ')}

@@ -7,19 +7,21 @@
 import { useId } from 'react';
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client, noContent } from '../api.ts';
+import type { Alert } from '../api-shapes.ts';
 import type { LiveFrame } from '../live.tsx';
-import { useResource } from '../resource.ts';
+import { type Resource, useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
-
-type Alert = { id: string; title: string; severity: string; status: string; source: string; detected_at: string | null; received_at: string };
 
 function AlertItem({ caseId, alert, canEdit, onUnlinked }: { caseId: string; alert: Alert; canEdit: boolean; onUnlinked: () => void }) {
   const action = useAction();
   const unlink = () => {
     if (!window.confirm(`Unlink the alert "${alert.title}" from this case? Its observables leave the case with it.`)) return;
-    action.run(() => api(`/cases/${caseId}/alerts/${alert.id}`, { method: 'DELETE' }), onUnlinked);
+    action.run(
+      async () => noContent(await client.DELETE('/cases/{id}/alerts/{alert_id}', { params: { path: { id: caseId, alert_id: alert.id } } })),
+      onUnlinked,
+    );
   };
   return (
     <li>
@@ -49,7 +51,11 @@ export function LinkedAlertsPanel({ caseId, canEdit }: { caseId: string; canEdit
   const headingId = useId();
   const changed = (frame: LiveFrame): boolean =>
     aboutCase(caseId)(frame) || (frame.type === 'alert.updated' && alerts.data?.items.some((alert) => alert.id === frame.alert_id) === true);
-  const alerts = useResource<{ items: Alert[] }>(() => api<{ items: Alert[] }>(`/cases/${caseId}/alerts`), [caseId], changed);
+  const alerts: Resource<{ items: Alert[] }> = useResource(
+    async () => answer(await client.GET('/cases/{id}/alerts', { params: { path: { id: caseId } } })),
+    [caseId],
+    changed,
+  );
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Linked alerts</h2>

@@ -8,19 +8,17 @@
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client, noContent } from '../api.ts';
+import type { Observable, ObservableType } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { Badge, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
 
-type Hit = { case_id: string; case_key: string; title: string; status: string };
-type Observable = { id: string; type: string; value: string; source: 'manual' | 'alert'; cross_case_hits: Hit[] };
-type Added = Observable & { deduplicated: boolean };
-
 /** The observable types the API accepts. */
-const types = ['ip', 'domain', 'hostname', 'url', 'email', 'md5', 'sha1', 'sha256', 'user', 'other'];
+const types: readonly ObservableType[] = ['ip', 'domain', 'hostname', 'url', 'email', 'md5', 'sha1', 'sha256', 'user', 'other'];
+const isObservableType = (value: string): value is ObservableType => types.some((type) => type === value);
 
-function OtherCases({ hits }: { hits: Hit[] }) {
+function OtherCases({ hits }: { hits: Observable['cross_case_hits'] }) {
   if (hits.length === 0) return null;
   return (
     <p>
@@ -37,7 +35,11 @@ function OtherCases({ hits }: { hits: Hit[] }) {
 
 function ObservableItem({ caseId, observable, canEdit, onRemoved }: { caseId: string; observable: Observable; canEdit: boolean; onRemoved: () => void }) {
   const action = useAction();
-  const remove = () => action.run(() => api(`/cases/${caseId}/observables/${observable.id}`, { method: 'DELETE' }), onRemoved);
+  const remove = () =>
+    action.run(
+      async () => noContent(await client.DELETE('/cases/{id}/observables/{observable_id}', { params: { path: { id: caseId, observable_id: observable.id } } })),
+      onRemoved,
+    );
   return (
     <li>
       <div className="row">
@@ -57,7 +59,7 @@ function ObservableItem({ caseId, observable, canEdit, onRemoved }: { caseId: st
 }
 
 function AddObservable({ caseId, onAdded }: { caseId: string; onAdded: () => void }) {
-  const [type, setType] = useState('ip');
+  const [type, setType] = useState<ObservableType>('ip');
   const [value, setValue] = useState('');
   const [already, setAlready] = useState<string | null>(null);
   const action = useAction();
@@ -65,7 +67,7 @@ function AddObservable({ caseId, onAdded }: { caseId: string; onAdded: () => voi
     event.preventDefault();
     setAlready(null);
     action.run(
-      () => api<Added>(`/cases/${caseId}/observables`, { method: 'POST', body: { type, value } }),
+      async () => answer(await client.POST('/cases/{id}/observables', { params: { path: { id: caseId } }, body: { type, value } })),
       (added) => {
         if (added.deduplicated) setAlready(`${added.value} was already on this case.`);
         setValue('');
@@ -79,7 +81,13 @@ function AddObservable({ caseId, onAdded }: { caseId: string; onAdded: () => voi
       <div className="row">
         <label>
           Type
-          <select value={type} onChange={(event) => setType(event.target.value)}>
+          <select
+            value={type}
+            onChange={(event) => {
+              const next = event.target.value;
+              if (isObservableType(next)) setType(next);
+            }}
+          >
             {types.map((name) => (
               <option key={name}>{name}</option>
             ))}
@@ -104,7 +112,11 @@ function AddObservable({ caseId, onAdded }: { caseId: string; onAdded: () => voi
 /** The case's observables; `canEdit` (the caller may manage cases) shows adding and removing. */
 export function ObservablesPanel({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const headingId = useId();
-  const observables = useResource(() => api<{ items: Observable[] }>(`/cases/${caseId}/observables`), [caseId], aboutCase(caseId));
+  const observables = useResource(
+    async () => answer(await client.GET('/cases/{id}/observables', { params: { path: { id: caseId } } })),
+    [caseId],
+    aboutCase(caseId),
+  );
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Observables</h2>

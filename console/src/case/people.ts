@@ -4,13 +4,12 @@
  * /cases/assignable-users?case_id=`; someone else would be refused `assignee_no_access`).
  * Read fresh each time, so someone who signed in a moment ago is offered.
  */
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { Person } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 
-export type Person = { id: string; email: string; name: string | null };
-
 export function useAssignablePeople(caseId: string) {
-  return useResource(async () => (await api<{ items: Person[] }>('/cases/assignable-users', { query: { case_id: caseId } })).items, [caseId]);
+  return useResource(async () => answer(await client.GET('/cases/assignable-users', { params: { query: { case_id: caseId } } })).items, [caseId]);
 }
 
 /** A person as an option's text: `Name <email>`, or the email alone. */

@@ -4,10 +4,15 @@
  * shows the roster the server sends (`presence.joined`, `presence.updated`).
  */
 import { useEffect, useState } from 'react';
+import type { Viewer } from '../api-shapes.ts';
+import { isRecord } from '../format.ts';
 import { useLive, useLiveFrames } from '../live.tsx';
 import { useMe } from '../me.tsx';
 
-type Viewer = { user_id: string; email: string | null; name: string | null };
+const textOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
+/** Whether `value` is a viewer of a presence frame: a user id, and an email and a name, each text or null. */
+const isViewer = (value: unknown): value is Viewer => isRecord(value) && typeof value.user_id === 'string' && textOrNull(value.email) && textOrNull(value.name);
+const viewersOf = (value: unknown): Viewer[] => (Array.isArray(value) ? value.filter(isViewer) : []);
 
 export function Presence({ caseId }: { caseId: string }) {
   const live = useLive();
@@ -26,7 +31,7 @@ export function Presence({ caseId }: { caseId: string }) {
   useLiveFrames((frame) => {
     // The socket (re)opened after this page mounted: join again on the new session.
     if (frame.type === 'hello') live.send({ type: 'presence.join', case_id: caseId });
-    if ((frame.type === 'presence.joined' || frame.type === 'presence.updated') && frame.case_id === caseId) setViewers((frame.viewers as Viewer[]) ?? []);
+    if ((frame.type === 'presence.joined' || frame.type === 'presence.updated') && frame.case_id === caseId) setViewers(viewersOf(frame.viewers));
   });
 
   const others = viewers.filter((viewer) => viewer.user_id !== me.id);

@@ -7,16 +7,14 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { Run } from '../api-shapes.ts';
 import { type Resource, useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 
-type Run = { id: string; runbook_id: string; status: string; trigger_type: string; queued_at: string; finished_at: string | null };
-type Runbook = { id: string; name: string; enabled: boolean; trigger: { type: string } };
-
 function StartRun({ caseId }: { caseId: string }) {
   const navigate = useNavigate();
-  const runbooks = useResource(() => api<{ items: Runbook[] }>('/runbooks'), []);
+  const runbooks = useResource(async () => answer(await client.GET('/runbooks')), []);
   const manual = (runbooks.data?.items ?? []).filter((runbook) => runbook.enabled && runbook.trigger.type === 'manual');
   const [slug, setSlug] = useState('');
   const action = useAction();
@@ -24,7 +22,7 @@ function StartRun({ caseId }: { caseId: string }) {
 
   const start = () =>
     action.run(
-      () => api<Run>(`/cases/${caseId}/runbooks/${encodeURIComponent(chosen)}/run`, { method: 'POST', body: {} }),
+      async () => answer(await client.POST('/cases/{id}/runbooks/{slug}/run', { params: { path: { id: caseId, slug: chosen } }, body: {} })),
       (run) => navigate(`/runs/${run.id}`),
     );
 
@@ -57,7 +55,7 @@ function StartRun({ caseId }: { caseId: string }) {
 
 export function CaseRuns({ caseId, canRun }: { caseId: string; canRun: boolean }) {
   const runs: Resource<{ items: Run[] }> = useResource(
-    () => api<{ items: Run[] }>(`/cases/${caseId}/runs`),
+    async () => answer(await client.GET('/cases/{id}/runs', { params: { path: { id: caseId } } })),
     [caseId],
     (frame) => frame.type === 'run.updated' && (frame.event === 'run.queued' || (runs.data?.items ?? []).some((run) => run.id === frame.run_id)),
   );

@@ -7,17 +7,16 @@
  */
 import { type FormEvent, useId, useState } from 'react';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { Person, Task, TaskChange, TaskStatus } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading, useNow } from '../ui.tsx';
-import { type Person, useAssignablePeople } from './people.ts';
+import { useAssignablePeople } from './people.ts';
 import { aboutCase } from './types.ts';
 
-type Task = { id: string; title: string; status: string; assignee_id: string | null; assignee_email: string | null; due_at: string | null };
-type TaskComment = { id: string; text: string; author_email: string | null; created_at: string };
-
 /** The task statuses the API accepts (POST and PATCH `status`). */
-const statuses = ['open', 'in_progress', 'done'];
+const statuses: readonly TaskStatus[] = ['open', 'in_progress', 'done'];
+const isTaskStatus = (value: string): value is TaskStatus => statuses.some((status) => status === value);
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** The local day of `at` as `yyyy-mm-dd`, a date input's value. */
@@ -45,13 +44,17 @@ function PeopleOptions({ people, current }: { people: Person[]; current: Pick<Ta
 }
 
 function TaskComments({ caseId, taskId, canEdit }: { caseId: string; taskId: string; canEdit: boolean }) {
-  const comments = useResource(() => api<{ items: TaskComment[] }>(`/cases/${caseId}/tasks/${taskId}/comments`), [caseId, taskId], aboutCase(caseId));
+  const comments = useResource(
+    async () => answer(await client.GET('/cases/{id}/tasks/{task_id}/comments', { params: { path: { id: caseId, task_id: taskId } } })),
+    [caseId, taskId],
+    aboutCase(caseId),
+  );
   const [text, setText] = useState('');
   const action = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     action.run(
-      () => api(`/cases/${caseId}/tasks/${taskId}/comments`, { method: 'POST', body: { text } }),
+      async () => answer(await client.POST('/cases/{id}/tasks/{task_id}/comments', { params: { path: { id: caseId, task_id: taskId } }, body: { text } })),
       () => {
         setText('');
         comments.reload();
@@ -103,7 +106,8 @@ function CommentsToggle({ caseId, taskId, canEdit }: { caseId: string; taskId: s
 /** Status, assignee and due date of a task as controls; each change is sent at once (a complete or emptied due date when its field is left). */
 function TaskControls({ caseId, task, people, onChanged }: { caseId: string; task: Task; people: Person[]; onChanged: () => void }) {
   const action = useAction();
-  const change = (body: Record<string, unknown>) => action.run(() => api(`/cases/${caseId}/tasks/${task.id}`, { method: 'PATCH', body }), onChanged);
+  const change = (body: TaskChange) =>
+    action.run(async () => answer(await client.PATCH('/cases/{id}/tasks/{task_id}', { params: { path: { id: caseId, task_id: task.id } }, body })), onChanged);
   const due = task.due_at ? dayOf(task.due_at) : '';
   const of = <span className="visually-hidden"> of {task.title}</span>;
   return (
@@ -111,7 +115,14 @@ function TaskControls({ caseId, task, people, onChanged }: { caseId: string; tas
       <div className="row">
         <label>
           Status{of}
-          <select value={task.status} disabled={action.busy} onChange={(event) => change({ status: event.target.value })}>
+          <select
+            value={task.status}
+            disabled={action.busy}
+            onChange={(event) => {
+              const status = event.target.value;
+              if (isTaskStatus(status)) change({ status });
+            }}
+          >
             {statuses.map((status) => (
               <option key={status} value={status}>
                 {status.replace('_', ' ')}
@@ -172,7 +183,13 @@ function AddTask({ caseId, people, onAdded }: { caseId: string; people: Person[]
   const submit = (event: FormEvent) => {
     event.preventDefault();
     action.run(
-      () => api(`/cases/${caseId}/tasks`, { method: 'POST', body: { title: title.trim(), assignee_id: assignee || null, due_at: endOfDay(due) } }),
+      async () =>
+        answer(
+          await client.POST('/cases/{id}/tasks', {
+            params: { path: { id: caseId } },
+            body: { title: title.trim(), assignee_id: assignee || null, due_at: endOfDay(due) },
+          }),
+        ),
       () => {
         setTitle('');
         setAssignee('');
@@ -211,7 +228,7 @@ function AddTask({ caseId, people, onAdded }: { caseId: string; people: Person[]
 /** The case's tasks; `canEdit` (the caller may manage cases) shows the controls that change them. */
 export function TasksPanel({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const headingId = useId();
-  const tasks = useResource(() => api<{ items: Task[] }>(`/cases/${caseId}/tasks`), [caseId], aboutCase(caseId));
+  const tasks = useResource(async () => answer(await client.GET('/cases/{id}/tasks', { params: { path: { id: caseId } } })), [caseId], aboutCase(caseId));
   const people = useAssignablePeople(caseId);
   return (
     <section className="panel" aria-labelledby={headingId}>

@@ -5,25 +5,14 @@
  * ticketing actions of runbooks, so the panel only reads.
  */
 import { useId } from 'react';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { TicketLink } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
 
-type Ticket = {
-  id: string;
-  provider: string;
-  connection: string;
-  ticket_id: string;
-  url: string | null;
-  remote_status: string | null;
-  last_polled_at: string | null;
-  last_poll_error: string | null;
-  mirror: { pending: number; failed: number; last_error: string | null };
-};
-
 /** How the case's changes reach the ticket: waiting or failed updates, in words; nothing when all went out. */
-function MirrorState({ mirror }: { mirror: Ticket['mirror'] }) {
+function MirrorState({ mirror }: { mirror: TicketLink['mirror'] }) {
   if (mirror.pending === 0 && mirror.failed === 0) return null;
   return (
     <p className={mirror.failed > 0 ? 'error' : 'muted'}>
@@ -33,7 +22,7 @@ function MirrorState({ mirror }: { mirror: Ticket['mirror'] }) {
   );
 }
 
-function TicketItem({ ticket }: { ticket: Ticket }) {
+function TicketItem({ ticket }: { ticket: TicketLink }) {
   return (
     <li>
       <div className="row">
@@ -64,7 +53,7 @@ function TicketItem({ ticket }: { ticket: Ticket }) {
 /** The case's ticket links; read-only, so `canEdit` changes nothing here. */
 export function TicketsPanel({ caseId }: { caseId: string }) {
   const headingId = useId();
-  const tickets = useResource(() => api<{ items: Ticket[] }>(`/cases/${caseId}/tickets`), [caseId], aboutCase(caseId));
+  const tickets = useResource(async () => answer(await client.GET('/cases/{id}/tickets', { params: { path: { id: caseId } } })), [caseId], aboutCase(caseId));
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Tickets</h2>

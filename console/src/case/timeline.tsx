@@ -3,16 +3,14 @@
  * read again on every `case.updated` frame of the case. A row says what happened in
  * words made from its kind, and shows the fields of its payload an analyst reads.
  */
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
 import { timelineDetails } from '../format.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
 
-type TimelineItem = { id: string; kind: string; payload: unknown; actor: string | null; at: string };
-
 export function Timeline({ caseId }: { caseId: string }) {
-  const timeline = useResource(() => api<{ items: TimelineItem[] }>(`/cases/${caseId}/timeline`), [caseId], aboutCase(caseId));
+  const timeline = useResource(async () => answer(await client.GET('/cases/{id}/timeline', { params: { path: { id: caseId } } })), [caseId], aboutCase(caseId));
   return (
     <section className="panel" aria-labelledby="timeline-title">
       <h2 id="timeline-title">Timeline</h2>

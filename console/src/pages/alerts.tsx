@@ -8,20 +8,25 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useParams, useSearchParams } from 'react-router';
 import { AlertActions } from '../alerts/actions.tsx';
-import type { Alert, Outcome } from '../alerts/types.ts';
-import { api } from '../api.ts';
+import type { Outcome } from '../alerts/types.ts';
+import { answer, client } from '../api.ts';
+import type { Alert, AlertStatus } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 
-type Filters = { status: string; severity: string; source: string };
+type Filters = { status: AlertStatus | ''; severity: string; source: string };
 
 const PAGE_SIZE = 50;
-const ALERT_STATUSES = ['new', 'linked', 'dismissed'];
+/** The alert statuses `GET /alerts` filters by. */
+const ALERT_STATUSES: AlertStatus[] = ['new', 'linked', 'dismissed'];
+const isAlertStatus = (value: string): value is AlertStatus => ALERT_STATUSES.some((status) => status === value);
+/** `value` as a status filter: a status the API knows, else none. */
+const statusFilter = (value: string): Filters['status'] => (isAlertStatus(value) ? value : '');
 
 const filtersOf = (params: URLSearchParams): Filters => ({
-  status: params.get('status') ?? '',
+  status: statusFilter(params.get('status') ?? ''),
   severity: params.get('severity') ?? '',
   source: params.get('source') ?? '',
 });
@@ -57,7 +62,7 @@ function AlertFilters({ filters, onApply }: { filters: Filters; onApply: (filter
   return (
     <search aria-label="Filter alerts">
       <form className="filters" onSubmit={submit}>
-        <Choice label="Status" value={filters.status} options={ALERT_STATUSES} onChange={(status) => onApply({ ...filters, status })} />
+        <Choice label="Status" value={filters.status} options={ALERT_STATUSES} onChange={(status) => onApply({ ...filters, status: statusFilter(status) })} />
         <Choice label="Severity" value={filters.severity} options={caseSeverities} onChange={(severity) => onApply({ ...filters, severity })} />
         <label>
           Source
@@ -98,7 +103,7 @@ function Choice({ label, value, options, onChange }: { label: string; value: str
  */
 function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset: number; current: string | null; onPage: (offset: number) => void }) {
   const list = useResource(
-    () => api<{ items: Alert[] }>('/alerts', { query: { ...filters, limit: PAGE_SIZE + 1, offset } }),
+    async () => answer(await client.GET('/alerts', { params: { query: { ...filters, status: filters.status || undefined, limit: PAGE_SIZE + 1, offset } } })),
     [filters.status, filters.severity, filters.source, offset],
     (frame) => frame.type === 'alert.updated',
   );

@@ -5,27 +5,14 @@
  * `approval.updated` frame, so a gate decided elsewhere leaves the queue.
  */
 import { Link } from 'react-router';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
 import { GateDecision } from '../gate-decision.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 
-type Approval = {
-  run_id: string;
-  step_id: string;
-  runbook_id: string;
-  case_id: string | null;
-  requested_by: string | null;
-  reason: string;
-  roles: string[];
-  message: string | null;
-  opened_at: string;
-  expires_at: string;
-};
-
 export function ApprovalsPage() {
   const queue = useResource(
-    () => api<{ items: Approval[] }>('/approvals', { query: { status: 'pending', limit: 200 } }),
+    async () => answer(await client.GET('/approvals', { params: { query: { status: 'pending', limit: 200 } } })),
     [],
     (frame) => frame.type === 'approval.updated',
   );

@@ -10,26 +10,15 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type CSSProperties, type FormEvent, type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { Case, CasePage } from '../api-shapes.ts';
 import { caseStatuses, caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 
-type CaseSummary = {
-  id: string;
-  key: string;
-  title: string;
-  severity: string;
-  status: string;
-  owner_email: string | null;
-  alert_count: number;
-  sla_breached: boolean;
-  created_at: string | null;
-  updated_at: string | null;
-};
-
-type CasePage = { items: CaseSummary[]; has_more: boolean; total?: number; total_relation?: 'eq' | 'gte'; limit: number; offset: number };
+/** What a row of the list shows of a case of `GET /cases`. */
+type CaseSummary = Pick<Case, 'id' | 'key' | 'title' | 'severity' | 'status' | 'owner_email' | 'alert_count' | 'sla_breached' | 'created_at' | 'updated_at'>;
 
 type Filters = { status: string; severity: string; owner: string; search: string };
 
@@ -166,7 +155,7 @@ type Loaded = { first: CasePage | null; rows: CaseSummary[]; hasMore: boolean; l
  */
 function useCasePages(filters: Filters) {
   const first = useResource(
-    () => api<CasePage>('/cases', { query: { ...filters, include_total: true, limit: PAGE_SIZE, offset: 0 } }),
+    async () => answer(await client.GET('/cases', { params: { query: { ...filters, include_total: 'true', limit: PAGE_SIZE, offset: 0 } } })),
     [filters.status, filters.severity, filters.owner, filters.search],
     (frame) => frame.type === 'case.updated',
   );
@@ -181,16 +170,19 @@ function useCasePages(filters: Filters) {
     if (busy.current) return;
     busy.current = true;
     setLoaded((previous) => ({ ...previous, loading: true, error: null }));
-    api<CasePage>('/cases', { query: { ...filters, limit: PAGE_SIZE, offset } }).then(
-      (page) => {
-        busy.current = false;
-        setLoaded((previous) => ({ ...previous, rows: appendRows(previous.rows, page.items), hasMore: page.has_more, loading: false }));
-      },
-      (error: unknown) => {
-        busy.current = false;
-        setLoaded((previous) => ({ ...previous, loading: false, error: error as Error }));
-      },
-    );
+    client
+      .GET('/cases', { params: { query: { ...filters, limit: PAGE_SIZE, offset } } })
+      .then(answer)
+      .then(
+        (page) => {
+          busy.current = false;
+          setLoaded((previous) => ({ ...previous, rows: appendRows(previous.rows, page.items), hasMore: page.has_more, loading: false }));
+        },
+        (error: unknown) => {
+          busy.current = false;
+          setLoaded((previous) => ({ ...previous, loading: false, error: error as Error }));
+        },
+      );
   }, [filters, offset]);
   return { first, loaded, hasMore: loaded.hasMore && offset <= MAX_OFFSET, loadMore };
 }

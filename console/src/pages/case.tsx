@@ -6,7 +6,7 @@
  * frames.
  */
 import { useParams } from 'react-router';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
 import { AttachmentsPanel } from '../case/attachments.tsx';
 import { CaseHeader } from '../case/header.tsx';
 import { Comments } from '../case/comments.tsx';
@@ -18,7 +18,7 @@ import { CaseRuns } from '../case/runs.tsx';
 import { TasksPanel } from '../case/tasks.tsx';
 import { TicketsPanel } from '../case/tickets.tsx';
 import { Timeline } from '../case/timeline.tsx';
-import { aboutCase, type Case } from '../case/types.ts';
+import { aboutCase } from '../case/types.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { ErrorNote, Loading } from '../ui.tsx';
@@ -26,7 +26,11 @@ import { ErrorNote, Loading } from '../ui.tsx';
 export function CasePage() {
   const { id = '' } = useParams();
   const me = useMe();
-  const kase = useResource(async () => ({ value: await api<Case>(`/cases/${encodeURIComponent(id)}`), readAt: Date.now() }), [id], aboutCase(id));
+  const kase = useResource(
+    async () => ({ value: answer(await client.GET('/cases/{id}', { params: { path: { id } } })), readAt: Date.now() }),
+    [id],
+    aboutCase(id),
+  );
   // The default role matrix (CONTRACTS.md section 2): viewers read only. The API decides
   // either way; this only spares a viewer buttons that would answer 403.
   const canEdit = me.role !== 'viewer';

@@ -5,18 +5,16 @@
  */
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
 import { publicPrefix } from '../config.ts';
 import { consoleRoute } from '../format.ts';
 import { useLive } from '../live.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 
-type Notification = { id: string; kind: string; title: string; at: string; read: boolean; href?: string };
-
 export function NotificationsPage() {
   const inbox = useResource(
-    () => api<{ items: Notification[] }>('/notifications', { query: { limit: 100 } }),
+    async () => answer(await client.GET('/notifications', { params: { query: { limit: 100 } } })),
     [],
     (frame) => frame.type === 'notification.created' || frame.type === 'notifications.read',
   );
@@ -25,7 +23,7 @@ export function NotificationsPage() {
   // The server sends no frame for a read: the header's unread count learns it from this tab.
   const markRead = (ids?: string[]) =>
     action.run(
-      () => api('/notifications/read', { method: 'POST', body: ids ? { ids } : {} }),
+      async () => answer(await client.POST('/notifications/read', { body: ids ? { ids } : {} })),
       () => live.emit({ type: 'notifications.read' }),
     );
   const unread = inbox.data?.items.filter((item) => !item.read) ?? [];

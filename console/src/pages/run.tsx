@@ -7,53 +7,13 @@
  */
 import { Link, useParams } from 'react-router';
 import { useAction } from '../action.ts';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { RunDetail } from '../api-shapes.ts';
 import { GateDecision } from '../gate-decision.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 
-type Gate = {
-  step_id: string;
-  reason: string;
-  roles: string[];
-  message: string | null;
-  status: string;
-  opened_at: string;
-  expires_at: string;
-  decided_by: string | null;
-  note: string | null;
-};
-type Step = { id: string; status: string; attempt: number; error: string | null; started_at: string | null; finished_at: string | null };
-type LogRow = {
-  index: number;
-  step_id: string;
-  action: string | null;
-  attempt: number;
-  status: string;
-  input: unknown;
-  output: unknown;
-  error: string | null;
-  finished_at: string;
-  hash: string;
-};
-export type RunView = {
-  id: string;
-  runbook_id: string;
-  case_id: string | null;
-  status: string;
-  trigger_type: string;
-  dry_run: boolean;
-  requested_by: string | null;
-  error: string | null;
-  queued_at: string;
-  finished_at: string | null;
-  gates: Gate[];
-  steps: Step[];
-  action_log: LogRow[];
-  chain: { valid: boolean; rows: number; first_broken_index: number | null };
-};
-
-export function ChainBadge({ chain }: { chain: RunView['chain'] }) {
+export function ChainBadge({ chain }: { chain: RunDetail['chain'] }) {
   return chain.valid ? (
     <span className="badge status-succeeded" data-testid="chain-badge">{`Chain verified: ${chain.rows} rows`}</span>
   ) : (
@@ -67,7 +27,7 @@ export function RunPage() {
   const { id = '' } = useParams();
   const cancel = useAction();
   const run = useResource(
-    () => api<RunView>(`/runs/${encodeURIComponent(id)}`),
+    async () => answer(await client.GET('/runs/{id}', { params: { path: { id } } })),
     [id],
     (frame) => (frame.type === 'run.updated' || frame.type === 'approval.updated') && frame.run_id === id,
   );
@@ -93,7 +53,11 @@ export function RunPage() {
         </span>
         {value.case_id && <Link to={`/cases/${value.case_id}`}>Open the case</Link>}
         {!terminal.includes(value.status) && (
-          <button type="button" disabled={cancel.busy} onClick={() => cancel.run(() => api(`/runs/${value.id}/cancel`, { method: 'POST' }), run.reload)}>
+          <button
+            type="button"
+            disabled={cancel.busy}
+            onClick={() => cancel.run(async () => answer(await client.POST('/runs/{id}/cancel', { params: { path: { id: value.id } } })), run.reload)}
+          >
             Cancel run
           </button>
         )}

@@ -5,34 +5,14 @@
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { RunbookSummary } from '../api-shapes.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 
-type Scalar = string | number | boolean;
-
-/** How a run of the runbook starts (`trigger` of `GET /runbooks`). */
-export type Trigger =
-  | { type: 'alert'; conditions: Record<string, Scalar | Scalar[]> }
-  | { type: 'manual' }
-  | { type: 'schedule'; cron: string | null; interval_s: number | null };
-
-/** A `GET /runbooks` item; `id` is the slug every runbook route takes. */
-export type RunbookSummary = {
-  id: string;
-  name: string;
-  description: string;
-  version: number;
-  enabled: boolean;
-  trigger: Trigger;
-  source: string;
-  updated_at: string;
-  next_fire_at: string | null;
-};
-
 /** A trigger in words: `alert where severity is high or critical`, `manual`, `schedule every 300 s`. */
-export function triggerText(trigger: Trigger): string {
+export function triggerText(trigger: RunbookSummary['trigger']): string {
   if (trigger.type === 'manual') return 'manual';
   if (trigger.type === 'schedule') return trigger.cron ? `schedule ${trigger.cron}` : `schedule every ${trigger.interval_s} s`;
   const conditions = Object.entries(trigger.conditions).map(([key, value]) =>
@@ -50,7 +30,8 @@ function EnableToggle({ runbook, onChanged }: { runbook: RunbookSummary; onChang
     setBusy(true);
     setError(null);
     try {
-      await api(`/runbooks/${encodeURIComponent(runbook.id)}/${runbook.enabled ? 'disable' : 'enable'}`, { method: 'POST' });
+      const params = { path: { slug: runbook.id } };
+      answer(await (runbook.enabled ? client.POST('/runbooks/{slug}/disable', { params }) : client.POST('/runbooks/{slug}/enable', { params })));
       onChanged();
     } catch (failure) {
       setError(failure as Error);
@@ -93,7 +74,7 @@ function RunbookRow({ runbook, admin, onChanged }: { runbook: RunbookSummary; ad
 
 export function RunbookListPage() {
   const admin = useMe().role === 'admin';
-  const runbooks = useResource(() => api<{ items: RunbookSummary[] }>('/runbooks'), []);
+  const runbooks = useResource(async () => answer(await client.GET('/runbooks')), []);
   const items = runbooks.data?.items ?? [];
   return (
     <>

@@ -7,28 +7,13 @@
  */
 import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { api } from '../api.ts';
+import { answer, client } from '../api.ts';
+import type { RunDetail, Runbook } from '../api-shapes.ts';
 import type { LiveFrame } from '../live.tsx';
 import { useResource } from '../resource.ts';
-import { type GraphStep, RunGraph, type StepStates } from '../run-graph.tsx';
+import { RunGraph, type StepStates } from '../run-graph.tsx';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
-import { type RunbookSummary, triggerText } from './runbook-list.tsx';
-
-/** `GET /runbooks/<slug>`: the summary, the parsed steps and the YAML as saved. */
-type RunbookDetail = RunbookSummary & { steps: GraphStep[]; yaml_text: string };
-
-/** What the overlay reads of `GET /runs/<id>`. */
-type RunDetail = {
-  id: string;
-  runbook_id: string;
-  runbook_version: number;
-  status: string;
-  dry_run: boolean;
-  queued_at: string;
-  error: string | null;
-  steps: { id: string; status: string }[];
-  gates: { step_id: string; status: string }[];
-};
+import { triggerText } from './runbook-list.tsx';
 
 /**
  * Each step's status in the run. A step held at a gate is still `pending` in `steps`; its
@@ -41,7 +26,7 @@ function stepStates(run: RunDetail): StepStates {
   return states;
 }
 
-function RunbookHeader({ runbook }: { runbook: RunbookDetail }) {
+function RunbookHeader({ runbook }: { runbook: Runbook }) {
   return (
     <>
       <h1>{runbook.name}</h1>
@@ -75,7 +60,7 @@ function RunbookHeader({ runbook }: { runbook: RunbookDetail }) {
 }
 
 /** Which run the graph shows, where it stands, and whether it ran this definition. */
-function RunSummary({ run, runbook }: { run: RunDetail; runbook: RunbookDetail }) {
+function RunSummary({ run, runbook }: { run: RunDetail; runbook: Runbook }) {
   return (
     <div className="panel run-overlay">
       <p role="status">
@@ -96,9 +81,9 @@ function RunSummary({ run, runbook }: { run: RunDetail; runbook: RunbookDetail }
 }
 
 /** The graph with the live state of run `runId`. */
-function RunOverlay({ runbook, runId }: { runbook: RunbookDetail; runId: string }) {
+function RunOverlay({ runbook, runId }: { runbook: Runbook; runId: string }) {
   const ofThisRun = (frame: LiveFrame) => (frame.type === 'run.updated' || frame.type === 'approval.updated') && frame.run_id === runId;
-  const run = useResource(() => api<RunDetail>(`/runs/${encodeURIComponent(runId)}`), [runId], ofThisRun);
+  const run = useResource(async () => answer(await client.GET('/runs/{id}', { params: { path: { id: runId } } })), [runId], ofThisRun);
   const states = useMemo(() => (run.data ? stepStates(run.data) : undefined), [run.data]);
   return (
     <>
@@ -110,12 +95,10 @@ function RunOverlay({ runbook, runId }: { runbook: RunbookDetail; runId: string 
   );
 }
 
-type RunRow = { id: string; status: string; trigger_type: string; case_id: string | null; queued_at: string };
-
 /** The runbook's 20 newest runs the caller may see, each opening on this page's graph; live on `run.updated`. */
 function RecentRuns({ slug }: { slug: string }) {
   const runs = useResource(
-    () => api<{ items: RunRow[] }>('/runs', { query: { runbook_id: slug, limit: 20 } }),
+    async () => answer(await client.GET('/runs', { params: { query: { runbook_id: slug, limit: 20 } } })),
     [slug],
     (frame) => frame.type === 'run.updated',
   );
@@ -147,7 +130,7 @@ function RecentRuns({ slug }: { slug: string }) {
 export function RunbookPage() {
   const slug = useParams().slug ?? '';
   const runId = useSearchParams()[0].get('run');
-  const runbook = useResource(() => api<RunbookDetail>(`/runbooks/${encodeURIComponent(slug)}`), [slug]);
+  const runbook = useResource(async () => answer(await client.GET('/runbooks/{slug}', { params: { path: { slug } } })), [slug]);
   if (!runbook.data) {
     return (
       <>
