@@ -1,5 +1,5 @@
 /**
- * The ban-list adapter, on every engine (issue 22 "Shipped adapter packs": ban_list, http
+ * The ban-list adapter, on the embedded engine (peerEngines) (issue 22 "Shipped adapter packs": ban_list, http
  * bouncer-key reads plus ssh CLI blocks, read declares `decision_type` = `ban`; SPEC.md
  * "Ban-list built-in actions": `banlist.block`'s compensation is `banlist.unblock` and the
  * managed invocation fills `ttl` from the effect TTL). The built-in ban actions run the
@@ -15,7 +15,7 @@ import { createCscliStandIn, type CscliStandIn } from '../support/cscli-standin.
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { startLapiStandIn, type LapiStandIn } from '../support/lapi-standin.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 import { bindIpAdapter, installPack, runIpStep } from '../support/shipped-adapters.ts';
 import { sshdAvailable, startSshd, type TestSshd } from '../support/sshd.ts';
 
@@ -38,7 +38,7 @@ const binding = {
   parameters: { status_connection: 'crowdsec-lapi' },
 };
 
-describe.skipIf(!sshdAvailable).each(e2eEngines)('the ban-list adapter on $name', ({ server }) => {
+describe.skipIf(!sshdAvailable).each(peerEngines)('the ban-list adapter on $name', ({ server }) => {
   const clock = manualClock(new Date());
   let svc: InProcessService;
   let sshd: TestSshd;

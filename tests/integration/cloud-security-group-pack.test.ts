@@ -3,7 +3,7 @@
  * declares `ingress_rules` = 0) over the real OpenSSH server on 127.0.0.1, against a
  * stand-in of the AWS CLI v2 that keeps security groups in a file and answers in the
  * CLI's shapes (tests/support/aws-cli-standin.ts, shared/fixtures/vendors/aws_ec2_cli), on
- * every engine. A block revokes the ingress rule that lets the address in, the read-back
+ * the embedded engine (peerEngines). A block revokes the ingress rule that lets the address in, the read-back
  * counts the rules still letting it in, and the release authorizes the rule again; the
  * CLI's own wording decides, never the exit code alone: InvalidPermission.NotFound on a
  * block is already blocked, InvalidPermission.Duplicate on a reversal already undone, the
@@ -27,7 +27,7 @@ import { readFixtureJson } from '../support/fixtures.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { writeRegistry } from '../support/pack-registry.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 import { installAndBindIpAdapter, runIpStep } from '../support/shipped-adapters.ts';
 import { sshdAvailable, startSshd, type TestSshd } from '../support/sshd.ts';
 
@@ -115,7 +115,7 @@ describe('the AWS CLI stand-in', () => {
   });
 });
 
-describe.skipIf(!sshdAvailable).each(e2eEngines)('the shipped cloud_security_group pack over ssh on $name', ({ server }) => {
+describe.skipIf(!sshdAvailable).each(peerEngines)('the shipped cloud_security_group pack over ssh on $name', ({ server }) => {
   const clock = manualClock(new Date());
   let svc: InProcessService;
   let sshd: TestSshd;

@@ -1,6 +1,6 @@
 /**
  * What a custom HTTP action makes of a vendor's answer, on the real service and worker on
- * every engine (SPEC.md "Managed containment actions", "Exit and verdict handling";
+ * the embedded engine (peerEngines) (SPEC.md "Managed containment actions", "Exit and verdict handling";
  * docs/configuration.md "Custom actions"): an XML answer from a local receiver read into
  * nested objects and its declared outputs extracted by their paths, a DTD answer left
  * as text, and an action's `effect.outcome` judging a success, a 2xx refusal, an
@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../support/receiver.ts';
 import { actionListed, callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 import { oneStepRunbookYaml } from '../support/runbook-definitions.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -73,7 +73,7 @@ const runbook = oneStepRunbookYaml;
 
 type Run = { id: string; status: string; error: string | null; steps: any[]; action_log: any[] };
 
-describe.each(e2eEngines)('custom actions reading vendor answers on $name', ({ server }) => {
+describe.each(peerEngines)('custom actions reading vendor answers on $name', ({ server }) => {
   let svc: InProcessService;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let caseId = '';

@@ -1,5 +1,5 @@
 /**
- * The shipped `dns_gateway_list` adapter pack, on every engine (issue 22 "Shipped adapter
+ * The shipped `dns_gateway_list` adapter pack, on the embedded engine (peerEngines) (issue 22 "Shipped adapter
  * packs": dns_gateway_list, http bearer, domain, no read). Installed from packs/, bound as
  * `block`/`domain` without a status action, and driven by `response.domain_block`,
  * `response.domain_status` and `response.domain_unblock` against a gateway-list stand-in
@@ -15,7 +15,7 @@ import { manualClock } from '../support/clock.ts';
 import { startGatewayListServer, type GatewayListServer } from '../support/gateway-list-server.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { targetStepRunbookYaml } from '../support/runbook-definitions.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 import { installPack, publishBinding, runTargetStep } from '../support/shipped-adapters.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -30,7 +30,7 @@ const runbooks = {
   'unblock.yml': targetStepRunbookYaml('dns-unblock', 'response.domain_unblock', 'domain'),
 };
 
-describe.each(e2eEngines)('the shipped dns_gateway_list pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped dns_gateway_list pack on $name', ({ server }) => {
   const clock = manualClock(new Date());
   let svc: InProcessService;
   let gateway: GatewayListServer;

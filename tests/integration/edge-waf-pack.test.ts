@@ -16,7 +16,7 @@ import { readFixtureJson } from '../support/fixtures.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { installAndBindIpAdapter, runIpStep } from '../support/shipped-adapters.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const TOKEN = 'cf-token-for-tests';
@@ -76,7 +76,7 @@ describe('the edge WAF stand-in', () => {
   });
 });
 
-describe.each(e2eEngines)('the shipped edge_waf pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped edge_waf pack on $name', ({ server }) => {
   let svc: InProcessService;
   let waf: EdgeWafStandIn;
 

@@ -1,6 +1,6 @@
 /**
  * The shipped EDR host-isolation adapter packs against local stand-ins of their vendors'
- * APIs, on every engine (SPEC.md "Managed containment actions", shipped packs
+ * APIs, on the embedded engine (peerEngines) (SPEC.md "Managed containment actions", shipped packs
  * `edr_isolate_a`: http, host, read declares `network_status` = `disconnected`;
  * `edr_isolate_c`: http oauth2, host, no read; `edr_contain_b`: http oauth2, host, reads
  * the device's own containment status, and a containment answer that does not name the
@@ -28,7 +28,7 @@ import {
 import { callAs, runWhen, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 import { adapterActions, expectFixturesPass, installPack, packBinding, publishBinding } from '../support/shipped-adapters.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 
 /** A service start, a pack install and its binding: past 60 s in a pack's setup on a loaded CI machine. */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -80,7 +80,7 @@ const effectsOn = async (svc: InProcessService, host: string): Promise<any[]> =>
 
 const effectStatus = async (svc: InProcessService, id: string): Promise<string> => (await callAs(svc, root, 'GET', `/effects/${id}`)).body.status;
 
-describe.each(e2eEngines)('the shipped edr_isolate_a pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped edr_isolate_a pack on $name', ({ server }) => {
   const TOKEN = 's1-api-token-for-tests';
   const clock = manualClock(new Date());
   let svc: InProcessService;
@@ -191,7 +191,7 @@ describe.each(e2eEngines)('the shipped edr_isolate_a pack on $name', ({ server }
   });
 });
 
-describe.each(e2eEngines)('the shipped edr_isolate_c pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped edr_isolate_c pack on $name', ({ server }) => {
   const CLIENT_ID = 'svc-defender-app';
   const CLIENT_SECRET = 'mde-client-secret-3b9d';
   const MACHINE = '7b1f4967d9728e5aa3c06a9e617a22a4a5a17378';
@@ -303,7 +303,7 @@ describe.each(e2eEngines)('the shipped edr_isolate_c pack on $name', ({ server }
     expect(await effectsOn(svc, PROTECTED_HOST)).toEqual([]);
   });
 });
-describe.each(e2eEngines)('the shipped edr_contain_b pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped edr_contain_b pack on $name', ({ server }) => {
   const CLIENT_ID = 'svc-falcon-client';
   const CLIENT_SECRET = 'falcon-client-secret-8c1a';
   const DEVICE = '4c8f2d1e9a7b4e3c8d5f6a2b1c0e9d8f';

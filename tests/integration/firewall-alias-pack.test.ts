@@ -1,6 +1,6 @@
 /**
  * The shipped `firewall_alias_a` adapter pack against a local stand-in of the OPNsense
- * alias API (tests/support/opnsense-server.ts), on every engine (issue 22 "Shipped adapter
+ * alias API (tests/support/opnsense-server.ts), on the embedded engine (peerEngines) (issue 22 "Shipped adapter
  * packs": firewall_alias_a, http, ip, shared alias with ownership read; the read declares
  * `entry`, the exact entry, since the alias table carries no `alias_type`). The stand-in
  * answers in the vendor's shapes from ../shared/fixtures/vendors/opnsense/; the pack is
@@ -19,7 +19,7 @@ import { callAs, startInProcessService, testPerson, type InProcessService } from
 import { opnsenseAuthorization, startOpnsenseStandIn, type OpnsenseStandIn } from '../support/opnsense-server.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { installAndBindIpAdapter, runIpStep } from '../support/shipped-adapters.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const KEY = 'w86XNZob/8Oq8aC5r0kbNarNtdpoQU781fyoeaOBQsBwkXUt';
@@ -121,7 +121,7 @@ describe('the OPNsense alias stand-in', () => {
   });
 });
 
-describe.each(e2eEngines)('the shipped firewall_alias_a pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped firewall_alias_a pack on $name', ({ server }) => {
   let svc: InProcessService;
   let fw: OpnsenseStandIn;
 

@@ -1,6 +1,6 @@
 /**
  * `POST /connections/<id>/test` for the vendor and suite kinds on the real service, on
- * every engine (SPEC.md "Connection", "Actions and connections"; docs/configuration.md
+ * the embedded engine (peerEngines) (SPEC.md "Connection", "Actions and connections"; docs/configuration.md
  * "Connections"), against real peers on 127.0.0.1 that check method, path and credential
  * as the vendor does: the detector and pipeline stand-ins of docs/suite-contracts.md with
  * an HTTPS OAuth2 server as the workload exchange, Slack, Jira, ServiceNow, PagerDuty and
@@ -22,7 +22,7 @@ import { startPagerAServer, startPagerBServer } from '../support/pager-servers.t
 import { startPipelineServer } from '../support/pipeline-server.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { startS3Server } from '../support/s3-server.ts';
-import { e2eEngines, freePort } from '../support/service-process.ts';
+import { peerEngines, freePort } from '../support/service-process.ts';
 import { JIRA_TOKEN, SNOW_PASSWORD, startTicketAServer, startTicketBServer } from '../support/ticket-servers.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -50,7 +50,7 @@ type Peers = {
   dovecot: TestDovecot | null;
 };
 
-describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServer }) => {
+describe.each(peerEngines)('vendor connection probes on $name', ({ server: onServer }) => {
   let svc: InProcessService;
   let p: Peers;
   const secrets = [
@@ -405,7 +405,7 @@ describe.each(e2eEngines)('vendor connection probes on $name', ({ server: onServ
   });
 });
 
-describe.each(e2eEngines)('an IMAP probe trusting SVC_OUTBOUND_CA_FILE on $name', ({ server: onServer }) => {
+describe.each(peerEngines)('an IMAP probe trusting SVC_OUTBOUND_CA_FILE on $name', ({ server: onServer }) => {
   let dovecot: TestDovecot | null = null;
   let trusting: InProcessService;
   beforeAll(async () => {

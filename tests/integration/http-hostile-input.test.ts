@@ -7,7 +7,10 @@
  * already in use at start-up. Every refusal is in the spec's error shapes, nothing stored
  * changes, and nothing reaches the 500 handler.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer, connect, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../runtime/boot.ts';
@@ -22,6 +25,7 @@ import {
   type TestAnswer,
   nativeAlert,
 } from '../support/in-process-service.ts';
+import { seedEmbeddedDataDir } from '../support/migrated-databases.ts';
 import { e2eEngines } from '../support/service-process.ts';
 import { manualNoteRunbook } from '../support/runbooks.ts';
 
@@ -213,10 +217,8 @@ describe('a port in use at start-up', () => {
       ['PORT', { PORT: String(port), SVC_ROLE: 'api' }],
       ['SVC_WORKER_METRICS_PORT', { SVC_ROLE: 'worker', SVC_WORKER_METRICS_PORT: String(port) }],
     ] as const) {
-      const { mkdtempSync, rmSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      const { join } = await import('node:path');
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-port-'));
+      seedEmbeddedDataDir(dataDir);
       const full = { HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_RUNBOOKS_DIR: dataDir, ...env };
       try {
         await expect(startService(loadConfig(full), full, quiet)).rejects.toThrow(
@@ -226,6 +228,5 @@ describe('a port in use at start-up', () => {
         rmSync(dataDir, { recursive: true, force: true });
       }
     }
-    // Two fresh embedded databases are migrated before each refusal: past 30 s on a loaded two-CPU machine.
-  }, 120_000);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The shipped identity adapter packs against local stand-ins of their vendors' APIs, on
- * every engine (SPEC.md shipped packs `idp_user_suspend_a`: http, identity, read declares
+ * the embedded engine (peerEngines) (SPEC.md shipped packs `idp_user_suspend_a`: http, identity, read declares
  * `user_status` = SUSPENDED; `idp_user_disable_b`: http oauth2, identity, read declares
  * `account_enabled` = false).
  *
@@ -24,7 +24,7 @@ import { startGraphUsersStandIn, startOktaStandIn, type GraphUsersStandIn, type 
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { startOAuth2Server, type OAuth2Server } from '../support/oauth2-server.ts';
 import { adapterActions, installPack, packBinding, publishBinding } from '../support/shipped-adapters.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 const PACKS_DIR = join(import.meta.dirname, '../../packs');
@@ -75,7 +75,7 @@ async function bindIdentityAdapter(svc: InProcessService, pack: string, connecti
   return published.body;
 }
 
-describe.each(e2eEngines)('the shipped idp_user_suspend_a pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped idp_user_suspend_a pack on $name', ({ server }) => {
   const TOKEN = '00okta-api-token-for-tests';
   const USER = { id: '00ub0oNGTSWTBKOLGLNR', login: 'isaac.brock@example.com' };
   let svc: InProcessService;
@@ -218,7 +218,7 @@ describe.each(e2eEngines)('the shipped idp_user_suspend_a pack on $name', ({ ser
   });
 });
 
-describe.each(e2eEngines)('the shipped idp_user_disable_b pack on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped idp_user_disable_b pack on $name', ({ server }) => {
   const CLIENT_ID = 'svc-graph-app';
   const CLIENT_SECRET = 'graph-client-secret-5e2f';
   const USER = { id: '87d349ed-44d7-43e1-9a83-5f2406dee5bd', displayName: 'Adele Vance', userPrincipalName: 'AdeleV@contoso.com' };

@@ -1,7 +1,7 @@
 /**
  * The shipped no-read firewall packs `firewall_alias_b` (pfSense REST API package v1 host
  * alias), `firewall_quarantine` (FortiGate banned users) and `firewall_tag` (PAN-OS
- * User-ID tags), on every engine (SPEC.md "Managed containment actions", shipped packs:
+ * User-ID tags), on the embedded engine (peerEngines) (SPEC.md "Managed containment actions", shipped packs:
  * http, ip, no read). Each is installed from packs/, bound as `block`/`ip` with
  * `status_action: null`, and driven by `response.ip_block`, `ip_status` and `ip_unblock`
  * against its stand-in (tests/support/firewall-apis.ts): the block lands and the effect is
@@ -23,7 +23,7 @@ import {
 } from '../support/firewall-apis.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 import { bindIpAdapter, expectFixturesPass, installPack, runIpStep } from '../support/shipped-adapters.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
@@ -38,7 +38,7 @@ const runbooks = {
   'unblock.yml': ipStepRunbookYaml('fw-unblock', 'response.ip_unblock'),
 };
 
-describe.each(e2eEngines)('the shipped no-read firewall packs on $name', ({ server }) => {
+describe.each(peerEngines)('the shipped no-read firewall packs on $name', ({ server }) => {
   const clock = manualClock(new Date());
   let svc: InProcessService;
   let pf: PfSenseStandIn;

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 import { answerChecker, type AnswerChecker } from '../support/openapi-check.ts';
 import { sample, type JsonSchema } from '../support/openapi-sample.ts';
 import { manualNoteRunbook } from '../support/runbooks.ts';
@@ -38,7 +38,7 @@ const encode = (s: string) =>
 /** Hostile replacements of one property value. */
 const wrongValues: unknown[] = [null, 12, [], {}, ['\u0000'], { a: [1] }, 'x\u0000y', 'x'.repeat(100_000), -1e308, true];
 
-describe.each(e2eEngines)('route fuzz on $name', ({ server }) => {
+describe.each(peerEngines)('route fuzz on $name', ({ server }) => {
   let svc: InProcessService;
   let doc: { paths: Record<string, Record<string, Operation>> };
   let caseId = '';

@@ -1,5 +1,5 @@
 /**
- * The runbook Git source of `POST /runbooks/sync` on every engine (SPEC.md "Runbooks and
+ * The runbook Git source of `POST /runbooks/sync` on the embedded engine (peerEngines) (SPEC.md "Runbooks and
  * runs", "Runbook source rules"): a real repository over HTTPS on 127.0.0.1 (dumb HTTP,
  * self-signed certificate trusted through SVC_RUNBOOKS_GIT_CA_FILE), the version rule
  * across commits, a real HTTP CONNECT proxy honoured through HTTPS_PROXY and skipped for
@@ -17,7 +17,7 @@ import { connect, createServer as createTcpServer, type AddressInfo } from 'node
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHttpsServer, type GitHttpsServer } from '../support/git-https-server.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
-import { e2eEngines, freePort } from '../support/service-process.ts';
+import { peerEngines, freePort } from '../support/service-process.ts';
 import { selfSignedCertificate } from '../support/tls-cert.ts';
 
 const runbook = (id: string, version: number) => `
@@ -62,7 +62,7 @@ async function startConnectProxy(): Promise<{ url: string; tunnels: () => number
   };
 }
 
-describe.each(e2eEngines)('runbook Git source on $name', ({ server }) => {
+describe.each(peerEngines)('runbook Git source on $name', ({ server }) => {
   let repo: GitHttpsServer;
   let proxy: Awaited<ReturnType<typeof startConnectProxy>>;
   const services: InProcessService[] = [];

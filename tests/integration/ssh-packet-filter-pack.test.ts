@@ -18,7 +18,7 @@ import { firewallHostAvailable, startFirewallHost, type FirewallHost } from '../
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { ipStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { installAndBindIpAdapter, runIpStep } from '../support/shipped-adapters.ts';
-import { e2eEngines } from '../support/service-process.ts';
+import { peerEngines } from '../support/service-process.ts';
 
 const root = testPerson('root@example.com', [{ team: null, role: 'admin' }]);
 
@@ -44,7 +44,7 @@ const packCases: PackCase[] = [
   },
   { pack: 'ssh_packet_filter_b', setup: [], parameters: { chain: 'INPUT' }, ruleset: ['iptables', '-S', 'INPUT'] },
 ];
-const cases = packCases.flatMap((c) => e2eEngines.map((e) => ({ ...c, ...e })));
+const cases = packCases.flatMap((c) => peerEngines.map((e) => ({ ...c, ...e })));
 
 describe.skipIf(!firewallHostAvailable).each(cases)(
   'the shipped $pack pack on a real packet filter on $name',

@@ -175,6 +175,16 @@ export function engineEnv(
 /** The engines the end-to-end suites run the real process on: PGlite, and a server when TEST_DATABASE_URL is set. */
 export const e2eEngines = [{ name: 'pglite', server: false }, ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres', server: true }] : [])];
 
+/**
+ * The one engine of the suites whose behaviour lives at a real peer or in the HTTP layer, not
+ * in the database: the shipped packs against their sshd, packet filter or vendor stand-in,
+ * vendor answers and probes, the route fuzz, the runbook Git source. Embedded PGlite, the
+ * engine `make run` starts. What the engines do differently (pools, locks, LISTEN/NOTIFY, a
+ * second process) stays covered on both by the suites on `e2eEngines` and the event-store
+ * contract suite (docs/architecture.md "Tests").
+ */
+export const peerEngines = [{ name: 'pglite', server: false }];
+
 /** The inodes (`socket:[N]`) of the loopback TCP sockets in /proc/net/tcp{,6} whose columns `match` accepts. */
 function socketInodes(match: (local: number, remote: number, state: string) => boolean): Set<string> {
   const port = (address: string | undefined) => parseInt(address?.split(':').pop() ?? '', 16);
