@@ -16,11 +16,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Isolation is a pool's, not a project's: the unit floor runs on threads, everything else
-    // in forked processes, and neither reloads the module graph per file. Importing the service
-    // once per file cost the suite 615 s of its 1,662 (collect, 2026-12-02); a file's services,
-    // peers and timers are its own and closed in its afterAll, and no test mocks a module.
-    poolOptions: { threads: { isolate: false }, forks: { isolate: false } },
+    // Isolation is a pool's, not a project's: the unit floor runs on threads that share their
+    // module graph (pure code, no process state), everything else in a process per file.
+    // Forks sharing theirs cut collect from 615 s to 83 s (2026-12-02), but vitest then runs
+    // the projects one after another and pairs the heavy e2e files, and scale-out-faults
+    // passed its 180 s budget in CI: see docs/architecture.md "Tests".
+    poolOptions: { threads: { isolate: false } },
     // Vitest's default (CPUs - 1) is one worker on a two-CPU machine, but most files spend
     // their time waiting on servers, sockets and timers: two workers there cut the suite's
     // wall time by a fifth (993 s to 799 s, 2026-11-24), every file passing.
