@@ -16,6 +16,43 @@ const domainPackages = [
   'fast-xml-parser',
 ];
 
+/**
+ * The floors inside adapters/, ground first (docs/architecture.md "Floors inside adapters"): a folder
+ * imports only folders on a floor below its own, so no import climbs and no two folders lean on
+ * each other. A new folder takes its place here before it can import or be imported.
+ */
+const adapterFloors = [
+  [
+    'shared',
+    'outbound',
+    'event-store',
+    'db',
+    'templates',
+    'attachments',
+    'observables',
+    'presence',
+    'metrics',
+    'diagnostics',
+    'custom-actions',
+    'case-templates',
+  ],
+  ['actions', 'identity', 'live', 'kurrentdb'],
+  ['exchange', 'mcp', 'chat', 'integration-packs'],
+  ['detector', 'identity-service'],
+  ['action-registry', 'commands', 'connections'],
+  ['ai', 'effects', 'runbooks', 'webhook-sources'],
+  ['http', 'tickets'],
+];
+const floorOf = new Map(adapterFloors.flatMap((folders, floor) => folders.map((folder) => [folder, floor])));
+const adapterFolders = [...floorOf.keys()];
+const adapterFloorRules = adapterFolders.map((folder) => ({
+  name: `adapters-floor-${folder}`,
+  comment: `adapters/${folder}/ stands on floor ${floorOf.get(folder) + 1}: it imports no adapters/ folder on its own floor or above`,
+  severity: 'error',
+  from: { path: `^adapters/${folder}/` },
+  to: { path: `^adapters/(${adapterFolders.filter((other) => other !== folder && floorOf.get(other) >= floorOf.get(folder)).join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
     { name: 'domain-is-pure', severity: 'error', from: { path: '^domain/' }, to: { path: '^(projections|adapters|runtime|tests|bench)/' } },
@@ -28,6 +65,21 @@ module.exports = {
       to: { dependencyTypesNot: ['local', 'core'], pathNot: `^node_modules/(${domainPackages.join('|')})/` },
     },
     { name: 'projections-below-adapters', severity: 'error', from: { path: '^projections/' }, to: { path: '^(adapters|runtime|tests|bench)/' } },
+    ...adapterFloorRules,
+    {
+      name: 'adapters-folders-on-a-floor',
+      comment: 'every file of adapters/ stands in a folder placed on one of adapterFloors',
+      severity: 'error',
+      from: { path: '^adapters/', pathNot: `^adapters/(${adapterFolders.join('|')})/` },
+      to: {},
+    },
+    {
+      name: 'adapters-imported-from-a-floor',
+      comment: 'every file of adapters/ that anything imports stands in a folder placed on one of adapterFloors',
+      severity: 'error',
+      from: {},
+      to: { path: '^adapters/', pathNot: `^adapters/(${adapterFolders.join('|')})/` },
+    },
     { name: 'adapters-below-runtime', severity: 'error', from: { path: '^adapters/' }, to: { path: '^(runtime|tests|bench)/' } },
     { name: 'runtime-never-imports-tests', severity: 'error', from: { path: '^runtime/' }, to: { path: '^(tests|bench)/' } },
     {
@@ -35,7 +87,9 @@ module.exports = {
       comment: 'a unit test runs pure code: no database, no event store, no service, no process',
       severity: 'error',
       from: { path: '^tests/unit/' },
-      to: { path: '^(adapters/db/|adapters/event-store/|runtime/boot\\.ts|tests/support/(engines|in-process-service|service-process)\\.ts)' },
+      to: {
+        path: '^(adapters/db/|adapters/event-store/|adapters/kurrentdb/store\\.ts|runtime/boot\\.ts|tests/support/(engines|in-process-service|service-process)\\.ts)',
+      },
     },
     {
       name: 'e2e-tests-drive-processes',

@@ -251,7 +251,7 @@ function identityServiceSettings(env: NodeJS.ProcessEnv): IdentityServiceSetting
  * SVC_EVENT_STORE (`postgres`, the default, or `kurrentdb`) and KURRENTDB_CONNECTION_STRING,
  * required with `kurrentdb`. KurrentDB also needs SVC_RETENTION_ENABLED=false: its purge
  * cannot delete and record atomically, so its store refuses purges
- * (adapters/event-store/kurrentdb.ts), and a sweeper would only fail.
+ * (adapters/kurrentdb/store.ts), and a sweeper would only fail.
  */
 function eventStoreConfig(env: NodeJS.ProcessEnv): EventStoreConfig {
   const kind = env.SVC_EVENT_STORE?.trim() || 'postgres';

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import * as v from 'valibot';
 import { customActionDefinition, type CustomActionDeps } from '../adapters/actions/custom-action.ts';
 import type { ActionDefinition } from '../adapters/actions/action.ts';
-import type { ActionRegistry } from '../adapters/actions/registry.ts';
+import type { ActionRegistry } from '../adapters/action-registry/registry.ts';
 import { customActionEventTypes } from '../domain/custom-actions/events.ts';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../domain/custom-actions/spec.ts';
 import type { Database } from '../projections/database.ts';

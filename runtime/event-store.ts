@@ -9,7 +9,7 @@
  * migration between stores).
  */
 import type { Kysely } from 'kysely';
-import { KurrentDbEventStore } from '../adapters/event-store/kurrentdb.ts';
+import { KurrentDbEventStore } from '../adapters/kurrentdb/store.ts';
 import type { EventStore } from '../adapters/event-store/port.ts';
 import { PostgresEventStore } from '../adapters/event-store/postgres.ts';
 import type { Database } from '../projections/database.ts';

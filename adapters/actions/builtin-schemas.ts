@@ -8,7 +8,7 @@
  */
 import * as v from 'valibot';
 import { aiDataClasses } from '../../domain/ai/settings.ts';
-import { jsonRecord } from '../http/shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
 const id = text(200);

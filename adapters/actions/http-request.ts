@@ -3,7 +3,7 @@
  * connection config (SPEC.md "Generic actions" and "Connection").
  */
 import * as v from 'valibot';
-import { jsonRecord } from '../http/shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { createTokenSource, oauth2Settings, type TokenSource } from './oauth2-token.ts';
 import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';

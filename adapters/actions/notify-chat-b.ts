@@ -10,7 +10,7 @@
  * none; a 2xx with any other body is Teams reporting a failed delivery.
  */
 import * as v from 'valibot';
-import { jsonRecord } from '../http/shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
 import { readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from './outbound-http.ts';
 

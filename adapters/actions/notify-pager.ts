@@ -15,7 +15,7 @@
  * step pages once and links once.
  */
 import * as v from 'valibot';
-import { jsonRecord } from '../http/shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
 import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, vendorMessage, type OutboundFetch } from './outbound-http.ts';
 

@@ -5,10 +5,10 @@
  * Messages name the action, host and status only: never a header, secret or body.
  */
 import { OutboundRefusedError } from '../outbound/address-policy.ts';
-import { ActionFailure, type ActionContext, type ResolvedConnection } from './action.ts';
+import type { OutboundFetch } from '../outbound/guarded-fetch.ts';
 
-/** The fetch the actions call; the runtime passes an SSRF-guarded one (SPEC.md "Authentication"). */
-export type OutboundFetch = (url: string, init: RequestInit) => Promise<Response>;
+export type { OutboundFetch };
+import { ActionFailure, type ActionContext, type ResolvedConnection } from './action.ts';
 
 /** Largest response body an action reads: 1 MiB. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;

@@ -21,8 +21,8 @@ import type { Actor } from '../../domain/cases/commands.ts';
 import { triageInput } from '../../projections/ai/triage.queries.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Database } from '../../projections/database.ts';
-import type { AuditLog } from '../commands/audit.ts';
 import type { CaseCommands } from '../commands/cases.ts';
+import { triageAuditEntry, type AuditLog } from '../commands/audit.ts';
 import type { StreamWrite } from '../event-store/port.ts';
 import type { AiInvoker } from './invoke.ts';
 
@@ -34,30 +34,6 @@ export const TRIAGE_NOTE_MAX = 2000;
 
 /** Appends the accepted verdict with the call's audit row; resolves the append's position. */
 type Commit = (record: TriageRecord, invocation: StreamWrite, invocationId: string) => Promise<number>;
-
-/** The `ai.triage` audit entry of a verdict recorded on the case `row` (operations.md "Audit log"). */
-export function triageAuditEntry(
-  audit: Pick<AuditLog, 'write'>,
-  row: Pick<CaseRow, 'id' | 'key' | 'team'>,
-  actor: AuditActor,
-  invocationId: string,
-  record: TriageRecord,
-): StreamWrite {
-  return audit.write({
-    action: 'ai.triage',
-    actor,
-    target: { type: 'case', id: row.id },
-    team: row.team,
-    detail: {
-      case_key: row.key,
-      invocation_id: invocationId,
-      verdict: record.verdict,
-      confidence: record.confidence,
-      suggested_runbook: record.suggested_runbook,
-      error_code: record.error_code,
-    },
-  });
-}
 
 export type TriageAssessor = ReturnType<typeof createTriageAssessor>;
 

@@ -24,7 +24,7 @@ import {
 } from '../../domain/ai/runbook-draft.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { RunbookError } from '../../domain/runbooks/model.ts';
-import type { ActionRegistry } from '../actions/registry.ts';
+import type { ActionRegistry } from '../action-registry/registry.ts';
 import type { AiAuditRef, AiInvoker } from './invoke.ts';
 
 /** Risks of an action that changes state: a drafted step using one gets an approval block. */

@@ -14,7 +14,7 @@
  * or deactivating the user stops them at once (docs/configuration.md "Chat").
  */
 import * as v from 'valibot';
-import { uuid } from '../http/shapes.ts';
+import { uuid } from '../shared/shapes.ts';
 import type { AuditAction } from '../../domain/audit/events.ts';
 import { parseSlashCommand } from '../../domain/chat/slash-command.ts';
 import { DomainError } from '../../domain/shared/errors.ts';

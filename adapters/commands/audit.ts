@@ -6,9 +6,11 @@
  * (`record`): if that append fails the request answers 500 and the error is logged,
  * so an operator sees the gap (docs/operations.md "Audit log").
  */
+import type { TriageRecord } from '../../domain/ai/triage.ts';
 import type { AuditActor, AuditEntry } from '../../domain/audit/events.ts';
 import { AUDIT_RECORDED } from '../../domain/audit/events.ts';
 import { streams } from '../../domain/shared/streams.ts';
+import type { CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { EventStore, StreamWrite } from '../event-store/port.ts';
 import type { Principal } from '../identity/principal.ts';
 
@@ -63,4 +65,28 @@ export function auditActorOf(principal: Principal): AuditActor {
     kind: person ? 'user' : 'workload',
     via: person ? principal.workload : null,
   };
+}
+
+/** The `ai.triage` audit entry of a verdict recorded on the case `row` (operations.md "Audit log"). */
+export function triageAuditEntry(
+  audit: Pick<AuditLog, 'write'>,
+  row: Pick<CaseRow, 'id' | 'key' | 'team'>,
+  actor: AuditActor,
+  invocationId: string,
+  record: TriageRecord,
+): StreamWrite {
+  return audit.write({
+    action: 'ai.triage',
+    actor,
+    target: { type: 'case', id: row.id },
+    team: row.team,
+    detail: {
+      case_key: row.key,
+      invocation_id: invocationId,
+      verdict: record.verdict,
+      confidence: record.confidence,
+      suggested_runbook: record.suggested_runbook,
+      error_code: record.error_code,
+    },
+  });
 }

@@ -7,7 +7,7 @@
  * to an extra field.
  */
 import * as v from 'valibot';
-import { jsonRecord } from '../http/shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import type { ValidationIssue } from '../../domain/shared/errors.ts';
 import { withObservables } from './intake.ts';

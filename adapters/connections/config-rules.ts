@@ -15,7 +15,7 @@
  * `imap`, `mailbox_graph` and `object_storage` (docs/configuration.md "Connections").
  */
 import * as v from 'valibot';
-import { jsonRecord } from '../http/shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { issuesAt } from '../shared/issues.ts';
 import { HEADER_NAME } from '../actions/http-request.ts';

@@ -24,7 +24,7 @@ import {
 import { renderTemplate } from '../../domain/custom-actions/render.ts';
 import { readBack, type AdapterAnswer } from '../../domain/effects/managed.ts';
 import { ActionFailure, deliveryIdOf, type ActionContext, type ResolvedConnection } from '../actions/action.ts';
-import type { ActionRegistry } from '../actions/registry.ts';
+import type { ActionRegistry } from '../action-registry/registry.ts';
 
 const jsonTypes: Record<string, InputType> = { string: 'string', integer: 'integer', number: 'number', boolean: 'boolean' };
 

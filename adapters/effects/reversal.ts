@@ -28,7 +28,7 @@ import type { Vocabulary } from '../../domain/effects/binding.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { EffectCommand, EffectEvent, EffectState } from '../../domain/effects/index.ts';
 import type { ResolvedConnection } from '../actions/action.ts';
-import type { ActionRegistry } from '../actions/registry.ts';
+import type { ActionRegistry } from '../action-registry/registry.ts';
 import { systemActor, type AuditLog } from '../commands/audit.ts';
 import type { EffectCommands, KnownEffect } from '../commands/effects.ts';
 import { affectedNothing } from '../../domain/effects/managed.ts';

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { actionRegistryEntrySchema } from '../actions/registry.ts';
+import { actionRegistryEntrySchema } from '../action-registry/registry.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';

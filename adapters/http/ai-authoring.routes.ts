@@ -28,7 +28,7 @@ import type { HttpDeps } from './deps.ts';
 import { errorBody } from './errors.ts';
 import { runTeam, visibleRun } from './gate-decision.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 const auditRefSchema = v.strictObject({ id: v.string(), action: v.picklist(['ai.invocation', 'ai.refusal']) });

@@ -29,7 +29,7 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { errorBody } from './errors.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 const optionalNote = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(max, `must be at most ${max} characters`))), null);

@@ -19,7 +19,7 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
-import { uuid } from './shapes.ts';
+import { uuid } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** HTTP status of a backfill failure by its code; anything else is the detector's side: 502. */

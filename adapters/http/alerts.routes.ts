@@ -22,7 +22,7 @@ import { requirePermission, requireTeamPermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, iso, paging, uuid, nonEmptyText } from './shapes.ts';
+import { idParam, iso, paging, uuid, nonEmptyText } from '../shared/shapes.ts';
 import { jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
 

@@ -26,7 +26,7 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
 import { attachmentTooLarge, isMultipartFormData, receiveSingleFile } from './multipart.ts';
-import { idParam, iso, uuid } from './shapes.ts';
+import { idParam, iso, uuid } from '../shared/shapes.ts';
 import { validate } from './validation.ts';
 
 /**

@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { queryInt } from './shapes.ts';
+import { queryInt } from '../shared/shapes.ts';
 import { auditActions, auditEntrySchema, type AuditEntry } from '../../domain/audit/events.ts';
 import { chainVerdictSchema } from '../../domain/shared/hash-chain.ts';
 import { listAudit, type AuditRow } from '../../projections/audit/audit.queries.ts';

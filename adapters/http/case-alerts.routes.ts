@@ -16,7 +16,7 @@ import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { uuid } from './shapes.ts';
+import { uuid } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** What the case alert routes read of the service (adapters/http/deps.ts). */

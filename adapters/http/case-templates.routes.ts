@@ -17,7 +17,7 @@ import { caseRouteGuards } from './case-access.ts';
 import { actorOf, templateOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { jsonAnswer } from './openapi.ts';
 import { taskSchema, taskView } from './tasks.routes.ts';
 import { requireJson, validate } from './validation.ts';

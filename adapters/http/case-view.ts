@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { triageRecordSchema, type TriageRecord } from '../../domain/ai/triage.ts';
 import { ackSla, resolveSla, type AckSlaPolicy } from '../../domain/cases/ack-sla.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
-import { iso } from './shapes.ts';
+import { iso } from '../shared/shapes.ts';
 
 const timestamp = v.string();
 

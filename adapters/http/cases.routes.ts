@@ -22,7 +22,7 @@ import { caseSchema, caseView } from './case-view.ts';
 import { jsonAnswer } from './openapi.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from './shapes.ts';
+import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });

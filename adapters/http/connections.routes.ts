@@ -23,7 +23,7 @@ import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
-import { idParam, jsonRecord } from './shapes.ts';
+import { idParam, jsonRecord } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 import { connectionKinds } from '../connections/kinds.ts';
 import { MIRROR_PRIVATE_CASES } from '../connections/config-rules.ts';

@@ -32,7 +32,7 @@ import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** The body of a save: the whole spec, and the acknowledgement the arbitrary tier needs. */

@@ -26,7 +26,7 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam, iso, paging } from './shapes.ts';
+import { idParam, iso, paging } from '../shared/shapes.ts';
 import { validate } from './validation.ts';
 
 export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'reverser' | 'waitFor'>;

@@ -17,7 +17,7 @@ import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** A timeline id or action-log index may come as a JSON number; refs are kept as text. */

@@ -20,7 +20,7 @@ import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
-import { buildCatalogue, createToolServer, type Catalogue, type ToolServerDeps } from '../mcp-server/server.ts';
+import { buildCatalogue, createToolServer, type Catalogue, type ToolServerDeps } from './mcp-server/server.ts';
 import type { Principal } from '../identity/principal.ts';
 import { unauthenticated } from '../identity/verifier.ts';
 import type { AppEnv } from './context.ts';

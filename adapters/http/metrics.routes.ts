@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { queryInt } from './shapes.ts';
+import { queryInt } from '../shared/shapes.ts';
 import { socMetrics, socMetricsSchema, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
 import { metricsGate, metricsGateSchema, metricsOverview, metricsOverviewSchema } from '../../projections/metrics/metrics.queries.ts';
 import { socAiSpend, socCaseGroups, socGateGroups, socTopRules, socTriageAgreement } from '../../projections/metrics/soc.queries.ts';

@@ -16,7 +16,7 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { iso, paging, queryFlag, uuid } from './shapes.ts';
+import { iso, paging, queryFlag, uuid } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** An in-app notification (SPEC.md "Notification (in-app)"); `href`, under the public prefix, only when it is about something to open. */

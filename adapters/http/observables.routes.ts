@@ -20,7 +20,7 @@ import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam, uuid } from './shapes.ts';
+import { idParam, uuid } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** An observable of a case, hand-added (`manual`) or from an alert linked to it (`alert`). */

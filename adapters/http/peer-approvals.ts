@@ -23,7 +23,7 @@ import { IdentityUnavailable, type IdentityServiceClient, type LiveGrants } from
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { gateListing, type Approver } from '../identity/gate-approval.ts';
 import type { PermissionMatrix } from '../identity/permissions.ts';
-import { iso } from './shapes.ts';
+import { iso } from '../shared/shapes.ts';
 
 /** `contract_version` of the approvals document (SPEC.md "Versioning" leaves its value open; docs/suite-contracts.md). */
 export const APPROVALS_CONTRACT_VERSION = 1;

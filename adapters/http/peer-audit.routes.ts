@@ -24,7 +24,7 @@ import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
 import { PRODUCT } from './peer.routes.ts';
 import { peerQuery } from './peer-query.ts';
-import { queryInt } from './shapes.ts';
+import { queryInt } from '../shared/shapes.ts';
 
 /** `contract_version` of the peer audit document (SPEC.md "Versioning"). */
 export const PEER_AUDIT_CONTRACT_VERSION = 1;

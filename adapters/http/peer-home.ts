@@ -20,7 +20,7 @@ import type { OwnedCaseRow, TeamCount } from '../../projections/peer/home.querie
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { PermissionMatrix } from '../identity/permissions.ts';
 import { storedGrants } from '../identity/stored-grants.ts';
-import { iso } from './shapes.ts';
+import { iso } from '../shared/shapes.ts';
 
 /** SPEC.md "Limits": peer home items per owner. */
 export const HOME_ITEMS_PER_OWNER = 20;

@@ -30,7 +30,7 @@ import { navDocument, navDocumentSchema } from './peer-nav.ts';
 import { peerQuery, peerSubject } from './peer-query.ts';
 import { peerSearch, searchDocumentSchema, searchQuerySchema } from './peer-search.ts';
 import { PRODUCT } from './peer.routes.ts';
-import { uuid } from './shapes.ts';
+import { uuid } from '../shared/shapes.ts';
 
 /** SPEC.md "Limits": notifications returned per peer read. */
 export const PEER_NOTIFICATIONS_LIMIT = 50;

@@ -16,7 +16,7 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { uuid } from './shapes.ts';
+import { uuid } from '../shared/shapes.ts';
 import { validate } from './validation.ts';
 
 /**

@@ -17,7 +17,7 @@ import { defaultResponsePolicy, normalizePolicy, policyProblems, responsePolicyS
 import { ValidationFailed } from '../../domain/shared/errors.ts';
 import { listCustomActions } from '../../projections/custom-actions/custom-actions.queries.ts';
 import { currentResponsePolicy, responsePolicyVersions } from '../../projections/response-policy/response-policy.queries.ts';
-import type { ActionRegistry } from '../actions/registry.ts';
+import type { ActionRegistry } from '../action-registry/registry.ts';
 import { boundActionFacts } from '../effects/bound-actions.ts';
 import { auditActorOf } from '../commands/audit.ts';
 import { requirePermission } from './auth.ts';

@@ -14,7 +14,7 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { iso } from './shapes.ts';
+import { iso } from '../shared/shapes.ts';
 
 /** The retention policy and the case sweeper's state; never swept reads as nulls, zeros and no backlog. */
 export const retentionSchema = v.strictObject({

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import type { ActionLogRow } from '../../domain/runs/events.ts';
 import type { findRun, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
-import { iso } from './shapes.ts';
+import { iso } from '../shared/shapes.ts';
 
 /** A run: what it runs, on which case, why, and where it stands. */
 const runObject = v.strictObject({

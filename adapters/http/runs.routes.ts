@@ -26,7 +26,7 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseAccess } from './case-access.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HttpDeps } from './deps.ts';
-import { paging, uuid, jsonRecord } from './shapes.ts';
+import { paging, uuid, jsonRecord } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 import { jsonAnswer } from './openapi.ts';
 import {

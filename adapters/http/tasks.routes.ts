@@ -18,7 +18,7 @@ import { actorOf, commentObject, mentionsSchema } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { iso, uuid, nonEmptyText, commentBody } from './shapes.ts';
+import { iso, uuid, nonEmptyText, commentBody } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** Task comment text limit (SPEC.md "Limits": task comment length). */

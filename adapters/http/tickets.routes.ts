@@ -16,7 +16,7 @@ import { caseRouteGuards } from './case-access.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam, iso, uuid } from './shapes.ts';
+import { idParam, iso, uuid } from '../shared/shapes.ts';
 import { validate } from './validation.ts';
 
 const NOTHING_QUEUED: MirrorState = { pending: 0, failed: 0, last_error: null };

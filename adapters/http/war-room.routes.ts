@@ -22,7 +22,7 @@ import type { HttpDeps } from './deps.ts';
 import { evidencePinSchema } from './evidence.routes.ts';
 import { jsonAnswer } from './openapi.ts';
 import { runSchema, runView } from './run-view.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { validate } from './validation.ts';
 
 /** Items per war-room list: the console pages the full lists through their own routes. */

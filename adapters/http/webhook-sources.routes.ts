@@ -23,7 +23,7 @@ import { changedKeys, recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
-import { idParam } from './shapes.ts';
+import { idParam } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** Endpoints of their own under /webhooks/ that no source may take. */

@@ -40,7 +40,7 @@ import { detectorIncoming, detectorIntakeSchema, type DetectorAlert } from '../c
 import { jsonGuard, parseBody, requireJson, validate, type TextRepairs } from './validation.ts';
 import type { JsonPath } from '../../domain/shared/json-text.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
-import { jsonRecord } from './shapes.ts';
+import { jsonRecord } from '../shared/shapes.ts';
 
 const digest = (s: string): Buffer => hash('sha256', s, 'buffer');
 

@@ -6,7 +6,7 @@
  * (1009), before it is parsed.
  */
 import * as v from 'valibot';
-import { uuid } from '../http/shapes.ts';
+import { uuid } from '../shared/shapes.ts';
 
 /** Largest inbound frame, bytes (SPEC.md "Limits": WebSocket inbound frame). */
 export const MAX_INBOUND_FRAME_BYTES = 2048;

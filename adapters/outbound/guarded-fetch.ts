@@ -16,11 +16,13 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv6 } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
-import type { OutboundFetch } from '../actions/outbound-http.ts';
 import { classifyAddress, OutboundRefusedError } from './address-policy.ts';
 import { trustedCa } from './trusted-ca.ts';
 
 export { OutboundRefusedError } from './address-policy.ts';
+
+/** The fetch the actions call; the runtime passes an SSRF-guarded one (SPEC.md "Authentication"). */
+export type OutboundFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 export type GuardedFetchOptions = {
   /** Skip the address check entirely (development: SVC_ALLOW_PRIVATE_TARGETS). */

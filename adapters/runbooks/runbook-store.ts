@@ -26,7 +26,7 @@ import { parseRunbook } from '../../domain/runbooks/parse.ts';
 import { nextFireAt } from '../../domain/runbooks/schedule.ts';
 import { conflict, DomainError, notFound, unprocessable, ValidationFailed } from '../../domain/shared/errors.ts';
 import type { Database } from '../../projections/database.ts';
-import type { ActionRegistry } from '../actions/registry.ts';
+import type { ActionRegistry } from '../action-registry/registry.ts';
 import type { RunbookDetail, RunbookSaved, RunbookSummary, SyncReport } from './runbook-answers.ts';
 
 export type { SyncReport };

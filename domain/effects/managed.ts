@@ -1,6 +1,6 @@
 /**
  * The twelve managed containment actions and how their vendor answers read (SPEC.md
- * "Managed containment actions"). Pure: the actions in adapters/actions/response.ts call
+ * "Managed containment actions"). Pure: the actions in adapters/effects/response-actions.ts call
  * the bound adapter action and bring its output or failure here.
  *
  * - `managedActions`: each `response.*` name with its effect type, target type, role

@@ -3,7 +3,7 @@
  * "effectful calls idempotent per `idempotency_key`"): one row per (actor subject, tool,
  * key), inserted as pending before the call is dispatched, so the primary key decides
  * which of two concurrent calls runs, in every process; then the answer it gave.
- * `created_at` is what the purge of old records reads (adapters/mcp-server/idempotency.ts).
+ * `created_at` is what the purge of old records reads (adapters/http/mcp-server/idempotency.ts).
  */
 import { sql, type Kysely } from 'kysely';
 

@@ -27,7 +27,7 @@ import {
   type CaseEffects,
   type ResolvedConnection,
 } from '../../adapters/actions/action.ts';
-import type { ActionRegistry } from '../../adapters/actions/registry.ts';
+import type { ActionRegistry } from '../../adapters/action-registry/registry.ts';
 import type { UnitOfWork } from '../../adapters/commands/unit-of-work.ts';
 import type { TemplateEngine } from '../../adapters/templates/liquid.ts';
 import type { StepDefinition } from '../../domain/runbooks/model.ts';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asJsonb } from '../../adapters/event-store/jsonb.ts';
-import { KurrentDbEventStore } from '../../adapters/event-store/kurrentdb.ts';
+import { KurrentDbEventStore } from '../../adapters/kurrentdb/store.ts';
 import { APPEND_LOCK_KEY, PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { StreamVersionConflict, type EventStore } from '../../adapters/event-store/port.ts';
 import { createSubscription, subscribeToAll } from '../../projections/subscription.ts';
@@ -68,7 +68,7 @@ async function kurrentDbVariant(): Promise<StoreVariant | string> {
   }
   return {
     name: 'kurrentdb',
-    // Its store refuses purges (adapters/event-store/kurrentdb.ts): retention needs Postgres.
+    // Its store refuses purges (adapters/kurrentdb/store.ts): retention needs Postgres.
     purges: false,
     open: async () => {
       const container = startContainer ? await startContainer() : null;

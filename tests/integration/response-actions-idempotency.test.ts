@@ -1,7 +1,7 @@
 /**
  * A managed block is idempotent per attempt and across the attempts of one delivery, on
  * every engine (SPEC.md "Managed containment actions": "idempotent per attempt";
- * adapters/actions/response.ts): the effect is in the store before the vendor call, so a
+ * adapters/effects/response-actions.ts): the effect is in the store before the vendor call, so a
  * worker that dies mid-call leaves a `pending` effect, and the next attempt the crash leads
  * to (same delivery id) continues that effect (one more call with the same idempotency key,
  * one verdict) instead of requesting a second one; an attempt that already applied answers
@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionFailure, type ActionContext, type ActionDefinition } from '../../adapters/actions/action.ts';
-import { createActionRegistry } from '../../adapters/actions/registry.ts';
-import { effectIdOf, responseActions } from '../../adapters/actions/response.ts';
+import { createActionRegistry } from '../../adapters/action-registry/registry.ts';
+import { effectIdOf, responseActions } from '../../adapters/effects/response-actions.ts';
 import { createAuditLog } from '../../adapters/commands/audit.ts';
 import { createEffectCommands } from '../../adapters/commands/effects.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';

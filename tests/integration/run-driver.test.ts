@@ -15,7 +15,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionFailure, deliveryIdOf, type ActionDefinition } from '../../adapters/actions/action.ts';
 import { caseUpdate } from '../../adapters/actions/case-update.ts';
-import { createActionRegistry } from '../../adapters/actions/registry.ts';
+import { createActionRegistry } from '../../adapters/action-registry/registry.ts';
 import { createRunCaseEffects } from '../../adapters/commands/run-case-effects.ts';
 import type { StreamWrite } from '../../adapters/event-store/port.ts';
 import { defaultPermissionMatrix } from '../../adapters/identity/permissions.ts';

@@ -5,7 +5,7 @@
  * them, never queue the same fire time twice; on a server they use separate pools.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinActions, createActionRegistry } from '../../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../../adapters/action-registry/registry.ts';
 import { openDatabase, type OpenedDatabase } from '../../adapters/db/connect.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { createRunbookStore, type RunbookStore } from '../../adapters/runbooks/runbook-store.ts';

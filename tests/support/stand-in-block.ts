@@ -1,7 +1,7 @@
 /**
  * A response policy binding of `block`/`ip` to a stand-in vendor action
  * `custom.stand_in.block` on the http connection `waf`, for tests that drive the managed
- * containment actions (adapters/actions/response.ts) against a vendor action of their own
+ * containment actions (adapters/effects/response-actions.ts) against a vendor action of their own
  * that counts its calls, with no server behind it.
  */
 import type { ResolvedConnection } from '../../adapters/actions/action.ts';

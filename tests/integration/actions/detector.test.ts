@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from '../../../adapters/actions/action.ts';
-import { detectorActions } from '../../../adapters/actions/detector.ts';
+import { detectorActions } from '../../../adapters/detector/actions.ts';
 import { createTokenSource } from '../../../adapters/actions/oauth2-token.ts';
 import { createDetectorClient } from '../../../adapters/detector/client.ts';
 import { createExchangeClient } from '../../../adapters/exchange/client.ts';

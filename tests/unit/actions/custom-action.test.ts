@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { deliveryIdOf, type ActionContext, type ResolvedConnection } from '../../../adapters/actions/action.ts';
 import { customActionDefinition, redactRow } from '../../../adapters/actions/custom-action.ts';
 import { webhookId } from '../../../adapters/actions/notify-webhook.ts';
-import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../../../adapters/action-registry/registry.ts';
 import { extractOutputs, readJsonPath, renderPath } from '../../../domain/custom-actions/render.ts';
 import { customActionSpecSchema, type StoredCustomActionSpec } from '../../../domain/custom-actions/spec.ts';
 

@@ -4,7 +4,7 @@
  * literal-input check runbook validation uses.
  */
 import { describe, expect, it } from 'vitest';
-import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../../../adapters/action-registry/registry.ts';
 
 /** Every action name of SPEC.md's "Action registry entry" table, in its order. */
 const SPEC_ACTIONS = [

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { customActionDefinition } from '../../../adapters/actions/custom-action.ts';
-import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
+import { builtinActions, createActionRegistry } from '../../../adapters/action-registry/registry.ts';
 import { boundActionFacts } from '../../../adapters/effects/bound-actions.ts';
 import { resolveAdapter, type AdapterRole, type Vocabulary } from '../../../domain/effects/binding.ts';
 import { storedSpec } from '../../../domain/custom-actions/spec.ts';

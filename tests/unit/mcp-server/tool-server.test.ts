@@ -10,10 +10,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import type { AuditInput } from '../../../adapters/commands/audit.ts';
 import type { Principal } from '../../../adapters/identity/principal.ts';
-import type { IdempotencyStore } from '../../../adapters/mcp-server/idempotency.ts';
-import { toolInput } from '../../../adapters/mcp-server/input-schema.ts';
-import { buildCatalogue, createToolServer } from '../../../adapters/mcp-server/server.ts';
-import { toolRoutes } from '../../../adapters/mcp-server/tools.ts';
+import type { IdempotencyStore } from '../../../adapters/http/mcp-server/idempotency.ts';
+import { toolInput } from '../../../adapters/http/mcp-server/input-schema.ts';
+import { buildCatalogue, createToolServer } from '../../../adapters/http/mcp-server/server.ts';
+import { toolRoutes } from '../../../adapters/http/mcp-server/tools.ts';
 
 const principal: Principal = {
   tokenUse: 'exchange',

@@ -2,8 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtinActions, createActionRegistry } from '../../../adapters/actions/registry.ts';
-import { responseActions } from '../../../adapters/actions/response.ts';
+import { builtinActions, createActionRegistry } from '../../../adapters/action-registry/registry.ts';
+import { responseActions } from '../../../adapters/effects/response-actions.ts';
 import { createTemplateEngine } from '../../../adapters/templates/liquid.ts';
 import { parseRunbook } from '../../../domain/runbooks/parse.ts';
 

@@ -14,9 +14,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { canonicalJson } from '../../domain/shared/canonical-json.ts';
-import type { Database } from '../../projections/database.ts';
-import type { Clock } from '../shared/clock.ts';
+import { canonicalJson } from '../../../domain/shared/canonical-json.ts';
+import type { Database } from '../../../projections/database.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** One effectful call as the store knows it: who, which tool, which key, and the digest of its other arguments. */
 export type IdempotentCall = { subject: string; tool: string; key: string; digest: string };

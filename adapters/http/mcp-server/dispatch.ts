@@ -14,8 +14,8 @@
  * `svc/replayed`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { inProcessEnv } from '../http/auth.ts';
-import type { Principal } from '../identity/principal.ts';
+import { inProcessEnv } from '../auth.ts';
+import type { Principal } from '../../identity/principal.ts';
 import type { StoredAnswer } from './idempotency.ts';
 import type { RoutedArguments } from './input-schema.ts';
 import type { ToolRoute } from './tools.ts';

@@ -49,8 +49,8 @@ import { RISK_GATE_ROLES } from '../../domain/runs/index.ts';
 import { normalizeTarget, type TargetType } from '../../domain/response-policy/targets.ts';
 import { systemActor } from '../commands/audit.ts';
 import type { EffectCommands, KnownEffect } from '../commands/effects.ts';
-import { callBoundAction, readBound, readBoundState, resolveBound } from '../effects/bound-actions.ts';
-import type { EffectReverser } from '../effects/reversal.ts';
+import { callBoundAction, readBound, readBoundState, resolveBound } from './bound-actions.ts';
+import type { EffectReverser } from './reversal.ts';
 import {
   ActionFailure,
   ApprovalRequired,
@@ -60,9 +60,9 @@ import {
   type ActionDefinition,
   type ActionGate,
   type ResolvedConnection,
-} from './action.ts';
-import { builtinSchemas } from './builtin-schemas.ts';
-import type { ActionRegistry } from './registry.ts';
+} from '../actions/action.ts';
+import { builtinSchemas } from '../actions/builtin-schemas.ts';
+import type { ActionRegistry } from '../action-registry/registry.ts';
 
 /** Namespace of the effect ids derived from (delivery id, try). */
 const EFFECT_ID_NAMESPACE = '6f1c3a0e-2b7d-5c4e-9a8f-0d3e5b7c9a21';

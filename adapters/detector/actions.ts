@@ -17,10 +17,10 @@
  * detector's own `detail` (`detector_error`). Previews show method, URL and body, and
  * mint no token.
  */
-import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
-import { builtinSchemas } from './builtin-schemas.ts';
-import { requireConnection } from './outbound-http.ts';
-import { DETECTOR_LIST_DEFAULTS, detectorPath, type DetectorClient, type DetectorRequest } from '../detector/client.ts';
+import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from '../actions/action.ts';
+import { builtinSchemas } from '../actions/builtin-schemas.ts';
+import { requireConnection } from '../actions/outbound-http.ts';
+import { DETECTOR_LIST_DEFAULTS, detectorPath, type DetectorClient, type DetectorRequest } from './client.ts';
 
 type Call = Omit<DetectorRequest, 'idempotencyKey'> & { changes: boolean };
 

@@ -50,7 +50,7 @@ import {
   streamPositionOf,
   versionOfRevision,
   versionOfState,
-} from '../kurrentdb/mapping.ts';
+} from './mapping.ts';
 import {
   StreamVersionConflict,
   writesToAppend,
@@ -60,7 +60,7 @@ import {
   type NewEvent,
   type PurgeResult,
   type StreamWrite,
-} from './port.ts';
+} from '../event-store/port.ts';
 
 /** Events read per step when `headPosition` walks back over system streams. */
 const HEAD_PAGE = 16;

@@ -25,14 +25,22 @@
 import * as v from 'valibot';
 import { acceptAgentOutput, AGENT_LIMITS, agentMove, agentOutputSchema, agentPrompt, type AgentTool, type AgentTurn } from '../../domain/ai/agent.ts';
 import type { AiDataClass } from '../../domain/ai/settings.ts';
-import type { AiInvoker } from '../ai/invoke.ts';
+import type { AiInvoker } from './invoke.ts';
 import { systemActor } from '../commands/audit.ts';
 import { callRemoteTool, toolAuthority } from '../mcp/remote-tools.ts';
 import { RISK_GATE_ROLES } from '../../domain/runs/index.ts';
-import { ActionFailure, ApprovalRequired, approvalCovers, requestDigest, type ActionDefinition, type ActionGate, type ResolvedConnection } from './action.ts';
-import { aiStepFailure } from './ai-step-failure.ts';
-import { builtinSchemas } from './builtin-schemas.ts';
-import type { OutboundFetch } from './outbound-http.ts';
+import {
+  ActionFailure,
+  ApprovalRequired,
+  approvalCovers,
+  requestDigest,
+  type ActionDefinition,
+  type ActionGate,
+  type ResolvedConnection,
+} from '../actions/action.ts';
+import { aiStepFailure } from './step-failure.ts';
+import { builtinSchemas } from '../actions/builtin-schemas.ts';
+import type { OutboundFetch } from '../actions/outbound-http.ts';
 
 type Input = { goal: string; tools?: string[]; max_steps?: number; data_classes?: AiDataClass[]; max_tokens?: number };
 type StopReason = 'finished' | 'write_intent' | 'max_steps' | 'token_budget' | 'time';

@@ -17,13 +17,13 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError } from '../../domain/shared/errors.ts';
-import type { AuditTarget } from '../../domain/audit/events.ts';
-import { auditActorOf } from '../commands/audit.ts';
-import { recordAuditBy } from '../http/audited.ts';
-import type { HttpDeps } from '../http/deps.ts';
-import { errorBody } from '../http/errors.ts';
-import type { Principal } from '../identity/principal.ts';
+import { DomainError } from '../../../domain/shared/errors.ts';
+import type { AuditTarget } from '../../../domain/audit/events.ts';
+import { auditActorOf } from '../../commands/audit.ts';
+import { recordAuditBy } from '../audited.ts';
+import type { HttpDeps } from '../deps.ts';
+import { errorBody } from '../errors.ts';
+import type { Principal } from '../../identity/principal.ts';
 import { answerBody, dispatch, toolResult, type InProcessApp } from './dispatch.ts';
 import { argumentsDigest, type IdempotencyStore, type StoredAnswer } from './idempotency.ts';
 import { routeArguments, toolInput, type OpenApiDocument, type RoutedArguments, type ToolInput } from './input-schema.ts';

@@ -16,11 +16,19 @@
  * `on_error` decides what follows. Output `{content, structured_content}`.
  */
 import type * as v from 'valibot';
-import type { OutboundFetch } from './outbound-http.ts';
-import { callRemoteTool, toolAuthority } from '../mcp/remote-tools.ts';
+import type { OutboundFetch } from '../actions/outbound-http.ts';
+import { callRemoteTool, toolAuthority } from './remote-tools.ts';
 import { RISK_GATE_ROLES } from '../../domain/runs/index.ts';
-import { ActionFailure, ApprovalRequired, approvalCovers, requestDigest, type ActionDefinition, type ActionGate, type ResolvedConnection } from './action.ts';
-import { builtinSchemas } from './builtin-schemas.ts';
+import {
+  ActionFailure,
+  ApprovalRequired,
+  approvalCovers,
+  requestDigest,
+  type ActionDefinition,
+  type ActionGate,
+  type ResolvedConnection,
+} from '../actions/action.ts';
+import { builtinSchemas } from '../actions/builtin-schemas.ts';
 
 type Input = { tool: string; arguments?: Record<string, unknown> };
 type Output = { content: unknown[]; structured_content: Record<string, unknown> | null };

@@ -17,11 +17,11 @@
 import type * as v from 'valibot';
 import type { TriageRecord } from '../../domain/ai/triage.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
-import type { TriageAssessor } from '../ai/case-triage.ts';
+import type { TriageAssessor } from './case-triage.ts';
 import { systemActor } from '../commands/audit.ts';
-import { ActionFailure, type ActionDefinition } from './action.ts';
-import { aiStepFailure } from './ai-step-failure.ts';
-import { builtinSchemas } from './builtin-schemas.ts';
+import { ActionFailure, type ActionDefinition } from '../actions/action.ts';
+import { aiStepFailure } from './step-failure.ts';
+import { builtinSchemas } from '../actions/builtin-schemas.ts';
 
 type Input = { instructions?: string };
 

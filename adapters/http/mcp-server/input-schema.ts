@@ -16,7 +16,7 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { unprocessable } from '../../domain/shared/errors.ts';
+import { unprocessable } from '../../../domain/shared/errors.ts';
 import { isEffectful, type ToolRoute } from './tools.ts';
 
 export type JsonSchema = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * only the provider's or the network's passing trouble is worth another attempt.
  */
 import type { AiRefusal } from '../../domain/ai/gate.ts';
-import { ActionFailure } from './action.ts';
+import { ActionFailure } from '../actions/action.ts';
 
 /** AI codes another attempt may get past; the gate's refusals and invalid answers are final. */
 const RETRYABLE: ReadonlySet<string> = new Set(['ai_timeout', 'ai_provider_error', 'provider_request_failed']);
