@@ -1,5 +1,5 @@
 /**
- * What the HTTP routes need from the running service, injected by runtime/boot.ts.
+ * What the HTTP routes need from the running service, built by runtime/wiring/api.ts.
  * createApp takes all of it; each route factory takes a `Pick` of the fields it reads
  * (`CaseRouteDeps` in cases.routes.ts, and so on).
  */

@@ -27,7 +27,7 @@ import type { LiveHub } from '../live/hub.ts';
 import type { Clock } from '../shared/clock.ts';
 import { authenticateBearer, checkPermission, pathBelow } from './auth.ts';
 
-/** What the `/ws` server needs from the running service, passed by runtime/boot.ts. */
+/** What the `/ws` server needs from the running service, passed by runtime/wiring/api.ts. */
 export type LiveSocketDeps = {
   db: Kysely<Database>;
   basePath: string;

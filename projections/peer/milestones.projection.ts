@@ -10,7 +10,7 @@
  * A stamp is inserted once and never updated: a later event, or the same events applied
  * again from an older checkpoint, leave the first one. The gate is read from `run_gates`,
  * which the runs projection settles earlier in the same batch, so this projection is
- * registered after it (runtime/boot.ts).
+ * registered after it (runtime/wiring/projector.ts).
  */
 import type { Kysely } from 'kysely';
 import type { CaseEvent } from '../../domain/cases/index.ts';
