@@ -19,7 +19,18 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
 import { ActionFailure, type ActionContext, type ActionDefinition } from './action.ts';
-import { joinUrl, readCappedText, REDACTED, requireConnection, sendOutbound, statusFailure, vendorMessage, type OutboundFetch } from './outbound-http.ts';
+import {
+  basic,
+  configText,
+  joinUrl,
+  readCappedText,
+  REDACTED,
+  requireConnection,
+  sendOutbound,
+  statusFailure,
+  vendorMessage,
+  type OutboundFetch,
+} from './outbound-http.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -57,12 +68,6 @@ type TicketRequest = {
   body: Record<string, unknown>;
   read: (body: unknown) => { remoteId: string; remoteKey: string; url: string | null } | null;
 };
-
-/** HTTP Basic credentials as both ticketing products take them. */
-export const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
-/** A non-blank string `config[key]`, trimmed, else null. */
-export const configText = (config: Record<string, unknown>, key: string): string | null =>
-  typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null;
 
 /** Plain text as an Atlassian Document Format document, one paragraph per line (Jira descriptions and comments). */
 export const adf = (plain: string) => ({

@@ -16,6 +16,13 @@ export const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** The value previews show instead of a credential. */
 export const REDACTED = '[redacted]';
 
+/** A non-blank string `config[key]` of a connection's config, trimmed, else null. */
+export const configText = (config: Record<string, unknown>, key: string): string | null =>
+  typeof config[key] === 'string' && (config[key] as string).trim() !== '' ? (config[key] as string).trim() : null;
+
+/** An HTTP Basic `authorization` header value for `user` and `secret` (RFC 7617). */
+export const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
+
 /**
  * The step's connection, which must be of `kind` and have a base URL.
  * Throws a final ActionFailure: 'connection_missing' (none bound) or 'connection_invalid'.

@@ -14,8 +14,7 @@
  */
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import type { TokenSource } from '../actions/oauth2-token.ts';
-import { joinUrl, requireConnection, type OutboundFetch } from '../actions/outbound-http.ts';
-import { configText } from '../actions/notify-ticket.ts';
+import { configText, joinUrl, requireConnection, type OutboundFetch } from '../actions/outbound-http.ts';
 import { graphTokenUrl } from './config-rules.ts';
 import { probeRead } from './probe-http.ts';
 

@@ -15,7 +15,7 @@
  */
 import { ImapFlow } from 'imapflow';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
-import { configText } from '../actions/notify-ticket.ts';
+import { configText } from '../actions/outbound-http.ts';
 import { probeSecret } from './probe-http.ts';
 import { trustedCa } from '../outbound/trusted-ca.ts';
 

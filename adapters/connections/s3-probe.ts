@@ -14,8 +14,7 @@
  */
 import { AwsV4Signer } from 'aws4fetch';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
-import { configText } from '../actions/notify-ticket.ts';
-import { joinUrl, readCappedText, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from '../actions/outbound-http.ts';
+import { configText, joinUrl, readCappedText, requireConnection, sendOutbound, statusFailure, type OutboundFetch } from '../actions/outbound-http.ts';
 import { OBJECT_STORAGE_REGION } from './config-rules.ts';
 import { credentialRefused, probeSecret } from './probe-http.ts';
 

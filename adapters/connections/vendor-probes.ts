@@ -24,8 +24,7 @@ import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { chatAEndpoint } from '../actions/notify-chat-a.ts';
 import { chatBWebhookUrl } from '../actions/notify-chat-b.ts';
 import { genieKey } from '../actions/notify-pager.ts';
-import { basic, configText } from '../actions/notify-ticket.ts';
-import { joinUrl, requireConnection, type OutboundFetch } from '../actions/outbound-http.ts';
+import { basic, configText, joinUrl, requireConnection, type OutboundFetch } from '../actions/outbound-http.ts';
 import { probeRead, probeSecret, probeStatus } from './probe-http.ts';
 
 /** What a probe reports on success (the `details` of SPEC.md's probe answer). */

@@ -9,8 +9,7 @@
 import * as v from 'valibot';
 import type { TicketProvider } from '../../domain/tickets/links.ts';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
-import { basic, configText } from '../actions/notify-ticket.ts';
-import { joinUrl, readCappedText, retryableStatus, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
+import { basic, configText, joinUrl, readCappedText, retryableStatus, sendOutbound, type OutboundFetch } from '../actions/outbound-http.ts';
 
 /** A failed call; `final` when another attempt cannot help (a 4xx other than 429, a refused target, no transition). */
 export class TicketApiFailure extends Error {
