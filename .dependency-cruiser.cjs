@@ -53,6 +53,28 @@ const adapterFloorRules = adapterFolders.map((folder) => ({
   to: { path: `^adapters/(${adapterFolders.filter((other) => other !== folder && floorOf.get(other) >= floorOf.get(folder)).join('|')})/` },
 }));
 
+// Each vendor's own modules (a product or a product family the service talks to). A vendor's
+// code imports no other vendor's: what two of them need moves down to a vendor-neutral module
+// (as `configText` and `basic` did from the ticketing actions to outbound-http.ts), so dropping
+// or replacing one vendor touches no other (issue 47).
+const vendorModules = {
+  'chat-a': ['adapters/actions/notify-chat-a\\.ts', 'adapters/chat/chat-a-signature\\.ts'],
+  'chat-b': ['adapters/actions/notify-chat-b\\.ts'],
+  pager: ['adapters/actions/notify-pager\\.ts', 'adapters/webhook-sources/pager-signature\\.ts'],
+  ticketing: ['adapters/actions/notify-ticket\\.ts', 'adapters/tickets/', 'adapters/webhook-sources/ticket-events\\.ts'],
+  'object-storage': ['adapters/connections/s3-probe\\.ts'],
+  'microsoft-graph': ['adapters/connections/graph-probe\\.ts'],
+  kurrentdb: ['adapters/kurrentdb/'],
+};
+const vendorPattern = (names) => `^(${names.flatMap((name) => vendorModules[name]).join('|')})`;
+const vendorRules = Object.keys(vendorModules).map((vendor) => ({
+  name: `vendor-${vendor}-imports-no-other-vendor`,
+  comment: `the ${vendor} modules import no other vendor's modules: shared helpers live in vendor-neutral modules`,
+  severity: 'error',
+  from: { path: vendorPattern([vendor]) },
+  to: { path: vendorPattern(Object.keys(vendorModules).filter((other) => other !== vendor)) },
+}));
+
 module.exports = {
   forbidden: [
     { name: 'domain-is-pure', severity: 'error', from: { path: '^domain/' }, to: { path: '^(projections|adapters|runtime|tests|bench)/' } },
@@ -66,6 +88,7 @@ module.exports = {
     },
     { name: 'projections-below-adapters', severity: 'error', from: { path: '^projections/' }, to: { path: '^(adapters|runtime|tests|bench)/' } },
     ...adapterFloorRules,
+    ...vendorRules,
     {
       name: 'adapters-folders-on-a-floor',
       comment: 'every file of adapters/ stands in a folder placed on one of adapterFloors',
@@ -81,6 +104,13 @@ module.exports = {
       to: { path: '^adapters/', pathNot: `^adapters/(${adapterFolders.join('|')})/` },
     },
     { name: 'adapters-below-runtime', severity: 'error', from: { path: '^adapters/' }, to: { path: '^(runtime|tests|bench)/' } },
+    {
+      name: 'service-imports-no-dev-dependency',
+      comment: 'the image installs dependencies only (npm ci --omit=dev): the service imports no devDependency',
+      severity: 'error',
+      from: { path: '^(domain|projections|adapters|runtime)/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
     { name: 'runtime-never-imports-tests', severity: 'error', from: { path: '^runtime/' }, to: { path: '^(tests|bench)/' } },
     {
       name: 'unit-tests-do-no-io',
