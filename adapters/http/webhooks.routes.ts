@@ -18,13 +18,13 @@
  * each.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { IncomingAlert } from '../../domain/alerts/intake.ts';
 import { webhookSourceActor } from '../commands/audit.ts';
 import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
+import { canonicalJson } from '../../domain/shared/canonical-json.ts';
 import { assertNever } from '../../domain/shared/messages.ts';
 import { mapGenericAlert } from '../../domain/webhook-sources/generic.ts';
 import { mapMailboxAlert, type MailboxEmail } from '../../domain/webhook-sources/mailbox.ts';
@@ -138,7 +138,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   };
 
   const fromGeneric = (payload: Record<string, unknown>, index: number | null, source: ResolvedWebhookSource): IncomingAlert => {
-    const contentId = hash('sha256', canonicalize(payload) ?? '', 'hex');
+    const contentId = hash('sha256', canonicalJson(payload), 'hex');
     const mapped = mapGenericAlert(
       payload,
       { slug: source.slug, team: source.team, fieldMap: source.field_map, defaultSeverity: source.default_severity },
@@ -156,11 +156,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   /** Digest of the normalized email, not of the body sent: keys a gateway adds or orders differently do not defeat de-duplication. */
   const fromMailbox = (email: MailboxEmail, source: ResolvedWebhookSource): IncomingAlert =>
     withObservables(
-      mapMailboxAlert(
-        email,
-        { slug: source.slug, team: source.team, defaultSeverity: source.default_severity },
-        hash('sha256', canonicalize(email) ?? '', 'hex'),
-      ),
+      mapMailboxAlert(email, { slug: source.slug, team: source.team, defaultSeverity: source.default_severity }, hash('sha256', canonicalJson(email), 'hex')),
     );
 
   /**
