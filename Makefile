@@ -42,7 +42,9 @@ console-types: node_modules
 
 lint: typecheck depcruise biome openapi-lint
 
-test: lint console
+# The checks and the console build run two at a time (their output kept per target), then the suite.
+test: node_modules
+	$(MAKE) --no-print-directory --jobs=2 --output-sync=target lint console
 	npx vitest run
 
 bench: node_modules console
