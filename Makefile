@@ -47,18 +47,12 @@ test: node_modules
 	$(MAKE) --no-print-directory --jobs=2 --output-sync=target lint console
 	npx vitest run
 
+# Every bench but memory, which measures its own process's heap (bench/memory.ts).
+BENCHES := alert-intake event-store-append case-list peer-search runbook-engine chain-verify custom-action \
+  containment webhook-runs console-case-list
+
 bench: node_modules console
-	node --import tsx bench/alert-intake.ts
-	node --import tsx bench/event-store-append.ts
-	node --import tsx bench/case-list.ts
-	node --import tsx bench/peer-search.ts
-	node --import tsx bench/runbook-engine.ts
-	node --import tsx bench/chain-verify.ts
-	node --import tsx bench/custom-action.ts
-	node --import tsx bench/containment.ts
-	node --import tsx bench/webhook-runs.ts
-	node --import tsx bench/console-case-list.ts
-	node --import tsx bench/memory.ts
+	for b in $(BENCHES) memory; do node --import tsx bench/$$b.ts || exit 1; done
 
 # Every bench once, smaller and shorter (CI prints it on both engines; figures are rougher).
 bench-quick: export BENCH_ROUNDS = 1
@@ -69,4 +63,6 @@ bench-quick: export BENCH_CHAIN_ROWS = 10000
 bench-quick: export BENCH_RUNS = 20
 bench-quick: export BENCH_ALERTS = 50
 bench-quick: export BENCH_APPEND_EVENTS = 5000
-bench-quick: bench
+bench-quick: node_modules console
+	node --import tsx bench/in-one-process.ts $(BENCHES)
+	node --import tsx bench/memory.ts

@@ -103,8 +103,18 @@ export function printReport(parameters: string, lines: string[]): void {
   process.stdout.write(`${parameters}\nmetric\tvalue\tbaseline\tratio\ttarget\n${lines.map((l) => `${l}\n`).join('')}`);
 }
 
-/** Runs a bench's main, exiting 1 with the stack on failure. */
+/** The mains bench files handed to `runBench` while bench/in-one-process.ts imports them, in import order. */
+export const queuedBenches: (() => Promise<void>)[] = [];
+
+/**
+ * Runs a bench's main, exiting 1 with the stack on failure; when bench/in-one-process.ts
+ * imports the file (BENCH_IN_ONE_PROCESS=1), queues it for that runner instead.
+ */
 export function runBench(main: () => Promise<void>): void {
+  if (process.env.BENCH_IN_ONE_PROCESS === '1') {
+    queuedBenches.push(main);
+    return;
+  }
   main().catch((error: unknown) => {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
