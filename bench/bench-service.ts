@@ -115,10 +115,13 @@ export function runBench(main: () => Promise<void>): void {
     queuedBenches.push(main);
     return;
   }
-  main().catch((error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  });
+  main().catch(benchFailed);
+}
+
+/** Ends the process with exit 1 after printing `bench failed:` and the stack of `error`. */
+export function benchFailed(error: unknown): never {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
 }
 
 /** Serves a baseline app on an ephemeral port of 127.0.0.1. */

@@ -9,7 +9,7 @@
  *
  * Exits 1 with the stack at the first bench that fails, as `make bench` stops there.
  */
-import { queuedBenches } from './bench-service.ts';
+import { benchFailed, queuedBenches } from './bench-service.ts';
 
 process.env.BENCH_IN_ONE_PROCESS = '1';
 for (const name of process.argv.slice(2)) {
@@ -18,11 +18,6 @@ for (const name of process.argv.slice(2)) {
   await import(`./${name}.ts`);
   const main = queuedBenches.shift();
   if (main === undefined) throw new Error(`bench/${name}.ts queued no bench`);
-  try {
-    await main();
-  } catch (error) {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  }
+  await main().catch(benchFailed);
 }
 process.exit(0);
