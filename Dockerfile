@@ -1,31 +1,41 @@
-# The service image compose.yaml runs (docs/operations.md "Several processes"): Node 22 LTS,
-# production dependencies only, one process per container; SVC_ROLE picks API or worker.
-# The web console (docs/console.md) is built in a first stage with the dev dependencies
-# and only its static output is copied into the image.
-FROM node:22-bookworm-slim AS console-build
+# The service image compose.yaml runs (docs/operations.md "Several processes"): Node 24 LTS,
+# the compiled build (tools/build.mjs, no TypeScript at run time), production dependencies
+# only, one process per container; SVC_ROLE picks API or worker.
+# A first stage with the dev dependencies compiles the service and the web console
+# (docs/console.md); only their output is copied into the image.
+FROM node:24-bookworm-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
+COPY tools ./tools
+COPY domain ./domain
+COPY projections ./projections
+COPY adapters ./adapters
+COPY runtime ./runtime
 COPY console ./console
-RUN npx vite build console
+RUN node tools/build.mjs && npx vite build console
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
+# git: runbooks synced from a Git repository (SVC_RUNBOOK_GIT_*); tini: PID 1 that forwards
+# SIGTERM and reaps children, so `docker stop` shuts the service down in order.
+RUN apt-get update && apt-get install -y --no-install-recommends git tini ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
-COPY domain ./domain
-COPY projections ./projections
-COPY adapters ./adapters
-COPY runtime ./runtime
+COPY --from=build /build/dist ./dist
+COPY --from=build /build/console/dist ./console/dist
 COPY runbooks ./runbooks
 COPY case-templates ./case-templates
 COPY packs ./packs
-COPY --from=console-build /build/console/dist ./console/dist
-COPY tsconfig.json ./
 # The attachments volume starts as a copy of this directory, owned by the user that runs.
 RUN mkdir /data && chown node:node /data
 USER node
 EXPOSE 8080 9101
+# /healthz answers while the API is up (SVC_ROLE api or all); a worker-only container is
+# checked by compose on its metrics port instead (compose.yaml).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "bin/svc.js", "serve"]

@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: run test lint typecheck depcruise biome openapi-lint console-types format bench bench-quick migrate console
+.PHONY: build run test lint typecheck depcruise biome openapi-lint console-types format bench bench-quick migrate console
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
@@ -12,10 +12,17 @@ console/dist/index.html: node_modules $(CONSOLE_SOURCES)
 
 console: console/dist/index.html
 
-run: node_modules console
+# The compiled service (tools/build.mjs): bin/svc.js runs dist/svc.js, never TypeScript.
+SERVICE_SOURCES := $(shell find domain projections adapters runtime -name '*.ts') tools/build.mjs package.json
+dist/svc.js: node_modules $(SERVICE_SOURCES)
+	node tools/build.mjs
+
+build: dist/svc.js
+
+run: node_modules console build
 	node bin/svc.js serve
 
-migrate: node_modules
+migrate: build
 	node bin/svc.js migrate
 
 typecheck: node_modules
@@ -33,11 +40,11 @@ format: node_modules
 	npx biome check --write .
 
 # Redocly's recommended rules over the served document (redocly.yaml); no telemetry, no update check.
-openapi-lint: node_modules
+openapi-lint: build
 	node bin/svc.js openapi | REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint
 
 # The console's API types from the served document (console/api-types.ts); make test fails when they drift.
-console-types: node_modules
+console-types: build
 	node bin/svc.js openapi | node --import tsx console/api-types.ts
 
 lint: typecheck depcruise biome openapi-lint

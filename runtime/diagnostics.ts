@@ -18,6 +18,7 @@ import type { DiagnosticsDocument, settingTypes } from '../adapters/diagnostics/
 import type { ErrorCounts } from '../adapters/diagnostics/error-counts.ts';
 import type { Database } from '../projections/database.ts';
 import { migrationProvider } from './schema-migrations.ts';
+import { serviceVersion } from './version.ts';
 
 export const DIAGNOSTICS_SCHEMA = 'suite-diagnostics/v1';
 export const MODULE = 'svc';
@@ -128,9 +129,6 @@ const DEPENDENCIES = ['@electric-sql/pglite', 'hono', 'jose', 'kysely', 'liquidj
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const versionOf = (packageDir: string): string => (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
-
-/** This service's version (package.json), which pack compatibility ranges are checked against. */
-export const serviceVersion = (): string => versionOf(repoRoot);
 
 /** Component states; the same inputs always give the same state. */
 export type HealthProbes = {

@@ -16,8 +16,8 @@ import type { Config } from '../config.ts';
 import { openEventStore } from '../event-store.ts';
 import { migrateToLatest } from '../migrate.ts';
 
-/** Writes the report to `out` and resolves with the exit status (0 intact, 1 not); rejects when the database cannot be opened. */
-export async function runAuditVerify(config: Config, out: NodeJS.WritableStream): Promise<number> {
+/** Writes the report (JSON) to `write` and resolves with the exit status (0 intact, 1 not); rejects when the database cannot be opened. */
+export async function runAuditVerify(config: Config, write: (text: string) => void): Promise<number> {
   const opened = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
   try {
     await migrateToLatest(opened.db);
@@ -30,7 +30,7 @@ export async function runAuditVerify(config: Config, out: NodeJS.WritableStream)
       action_log: { table: await verifyChainTable(opened.db, 'action_log'), replay: replay.action_log },
       audit_log: { table: await verifyChainTable(opened.db, 'audit_log'), replay: replay.audit_log },
     };
-    out.write(`${JSON.stringify(report, null, 2)}\n`);
+    write(`${JSON.stringify(report, null, 2)}\n`);
     const intact = [report.action_log, report.audit_log].every((c) => c.table.valid && c.replay.valid);
     return intact ? 0 : 1;
   } finally {

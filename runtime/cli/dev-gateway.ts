@@ -15,7 +15,6 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { pathBelow } from '../../adapters/http/auth.ts';
 import { devAssertionClaims, devAssertionTtlSeconds } from '../../adapters/identity/dev-claims.ts';
 import { mintDevToken, type DevIdentity } from '../../adapters/identity/dev-identity.ts';
@@ -139,47 +138,36 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
   };
 }
 
+/** The options of `svc dev gateway`, as the command line parsed them (runtime/cli/main.ts). */
+export type DevGatewayArgs = { host: string; port: number; target: string; email?: string; name?: string; grant?: string[] };
+
 /**
- * Parses the arguments of `svc dev gateway [--host 127.0.0.1] [--port 8081]
- * [--target http://127.0.0.1:8080] --email E [--name N] --grant role[:team] [--grant ...]`
- * (the arguments after `dev gateway`). `--name` defaults to the email's local part.
+ * Checks the options of `svc dev gateway [--host 127.0.0.1] [--port 8081]
+ * [--target http://127.0.0.1:8080] --email E [--name N] --grant role[:team] [--grant ...]`.
+ * `--name` defaults to the email's local part.
  *
- * @throws Error on unknown or invalid arguments.
+ * @throws Error on an invalid port, target, email or grant.
  */
-export function parseDevGatewayArgs(argv: string[]): Omit<DevGatewayOptions, 'identity' | 'audience' | 'basePath'> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '8081' },
-      target: { type: 'string', default: 'http://127.0.0.1:8080' },
-      email: { type: 'string' },
-      name: { type: 'string' },
-      grant: { type: 'string', multiple: true },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
+export function parseDevGatewayArgs(args: DevGatewayArgs): Omit<DevGatewayOptions, 'identity' | 'audience' | 'basePath'> {
+  if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535) throw new Error('--port must be a port number');
   let target: URL;
   try {
-    target = new URL(values.target);
+    target = new URL(args.target);
   } catch {
     throw new Error('--target must be a URL such as http://127.0.0.1:8080');
   }
-  const person = devPerson(values);
-  return { host: values.host, port, target, person: { ...person, name: values.name ?? person.email.split('@')[0] ?? person.email } };
+  const person = devPerson(args);
+  return { host: args.host, port: args.port, target, person: { ...person, name: args.name ?? person.email.split('@')[0] ?? person.email } };
 }
 
 /**
  * Runs `svc dev gateway` (see parseDevGatewayArgs) with the dev identity of `env`
  * (`SVC_DATA_DIR`, `SVC_AUDIENCE`, `SVC_BASE_PATH`) until SIGINT or SIGTERM.
  *
- * @throws Error on invalid arguments, when dev identity is refused, or when the port is taken.
+ * @throws Error on invalid options, when dev identity is refused, or when the port is taken.
  */
-export async function runDevGateway(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const parsed = parseDevGatewayArgs(argv);
+export async function runDevGateway(args: DevGatewayArgs, env: NodeJS.ProcessEnv): Promise<void> {
+  const parsed = parseDevGatewayArgs(args);
   const { identity, audience } = await loadDevIdentity(env);
   const gateway = await startDevGateway({ ...parsed, identity, audience, basePath: env.SVC_BASE_PATH ?? '' });
   process.stderr.write(`dev gateway ${gateway.url} -> ${parsed.target.origin} as ${parsed.person.email} (dev identity, not for production)\n`);

@@ -4,15 +4,11 @@
  * signature (SPEC.md "notify.webhook") and prints it. For the README's first session.
  */
 import { createServer } from 'node:http';
-import { parseArgs } from 'node:util';
 import { signStandardWebhook } from '../../adapters/actions/notify-webhook.ts';
 import { listenError } from '../listen-error.ts';
 
-export async function runDevReceiver(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { port: { type: 'string', default: '9000' }, host: { type: 'string', default: '127.0.0.1' }, secret: { type: 'string' } },
-  });
+/** Serves until SIGINT or SIGTERM; rejects without a secret or when the port is taken. */
+export async function runDevReceiver(values: { port: number; host: string; secret?: string }): Promise<void> {
   const secret = values.secret;
   if (!secret) throw new Error('--secret is required (the webhook connection secret)');
   const server = createServer((req, res) => {
@@ -30,8 +26,8 @@ export async function runDevReceiver(argv: string[]): Promise<void> {
   });
   // A port in use is an 'error' event: rejected here, `svc` prints one line instead of a stack.
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(listenError(error, { host: values.host, port: Number(values.port), variable: '--port' })));
-    server.listen(Number(values.port), values.host, () => resolve());
+    server.once('error', (error) => reject(listenError(error, { host: values.host, port: values.port, variable: '--port' })));
+    server.listen(values.port, values.host, () => resolve());
   });
   process.stdout.write(`receiver listening on http://${values.host}:${values.port}/\n`);
   await new Promise<void>((resolve) => {

@@ -2,7 +2,6 @@
  * `svc dev token`: prints an exchange token with an `act` actor, signed by the dev
  * identity, for calling a local service by hand (CONTRACTS.md section 4).
  */
-import { parseArgs } from 'node:util';
 import { devExchangeClaims, devIdentityServiceClaims, parseGrant } from '../../adapters/identity/dev-claims.ts';
 import { devIdentityRefusal, ensureDevIdentity, mintDevToken, type DevIdentity } from '../../adapters/identity/dev-identity.ts';
 import type { Grant } from '../../adapters/identity/principal.ts';
@@ -35,35 +34,30 @@ export function devPerson(values: { email?: string; grant?: string[] }): { email
   return { email: values.email, grants: values.grant.map(parseGrant) };
 }
 
+/** The options of `svc dev token`, as the command line parsed them (runtime/cli/main.ts). */
+export type DevTokenOptions = { email?: string; grant?: string[]; ttl?: number; scope?: string[]; identityService?: boolean };
+
 /**
  * Runs `svc dev token --email E --grant admin[:team] [--grant ...] [--ttl 3600] [--scope S ...]`,
  * or `svc dev token --identity-service --scope S [...]` for the identity service's own token
- * (no person; e.g. `svc:peer:ai:write` to set the AI provider); `argv` are the arguments
- * after `dev token`. Writes one token and a newline to `write` (default stdout). `--ttl` is
- * in seconds (default 12 h); `--scope` may be repeated or space-separated and defaults to
- * every scope of the service (a person's token only).
+ * (no person; e.g. `svc:peer:ai:write` to set the AI provider). Writes one token and a
+ * newline to `write` (default stdout). `ttl` is in seconds (default 12 h); each `scope` may
+ * hold several space-separated scopes, and they default to every scope of the service (a
+ * person's token only).
  *
- * @throws Error on unknown or invalid arguments and when dev identity is refused.
+ * @throws Error on invalid options and when dev identity is refused.
  */
-export async function runDevToken(argv: string[], env: NodeJS.ProcessEnv, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      email: { type: 'string' },
-      grant: { type: 'string', multiple: true },
-      ttl: { type: 'string' },
-      scope: { type: 'string', multiple: true },
-      'identity-service': { type: 'boolean' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  const ttlSeconds = values.ttl === undefined ? defaultTtlSeconds : Number(values.ttl);
+export async function runDevToken(
+  options: DevTokenOptions,
+  env: NodeJS.ProcessEnv,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<void> {
+  const ttlSeconds = options.ttl ?? defaultTtlSeconds;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error('--ttl must be a positive whole number of seconds');
-  const scope = values.scope?.flatMap((s) => s.split(' ')).filter((s) => s !== '');
-  const claims = values['identity-service']
-    ? identityServiceClaims(values, scope)
-    : devExchangeClaims({ ...devPerson(values), scope: scope?.length ? scope : undefined });
+  const scope = options.scope?.flatMap((s) => s.split(' ')).filter((s) => s !== '');
+  const claims = options.identityService
+    ? identityServiceClaims(options, scope)
+    : devExchangeClaims({ ...devPerson(options), scope: scope?.length ? scope : undefined });
 
   const { identity, audience } = await loadDevIdentity(env);
   write(`${await mintDevToken(identity, claims, { audience, ttlSeconds })}\n`);

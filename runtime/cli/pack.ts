@@ -7,7 +7,7 @@
  *   svc pack index <dir>                             write <dir>/index.yaml (pack-registry version 1)
  *   svc pack verify <dir> [--public-key <base64>]    verify as the service does, and that the index is current
  * Each command is a function of paths and strings returning its result; `runPack` only
- * parses argv and prints. A refusal is a PackCommandError, printed `svc pack: <message>`
+ * prints (runtime/cli/commands.ts parses the command line). A refusal is a PackCommandError, printed `svc pack: <message>`
  * with one line per problem, never a stack trace.
  */
 import { getPublicKeyAsync, signAsync, utils } from '@noble/ed25519';
@@ -15,7 +15,6 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { stringify } from 'yaml';
 import { connectionKinds } from '../../adapters/connections/kinds.ts';
@@ -31,7 +30,7 @@ import {
   type SignatureState,
 } from '../../domain/integration-packs/registry.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
-import { serviceVersion } from '../diagnostics.ts';
+import { serviceVersion } from '../version.ts';
 
 export type PackProblem = { loc: (string | number)[]; msg: string };
 
@@ -216,23 +215,21 @@ async function staleness(dir: string): Promise<string | null> {
 }
 
 export type PackIo = { out: (text: string) => void; err: (text: string) => void };
-const stdio: PackIo = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
-const usage = 'usage: svc pack keygen --out F | build PACK [--out F] | sign PACK --key F | index DIR | verify DIR [--public-key B64]';
+
+/** A `svc pack` command as the command line parsed it (runtime/cli/commands.ts). */
+export type PackArgs =
+  | { sub: 'keygen'; out: string }
+  | { sub: 'build'; file: string; out: string | undefined }
+  | { sub: 'sign'; file: string; key: string }
+  | { sub: 'index'; dir: string }
+  | { sub: 'verify'; dir: string; publicKey: string | undefined };
 
 /**
- * Runs `svc pack <sub> ...` (`argv` starts at the subcommand) and resolves with the exit
- * status: 0 done, 1 refused or not verified, 2 bad usage. Prints results to `io.out`,
- * `svc pack: <message>` and problems to `io.err`; never rejects.
+ * Runs one `svc pack` command and resolves with the exit status: 0 done, 1 refused or not
+ * verified. Prints results to `io.out`, `svc pack: <message>` and problems to `io.err`;
+ * never rejects.
  */
-export async function runPack(argv: string[], env: NodeJS.ProcessEnv, io: PackIo = stdio): Promise<number> {
-  const [sub, ...rest] = argv;
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(sub, rest);
-  } catch (error) {
-    io.err(`svc pack: ${describe(error)}\n${usage}\n`);
-    return 2;
-  }
+export async function runPack(args: PackArgs, env: NodeJS.ProcessEnv, io: PackIo): Promise<number> {
   try {
     switch (args.sub) {
       case 'keygen':
@@ -262,44 +259,6 @@ export async function runPack(argv: string[], env: NodeJS.ProcessEnv, io: PackIo
     io.err(`svc pack: ${describe(error)}\n`);
     if (error instanceof PackCommandError) for (const p of error.problems) io.err(`  ${p.loc.length ? p.loc.join('.') : '(document)'}: ${p.msg}\n`);
     return 1;
-  }
-}
-
-type PackArgs =
-  | { sub: 'keygen'; out: string }
-  | { sub: 'build'; file: string; out: string | undefined }
-  | { sub: 'sign'; file: string; key: string }
-  | { sub: 'index'; dir: string }
-  | { sub: 'verify'; dir: string; publicKey: string | undefined };
-
-function parse(sub: string | undefined, args: string[]): PackArgs {
-  const one = (positionals: string[], what: string): string => {
-    const [only] = positionals;
-    if (only === undefined || positionals.length !== 1) throw new Error(`${sub} takes one ${what}`);
-    return only;
-  };
-  const required = (value: string | undefined, flag: string): string => {
-    if (!value) throw new Error(`${sub} needs ${flag}`);
-    return value;
-  };
-  const options = { out: { type: 'string' }, key: { type: 'string' }, 'public-key': { type: 'string' } } as const;
-  const allowed: Record<string, (keyof typeof options)[]> = { keygen: ['out'], build: ['out'], sign: ['key'], index: [], verify: ['public-key'] };
-  const flags = sub !== undefined && Object.hasOwn(allowed, sub) ? allowed[sub] : undefined;
-  if (flags === undefined) throw new Error(sub === undefined ? 'a subcommand is required' : `unknown subcommand ${sub}`);
-  const { values, positionals } = parseArgs({ args, options: Object.fromEntries(flags.map((f) => [f, options[f]])), strict: true, allowPositionals: true });
-  const value = (flag: keyof typeof options) => values[flag] as string | undefined;
-  switch (sub) {
-    case 'keygen':
-      if (positionals.length > 0) throw new Error('keygen takes no file but --out');
-      return { sub, out: required(value('out'), '--out <file>') };
-    case 'build':
-      return { sub, file: one(positionals, 'pack file'), out: value('out') };
-    case 'sign':
-      return { sub, file: one(positionals, 'pack file'), key: required(value('key'), '--key <private key file>') };
-    case 'index':
-      return { sub, dir: one(positionals, 'folder') };
-    default:
-      return { sub: 'verify', dir: one(positionals, 'folder'), publicKey: value('public-key') };
   }
 }
 

@@ -19,7 +19,8 @@ import { createUserDirectory } from '../../adapters/identity/users.ts';
 import { createTokenVerifier } from '../../adapters/identity/verifier.ts';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { startDevGateway } from '../../runtime/cli/dev-gateway.ts';
-import { loadDevIdentity, runDevToken } from '../../runtime/cli/dev-token.ts';
+import { loadDevIdentity } from '../../runtime/cli/dev-token.ts';
+import { svc } from '../support/cli.ts';
 import { engines } from '../support/engines.ts';
 
 const issuer = 'https://identity.example.test';
@@ -195,9 +196,8 @@ describe('remote JWKS', () => {
 describe('svc dev token', () => {
   it('prints an exchange token with an actor that the dev identity verifies and the service accepts', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-dev-token-'));
-    let out = '';
-    await runDevToken(['--email', 'dev@example.com', '--grant', 'admin', '--grant', 'viewer:blue', '--ttl', '600'], { SVC_DATA_DIR: dir }, (text) => {
-      out += text;
+    const { out } = await svc(['dev', 'token', '--email', 'dev@example.com', '--grant', 'admin', '--grant', 'viewer:blue', '--ttl', '600'], {
+      SVC_DATA_DIR: dir,
     });
     expect(out.endsWith('\n')).toBe(true);
     const token = out.trim();
@@ -219,11 +219,8 @@ describe('svc dev token', () => {
   });
 
   it('defaults to a 12 h token and takes scopes', async () => {
-    let out = '';
     const env = { SVC_DATA_DIR: await mkdtemp(join(tmpdir(), 'svc-dev-token-')), SVC_AUDIENCE: 'svc-test' };
-    await runDevToken(['--email', 'd@example.com', '--grant', 'analyst', '--scope', 'svc:cases:read svc:runs:read'], env, (text) => {
-      out += text;
-    });
+    const { out } = await svc(['dev', 'token', '--email', 'd@example.com', '--grant', 'analyst', '--scope', 'svc:cases:read svc:runs:read'], env);
     const claims = decodeJwt(out.trim());
     expect(claims).toMatchObject({ aud: 'svc-test', scope: 'svc:cases:read svc:runs:read' });
     expect(Number(claims.exp) - Number(claims.iat)).toBe(12 * 3600);
@@ -231,10 +228,7 @@ describe('svc dev token', () => {
 
   it('prints the identity service’s own token with --identity-service, for the peer routes it owns', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-dev-token-'));
-    let out = '';
-    await runDevToken(['--identity-service', '--scope', 'svc:peer:ai:write'], { SVC_DATA_DIR: dir }, (text) => {
-      out += text;
-    });
+    const { out } = await svc(['dev', 'token', '--identity-service', '--scope', 'svc:peer:ai:write'], { SVC_DATA_DIR: dir });
     const token = out.trim();
     expect(decodeJwt(token)).not.toHaveProperty('act');
     const identity = await ensureDevIdentity(dir);
@@ -246,21 +240,36 @@ describe('svc dev token', () => {
       scopes: ['svc:peer:ai:write'],
     });
     const env = { SVC_DATA_DIR: dir };
-    await expect(runDevToken(['--identity-service'], env)).rejects.toThrow(/--identity-service needs --scope/);
-    await expect(runDevToken(['--identity-service', '--scope', 'svc:peer:ai:write', '--email', 'a@b.c'], env)).rejects.toThrow(/no person/);
+    expect(await svc(['dev', 'token', '--identity-service'], env)).toMatchObject({ code: 1, err: expect.stringMatching(/--identity-service needs --scope/) });
+    expect(await svc(['dev', 'token', '--identity-service', '--scope', 'svc:peer:ai:write', '--email', 'a@b.c'], env)).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/no person/),
+    });
   });
 
-  it('refuses bad arguments and environments where dev identity is refused', async () => {
+  it('refuses bad arguments (exit 2 for an unknown option, 1 for a bad value) and environments where dev identity is refused', async () => {
     const env = { SVC_DATA_DIR: await mkdtemp(join(tmpdir(), 'svc-dev-token-')) };
-    await expect(runDevToken(['--grant', 'admin'], env)).rejects.toThrow(/--email/);
-    await expect(runDevToken(['--email', 'a@b.c'], env)).rejects.toThrow(/--grant/);
-    await expect(runDevToken(['--email', 'a@b.c', '--grant', 'root'], env)).rejects.toThrow(/role must be one of/);
-    await expect(runDevToken(['--email', 'a@b.c', '--grant', 'admin', '--ttl', '-5'], env)).rejects.toThrow(/--ttl/);
-    await expect(runDevToken(['--email', 'a@b.c', '--grant', 'admin', '--bogus'], env)).rejects.toThrow(/bogus/);
+    expect(await svc(['dev', 'token', '--grant', 'admin'], env)).toMatchObject({ code: 1, err: expect.stringMatching(/--email/) });
+    expect(await svc(['dev', 'token', '--email', 'a@b.c'], env)).toMatchObject({ code: 1, err: expect.stringMatching(/--grant/) });
+    expect(await svc(['dev', 'token', '--email', 'a@b.c', '--grant', 'root'], env)).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/role must be one of/),
+    });
+    expect(await svc(['dev', 'token', '--email', 'a@b.c', '--grant', 'admin', '--ttl', '-5'], env)).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/--ttl/),
+    });
+    expect(await svc(['dev', 'token', '--email', 'a@b.c', '--grant', 'admin', '--bogus'], env)).toMatchObject({ code: 2, err: expect.stringMatching(/bogus/) });
     const args = ['--email', 'a@b.c', '--grant', 'admin'];
-    await expect(runDevToken(args, { ...env, DATABASE_URL: 'postgres://x/y' })).rejects.toThrow(/DATABASE_URL/);
-    await expect(runDevToken(args, { ...env, NODE_ENV: 'production' })).rejects.toThrow(/production/);
-    await expect(runDevToken(args, { ...env, SVC_IDENTITY_JWKS: 'https://id.example/jwks' })).rejects.toThrow(/SVC_IDENTITY_JWKS/);
+    expect(await svc(['dev', 'token', ...args], { ...env, DATABASE_URL: 'postgres://x/y' })).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/DATABASE_URL/),
+    });
+    expect(await svc(['dev', 'token', ...args], { ...env, NODE_ENV: 'production' })).toMatchObject({ code: 1, err: expect.stringMatching(/production/) });
+    expect(await svc(['dev', 'token', ...args], { ...env, SVC_IDENTITY_JWKS: 'https://id.example/jwks' })).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/SVC_IDENTITY_JWKS/),
+    });
   });
 });
 

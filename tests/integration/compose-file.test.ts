@@ -38,13 +38,22 @@ describe('compose.yaml', () => {
     }
   });
 
-  it('has the load balancer send to the API port, and the image carry every folder the service runs from and the built console', () => {
+  it('has the load balancer send to the API port, and the image run the compiled build with every folder it reads and the built console', () => {
     expect(api?.environment?.PORT).toBe('8080');
     expect(readFileSync(join(repoRoot, 'deploy/nginx.conf'), 'utf8')).toMatch(/server api:8080 resolve;/);
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
-    for (const folder of ['bin', 'domain', 'projections', 'adapters', 'runtime', 'runbooks', 'case-templates', 'packs']) {
+    for (const folder of ['bin', 'runbooks', 'case-templates', 'packs']) {
       expect(dockerfile).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
     }
-    expect(dockerfile).toMatch(/^COPY --from=console-build \/build\/console\/dist \.\/console\/dist$/m);
+    // The sources are compiled in the build stage; the image carries the output, and no tsx.
+    for (const folder of ['domain', 'projections', 'adapters', 'runtime', 'tools']) {
+      expect(dockerfile).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
+    }
+    expect(dockerfile).toMatch(/^RUN node tools\/build\.mjs && npx vite build console$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/build\/dist \.\/dist$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/build\/console\/dist \.\/console\/dist$/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev /m);
+    expect(dockerfile).toMatch(/^RUN apt-get update && apt-get install -y --no-install-recommends git tini /m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK /m);
   });
 });

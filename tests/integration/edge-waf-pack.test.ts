@@ -30,9 +30,9 @@ const runbooks = {
 
 describe('svc dev edge-waf', () => {
   it('refuses to start without a token, and takes one from the flag or the environment', () => {
-    expect(() => parseDevEdgeWafArgs([], {})).toThrow(/token is required/);
-    expect(parseDevEdgeWafArgs(['--token', 't-1', '--port', '0'], {})).toEqual({ port: 0, token: 't-1' });
-    expect(parseDevEdgeWafArgs([], { SVC_DEV_EDGE_WAF_TOKEN: 't-2' })).toMatchObject({ token: 't-2' });
+    expect(() => parseDevEdgeWafArgs({ port: 8787 }, {})).toThrow(/token is required/);
+    expect(parseDevEdgeWafArgs({ token: 't-1', port: 0 }, {})).toEqual({ port: 0, token: 't-1' });
+    expect(parseDevEdgeWafArgs({ port: 8787 }, { SVC_DEV_EDGE_WAF_TOKEN: 't-2' })).toMatchObject({ token: 't-2' });
   });
 });
 

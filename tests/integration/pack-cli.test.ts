@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_HEADER, packBuild, packIndex, packIndexText, packKeygen, packSign, packVerify, runPack } from '../../runtime/cli/pack.ts';
+import { INDEX_HEADER, packBuild, packIndex, packIndexText, packKeygen, packSign, packVerify } from '../../runtime/cli/pack.ts';
+import { svc } from '../support/cli.ts';
 import { connectionKinds } from '../../adapters/connections/kinds.ts';
 import { readRegistry } from '../../adapters/integration-packs/registry-source.ts';
 import { staticActionChecks } from '../../domain/integration-packs/pack-test.ts';
-import { serviceVersion } from '../../runtime/diagnostics.ts';
+import { serviceVersion } from '../../runtime/version.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 const shipped = join(repoRoot, 'packs');
@@ -46,13 +47,8 @@ actions:
       risk: read
 ${over}`;
 
-/** Runs `runPack` and collects what it prints. */
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runPack(argv, env, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+/** Runs `svc pack <argv...>` in-process and collects what it prints. */
+const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => svc(['pack', ...argv], env);
 
 let dir: string;
 /** A new empty folder for one test. */
@@ -288,10 +284,10 @@ describe('svc pack usage', () => {
     [['keygen']],
     [['index', 'packs', '--out', 'x']],
     [['verify', 'packs', '--unknown']],
-  ])('%j is bad usage: exit 2 with the usage line', async (argv) => {
+  ])('%j is bad usage: exit 2, the problem and where help is', async (argv) => {
     const result = await run(argv);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^svc pack: .+\nusage: svc pack /);
+    expect(result.err).toMatch(/^svc: .+\nrun 'svc pack( [a-z]+)? --help' for usage\n$/);
   });
 });
 

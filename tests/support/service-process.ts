@@ -76,11 +76,12 @@ export type ServiceProcess = { url: string; child: ChildProcess; output: () => s
 
 /**
  * Spawns `svc serve` with `env` (and PATH, HOME) and collects what it prints; `signal`
- * sends a signal unless the process already ended and resolves once it exited.
+ * sends a signal unless the process already ended and resolves once it exited. The
+ * process refuses to load any TypeScript (no-typescript.mjs): it runs the compiled build.
  */
 function spawnService(env: Record<string, string>): { child: ChildProcess; output: () => string; signal: (name: NodeJS.Signals) => Promise<void> } {
   let output = '';
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/svc.js'), 'serve'], {
+  const child = spawn(process.execPath, ['--import', join(repoRoot, 'tests/support/no-typescript.mjs'), join(repoRoot, 'bin/svc.js'), 'serve'], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
