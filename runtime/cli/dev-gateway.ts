@@ -77,6 +77,12 @@ export async function startDevGateway(options: DevGatewayOptions): Promise<DevGa
 
   const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const upstream = httpRequest(await signedRequest(req, req.method ?? 'GET'), (answer) => {
+      // The browser may have gone (a page left mid-request); since Node 24, piping into its
+      // closed response throws instead of calling back with the error.
+      if (res.destroyed) {
+        answer.resume();
+        return;
+      }
       res.writeHead(answer.statusCode ?? 502, forwardable(answer.headers, []));
       pipeline(answer, res, () => undefined);
     });
