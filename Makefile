@@ -56,9 +56,9 @@ test: node_modules
 
 # Every bench but memory, which measures its own process's heap (bench/memory.ts).
 BENCHES := alert-intake event-store-append case-list peer-search runbook-engine chain-verify custom-action \
-  containment webhook-runs console-case-list
+  containment webhook-runs console-case-list restart
 
-bench: node_modules console
+bench: node_modules console build
 	for b in $(BENCHES) memory; do node --import tsx bench/$$b.ts || exit 1; done
 
 # Every bench once, smaller and shorter (CI prints it on both engines; figures are rougher).
@@ -70,6 +70,9 @@ bench-quick: export BENCH_CHAIN_ROWS = 10000
 bench-quick: export BENCH_RUNS = 20
 bench-quick: export BENCH_ALERTS = 50
 bench-quick: export BENCH_APPEND_EVENTS = 5000
-bench-quick: node_modules console
+bench-quick: export BENCH_IDLE_SECONDS = 3
+bench-quick: export BENCH_LOAD_ALERTS = 300
+bench-quick: export BENCH_CRASH_SECONDS = 40
+bench-quick: node_modules console build
 	node --import tsx bench/in-one-process.ts $(BENCHES)
 	node --import tsx bench/memory.ts

@@ -136,7 +136,7 @@ export async function serveBaseline(app: Hono): Promise<{ origin: string; close:
 }
 
 /** A fresh database on the server of DATABASE_URL, so runs never see each other's rows; null on PGlite. */
-async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+export async function freshServerDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) return null;
   const name = `svc_bench_${randomBytes(6).toString('hex')}`;

@@ -22,6 +22,8 @@ export type Config = {
   /** The built web console (SVC_CONSOLE_DIR). */
   consoleDir: string;
   dataDir: string;
+  /** The embedded engine's buffer cache, PostgreSQL's `shared_buffers` (SVC_EMBEDDED_SHARED_BUFFERS, default 32MB). */
+  embeddedSharedBuffers: string;
   databaseUrl: string | null;
   /** Where events are kept (SVC_EVENT_STORE, KURRENTDB_CONNECTION_STRING); read models stay in the database either way. */
   eventStore: EventStoreConfig;
@@ -153,6 +155,16 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
   return n;
+}
+
+/** A PostgreSQL memory size: a whole number and kB, MB or GB, at least 1MB (smaller buffer caches thrash). */
+function memorySize(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^([1-9][0-9]*)(kB|MB|GB)$/.exec(raw);
+  const kB = match ? Number(match[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[match[2] as 'kB' | 'MB' | 'GB'] : 0;
+  if (kB < 1024) throw new Error(`${name} must be a size such as 32MB (a whole number and kB, MB or GB, at least 1MB)`);
+  return raw;
 }
 
 /** SVC_CHAT_COMMAND: a slash and 1-31 lowercase letters, digits, `-` or `_` (the chat product's own rule). */
@@ -395,6 +407,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicPrefix: publicPrefix(env.SVC_PUBLIC_PREFIX),
     consoleDir: resolve(env.SVC_CONSOLE_DIR || './console/dist'),
     dataDir: resolve(env.SVC_DATA_DIR || './data'),
+    embeddedSharedBuffers: memorySize(env, 'SVC_EMBEDDED_SHARED_BUFFERS', '32MB'),
     databaseUrl: env.DATABASE_URL || null,
     eventStore: eventStoreConfig(env),
     role,

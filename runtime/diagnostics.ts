@@ -36,6 +36,7 @@ export const SETTINGS: Readonly<Record<string, SettingType>> = {
   SVC_BASE_PATH: 'string',
   SVC_PUBLIC_PREFIX: 'string',
   SVC_DATA_DIR: 'path',
+  SVC_EMBEDDED_SHARED_BUFFERS: 'string',
   DATABASE_URL: 'secret',
   SVC_EVENT_STORE: 'string',
   KURRENTDB_CONNECTION_STRING: 'secret',

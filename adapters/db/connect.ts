@@ -44,11 +44,12 @@ export type OpenedDatabase = {
  * `poolSize` connections at most (default `DEFAULT_POOL_SIZE`); an idle one is closed after
  * `poolIdleMs`, and never when it is 0 (the default). An in-memory PGlite (`dataDir` null)
  * starts from `image` when given: a data directory as PGlite's `dumpDataDir` writes it (a
- * tar), which skips initdb.
+ * tar), which skips initdb. A data directory's engine keeps `sharedBuffers` (PostgreSQL's
+ * `shared_buffers`, such as `32MB`) of buffer cache in its WebAssembly memory; PGlite's own default is 128MB.
  */
 export type DatabaseLocation =
   | { databaseUrl: string; poolSize?: number; poolIdleMs?: number; onConnectionLost?: (error: Error) => void }
-  | { dataDir: string }
+  | { dataDir: string; sharedBuffers?: string }
   | { dataDir: null; image?: Blob };
 
 /** Opens (and creates, for PGlite) the database at `location`. */
@@ -88,7 +89,8 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
     const dir = join(location.dataDir, 'pgdata');
     dataDir = await prepareEmbeddedDataDir(dir);
     mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir, embeddedOptions);
+    const startParams = location.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${location.sharedBuffers}`] : undefined;
+    client = new PGlite(dir, { ...embeddedOptions, ...(startParams ? { startParams } : {}) });
   }
   await client.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });

@@ -64,7 +64,7 @@ export async function openCore(config: Config, env: NodeJS.ProcessEnv, log: Logg
           poolIdleMs: config.dbPoolIdleMs,
           onConnectionLost: failure('database.connection_lost', 'the database server ended a connection'),
         }
-      : { dataDir: config.dataDir },
+      : { dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers },
   );
   const { db } = opened;
   const upgraded = upgradeNotice(opened.dataDir);
