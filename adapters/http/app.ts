@@ -6,6 +6,9 @@
  */
 import { Hono } from 'hono';
 import { except } from 'hono/combine';
+import { compress } from 'hono/compress';
+import { requestId } from 'hono/request-id';
+import { withRequestId } from '../shared/request-context.ts';
 import { describeRoute, generateSpecs, type GenerateSpecOptions } from 'hono-openapi';
 import * as v from 'valibot';
 import { jsonAnswer, withErrorResponses } from './openapi.ts';
@@ -159,6 +162,15 @@ export function createApp(deps: HttpDeps) {
   // The console first: with an empty SVC_BASE_PATH the authenticated routes' middleware
   // would otherwise claim its paths, and the console's files need no caller token.
   const root = new Hono<AppEnv>();
+  // Every answer names its request (X-Request-Id: the caller's, when it is at most 255 of
+  // [A-Za-z0-9_=-], so it cannot forge a log line or a header; else a new UUID), and every
+  // log line written while serving it says the same (runtime/logger.ts).
+  root.use('*', requestId());
+  root.use('*', (c, next) => withRequestId(c.get('requestId'), next));
+  // gzip or deflate as the caller accepts, for answers whose type compresses (JSON, text, the
+  // console's scripts) unless their length is known and under 1 KiB; event streams and binary
+  // files go as they are.
+  root.use('*', compress());
   root.route(
     deps.publicPrefix,
     consoleRoutes({

@@ -2,14 +2,14 @@
  * `svc serve`: starts the API and/or the worker per SVC_ROLE (CONTRACTS.md section 1) and
  * runs until SIGINT or SIGTERM, which close everything in order (exit 0; 1 when the close fails).
  */
-import { pino } from 'pino';
 import { startService } from '../boot.ts';
 import { loadConfig } from '../config.ts';
+import { serviceLogger } from '../logger.ts';
 
 /** Starts the service of `env`'s configuration; rejects when the configuration is refused or a part fails to start. */
 export async function runServe(env: NodeJS.ProcessEnv): Promise<void> {
   const config = loadConfig(env);
-  const log = pino({ level: config.logLevel });
+  const log = serviceLogger(config.logLevel);
   const service = await startService(config, env, log);
   const shutdown = () => {
     log.info('shutting down');

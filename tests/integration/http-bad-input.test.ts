@@ -5,6 +5,7 @@
  * schemas. Every refusal has the spec's shape (SPEC.md "Errors"; CONTRACTS.md section 3)
  * and leaves what is stored as it was.
  */
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
@@ -375,6 +376,59 @@ steps:
           }
         }
       }
+    });
+  });
+
+  describe('request ids and compression', () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+    it("names every answer with X-Request-Id: the caller's when it is safe, else a new UUID", async () => {
+      const mine = await svc.request('/healthz', { headers: { 'x-request-id': 'detector-7f3a_retry=2' } });
+      expect(mine.headers.get('x-request-id')).toBe('detector-7f3a_retry=2');
+      const fresh = [await svc.request('/healthz'), await svc.request('/healthz')].map((r) => r.headers.get('x-request-id'));
+      for (const id of fresh) expect(id).toMatch(uuid);
+      expect(fresh[0]).not.toBe(fresh[1]);
+      // Characters that could forge a log field or a header, and an id past 255, are replaced.
+      for (const unsafe of ['a b', 'x"}{"admin":true', 'id;drop', 'x'.repeat(256)]) {
+        expect((await svc.request('/healthz', { headers: { 'x-request-id': unsafe } })).headers.get('x-request-id')).toMatch(uuid);
+      }
+      // Refusals carry it too: unauthenticated, unknown path, bad body.
+      for (const res of [
+        await svc.request('/cases'),
+        await svc.request('/no-such-path', { headers: { authorization: `Bearer ${token}` } }),
+        await svc.request('/webhooks/detector', { method: 'POST', headers: { 'x-svc-token': bootstrapSecret, 'content-type': 'application/json' }, body: '{' }),
+      ]) {
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.headers.get('x-request-id')).toMatch(uuid);
+      }
+    });
+
+    it('puts the request id on the log lines of the request', async () => {
+      const { db } = svc.service.opened;
+      const loggedBefore = svc.errors().length;
+      await sql`alter table alerts rename to alerts_unavailable`.execute(db);
+      let res: Response;
+      try {
+        res = await svc.request('/alerts', { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-alerts-500' } });
+      } finally {
+        await sql`alter table alerts_unavailable rename to alerts`.execute(db);
+      }
+      expect(res.status).toBe(500);
+      expect(res.headers.get('x-request-id')).toBe('trace-alerts-500');
+      expect(svc.errors().slice(loggedBefore)).toContainEqual(
+        expect.objectContaining({ msg: 'unhandled error', path: '/alerts', request_id: 'trace-alerts-500' }),
+      );
+    });
+
+    it('compresses an answer for a caller that accepts gzip, and only for it', async () => {
+      const plain = await svc.request('/openapi.json');
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      const document = await plain.text();
+      const zipped = await svc.request('/openapi.json', { headers: { 'accept-encoding': 'gzip' } });
+      expect(zipped.headers.get('content-encoding')).toBe('gzip');
+      const bytes = Buffer.from(await zipped.arrayBuffer());
+      expect(bytes.length).toBeLessThan(document.length / 4);
+      expect(gunzipSync(bytes).toString('utf8')).toBe(document);
     });
   });
 

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { serviceLogger } from '../../runtime/logger.ts';
 import type { Clock } from '../../adapters/shared/clock.ts';
 import { startService, type Service } from '../../runtime/boot.ts';
 import { loadConfig } from '../../runtime/config.ts';
@@ -57,7 +57,7 @@ export async function startInProcessService(
     ...options.extraEnv,
   };
   const logged: string[] = [];
-  const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+  const log = serviceLogger('error', { write: (line: string) => void logged.push(line) });
   const config = loadConfig(env);
   const listen = options.listen ?? false;
   const service = await startService(config, env, log, { listen, ...(options.clock ? { clock: options.clock } : {}) });
