@@ -33,9 +33,7 @@ COPY packs ./packs
 RUN mkdir /data && chown node:node /data
 USER node
 EXPOSE 8080 9101
-# /healthz answers while the API is up (SVC_ROLE api or all); a worker-only container is
-# checked by compose on its metrics port instead (compose.yaml).
-HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# The API's /healthz, or a worker-only container's /healthz on its metrics port (bin/healthcheck.js).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "bin/healthcheck.js"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "bin/svc.js", "serve"]

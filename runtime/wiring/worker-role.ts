@@ -96,6 +96,7 @@ export async function startWorkerRole(
     token: config.metrics.token,
     host: config.metrics.workerHost,
     port: config.metrics.workerPort,
+    alive: () => now().getTime() - metrics.lastBeatAt() <= config.workerLeaseMs,
   }).catch(async (error: unknown) => {
     await stopLoops();
     throw error;

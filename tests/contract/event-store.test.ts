@@ -19,11 +19,9 @@ import type { RecordedEvent } from '../../domain/shared/messages.ts';
 import { engines, type TestEngine } from '../support/engines.ts';
 import { MemoryEventStore } from '../support/memory-event-store.ts';
 import { recording } from '../support/recording.ts';
+import { KURRENTDB_IMAGE } from '../support/kurrentdb-image.ts';
 
 const ev = (n: number) => ({ type: 'thing.happened', data: { n } });
-
-/** The oldest KurrentDB the adapter supports: multi-stream appends came with 25.1. */
-const KURRENTDB_IMAGE = 'kurrentplatform/kurrentdb:25.1';
 
 /** A store under test: `another` opens a second store over the same events (a second process). */
 type OpenedStore = { store: EventStore; another: () => EventStore; close: () => Promise<void> };

@@ -102,6 +102,9 @@ describe.each(e2eEngines)('metrics on $name', ({ server }) => {
     const refused = await scrape(workerUrl!, null);
     expect(refused.status).toBe(401);
     expect(JSON.parse(refused.text)).toEqual({ detail: 'metrics token required', code: 'unauthenticated', params: {} });
+    // The container health check's endpoint: no credential, and nothing but the loop's liveness.
+    const health = await fetch(workerUrl!.replace(/\/metrics$/, '/healthz'));
+    expect({ status: health.status, body: await health.json() }).toEqual({ status: 200, body: { status: 'ok' } });
     const families = parsePrometheusTextFormat((await scrape(workerUrl!, TOKEN)).text);
     const runs = family(families, 'svc_worker_runs_finished_total')?.metrics ?? [];
     expect(runs).toContainEqual({ value: '2', labels: { status: 'succeeded' } });
