@@ -18,6 +18,9 @@
  *   refused or reset). Baseline: the share the baseline process's start would refuse at the same rate
  *   (its ready time over the kill interval). Target < 10%.
  *
+ * - `cli_help_ms`: `node bin/svc.js --help` from spawn to exit, median of BENCH_ROUNDS.
+ *   Baseline: `node -e 0`, Node's own start. Target < 300 ms.
+ *
  * Engine: PGlite in a temp data dir, or a fresh database on the server of DATABASE_URL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -61,6 +64,15 @@ async function startUntilReady(args: string[], env: NodeJS.ProcessEnv, url: stri
     if (ok) return { child, readyMs: performance.now() - began, output: () => output };
     await sleep(5);
   }
+}
+
+/** Wall time of `node <args>` from spawn to exit, ms; rejects when it exits non-zero. */
+async function runToExit(args: string[]): Promise<number> {
+  const began = performance.now();
+  const child = spawn(process.execPath, args, { cwd: repo, stdio: 'ignore' });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}`);
+  return performance.now() - began;
 }
 
 async function sigkill(child: ChildProcess): Promise<void> {
@@ -158,6 +170,13 @@ async function main(): Promise<void> {
     await sigkill(running.child);
 
     const refusedPct = await crashLoop(service, env, url);
+
+    const helpMs: number[] = [];
+    const nodeMs: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      nodeMs.push(await runToExit(['-e', '0']));
+      helpMs.push(await runToExit(['bin/svc.js', '--help']));
+    }
     const baselineRefusedPct = (100 * median(baselineMs)) / (crashEverySeconds * 1000);
 
     printReport(
@@ -167,6 +186,7 @@ async function main(): Promise<void> {
         benchLine('idle_rss_mb', idleRssMb, baselineRssMb, `<= ${N8N_IDLE_RSS_MB} MB`),
         benchLine('load_rss_mb', loadRssMb, baselineRssMb, `<= ${N8N_IDLE_RSS_MB} MB`),
         benchLine('crash_loop_refused_pct', refusedPct, baselineRefusedPct, '< 10%'),
+        benchLine('cli_help_ms', median(helpMs), median(nodeMs), '< 300 ms'),
       ],
     );
   } finally {
