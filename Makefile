@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: build run test lint typecheck depcruise biome openapi-lint console-types format bench bench-quick migrate console
+.PHONY: build run test lint typecheck depcruise biome openapi-lint console-types runbook-schema format bench bench-quick migrate console
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
@@ -46,6 +46,10 @@ openapi-lint: build
 # The console's API types from the served document (console/api-types.ts); make test fails when they drift.
 console-types: build
 	node bin/svc.js openapi | node --import tsx console/api-types.ts
+
+# The runbook JSON Schema's repository copy (docs/configuration.md "Runbook editor support"); make test fails when it drifts.
+runbook-schema: build
+	node bin/svc.js runbook-schema > docs/runbook.schema.json
 
 lint: typecheck depcruise biome openapi-lint
 

@@ -52,6 +52,7 @@ import { caseAlertRoutes } from './case-alerts.routes.ts';
 import { caseTemplateRoutes } from './case-templates.routes.ts';
 import { webhookSourceRoutes } from './webhook-sources.routes.ts';
 import { resolverRoutes } from './resolvers.routes.ts';
+import { runbookSchemaRoute } from './runbook-schema.routes.ts';
 import { runbookRoutes } from './runbooks.routes.ts';
 import { runRoutes } from './runs.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
@@ -78,6 +79,7 @@ export function createApp(deps: HttpDeps) {
     (c) => c.json({ status: 'ok' }),
   );
   api.route('/', metricsExpositionRoute(deps));
+  api.route('/', runbookSchemaRoute());
   // Before webhookRoutes: its `/webhooks/:slug` would take this path for a source slug.
   api.route('/', chatInteractionRoutes(deps));
   api.route('/', webhookRoutes(deps));
@@ -151,6 +153,8 @@ export function createApp(deps: HttpDeps) {
       security: [{ callerToken: [] }],
     },
     defaultValidationErrorResponse: false,
+    // Routes are documented by their describeRoute, whatever their path; /schemas/runbook.json ends like a file.
+    excludeStaticFile: false,
   } satisfies Partial<GenerateSpecOptions>;
   // Generated once, on the first request, when every route is registered.
   let openApi: Promise<unknown> | null = null;

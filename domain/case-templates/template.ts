@@ -9,7 +9,8 @@
  * integers. `auto_ai_triage: true` (SPEC.md "Generic actions": a case policy may set it)
  * queues one advisory AI triage of each case opened with the template.
  */
-import { FieldReader, isMapping } from '../runbooks/field-reader.ts';
+import * as v from 'valibot';
+import { booleanField, FieldReader, integerBetween, isMapping, stringField, textField } from '../runbooks/field-reader.ts';
 import { loadYaml } from '../runbooks/parse.ts';
 
 export type TemplateTask = { phase: string; title: string; description: string | null };
@@ -30,7 +31,19 @@ export type TemplateError = { loc: (string | number)[]; msg: string };
 
 const TEMPLATE_ID = /^[a-z0-9-]{3,64}$/;
 /** A minute count up to a year: beyond it a target is a typo, not a policy. */
-const MAX_MINUTES = 525_600;
+const minutes = () => v.nullish(integerBetween(1, 525_600));
+
+const TaskFields = v.strictObject({ title: textField(), description: v.nullish(stringField()) });
+const PhaseFields = v.strictObject({ name: textField(), tasks: v.array(TaskFields, 'must be a list') });
+const SlaFields = v.strictObject({ ack_minutes: minutes(), resolve_minutes: minutes() });
+const TemplateFields = v.strictObject({
+  id: v.pipe(stringField(), v.regex(TEMPLATE_ID, `must match ${TEMPLATE_ID.source}`)),
+  name: textField(),
+  description: v.nullish(stringField()),
+  phases: v.pipe(v.array(PhaseFields, 'must be a list'), v.minLength(1, 'must list at least one phase')),
+  sla: v.nullish(SlaFields),
+  auto_ai_triage: v.nullish(booleanField(), false),
+});
 
 export function parseCaseTemplate(yamlText: string): { ok: true; template: CaseTemplate } | { ok: false; errors: TemplateError[] } {
   const loaded = loadYaml(yamlText);
@@ -38,14 +51,14 @@ export function parseCaseTemplate(yamlText: string): { ok: true; template: CaseT
   if (!isMapping(loaded.value)) return { ok: false, errors: [{ loc: [], msg: 'a case template must be a YAML mapping' }] };
   const errors: TemplateError[] = [];
   const r = new FieldReader(loaded.value, [], errors);
-  r.refuseUnknown(['id', 'name', 'description', 'phases', 'sla', 'auto_ai_triage']);
-  const id = r.string('id', true);
-  if (id !== null && !TEMPLATE_ID.test(id)) r.report(['id'], `must match ${TEMPLATE_ID.source}`);
-  const name = r.text('name', true);
-  const description = r.string('description', false);
+  const fields = TemplateFields.entries;
+  r.refuseUnknown(TemplateFields);
+  const id = r.field('id', fields.id);
+  const name = r.field('name', fields.name);
+  const description = r.field('description', fields.description) ?? null;
   const { phases, tasks } = readPhases(r);
   const sla = readSla(r);
-  const autoAiTriage = r.boolean('auto_ai_triage') ?? false;
+  const autoAiTriage = r.defaulted('auto_ai_triage', fields.auto_ai_triage);
   if (errors.length > 0 || id === null || name === null) return { ok: false, errors };
   return { ok: true, template: { id, name, description, phases, tasks, sla, autoAiTriage } };
 }
@@ -53,26 +66,25 @@ export function parseCaseTemplate(yamlText: string): { ok: true; template: CaseT
 function readPhases(r: FieldReader): { phases: string[]; tasks: TemplateTask[] } {
   const phases: string[] = [];
   const tasks: TemplateTask[] = [];
-  const list = r.list('phases', true);
+  const list = r.list('phases', TemplateFields.entries.phases);
   if (list === null) return { phases, tasks };
-  if (list.length === 0) r.report(['phases'], 'must list at least one phase');
   list.forEach((item, i) => {
     const p = r.child(['phases', i], item);
     if (!p) return;
-    p.refuseUnknown(['name', 'tasks']);
-    const phase = p.text('name', true)?.trim() ?? null;
+    p.refuseUnknown(PhaseFields);
+    const phase = p.field('name', PhaseFields.entries.name)?.trim() ?? null;
     if (phase !== null && phases.includes(phase)) p.report(['name'], `phase '${phase}' appears twice`);
     if (phase !== null) phases.push(phase);
     const titles = new Set<string>();
-    (p.list('tasks', true) ?? []).forEach((t, j) => {
+    (p.list('tasks', PhaseFields.entries.tasks) ?? []).forEach((t, j) => {
       const task = p.child(['tasks', j], t);
       if (!task) return;
-      task.refuseUnknown(['title', 'description']);
-      const title = task.text('title', true)?.trim() ?? null;
+      task.refuseUnknown(TaskFields);
+      const title = task.field('title', TaskFields.entries.title)?.trim() ?? null;
       if (title !== null && title.length > 500) task.report(['title'], 'must be at most 500 characters');
       if (title !== null && titles.has(title)) task.report(['title'], `task '${title}' appears twice in this phase`);
       if (title !== null) titles.add(title);
-      const description = task.string('description', false);
+      const description = task.field('description', TaskFields.entries.description) ?? null;
       if (phase !== null && title !== null) tasks.push({ phase, title, description });
     });
   });
@@ -80,10 +92,13 @@ function readPhases(r: FieldReader): { phases: string[]; tasks: TemplateTask[] }
 }
 
 function readSla(r: FieldReader): SlaPolicy | null {
-  const s = r.mapping('sla', false);
+  const s = r.mapping('sla', TemplateFields.entries.sla);
   if (!s) return null;
-  s.refuseUnknown(['ack_minutes', 'resolve_minutes']);
-  const sla = { ack_minutes: s.integer('ack_minutes', 1, MAX_MINUTES), resolve_minutes: s.integer('resolve_minutes', 1, MAX_MINUTES) };
+  s.refuseUnknown(SlaFields);
+  const sla = {
+    ack_minutes: s.field('ack_minutes', SlaFields.entries.ack_minutes) ?? null,
+    resolve_minutes: s.field('resolve_minutes', SlaFields.entries.resolve_minutes) ?? null,
+  };
   if (sla.ack_minutes === null && sla.resolve_minutes === null) s.report([], 'must set ack_minutes, resolve_minutes or both');
   return sla;
 }

@@ -1,15 +1,49 @@
 /**
- * Typed reads of one YAML mapping for the runbook parser. Every problem is reported
- * into a shared list with its full loc and the read yields null, so validation goes on
- * and the validate endpoint gets every error at once (SPEC.md "Runbooks and runs").
+ * Reads of one YAML mapping for the runbook parser, each checked against its field's
+ * valibot schema in document.ts (which says whether the field is required, its default,
+ * its type and the message a wrong value gets). Every problem is reported into a shared
+ * list with its full loc and the read yields null, so validation goes on and the validate
+ * endpoint gets every error at once (SPEC.md "Runbooks and runs").
  */
+import * as v from 'valibot';
 import type { RunbookError } from './model.ts';
 
 export type Loc = (string | number)[];
 
+/** A field's schema: required, or `nullish` (absent, or YAML's empty value, reads as its default). */
+type FieldSchema = v.GenericSchema;
+
 /** True for a YAML mapping as `yaml` turns it into JS: a plain object. */
 export function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The message of a choice among `choices`. */
+export const mustBeOneOf = (choices: readonly string[]) => `must be one of ${choices.join(', ')}`;
+
+/** A string (may be empty). */
+export const stringField = () => v.string('must be a string');
+/** A string that is not empty or blank. */
+export const textField = () => v.pipe(stringField(), v.regex(/\S/, 'must not be empty'));
+/** A finite number; JSON has no other, so a JSON Schema leaves `finite` out. */
+export const numberField = (message = 'must be a number') => v.pipe(v.number(message), v.finite(message));
+/** A YAML boolean. */
+export const booleanField = () => v.boolean('must be true or false');
+
+/** An integer of at least `min`. */
+export function integerFrom(min: number) {
+  const message = `must be an integer of at least ${min}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message));
+}
+
+/** An integer within `[min, max]`. */
+export function integerBetween(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+}
+
+function isOptional(schema: FieldSchema): boolean {
+  return schema.type === 'nullish' || schema.type === 'optional';
 }
 
 export class FieldReader {
@@ -29,10 +63,10 @@ export class FieldReader {
     return Object.hasOwn(this.fields, key) && this.fields[key] !== null ? this.fields[key] : undefined;
   }
 
-  /** Reports, each on its own, every field the DSL does not define here. */
-  refuseUnknown(allowed: readonly string[]): void {
+  /** Reports, each on its own, every field `object` does not define. */
+  refuseUnknown(object: { entries: Record<string, unknown> }): void {
     for (const key of Object.keys(this.fields)) {
-      if (!allowed.includes(key)) this.report([key], `unknown field '${key}'`);
+      if (!Object.hasOwn(object.entries, key)) this.report([key], `unknown field '${key}'`);
     }
   }
 
@@ -43,77 +77,58 @@ export class FieldReader {
     return null;
   }
 
-  /** A nested mapping field, or null when absent or invalid. */
-  mapping(key: string, required: boolean): FieldReader | null {
-    const value = this.present(key, required);
-    return value === undefined ? null : this.child([key], value);
-  }
-
-  /** A list field, items unchecked. */
-  list(key: string, required: boolean): unknown[] | null {
-    const value = this.present(key, required);
-    if (value === undefined) return null;
-    if (Array.isArray(value)) return value;
-    this.report([key], 'must be a list');
+  /**
+   * Checks `value` (at `path` below this mapping) against `schema`, reporting every
+   * problem at its own path; the schema's output, or null when there was one.
+   */
+  check<S extends v.GenericSchema>(path: Loc, schema: S, value: unknown): v.InferOutput<S> | null {
+    const result = v.safeParse(schema, value, { abortPipeEarly: true });
+    if (result.success) return result.output;
+    for (const issue of result.issues) this.report([...path, ...(issue.path ?? []).map((item) => item.key as string | number)], issue.message);
     return null;
   }
 
-  /** A string field (may be empty). */
-  string(key: string, required: boolean): string | null {
-    const value = this.present(key, required);
-    if (value === undefined) return null;
-    if (typeof value === 'string') return value;
-    this.report([key], 'must be a string');
-    return null;
-  }
-
-  /** A string that must not be empty or blank. */
-  text(key: string, required: boolean): string | null {
-    const value = this.string(key, required);
-    if (value === null || value.trim() !== '') return value;
-    this.report([key], 'must not be empty');
-    return null;
-  }
-
-  /** A string field limited to `choices`. */
-  choice<T extends string>(key: string, choices: readonly T[], required: boolean): T | null {
-    const value = this.present(key, required);
-    if (value === undefined) return null;
-    if (choices.includes(value as T)) return value as T;
-    this.report([key], `must be one of ${choices.join(', ')}`);
-    return null;
-  }
-
-  /** An integer within `[min, max]`. */
-  integer(key: string, min: number, max = Number.POSITIVE_INFINITY): number | null {
-    const value = this.present(key, false);
-    if (value === undefined) return null;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-    this.report([key], Number.isFinite(max) ? `must be an integer from ${min} to ${max}` : `must be an integer of at least ${min}`);
-    return null;
-  }
-
-  /** A finite number. */
-  number(key: string, required: boolean): number | null {
-    const value = this.present(key, required);
-    if (value === undefined) return null;
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
-    this.report([key], 'must be a number');
-    return null;
-  }
-
-  /** A YAML boolean field (never required: each has a default). */
-  boolean(key: string): boolean | null {
-    const value = this.present(key, false);
-    if (value === undefined) return null;
-    if (typeof value === 'boolean') return value;
-    this.report([key], 'must be true or false');
-    return null;
-  }
-
-  private present(key: string, required: boolean): unknown {
+  /**
+   * The field `key` checked against its schema: its default (or null) when absent and
+   * optional, 'field required' when absent and required.
+   */
+  field<S extends FieldSchema>(key: string, schema: S): v.InferOutput<S> | null {
     const value = this.get(key);
-    if (value === undefined && required) this.report([key], 'field required');
-    return value;
+    if (value === undefined) return this.absent(key, schema);
+    return this.check([key], schema, value);
+  }
+
+  /**
+   * An optional field with a default: its value, else (absent or wrong, the latter
+   * reported) the schema's default, so the reader's result keeps the field's type.
+   */
+  defaulted<S extends FieldSchema>(key: string, schema: S): NonNullable<v.InferOutput<S>> {
+    return (this.field(key, schema) ?? v.getDefault(schema as never)) as NonNullable<v.InferOutput<S>>;
+  }
+
+  /** A nested mapping field, or null when absent or not a mapping; its fields are the caller's to read. */
+  mapping(key: string, schema: FieldSchema): FieldReader | null {
+    const value = this.get(key);
+    if (value !== undefined) return this.child([key], value);
+    this.absent(key, schema);
+    return null;
+  }
+
+  /**
+   * A list field: its own problems (not a list, too short) are reported here, its items
+   * are the caller's to check in order, so their problems read in document order.
+   */
+  list(key: string, schema: FieldSchema): unknown[] | null {
+    const value = this.get(key);
+    if (value === undefined) return this.absent(key, schema) as unknown[] | null;
+    const result = v.safeParse(schema, value, { abortPipeEarly: true });
+    for (const issue of result.issues ?? []) if (issue.path === undefined) this.report([key], issue.message);
+    return Array.isArray(value) ? value : null;
+  }
+
+  private absent<S extends FieldSchema>(key: string, schema: S): v.InferOutput<S> | null {
+    if (isOptional(schema)) return (v.getDefault(schema as never) as v.InferOutput<S> | undefined) ?? null;
+    this.report([key], 'field required');
+    return null;
   }
 }

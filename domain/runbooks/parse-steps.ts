@@ -4,30 +4,16 @@
  */
 import type { RunbookCatalog } from './catalog.ts';
 import { describeCycle, findCycle } from './dag.ts';
+import { ActionStep, BranchStep, RunbookFields } from './document.ts';
 import { isMapping, type FieldReader } from './field-reader.ts';
 import type { StepDefinition } from './model.ts';
 import { checkTemplates, readApproval, readNeeds, readOnError, readUi, readWhenBranch, type DeclaredSteps } from './step-fields.ts';
 
-const STEP_FIELDS = [
-  'id',
-  'action',
-  'type',
-  'when',
-  'needs',
-  'when_branch',
-  'with',
-  'timeout_s',
-  'retries',
-  'on_error',
-  'approval',
-  'autonomous',
-  'for_each',
-  'ui',
-];
-const STEP_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const DEFAULT_TIMEOUT_S = 120;
-const MAX_TIMEOUT_S = 86_400;
-const MAX_RETRIES = 10;
+/**
+ * Every field either kind of step defines: a field of the other kind is refused with a
+ * message of its own rather than as unknown.
+ */
+const STEP_FIELDS = { entries: { ...ActionStep.entries, ...BranchStep.entries } };
 
 /**
  * Reads the required, non-empty `steps` list of `runbook`, reporting every problem at
@@ -35,12 +21,8 @@ const MAX_RETRIES = 10;
  * id are left out of the result (their errors are reported).
  */
 export function readSteps(runbook: FieldReader, catalog: RunbookCatalog): StepDefinition[] {
-  const items = runbook.list('steps', true);
-  if (items === null) return [];
-  if (items.length === 0) {
-    runbook.report(['steps'], 'must have at least one step');
-    return [];
-  }
+  const items = runbook.list('steps', RunbookFields.entries.steps);
+  if (items === null || items.length === 0) return [];
   const declared = declaredSteps(items);
   const seen = new Set<string>();
   const steps: StepDefinition[] = [];
@@ -78,17 +60,17 @@ function readStep(r: FieldReader, catalog: RunbookCatalog, declared: DeclaredSte
   const when = isAction ? refuse(r, 'when', 'only branch steps take when') : readCondition(r, catalog);
   const needs = readNeeds(r, id, declared);
   const whenBranch = readWhenBranch(r, needs, declared);
-  const withMap = isAction ? r.mapping('with', false) : refuse(r, 'with', 'a branch step takes no with');
+  const withMap = isAction ? r.mapping('with', ActionStep.entries.with) : refuse(r, 'with', 'a branch step takes no with');
   if (withMap !== null) checkTemplates(r, ['with'], withMap.fields, catalog);
   if (withMap !== null && action !== null) {
     for (const problem of catalog.checkInput(action, withMap.fields)) r.report(['with', ...problem.path], problem.msg);
   }
-  const timeout = r.integer('timeout_s', 1, MAX_TIMEOUT_S) ?? DEFAULT_TIMEOUT_S;
-  const retries = r.integer('retries', 0, MAX_RETRIES) ?? 0;
+  const timeout = r.defaulted('timeout_s', ActionStep.entries.timeout_s);
+  const retries = r.defaulted('retries', ActionStep.entries.retries);
   const onError = readOnError(r, id, declared);
   const approval = readApproval(r);
-  const autonomous = r.boolean('autonomous') ?? false;
-  const forEach = isAction ? r.string('for_each', false) : refuse(r, 'for_each', 'a branch step takes no for_each');
+  const autonomous = r.defaulted('autonomous', ActionStep.entries.autonomous);
+  const forEach = isAction ? (r.field('for_each', ActionStep.entries.for_each) ?? null) : refuse(r, 'for_each', 'a branch step takes no for_each');
   if (forEach !== null) checkTemplates(r, ['for_each'], forEach, catalog);
   const ui = readUi(r);
   if (id === null) return null;
@@ -111,34 +93,29 @@ function readStep(r: FieldReader, catalog: RunbookCatalog, declared: DeclaredSte
 }
 
 function readId(r: FieldReader, seen: Set<string>): string | null {
-  const id = r.string('id', true);
-  if (id === null) return null;
-  if (!STEP_ID.test(id)) {
-    r.report(['id'], `must match ${STEP_ID.source}`);
-  } else if (seen.has(id)) {
-    r.report(['id'], `duplicate step id '${id}'`);
-  }
-  seen.add(id);
-  return id;
+  const raw = r.get('id');
+  const id = r.field('id', ActionStep.entries.id);
+  if (id !== null && seen.has(id)) r.report(['id'], `duplicate step id '${id}'`);
+  // A malformed id is still the step's name for the references to it (declaredSteps).
+  const name = id ?? (typeof raw === 'string' ? raw : null);
+  if (name !== null) seen.add(name);
+  return name;
 }
 
 function readKind(r: FieldReader): StepDefinition['kind'] {
-  const type = r.get('type');
-  if (type === undefined) return 'action';
-  if (type === 'branch') return 'branch';
-  r.report(['type'], "must be 'branch' (leave type out for an action step)");
-  return 'action';
+  if (r.get('type') === undefined) return 'action';
+  return r.field('type', BranchStep.entries.type) ?? 'action';
 }
 
 function readAction(r: FieldReader, catalog: RunbookCatalog): string | null {
-  const action = r.text('action', true);
+  const action = r.field('action', ActionStep.entries.action);
   const problem = action === null ? null : catalog.actionProblem(action);
   if (problem !== null) r.report(['action'], problem);
   return action;
 }
 
 function readCondition(r: FieldReader, catalog: RunbookCatalog): string | null {
-  const when = r.text('when', true);
+  const when = r.field('when', BranchStep.entries.when);
   const problem = when === null ? null : catalog.checkCondition(when);
   if (problem !== null) r.report(['when'], `invalid condition: ${problem}`);
   return when;

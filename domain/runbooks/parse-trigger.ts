@@ -2,17 +2,17 @@
  * The `trigger` and `inputs` sections of a runbook (SPEC.md "Runbook" and "Triggers").
  */
 import { CronPattern } from 'croner';
+import * as v from 'valibot';
+import { ConditionValue, RunbookFields, RunbookInput as InputFields, Trigger as TriggerDocument } from './document.ts';
 import type { FieldReader } from './field-reader.ts';
-import type { AlertTrigger, RunbookInput, Scalar, Trigger } from './model.ts';
+import type { AlertTrigger, RunbookInput, Trigger } from './model.ts';
 
-const TRIGGER_TYPES = ['alert', 'manual', 'schedule'] as const;
-const TRIGGER_FIELDS: Record<Trigger['type'], readonly string[]> = {
-  alert: ['type', 'conditions'],
-  manual: ['type'],
-  schedule: ['type', 'cron', 'interval_s'],
+/** Each trigger type's own fields, from the document's variant. */
+const TRIGGER_OPTIONS = Object.fromEntries(TriggerDocument.options.map((option) => [option.entries.type.literal, option])) as {
+  [Option in (typeof TriggerDocument.options)[number] as Option['entries']['type']['literal']]: Option;
 };
-const INPUT_FIELDS = ['name', 'type', 'required', 'description'];
-const INPUT_TYPES = ['string', 'number', 'boolean', 'list', 'object'] as const;
+const TRIGGER_TYPES = Object.keys(TRIGGER_OPTIONS) as Trigger['type'][];
+const TriggerType = v.picklist(TRIGGER_TYPES, `must be one of ${TRIGGER_TYPES.join(', ')}`);
 
 /**
  * Reads the required `trigger` mapping of `runbook`; null (with errors reported) when
@@ -20,41 +20,31 @@ const INPUT_TYPES = ['string', 'number', 'boolean', 'list', 'object'] as const;
  * exactly one of a croner-valid `cron` and an integer `interval_s` >= 1 (seconds).
  */
 export function readTrigger(runbook: FieldReader): Trigger | null {
-  const r = runbook.mapping('trigger', true);
+  const r = runbook.mapping('trigger', RunbookFields.entries.trigger);
   if (r === null) return null;
-  const type = r.choice('type', TRIGGER_TYPES, true);
+  const type = r.field('type', TriggerType);
   if (type === null) return null;
-  r.refuseUnknown(TRIGGER_FIELDS[type]);
+  r.refuseUnknown(TRIGGER_OPTIONS[type]);
   if (type === 'manual') return { type };
   if (type === 'alert') return { type, conditions: readConditions(r) };
   return readSchedule(r);
 }
 
 function readConditions(trigger: FieldReader): AlertTrigger['conditions'] {
-  const r = trigger.mapping('conditions', false);
+  const r = trigger.mapping('conditions', TRIGGER_OPTIONS.alert.entries.conditions);
   const conditions: AlertTrigger['conditions'] = {};
   if (r === null) return conditions;
+  // An empty list overlaps nothing, so ConditionValue refuses it: the runbook could never fire.
   for (const [key, value] of Object.entries(r.fields)) {
-    if (isScalar(value)) {
-      conditions[key] = value;
-    } else if (Array.isArray(value) && value.length > 0 && value.every(isScalar)) {
-      conditions[key] = value;
-    } else if (Array.isArray(value) && value.length === 0) {
-      // An empty list overlaps nothing, so the runbook could never fire.
-      r.report([key], 'must not be an empty list');
-    } else {
-      r.report([key], 'must be a scalar or a list of scalars');
-    }
+    const checked = r.check([key], ConditionValue, value);
+    if (checked !== null) conditions[key] = checked;
   }
   return conditions;
 }
 
-function isScalar(value: unknown): value is Scalar {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-}
-
 function readSchedule(r: FieldReader): Trigger {
-  const cron = r.string('cron', false);
+  const fields = TRIGGER_OPTIONS.schedule.entries;
+  const cron = r.field('cron', fields.cron) ?? null;
   if (cron !== null) {
     try {
       new CronPattern(cron);
@@ -63,7 +53,7 @@ function readSchedule(r: FieldReader): Trigger {
       r.report(['cron'], `invalid cron expression: ${detail}`);
     }
   }
-  const interval = r.integer('interval_s', 1);
+  const interval = r.field('interval_s', fields.interval_s) ?? null;
   if ((r.get('cron') === undefined) === (r.get('interval_s') === undefined)) {
     r.report([], 'a schedule needs exactly one of cron or interval_s');
   }
@@ -76,19 +66,19 @@ function readSchedule(r: FieldReader): Trigger {
  * reported and left out.
  */
 export function readInputs(runbook: FieldReader): RunbookInput[] {
-  const items = runbook.list('inputs', false) ?? [];
+  const items = runbook.list('inputs', RunbookFields.entries.inputs) ?? [];
   const inputs: RunbookInput[] = [];
   const seen = new Set<string>();
   items.forEach((item, i) => {
     const r = runbook.child(['inputs', i], item);
     if (r === null) return;
-    r.refuseUnknown(INPUT_FIELDS);
-    const name = r.text('name', true);
+    r.refuseUnknown(InputFields);
+    const name = r.field('name', InputFields.entries.name);
     if (name !== null && seen.has(name)) r.report(['name'], `duplicate input name '${name}'`);
     if (name !== null) seen.add(name);
-    const type = r.choice('type', INPUT_TYPES, true);
-    const required = r.boolean('required') ?? false;
-    const description = r.string('description', false) ?? '';
+    const type = r.field('type', InputFields.entries.type);
+    const required = r.defaulted('required', InputFields.entries.required);
+    const description = r.defaulted('description', InputFields.entries.description);
     if (name !== null && type !== null) inputs.push({ name, type, required, description });
   });
   return inputs;

@@ -4,6 +4,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { RunbookCatalog } from './catalog.ts';
+import { RunbookFields } from './document.ts';
 import { FieldReader, isMapping } from './field-reader.ts';
 import type { RunbookDefinition, RunbookError } from './model.ts';
 import { readSteps } from './parse-steps.ts';
@@ -11,12 +12,10 @@ import { readInputs, readTrigger } from './parse-trigger.ts';
 
 export type { RunbookCatalog } from './catalog.ts';
 
-const RUNBOOK_FIELDS = ['id', 'name', 'description', 'version', 'enabled', 'trigger', 'inputs', 'steps'];
-const SLUG = /^[a-z0-9-]{3,64}$/;
-
 /**
- * Parses and validates one runbook document. Defaults are applied (description '',
- * version 1, enabled true, step timeout_s 120, retries 0, on_error fail, ...).
+ * Parses and validates one runbook document against document.ts's schemas and the rules
+ * that span fields. Defaults are applied (description '', version 1, enabled true, step
+ * timeout_s 120, retries 0, on_error fail, ...).
  * Returns every problem found, in document order per section, each as
  * `{loc, msg}` with `loc` the path into the document; a YAML syntax error is the single
  * error `{loc: [], msg}` with the line in `msg`. Never throws.
@@ -27,13 +26,13 @@ export function parseRunbook(yamlText: string, catalog: RunbookCatalog): { ok: t
   if (!isMapping(loaded.value)) return { ok: false, errors: [{ loc: [], msg: 'a runbook must be a YAML mapping' }] };
   const errors: RunbookError[] = [];
   const r = new FieldReader(loaded.value, [], errors);
-  r.refuseUnknown(RUNBOOK_FIELDS);
-  const id = r.string('id', true);
-  if (id !== null && !SLUG.test(id)) r.report(['id'], `must match ${SLUG.source}`);
-  const name = r.text('name', true);
-  const description = r.string('description', false) ?? '';
-  const version = r.integer('version', 1) ?? 1;
-  const enabled = r.boolean('enabled') ?? true;
+  const fields = RunbookFields.entries;
+  r.refuseUnknown(RunbookFields);
+  const id = r.field('id', fields.id);
+  const name = r.field('name', fields.name);
+  const description = r.defaulted('description', fields.description);
+  const version = r.defaulted('version', fields.version);
+  const enabled = r.defaulted('enabled', fields.enabled);
   const trigger = readTrigger(r);
   const inputs = readInputs(r);
   const steps = readSteps(r, catalog);

@@ -144,6 +144,15 @@ function svcCommands(io: CliIo, exit: (code: number) => void): Argv {
         out(await openApiDocumentText(io.env));
       },
     )
+    .command(
+      'runbook-schema',
+      'print the JSON Schema of a runbook document that /schemas/runbook.json serves (docs/configuration.md "Runbook editor support")',
+      (y) => y,
+      async () => {
+        const { runbookJsonSchemaText } = await import('../../adapters/runbooks/json-schema.ts');
+        out(runbookJsonSchemaText());
+      },
+    )
     .command('dev', 'local development helpers (dev identity; refused in production)', (y) => devCommands(y, io))
     .command('pack', 'integration pack publishing (docs/integration-packs.md)', (y) => packCommands(y, io, exit))
     .completion('completion', 'print a bash/zsh completion script (source <(svc completion))')

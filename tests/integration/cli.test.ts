@@ -32,7 +32,7 @@ describe('svc help', () => {
     for (const flag of ['--help', '-h']) {
       const result = await svc([flag]);
       expect(result).toMatchObject({ code: 0, err: '' });
-      for (const name of ['serve', 'migrate', 'audit', 'openapi', 'dev', 'pack', 'completion']) expect(result.out).toContain(`svc ${name}`);
+      for (const name of ['serve', 'migrate', 'audit', 'openapi', 'runbook-schema', 'dev', 'pack', 'completion']) expect(result.out).toContain(`svc ${name}`);
       expect(result.out).toMatch(/Exit status: 0 done, 1 failed or refused, 2 bad usage/);
     }
   });
@@ -86,7 +86,7 @@ describe('svc completion', () => {
 
   it('completes commands and subcommands', async () => {
     const top = await svc(['--get-yargs-completions', 'svc', '']);
-    expect(top.out.split('\n')).toEqual(expect.arrayContaining(['serve', 'migrate', 'audit', 'openapi', 'dev', 'pack', 'completion']));
+    expect(top.out.split('\n')).toEqual(expect.arrayContaining(['serve', 'migrate', 'audit', 'openapi', 'runbook-schema', 'dev', 'pack', 'completion']));
     const pack = await svc(['--get-yargs-completions', 'svc', 'pack', '']);
     expect(pack.out.split('\n')).toEqual(expect.arrayContaining(['keygen', 'build', 'sign', 'index', 'verify']));
   });

@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runbookJsonSchema } from '../../adapters/runbooks/json-schema.ts';
 import { apiTypesPath, apiTypesText } from '../../console/api-types.ts';
 import { type InProcessService, startInProcessService } from '../support/in-process-service.ts';
 
@@ -46,10 +47,18 @@ describe('/openapi.json', () => {
     expect(Object.fromEntries(own)).toEqual({
       'GET /healthz': [],
       'GET /metrics': [{ metricsToken: [] }, {}],
+      'GET /schemas/runbook.json': [],
       'POST /webhooks/chat-interactions': [{ chatSignature: [] }],
       'POST /webhooks/detector': [{ webhookToken: [] }, { webhookBearer: [] }],
       'POST /webhooks/{slug}': [{ webhookToken: [] }, { webhookBearer: [] }, { pagerSignature: [] }],
     });
+  });
+
+  it('serves the runbook JSON Schema without a token, as application/schema+json (docs/configuration.md "Runbook editor support")', async () => {
+    const res = await svc.request('/schemas/runbook.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/schema+json');
+    expect(await res.json()).toEqual(runbookJsonSchema());
   });
 
   it('declares a success answer on every operation but GET /peer/v1/mcp, which only answers 405', () => {
