@@ -10,7 +10,7 @@
  * SIGKILLed at a random moment after each batch and started again. Once every run has
  * finished, each case holds each comment exactly once and the action-log chain verifies.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,7 +107,10 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
     const token = await identity.mint([{ team: null, role: 'admin' }]);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
-    svc = await startServiceProcess(env);
+    // A compile cache of its own: Node writes one only at a clean exit, so this holds
+    // anything after the SIGKILL only because svc serve flushes it once it is up.
+    const compileCache = mkdtempSync(join(tmpdir(), 'svc-compile-cache-'));
+    svc = await startServiceProcess({ ...env, NODE_COMPILE_CACHE: compileCache });
     await fetch(`${svc.url}/connections`, {
       method: 'POST',
       headers,
@@ -123,6 +126,7 @@ describe.each(e2eEngines)('crash recovery on $name', ({ server }) => {
     expect(intake.runs).toHaveLength(1);
     await inFlight;
     await svc.kill();
+    expect(readdirSync(compileCache, { recursive: true }).length).toBeGreaterThan(1);
 
     svc = await startServiceProcess(env);
     const runUrl = `${svc.url}/runs/${intake.runs[0]}`;
