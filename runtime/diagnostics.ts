@@ -142,14 +142,15 @@ export type HealthProbes = {
 export type DiagnosticsDeps = { db: Kysely<Database>; env: NodeJS.ProcessEnv; errors: ErrorCounts; health: HealthProbes; now: () => Date };
 
 /**
- * Reads the versions once, then returns a builder of the document; each call queries the
- * migrations and health. A failing health probe reports `unavailable`, never throws.
+ * Returns a builder of the document: the versions are read on its first call (nine
+ * package.json files, not worth a start's time), migrations and health on each. A failing health probe reports `unavailable`, never throws.
  */
 export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<DiagnosticsDocument> {
-  const versions = {
+  let versions: DiagnosticsDocument['versions'] | null = null;
+  const readVersions = () => ({
     module: serviceVersion(),
     dependencies: Object.fromEntries(DEPENDENCIES.map((name) => [name, versionOf(join(repoRoot, 'node_modules', name))])),
-  };
+  });
   const configShape = () =>
     Object.fromEntries(
       Object.entries(SETTINGS).map(([name, type]) => {
@@ -174,14 +175,17 @@ export function createDiagnostics(deps: DiagnosticsDeps): () => Promise<Diagnost
     const worker = !deps.health.worker.running ? 'not_running' : deps.health.worker.beating() ? 'ok' : 'stalled';
     return { database, projector, worker };
   };
-  return async () => ({
-    schema: DIAGNOSTICS_SCHEMA,
-    module: MODULE,
-    generatedAt: deps.now().toISOString(),
-    versions,
-    migrations: await migrations(),
-    health: await health(),
-    configShape: configShape(),
-    errors: deps.errors.snapshot(),
-  });
+  return async () => {
+    versions ??= readVersions();
+    return {
+      schema: DIAGNOSTICS_SCHEMA,
+      module: MODULE,
+      generatedAt: deps.now().toISOString(),
+      versions,
+      migrations: await migrations(),
+      health: await health(),
+      configShape: configShape(),
+      errors: deps.errors.snapshot(),
+    };
+  };
 }

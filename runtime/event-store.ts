@@ -9,7 +9,6 @@
  * migration between stores).
  */
 import type { Kysely } from 'kysely';
-import { KurrentDbEventStore } from '../adapters/kurrentdb/store.ts';
 import type { EventStore } from '../adapters/event-store/port.ts';
 import { PostgresEventStore } from '../adapters/event-store/postgres.ts';
 import type { Database } from '../projections/database.ts';
@@ -24,6 +23,8 @@ export async function openEventStore(config: EventStoreConfig, db: Kysely<Databa
   if ((await postgres.headPosition()) > 0) {
     throw new Error('SVC_EVENT_STORE=kurrentdb, but this database already holds events of the postgres event store, which its read models were projected from');
   }
+  // The KurrentDB client (gRPC) is loaded only when configured: it is a quarter of a start's module loading.
+  const { KurrentDbEventStore } = await import('../adapters/kurrentdb/store.ts');
   const kurrent = new KurrentDbEventStore(config.connectionString);
   return { store: kurrent, settle: () => kurrent.settle(), close: () => kurrent.close() };
 }

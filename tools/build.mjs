@@ -4,9 +4,10 @@
  * and each command loads its own chunk. `make run`, the image and the end-to-end tests run
  * this output through bin/svc.js; nothing runs TypeScript at run time.
  *
- * Usage: node tools/build.mjs   (writes dist/svc.js, dist/chunk-*.js and their source maps)
+ * Usage: node tools/build.mjs   (writes dist/svc.js, dist/chunk-*.js, their source maps, and
+ * dist/meta.json, esbuild's metafile: which module went into which chunk, which chunk imports which)
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 /**
@@ -21,7 +22,7 @@ const external = ['@electric-sql/pglite', 'pglite-pg17', 'pglite-tools-pg17', 's
 
 const outdir = new URL('../dist/', import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: { svc: new URL('../runtime/cli/main.ts', import.meta.url).pathname },
   outdir,
   bundle: true,
@@ -33,5 +34,7 @@ await build({
   external,
   // Bundled CommonJS packages call require(); an ES module has none, so each chunk makes one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+  metafile: true,
   logLevel: 'warning',
 });
+writeFileSync(`${outdir}meta.json`, JSON.stringify(result.metafile));

@@ -14,7 +14,7 @@
  * password or the body; 4xx replies and connection errors are retryable, 5xx and an
  * untrusted certificate (`tls_failed`) final.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { REDACTED, requireConnection } from './outbound-http.ts';
@@ -116,6 +116,8 @@ async function withTransport<T>(
   signal: AbortSignal,
   use: (transport: Transporter) => Promise<T>,
 ): Promise<T> {
+  // Loaded on first use, not at every start of the service (docs/operations.md "The compiled build").
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: target.host,
     port: target.port,

@@ -11,7 +11,7 @@
  * refused. The secret is the PEM private key; previews and errors never show it. Hosts
  * are admin-configured (often internal), so this edge is not behind the HTTP SSRF guard.
  */
-import ssh2, { Client, type ConnectConfig } from 'ssh2';
+import type { Client, ConnectConfig } from 'ssh2';
 import * as v from 'valibot';
 import { ActionFailure, type ActionContext, type ActionDefinition, type ResolvedConnection } from './action.ts';
 import { MAX_RESPONSE_BYTES } from './outbound-http.ts';
@@ -148,6 +148,8 @@ async function withSession<T>(
   use: (client: Client, where: string, reject: Reject) => Promise<T>,
 ): Promise<T> {
   if (!privateKey) throw new ActionFailure('connection_missing', `${target.action}: connection '${target.connectionName}' has no private key`, false);
+  // Loaded on the first SSH call, not at every start of the service (docs/operations.md "The compiled build").
+  const { default: ssh2 } = await import('ssh2');
   // ssh2's connect() throws, outside every callback, on a key it cannot read: refuse it here, naming no part of it.
   if (ssh2.utils.parseKey(privateKey) instanceof Error) {
     throw new ActionFailure(
@@ -168,7 +170,7 @@ async function withSession<T>(
       return !hostKeyRefused;
     },
   };
-  const client = new Client();
+  const client = new ssh2.Client();
   const abort = () => client.end();
   signal.addEventListener('abort', abort, { once: true });
   try {

@@ -13,7 +13,6 @@
  * answered UNAVAILABLE), `tls_failed` (final: no STARTTLS, or a certificate not trusted),
  * `network_error` (retryable), `timeout`; messages name host and port only, never the password.
  */
-import { ImapFlow } from 'imapflow';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { configText } from '../actions/outbound-http.ts';
 import { probeSecret } from './probe-http.ts';
@@ -45,6 +44,8 @@ function imapTarget(connection: ResolvedConnection): ImapTarget {
 export async function probeImap(connection: ResolvedConnection, signal: AbortSignal, extraCa: string | null): Promise<Record<string, unknown>> {
   const target = imapTarget(connection);
   const where = `${target.host}:${target.port}`;
+  // Loaded on first use, not at every start of the service (docs/operations.md "The compiled build").
+  const { ImapFlow } = await import('imapflow');
   const client = new ImapFlow({
     host: target.host,
     port: target.port,

@@ -10,7 +10,7 @@
  * is refused (422 `openapi_ref_cycle`, naming where): drafts are built from plain trees.
  * A pointer to nothing, or any other failure of the library, is 422 `openapi_invalid`.
  */
-import { dereference } from '@readme/openapi-parser';
+import type { dereference as Dereference } from '@readme/openapi-parser';
 import { readOpenApiText } from '../../domain/custom-actions/openapi-import.ts';
 import { unprocessable } from '../../domain/shared/errors.ts';
 
@@ -22,8 +22,10 @@ export async function loadOpenApiDocument(source: string): Promise<Record<string
   const document = readOpenApiText(source);
   const cycles: string[] = [];
   let dereferenced: unknown;
+  // Loaded on first use, not at every start of the service (docs/operations.md "The compiled build").
+  const { dereference } = await import('@readme/openapi-parser');
   try {
-    dereferenced = await dereference(document as Parameters<typeof dereference>[0], {
+    dereferenced = await dereference(document as Parameters<typeof Dereference>[0], {
       resolve: { external: false, file: false },
       dereference: { circular: 'ignore', onCircular: (path) => cycles.push(localPointer(path)) },
       timeoutMs: DEREFERENCE_TIMEOUT_MS,

@@ -15,12 +15,11 @@
  * transport's own GET would hold an SSE stream open that nothing ever writes to (the
  * Streamable HTTP spec allows 405 for a server that offers no SSE stream).
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
-import { buildCatalogue, createToolServer, type Catalogue, type ToolServerDeps } from './mcp-server/server.ts';
+import type { Catalogue, ToolServerDeps } from './mcp-server/server.ts';
 import type { Principal } from '../identity/principal.ts';
 import { unauthenticated } from '../identity/verifier.ts';
 import type { AppEnv } from './context.ts';
@@ -92,6 +91,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
             return rpcError(400, -32700, 'Parse error: Invalid JSON');
           }
         }
+        // The MCP SDK is loaded on the first call, not at every start (docs/operations.md "The compiled build").
+        const [{ buildCatalogue, createToolServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+          import('./mcp-server/server.ts'),
+          import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        ]);
         catalogue ??= buildCatalogue(deps.openApi);
         const server = createToolServer(serverDeps, await catalogue, principal, new URL(c.req.url).origin);
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -5,8 +5,7 @@
  * (discovery), and the authority the connection itself gives. What the server advertises (names, read-only hints) is never authority:
  * `config.allowed_tools` and `config.read_only_tools` are.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ActionFailure, type ResolvedConnection } from '../actions/action.ts';
 import { refusalIn, type OutboundFetch } from '../actions/outbound-http.ts';
 
@@ -33,6 +32,11 @@ export async function withRemoteMcp<T>(
 ): Promise<T> {
   if (!connection.base_url) throw new ActionFailure('connection_invalid', `mcp: connection '${connection.name}' has no base_url`, false);
   const url = new URL(connection.base_url);
+  // Loaded on first use, not at every start of the service (docs/operations.md "The compiled build").
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
   const transport = new StreamableHTTPClientTransport(url, {
     // Both signals: the caller's deadline, and the transport's own, which its close() aborts to end
     // a stream the server holds open (replacing it left that stream, and the process's shutdown, hanging).

@@ -15,7 +15,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv6 } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import type { Agent, fetch as UndiciFetch, RequestInit as UndiciRequestInit } from 'undici';
 import { classifyAddress, OutboundRefusedError } from './address-policy.ts';
 import { trustedCa } from './trusted-ca.ts';
 
@@ -69,16 +69,25 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const exchangeOrigin = options.exchangeOrigin === null ? null : new URL(options.exchangeOrigin).origin;
   const exempt = (target: Target) => options.allowPrivate || isPeer(peers, target) || originOf(target) === exchangeOrigin;
   const ca = trustedCa(options.extraCa ?? null);
-  const base = buildConnector(ca === undefined ? {} : { ca });
-  const agent = new Agent({
-    connect: (connectOptions, callback) => {
-      const target = { protocol: connectOptions.protocol, hostname: connectOptions.hostname, port: connectOptions.port };
-      resolveChecked(target, exempt(target)).then(
-        (address) => base(address === null ? connectOptions : { ...connectOptions, hostname: address }, callback),
-        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
-      );
-    },
-  });
+  // undici (a megabyte of code) is loaded with the first outbound call, not at every start
+  // (docs/operations.md "The compiled build").
+  let client: Promise<{ agent: Agent; fetch: typeof UndiciFetch }> | null = null;
+  const open = () =>
+    // Its default export: undici is CommonJS, and the compiled bundle gives a CommonJS
+    // package imported on demand no named exports.
+    (client ??= import('undici').then(({ default: { Agent, buildConnector, fetch } }) => {
+      const base = buildConnector(ca === undefined ? {} : { ca });
+      const agent = new Agent({
+        connect: (connectOptions, callback) => {
+          const target = { protocol: connectOptions.protocol, hostname: connectOptions.hostname, port: connectOptions.port };
+          resolveChecked(target, exempt(target)).then(
+            (address) => base(address === null ? connectOptions : { ...connectOptions, hostname: address }, callback),
+            (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+          );
+        },
+      });
+      return { agent, fetch };
+    }));
   const guarded = async (url: string, init: RequestInit): Promise<Response> => {
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
@@ -86,11 +95,12 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
     }
     const target = { protocol: parsed.protocol, hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port: parsed.port };
     if (isIP(target.hostname) !== 0 && !exempt(target)) refuseLiteral(target.hostname);
-    const response = await undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher: agent });
+    const { agent, fetch } = await open();
+    const response = await fetch(url, { ...(init as UndiciRequestInit), dispatcher: agent });
     // undici's Response implements the same Fetch interface as the global one.
     return response as unknown as Response;
   };
-  return Object.assign(guarded, { close: () => agent.close() });
+  return Object.assign(guarded, { close: async () => (client === null ? undefined : (await client).agent.close()) });
 }
 
 /**

@@ -8,7 +8,7 @@ import { builtinActions, createActionRegistry, type ActionRegistry } from '../..
 import { createAiAgentAction } from '../../adapters/ai/agent-action.ts';
 import { createTriageAssessor, type TriageAssessor } from '../../adapters/ai/case-triage.ts';
 import { createAiInvoker, type AiInvoker } from '../../adapters/ai/invoke.ts';
-import { aiProviderPort } from '../../adapters/ai/providers.ts';
+import type { AiProviderPort } from '../../adapters/ai/provider.ts';
 import { createAiSettingsStore, type AiSettingsStore } from '../../adapters/ai/settings-store.ts';
 import { createAiTriageAction } from '../../adapters/ai/triage-action.ts';
 import { createEffectCommands } from '../../adapters/commands/effects.ts';
@@ -28,6 +28,10 @@ import { loadRunbooks } from '../runbook-loader.ts';
 import type { Core } from './core.ts';
 import type { Peers } from './peers.ts';
 import type { ReadModels } from './projector.ts';
+
+/** The AI SDK and its providers load on the first AI call, not at every start (docs/operations.md "The compiled build"). */
+const aiProviderPort: AiProviderPort = async (target, request, fetch) =>
+  (await import('../../adapters/ai/providers.ts')).aiProviderPort(target, request, fetch);
 
 export type Automation = {
   connections: ConnectionStore;

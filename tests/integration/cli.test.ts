@@ -3,9 +3,12 @@
  * in-process: help on every command, the version, usage errors with exit status 2, and the
  * completion script. Issue 48.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serviceVersion } from '../../runtime/version.ts';
 import { svc } from '../support/cli.ts';
+import { repoRoot } from '../support/fixtures.ts';
 
 const commands = [
   ['serve'],
@@ -13,6 +16,7 @@ const commands = [
   ['audit'],
   ['audit', 'verify'],
   ['openapi'],
+  ['runbook-schema'],
   ['dev'],
   ['dev', 'token'],
   ['dev', 'gateway'],
@@ -89,5 +93,41 @@ describe('svc completion', () => {
     expect(top.out.split('\n')).toEqual(expect.arrayContaining(['serve', 'migrate', 'audit', 'openapi', 'runbook-schema', 'dev', 'pack', 'completion']));
     const pack = await svc(['--get-yargs-completions', 'svc', 'pack', '']);
     expect(pack.out.split('\n')).toEqual(expect.arrayContaining(['keygen', 'build', 'sign', 'index', 'verify']));
+  });
+});
+
+describe('the compiled build', () => {
+  type Output = { entryPoint?: string; inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] };
+  /** esbuild's metafile of the build vitest's global setup made (tools/build.mjs). */
+  const meta = JSON.parse(readFileSync(join(repoRoot, 'dist/meta.json'), 'utf8')) as { outputs: Record<string, Output> };
+
+  /** Every module and external package `svc serve` loads before it answers: svc.js, then the serve chunk, through static imports only. */
+  function loadedAtStart(): string[] {
+    const outputs = new Map(Object.entries(meta.outputs).map(([path, output]) => [path.replace(/^.*dist\//, ''), output]));
+    const serve = [...outputs].find(([, output]) => output.entryPoint === 'runtime/cli/serve.ts')?.[0];
+    const pending = ['svc.js', serve ?? 'missing serve chunk'];
+    const seen = new Set<string>();
+    const loaded: string[] = [];
+    for (let chunk = pending.pop(); chunk !== undefined; chunk = pending.pop()) {
+      if (seen.has(chunk)) continue;
+      seen.add(chunk);
+      const output = outputs.get(chunk);
+      if (!output) throw new Error(`no chunk ${chunk} in dist/meta.json`);
+      loaded.push(...Object.keys(output.inputs));
+      for (const imported of output.imports) {
+        if (imported.kind !== 'import-statement') continue;
+        if (imported.external) loaded.push(imported.path);
+        else pending.push(imported.path.replace(/^.*dist\//, ''));
+      }
+    }
+    return loaded;
+  }
+
+  it('svc serve loads at start none of the code only some installs or calls use (docs/operations.md "The compiled build")', () => {
+    const loaded = loadedAtStart();
+    expect(loaded).toContain('runtime/boot.ts');
+    const lazy =
+      /(^|node_modules\/)(@kurrent\/|ssh2|ai\/|@ai-sdk\/|ollama-ai-provider-v2|@modelcontextprotocol\/sdk|nodemailer|imapflow|@readme\/openapi-parser|undici\/)/;
+    expect(loaded.filter((path) => lazy.test(path))).toEqual([]);
   });
 });
