@@ -10,8 +10,8 @@
  *   measured the same way in turns with the service. Target <= 2x.
  * - `idle_rss_mb`: the resident set of the process BENCH_IDLE_SECONDS (10) after it is ready;
  *   `load_rss_mb`: its peak resident set (VmHWM) after BENCH_LOAD_ALERTS (2,000) alerts sent
- *   16 at a time. Baseline for both: the baseline process's resident set. Target: at most
- *   n8n's idle process, about 350 MB.
+ *   16 at a time. Baseline for both: the baseline process's resident set. Target for the
+ *   idle one: at most n8n's idle process, about 350 MB; the loaded one is reported.
  * - `crash_loop_refused_pct`: alerts sent at BENCH_CRASH_RATE a second (20) for
  *   BENCH_CRASH_SECONDS (60) while the process is SIGKILLed and started again at the start
  *   of every BENCH_CRASH_EVERY_SECONDS (20); the share refused (no answer: connection
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
       [
         benchLine('restart_ready_ms', median(serviceMs), median(baselineMs), '<= 2x'),
         benchLine('idle_rss_mb', idleRssMb, baselineRssMb, `<= ${N8N_IDLE_RSS_MB} MB`),
-        benchLine('load_rss_mb', loadRssMb, baselineRssMb, `<= ${N8N_IDLE_RSS_MB} MB`),
+        benchLine('load_rss_mb', loadRssMb, baselineRssMb, 'reported'),
         benchLine('crash_loop_refused_pct', refusedPct, baselineRefusedPct, '< 10%'),
         benchLine('cli_help_ms', median(helpMs), median(nodeMs), '< 300 ms'),
       ],
