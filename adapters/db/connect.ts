@@ -3,16 +3,12 @@
  * otherwise embedded PGlite persisted in `<dataDir>/pgdata` (or in memory when
  * `dataDir` is null, for tests). Both run the same Kysely code (docs/architecture.md "Engines").
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
-import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
-import { embeddedOptions } from './embedded-options.ts';
-import { plainTransactions, type TransactionRunner } from '../../projections/projector.ts';
+import type { EmbeddedDataDirState } from './embedded-upgrade.ts';
+import type { TransactionRunner } from '../../projections/projector.ts';
 import { pipelinedTransactions } from './pipelined.ts';
 import { DEFAULT_POOL_IDLE_MS, DEFAULT_POOL_SIZE } from './pool-defaults.ts';
 
@@ -81,19 +77,7 @@ export async function openDatabase(location: DatabaseLocation): Promise<OpenedDa
     };
     return { db, engine: 'postgres', embedded: null, dataDir: null, pipelinedTransaction: pipelinedTransactions(pipelinedPool), close };
   }
-  let client: PGlite;
-  let dataDir: EmbeddedDataDirState | null = null;
-  if (location.dataDir === null) {
-    client = new PGlite({ ...embeddedOptions, ...(location.image ? { loadDataDir: location.image } : {}) });
-  } else {
-    const dir = join(location.dataDir, 'pgdata');
-    dataDir = await prepareEmbeddedDataDir(dir);
-    mkdirSync(dir, { recursive: true });
-    const startParams = location.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${location.sharedBuffers}`] : undefined;
-    client = new PGlite(dir, { ...embeddedOptions, ...(startParams ? { startParams } : {}) });
-  }
-  await client.waitReady;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-  const pipelinedTransaction = plainTransactions(db);
-  return { db, engine: 'pglite', embedded: client, dataDir, pipelinedTransaction, close: () => db.destroy() };
+  // PGlite (half a megabyte of JavaScript before its WebAssembly) loads only for the embedded engine: a restart on a server skips it.
+  const { openEmbedded } = await import('./connect-embedded.ts');
+  return openEmbedded(location);
 }

@@ -14,8 +14,7 @@
  * directory is a restore that never finished, and is built again.
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { embeddedOptions } from './embedded-options.ts';
+import type { PGlite } from '@electric-sql/pglite';
 
 /** The PostgreSQL major version of the PGlite this build runs (checked by a test). */
 export const EMBEDDED_MAJOR = 18;
@@ -90,6 +89,7 @@ async function dumpOld(dir: string): Promise<{ dump: string; counts: RowCounts }
 
 /** Restores `dump` into a new directory at `dir` and answers its row counts. */
 async function restoreNew(dir: string, dump: string): Promise<RowCounts> {
+  const [{ PGlite }, { embeddedOptions }] = await Promise.all([import('@electric-sql/pglite'), import('./embedded-options.ts')]);
   const fresh = new PGlite(dir, embeddedOptions);
   try {
     await fresh.waitReady;

@@ -12,7 +12,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Kysely } from 'kysely';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { canSeeCase, type ScopedCase } from '../../projections/cases/case-scope.ts';
 import { findCase } from '../../projections/cases/cases.queries.ts';
@@ -62,13 +62,15 @@ async function authenticateUpgrade(req: IncomingMessage, deps: Pick<LiveSocketDe
 
 /** Listens for `/ws` upgrades on `server`; `close()` ends every session (1001) and stops. */
 export function attachLiveSocket(server: Server, deps: LiveSocketDeps): { close: () => Promise<void> } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_FRAME_BYTES });
+  // ws loads on the first upgrade: most restarts serve none before they are ready, and it is a tenth of the start path.
+  let wss: Promise<WebSocketServer> | null = null;
+  const sockets = () => (wss ??= import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_INBOUND_FRAME_BYTES })));
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = pathBelow(new URL(req.url ?? '/', 'http://upgrade').pathname, deps.basePath);
     if (path !== '/ws') return refuse(socket, 404, { detail: 'no WebSocket at this path', code: 'not_found', params: { path } });
-    authenticateUpgrade(req, deps).then(
-      (principal) => wss.handleUpgrade(req, socket, head, (ws) => session(ws, principal)),
+    Promise.all([authenticateUpgrade(req, deps), sockets()]).then(
+      ([principal, server]) => server.handleUpgrade(req, socket, head, (ws) => session(ws, principal)),
       (error: unknown) => {
         if (error instanceof DomainError) return refuse(socket, error.status, { detail: error.message, code: error.code, params: error.params });
         deps.logError(error, { path: '/ws' });
@@ -156,8 +158,10 @@ export function attachLiveSocket(server: Server, deps: LiveSocketDeps): { close:
   return {
     close: async () => {
       server.off('upgrade', onUpgrade);
-      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      const open = await wss;
+      if (!open) return;
+      for (const ws of open.clients) ws.close(1001, 'server shutting down');
+      await new Promise<void>((resolve) => open.close(() => resolve()));
     },
   };
 }

@@ -11,7 +11,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError, ValidationFailed, type ValidationIssue } from '../../domain/shared/errors.ts';
 import { FileTooLarge, type FileStore, type StagedFile } from '../attachments/port.ts';
@@ -36,9 +36,11 @@ export async function receiveSingleFile(request: Request, options: { field: stri
   const missing = new ValidationFailed([{ loc: ['body', field], msg: `a file part named ${field} is required`, type: 'missing' }]);
   if (!request.body) throw missing;
 
+  // busboy loads on the first upload rather than at every start.
+  const { default: parse } = await import('busboy');
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
+    parser = parse({
       headers: { 'content-type': contentType },
       defParamCharset: 'utf8',
       // busboy stops passing bytes of the file one past the cap (its limit fires on reaching

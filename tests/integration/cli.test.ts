@@ -127,7 +127,7 @@ describe('the compiled build', () => {
     const loaded = loadedAtStart();
     expect(loaded).toContain('runtime/boot.ts');
     const lazy =
-      /(^|node_modules\/)(@kurrent\/|ssh2|ai\/|@ai-sdk\/|ollama-ai-provider-v2|@modelcontextprotocol\/sdk|nodemailer|imapflow|@readme\/openapi-parser|undici\/)/;
+      /(^|node_modules\/)(@kurrent\/|ssh2|ai\/|@ai-sdk\/|ollama-ai-provider-v2|@modelcontextprotocol\/sdk|nodemailer|imapflow|@readme\/openapi-parser|undici\/|ws\/|busboy\/|@electric-sql\/pglite|kysely-pglite-dialect)/;
     expect(loaded.filter((path) => lazy.test(path))).toEqual([]);
   });
 });
