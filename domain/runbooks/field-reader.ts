@@ -46,6 +46,27 @@ function isOptional(schema: FieldSchema): boolean {
   return schema.type === 'nullish' || schema.type === 'optional';
 }
 
+type ListSchema = v.GenericSchema & { message?: v.ErrorMessage<v.ArrayIssue>; pipe?: readonly unknown[] };
+const listLevels = new WeakMap<FieldSchema, v.GenericSchema>();
+
+/**
+ * The list-level half of a list field's schema: its type message and its pipe's checks
+ * (such as a minimum length), with the items left unchecked, since FieldReader.list's
+ * caller checks each item itself and the whole list would otherwise be validated twice.
+ */
+function listLevel(schema: FieldSchema): v.GenericSchema {
+  const known = listLevels.get(schema);
+  if (known) return known;
+  const list = (isOptional(schema) ? (schema as unknown as { wrapped: FieldSchema }).wrapped : schema) as ListSchema;
+  if (list.type !== 'array') throw new TypeError(`FieldReader.list needs an array schema, got ${list.type}`);
+  const items = v.array(v.unknown(), list.message);
+  const checks = list.pipe?.slice(1) ?? [];
+  // v.pipe is typed for a literal list of actions; these are the very actions the field's schema holds.
+  const level = checks.length === 0 ? items : (v.pipe as unknown as (...parts: unknown[]) => v.GenericSchema)(items, ...checks);
+  listLevels.set(schema, level);
+  return level;
+}
+
 export class FieldReader {
   constructor(
     readonly fields: Record<string, unknown>,
@@ -121,8 +142,8 @@ export class FieldReader {
   list(key: string, schema: FieldSchema): unknown[] | null {
     const value = this.get(key);
     if (value === undefined) return this.absent(key, schema) as unknown[] | null;
-    const result = v.safeParse(schema, value, { abortPipeEarly: true });
-    for (const issue of result.issues ?? []) if (issue.path === undefined) this.report([key], issue.message);
+    const result = v.safeParse(listLevel(schema), value, { abortPipeEarly: true });
+    for (const issue of result.issues ?? []) this.report([key], issue.message);
     return Array.isArray(value) ? value : null;
   }
 
