@@ -13,7 +13,7 @@ function read(fields: Record<string, unknown>, key: string, schema: v.GenericSch
 }
 
 describe('FieldReader.list', () => {
-  it('reports the list-level problems only: the items are the caller's to check, once', () => {
+  it("reports the list-level problems only: the items are the caller's to check, once", () => {
     expect(read({ steps: [{ id: 1 }, 'x'] }, 'steps', Steps)).toEqual({ items: [{ id: 1 }, 'x'], errors: [] });
     expect(read({ steps: [] }, 'steps', Steps).errors).toEqual([{ loc: ['steps', 0, 'steps'], msg: 'must have at least one step' }]);
     expect(read({ steps: { a: 1 } }, 'steps', Steps)).toEqual({ items: null, errors: [{ loc: ['steps', 0, 'steps'], msg: 'must be a list' }] });
