@@ -6,7 +6,8 @@
  * and leaves what is stored as it was.
  */
 import { gunzipSync } from 'node:zlib';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../projections/database.ts';
 import { PostgresEventStore } from '../../adapters/event-store/postgres.ts';
 import { replayVerifyChains } from '../../projections/chains/replay-verify.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,19 @@ function expectValidation(res: Answer, loc: (string | number)[], type?: string):
 
 function expectNoInternals(text: string): void {
   expect(text).not.toMatch(/\n\s+at |\bat .+\.[cm]?[jt]s:\d+|node_modules|stack/i);
+}
+
+/**
+ * Runs `request` while the alert read model is gone (renamed away and back): a database
+ * fault no request can cause, so a route fails with an unhandled error for that one request.
+ */
+async function withAlertsTableGone<T>(db: Kysely<Database>, request: () => Promise<T>): Promise<T> {
+  await sql`alter table alerts rename to alerts_unavailable`.execute(db);
+  try {
+    return await request();
+  } finally {
+    await sql`alter table alerts_unavailable rename to alerts`.execute(db);
+  }
 }
 
 describe.each(e2eEngines)('HTTP bad input on $name', ({ server }) => {
@@ -406,13 +420,9 @@ steps:
     it('puts the request id on the log lines of the request', async () => {
       const { db } = svc.service.opened;
       const loggedBefore = svc.errors().length;
-      await sql`alter table alerts rename to alerts_unavailable`.execute(db);
-      let res: Response;
-      try {
-        res = await svc.request('/alerts', { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-alerts-500' } });
-      } finally {
-        await sql`alter table alerts_unavailable rename to alerts`.execute(db);
-      }
+      const res = await withAlertsTableGone(db, () =>
+        svc.request('/alerts', { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-alerts-500' } }),
+      );
       expect(res.status).toBe(500);
       expect(res.headers.get('x-request-id')).toBe('trace-alerts-500');
       expect(svc.errors().slice(loggedBefore)).toContainEqual(
@@ -436,14 +446,7 @@ steps:
     it('answers 500 internal_error without stack, message or secrets, and logs the error server-side', async () => {
       const { db } = svc.service.opened;
       const loggedBefore = svc.errors().length;
-      // A database fault no request can cause: the alert read model disappears for one request.
-      await sql`alter table alerts rename to alerts_unavailable`.execute(db);
-      let res: Answer;
-      try {
-        res = await api('GET', '/alerts');
-      } finally {
-        await sql`alter table alerts_unavailable rename to alerts`.execute(db);
-      }
+      const res = await withAlertsTableGone(db, () => api('GET', '/alerts'));
       expectError(res, 500, 'internal_error');
       expect(res.body).toEqual({ detail: 'internal error', code: 'internal_error', params: {} });
       for (const secret of [svc.env.SVC_SECRET_KEY, bootstrapSecret, token, 'alerts_unavailable', 'relation']) {
