@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { runbookJsonSchemaText } from '../../../adapters/runbooks/json-schema.ts';
 import { parseRunbook, type RunbookCatalog } from '../../../domain/runbooks/parse.ts';
+import { EVERY_FIELD_RUNBOOK } from '../../support/runbook-documents.ts';
 
 const repo = join(import.meta.dirname, '../../..');
 const published = readFileSync(join(repo, 'docs/runbook.schema.json'), 'utf8');
@@ -18,44 +19,6 @@ const validate = new Ajv({ allErrors: true }).compile(JSON.parse(published));
 
 /** Accepts every action, template and condition: only the document's shape is under test. */
 const lenient: RunbookCatalog = { actionProblem: () => null, checkInput: () => [], checkTemplate: () => null, checkCondition: () => null };
-
-const everyField = `
-id: phishing-triage
-name: Phishing triage
-description: Contain a reported phish
-version: 3
-enabled: false
-trigger:
-  type: alert
-  conditions: { severity: [High, critical], matched_log.host.name: mail-01, score: 7 }
-inputs:
-  - { name: mailbox, type: string, required: true, description: Target mailbox }
-  - { name: dry, type: boolean }
-  - { name: note, type: string, required:, description: }
-steps:
-  - id: is-internal
-    type: branch
-    when: '{{ trigger.sender_domain == "example.com" }}'
-    ui: { x: 0, y: 0 }
-  - id: tag
-    action: case.tag
-    needs: [is-internal]
-    when_branch: true
-    with: { tags: [phish] }
-    timeout_s: 30
-    retries: 2
-    on_error: continue
-    autonomous: true
-    ui: { x: 10, y: 20.5 }
-  - id: notify
-    action: notify.email
-    needs: [is-internal, tag]
-    when_branch: "false"
-    for_each: '{{ trigger.recipients }}'
-    with: { to: '{{ item }}' }
-    on_error: goto:tag
-    approval: { roles: [approver, admin], timeout_h: 1.5, message: Mail the recipients? }
-`;
 
 const schedule = (trigger: string) => `id: nightly\nname: Nightly\ntrigger: ${trigger}\nsteps: [{ id: a, action: case.tag }]\n`;
 
@@ -72,7 +35,7 @@ describe('the published runbook JSON Schema', () => {
   });
 
   it.each([
-    ['every field of the DSL', everyField],
+    ['every field of the DSL', EVERY_FIELD_RUNBOOK],
     ['a cron schedule', schedule("{ type: schedule, cron: '*/5 * * * *' }")],
     ['an interval schedule', schedule('{ type: schedule, interval_s: 60 }')],
     ['a manual trigger', schedule('{ type: manual }')],
@@ -81,8 +44,8 @@ describe('the published runbook JSON Schema', () => {
     expect(validate(parseYaml(text)) ? [] : validate.errors).toEqual([]);
   });
 
-  const base = parseYaml(everyField) as Record<string, unknown>;
-  /** `everyField` with `edit` applied to a deep copy. */
+  const base = parseYaml(EVERY_FIELD_RUNBOOK) as Record<string, unknown>;
+  /** `EVERY_FIELD_RUNBOOK` with `edit` applied to a deep copy. */
   const broken = (edit: (doc: any) => void): Record<string, unknown> => {
     const doc = structuredClone(base);
     edit(doc);

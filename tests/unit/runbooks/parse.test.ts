@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { RunbookDefinition } from '../../../domain/runbooks/model.ts';
 import { parseRunbook, type RunbookCatalog } from '../../../domain/runbooks/parse.ts';
+import { EVERY_FIELD_RUNBOOK } from '../../support/runbook-documents.ts';
 
 const catalog: RunbookCatalog = {
   actionProblem: (name) => (['case.comment', 'case.tag', 'http.request', 'notify.email'].includes(name) ? null : `unknown action '${name}'`),
@@ -43,53 +44,17 @@ function stepErrors(...steps: Doc[]) {
 
 describe('parseRunbook: a valid runbook', () => {
   it('reads every field of the DSL', () => {
-    const yamlText = `
-id: phishing-triage
-name: Phishing triage
-description: Contain a reported phish
-version: 3
-enabled: false
-trigger:
-  type: alert
-  conditions:
-    severity: [High, critical]
-    matched_log.host.name: mail-01
-inputs:
-  - { name: mailbox, type: string, required: true, description: Target mailbox }
-  - { name: dry, type: boolean }
-steps:
-  - id: is-internal
-    type: branch
-    when: '{{ trigger.sender_domain == "example.com" }}'
-  - id: tag
-    action: case.tag
-    needs: [is-internal]
-    when_branch: true
-    with: { tags: ['phish', '{{ trigger.rule.id }}'], meta: { by: '{{ inputs.mailbox }}' } }
-    timeout_s: 30
-    retries: 2
-    on_error: continue
-    autonomous: true
-    ui: { x: 10, y: 20.5 }
-  - id: notify
-    action: notify.email
-    needs: [is-internal, tag]
-    when_branch: "false"
-    for_each: '{{ trigger.recipients }}'
-    with: { to: '{{ item }}' }
-    on_error: goto:tag
-    approval: { roles: [approver, admin], timeout_h: 1.5, message: Mail the recipients? }
-`;
-    expect(runbookOf(yamlText)).toEqual({
+    expect(runbookOf(EVERY_FIELD_RUNBOOK)).toEqual({
       id: 'phishing-triage',
       name: 'Phishing triage',
       description: 'Contain a reported phish',
       version: 3,
       enabled: false,
-      trigger: { type: 'alert', conditions: { severity: ['High', 'critical'], 'matched_log.host.name': 'mail-01' } },
+      trigger: { type: 'alert', conditions: { severity: ['High', 'critical'], 'matched_log.host.name': 'mail-01', score: 7 } },
       inputs: [
         { name: 'mailbox', type: 'string', required: true, description: 'Target mailbox' },
         { name: 'dry', type: 'boolean', required: false, description: '' },
+        { name: 'note', type: 'string', required: false, description: '' },
       ],
       steps: [
         {
@@ -106,7 +71,7 @@ steps:
           approval: null,
           autonomous: false,
           for_each: null,
-          ui: null,
+          ui: { x: 0, y: 0 },
         },
         {
           id: 'tag',
