@@ -10,7 +10,7 @@ import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { Database } from '../../projections/database.ts';
 import { plainTransactions } from '../../projections/projector.ts';
-import type { DatabaseLocation, OpenedDatabase } from './connect.ts';
+import type { DatabaseLocation, OpenedDatabase } from './opened-database.ts';
 import { embeddedOptions } from './embedded-options.ts';
 import { prepareEmbeddedDataDir, type EmbeddedDataDirState } from './embedded-upgrade.ts';
 

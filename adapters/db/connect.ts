@@ -3,50 +3,17 @@
  * otherwise embedded PGlite persisted in `<dataDir>/pgdata` (or in memory when
  * `dataDir` is null, for tests). Both run the same Kysely code (docs/architecture.md "Engines").
  */
-import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../projections/database.ts';
-import type { EmbeddedDataDirState } from './embedded-upgrade.ts';
-import type { TransactionRunner } from '../../projections/projector.ts';
+import type { DatabaseLocation, OpenedDatabase } from './opened-database.ts';
 import { pipelinedTransactions } from './pipelined.ts';
 import { DEFAULT_POOL_IDLE_MS, DEFAULT_POOL_SIZE } from './pool-defaults.ts';
 
 // int8 (bigserial positions, counts) as numbers on pg, as PGlite already returns them.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
-export type Engine = 'pglite' | 'postgres';
-
-export type OpenedDatabase = {
-  db: Kysely<Database>;
-  engine: Engine;
-  /** The embedded PGlite client (null on a server), for what only its own API offers, such as LISTEN callbacks. */
-  embedded: PGlite | null;
-  /** What opening found in the embedded data directory (null on a server or in memory): `upgraded` once after a PostgreSQL major upgrade. */
-  dataDir: EmbeddedDataDirState | null;
-  /**
-   * Runs a body in one transaction whose concurrent statements share round trips: on a
-   * server, on a connection of a pool of its own in pipeline mode (pipelined.ts); on
-   * PGlite, which has no round trips, a plain Kysely transaction.
-   */
-  pipelinedTransaction: TransactionRunner;
-  close: () => Promise<void>;
-};
-
-/**
- * Where the database is. On a server, `onConnectionLost` hears of a pooled connection the
- * server ended (a restart, `pg_terminate_backend`, `idle_session_timeout`), idle or in use:
- * the query in flight on it fails, the pool drops it and the next query opens another.
- * `poolSize` connections at most (default `DEFAULT_POOL_SIZE`); an idle one is closed after
- * `poolIdleMs`, and never when it is 0 (the default). An in-memory PGlite (`dataDir` null)
- * starts from `image` when given: a data directory as PGlite's `dumpDataDir` writes it (a
- * tar), which skips initdb. A data directory's engine keeps `sharedBuffers` (PostgreSQL's
- * `shared_buffers`, such as `32MB`) of buffer cache in its WebAssembly memory; PGlite's own default is 128MB.
- */
-export type DatabaseLocation =
-  | { databaseUrl: string; poolSize?: number; poolIdleMs?: number; onConnectionLost?: (error: Error) => void }
-  | { dataDir: string; sharedBuffers?: string }
-  | { dataDir: null; image?: Blob };
+export type { DatabaseLocation, Engine, OpenedDatabase } from './opened-database.ts';
 
 /** Opens (and creates, for PGlite) the database at `location`. */
 export async function openDatabase(location: DatabaseLocation): Promise<OpenedDatabase> {
