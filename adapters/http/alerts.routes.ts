@@ -1,6 +1,7 @@
 /**
  * The alert inbox (SPEC.md "Alerts"): `GET /alerts` (filters `status`, `severity`,
- * `source`), `POST /alerts` (an alert entered by hand: in no case, no runbook),
+ * `source`; a page with `has_more`, and `total` with `include_total=true`), `GET /alerts/<id>`
+ * (one alert with its payload, observables and case; ours, docs/configuration.md "Alerts"), `POST /alerts` (an alert entered by hand: in no case, no runbook),
  * `POST /alerts/<id>/escalate` (a new case holding it), `/link {case_id}` (into an
  * existing case, moved out of another) and `/dismiss {reason?}` (an alert in no case).
  * Changes need `manage_cases` in the alert's team and in the holding case's (and in the
@@ -12,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { listAlerts, redactCaseLinks, type AlertFilters, type AlertRow } from '../../projections/alerts/alerts.queries.ts';
+import { alertObservables, findAlert, listAlerts, redactCaseLinks, type AlertFilters, type AlertRow } from '../../projections/alerts/alerts.queries.ts';
 import { withObservables } from '../commands/intake.ts';
 import type { Principal } from '../identity/principal.ts';
 import { alertAccess, caseAccess } from './case-access.ts';
@@ -22,12 +23,13 @@ import { requirePermission, requireTeamPermission } from './auth.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
-import { idParam, iso, paging, uuid, nonEmptyText } from '../shared/shapes.ts';
+import { idParam, iso, paging, queryFlag, uuid, nonEmptyText } from '../shared/shapes.ts';
+import { listPageAnswer, listPageSchema } from './list-page.ts';
 import { jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
 
 /** What the alert routes read of the service (adapters/http/deps.ts). */
-export type AlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'caseConfig' | 'db' | 'permissions' | 'waitFor'>;
+export type AlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'caseConfig' | 'caseListTotalCap' | 'db' | 'permissions' | 'waitFor'>;
 
 export function alertRoutes(deps: AlertRouteDeps) {
   const { db, caseConfig: cfg } = deps;
@@ -71,15 +73,18 @@ export function alertRoutes(deps: AlertRouteDeps) {
     })),
   );
 
-  /** The alerts `principal` may see under `filters`, each naming its case only when `principal` may see that case. */
-  const visibleRows = async (principal: Principal, filters: AlertFilters) => {
+  /** The page of alerts `principal` may see under `filters`, each naming its case only when `principal` may see that case. */
+  const visiblePage = async (principal: Principal, filters: AlertFilters, totalCap: number | null) => {
     const scope = caseScopeOf(principal, deps.permissions);
-    return redactCaseLinks(db, await listAlerts(db, filters, scope), scope);
+    const page = await listAlerts(db, filters, scope, totalCap);
+    return { ...page, items: await redactCaseLinks(db, page.items, scope) };
   };
   const reread = async (principal: Principal, id: string) => {
-    const [alert] = await visibleRows(principal, { id, limit: 1, offset: 0 });
+    const scope = caseScopeOf(principal, deps.permissions);
+    const alert = await findAlert(db, id, scope);
     if (!alert) throw new Error(`alert ${id} missing from the read model after projection`);
-    return alertView(alert);
+    const [redacted] = await redactCaseLinks(db, [alert], scope);
+    return alertView(redacted ?? alert);
   };
 
   return new Hono<AppEnv>()
@@ -88,7 +93,7 @@ export function alertRoutes(deps: AlertRouteDeps) {
       describeRoute({
         summary: 'Alert inbox',
         tags: ['alerts'],
-        responses: { 200: jsonAnswer(alertListSchema, 'The alerts the caller may see, newest first') },
+        responses: { 200: jsonAnswer(alertPageSchema, 'A page of the alerts the caller may see, newest first') },
       }),
       read,
       validate(
@@ -97,12 +102,34 @@ export function alertRoutes(deps: AlertRouteDeps) {
           status: v.optional(v.picklist(['new', 'linked', 'dismissed'])),
           severity: v.optional(v.string()),
           source: v.optional(v.string()),
+          include_total: queryFlag,
           ...paging,
         }),
       ),
       async (c) => {
-        const rows = await visibleRows(c.get('principal'), c.req.valid('query'));
-        return c.json({ items: rows.map(alertView) } satisfies v.InferOutput<typeof alertListSchema>);
+        const q = c.req.valid('query');
+        const page = await visiblePage(c.get('principal'), q, q.include_total ? deps.caseListTotalCap : null);
+        return c.json(listPageAnswer(page, page.items.map(alertView), q) satisfies v.InferOutput<typeof alertPageSchema>);
+      },
+    )
+    .get(
+      '/alerts/:id',
+      describeRoute({
+        summary: 'One alert: its fields, the payload it arrived with, its observables and the case holding it',
+        tags: ['alerts'],
+        responses: { 200: jsonAnswer(alertDetailSchema, 'The alert; 404 alert_not_found when absent or not visible to the caller') },
+      }),
+      read,
+      validate('param', idParam),
+      async (c) => {
+        const { alert, holder } = await alerts.held(c.get('principal'), c.req.valid('param').id);
+        const observables = await alertObservables(db, alert.id);
+        return c.json({
+          ...alertView(alert),
+          payload: alert.payload,
+          observables,
+          case: holder && { id: holder.id, key: holder.key, title: holder.title, status: holder.status, severity: holder.severity },
+        } satisfies v.InferOutput<typeof alertDetailSchema>);
       },
     )
     .post(
@@ -227,8 +254,26 @@ export const alertSchema = v.pipe(
   v.metadata({ ref: 'Alert' }),
 );
 
-/** A list of alerts, as GET /alerts and the case's alerts answer it. */
+/** A list of alerts, as the case's alerts answer it. */
 export const alertListSchema = v.strictObject({ items: v.array(alertSchema) });
+
+/** A page of the inbox (`GET /alerts`): `total` and `total_relation` only with `include_total=true`. */
+const alertPageSchema = listPageSchema(alertSchema);
+
+/**
+ * `GET /alerts/<id>`: the alert, `payload` as it arrived (the detector's document, or the
+ * webhook source's body), the observables extracted from it (normalized), and the case
+ * holding it (null when none). `repeat_count` is how many repeats de-duplication folded into it.
+ */
+const alertDetailSchema = v.pipe(
+  v.strictObject({
+    ...alertSchema.entries,
+    payload: v.record(v.string(), v.unknown()),
+    observables: v.array(v.strictObject({ type: v.string(), value: v.string(), normalized: v.string() })),
+    case: v.nullable(v.strictObject({ id: v.string(), key: v.string(), title: v.string(), status: v.string(), severity: v.string() })),
+  }),
+  v.metadata({ ref: 'AlertDetail' }),
+);
 
 /** The 201 of escalating an alert: the alert, now in the new case, and that case's id. */
 const escalatedSchema = v.strictObject({ alert: alertSchema, case_id: v.string() });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { DomainError, notFound } from '../../domain/shared/errors.ts';
-import { listAlerts, type AlertRow } from '../../projections/alerts/alerts.queries.ts';
+import { findAlert, type AlertRow } from '../../projections/alerts/alerts.queries.ts';
 import { findVisibleCase, type CaseRow } from '../../projections/cases/cases.queries.ts';
 import type { Database } from '../../projections/database.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
@@ -43,7 +43,7 @@ export function caseAccess(db: Kysely<Database>, matrix: PermissionMatrix) {
 export function alertAccess(db: Kysely<Database>, matrix: PermissionMatrix) {
   const held = async (principal: Principal, id: string): Promise<{ alert: AlertRow; holder: CaseRow | null }> => {
     const scope = caseScopeOf(principal, matrix);
-    const [alert] = await listAlerts(db, { id, limit: 1, offset: 0 }, scope);
+    const alert = await findAlert(db, id, scope);
     const holder = alert?.case_id ? await findVisibleCase(db, alert.case_id, scope) : null;
     if (!alert || holder === undefined) throw notFound('alert_not_found', 'alert not found', { alert_id: id });
     return { alert, holder };
@@ -51,6 +51,8 @@ export function alertAccess(db: Kysely<Database>, matrix: PermissionMatrix) {
   const forbidden = (whose: string, team: string | null) =>
     new DomainError('forbidden', 403, `permission manage_cases required in the ${whose} team`, { permission: 'manage_cases', team });
   return {
+    /** The alert and the case holding it (null when none), both visible to `principal`. */
+    held,
     visible: async (principal: Principal, id: string): Promise<AlertRow> => (await held(principal, id)).alert,
     actOn: async (principal: Principal, id: string): Promise<AlertRow> => {
       const { alert, holder } = await held(principal, id);

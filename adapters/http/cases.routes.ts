@@ -24,18 +24,12 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
+import { listPageAnswer, listPageSchema } from './list-page.ts';
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
 
 /** A page of `GET /cases`: `total` and `total_relation` only with `include_total=true`. */
-const caseListSchema = v.strictObject({
-  items: v.array(caseSchema),
-  has_more: v.boolean(),
-  total: v.optional(v.number()),
-  total_relation: v.optional(v.picklist(['eq', 'gte'])),
-  limit: v.number(),
-  offset: v.number(),
-});
+const caseListSchema = listPageSchema(caseSchema);
 
 /** A case comment (SPEC.md "Comment"): `text` is SPEC.md's name, `body` this API's older one. */
 export const commentObject = v.strictObject({
@@ -126,8 +120,7 @@ export function caseRoutes(deps: CaseRouteDeps) {
       async (c) => {
         const q = c.req.valid('query');
         const page = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions), q.include_total ? deps.caseListTotalCap : null);
-        const total = page.total && { total: page.total.value, total_relation: page.total.relation };
-        return c.json({ items: await views(c.get('principal'), page.items), has_more: page.hasMore, ...total, limit: q.limit, offset: q.offset });
+        return c.json(listPageAnswer(page, await views(c.get('principal'), page.items), q));
       },
     )
     .post(

@@ -298,6 +298,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert: its fields, the payload it arrived with, its observables and the case holding it */
+        get: operations["getAlertsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts/{id}/escalate": {
         parameters: {
             query?: never;
@@ -1957,6 +1974,39 @@ export interface components {
             received_at: string;
             last_seen_at: string;
         };
+        AlertDetail: {
+            id: string;
+            source: string;
+            external_id: string;
+            rule_id: string | null;
+            title: string;
+            severity: string;
+            status: string;
+            case_id: string | null;
+            detected_at: string | null;
+            url: string | null;
+            correlation_key: string | null;
+            suite_correlation_id: string | null;
+            team: string | null;
+            repeat_count: number;
+            received_at: string;
+            last_seen_at: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            observables: {
+                type: string;
+                value: string;
+                normalized: string;
+            }[];
+            case: {
+                id: string;
+                key: string;
+                title: string;
+                status: string;
+                severity: string;
+            } | null;
+        };
         Notification: {
             id: string;
             kind: string;
@@ -3605,6 +3655,7 @@ export interface operations {
                 status?: "new" | "linked" | "dismissed";
                 severity?: string;
                 source?: string;
+                include_total?: "true" | "false";
                 limit?: number;
                 offset?: number;
             };
@@ -3614,7 +3665,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The alerts the caller may see, newest first */
+            /** @description A page of the alerts the caller may see, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3622,6 +3673,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["Alert"][];
+                        has_more: boolean;
+                        total?: number;
+                        /** @enum {string} */
+                        total_relation?: "eq" | "gte";
+                        limit: number;
+                        offset: number;
                     };
                 };
             };
@@ -3693,6 +3750,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAlertsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert; 404 alert_not_found when absent or not visible to the caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDetail"];
                 };
             };
             /** @description The request failed validation, or a rule refused it */

@@ -5,12 +5,12 @@
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { AlertsTable, Database } from '../database.ts';
+import { cappedPage, type Page } from '../page.ts';
 
 /** An `alerts` row as the queries below answer it. */
 export type AlertRow = Selectable<AlertsTable>;
 
 export type AlertFilters = {
-  id?: string | undefined;
   status?: string | undefined;
   severity?: string | undefined;
   source?: string | undefined;
@@ -30,13 +30,35 @@ export function visibleAlerts(scope: CaseScope) {
  * Alerts `scope` may see: org-wide alerts (no team), every alert for a realm grant,
  * and the alerts of the caller's teams (the case-scope rule for cases that are not private).
  */
-export async function listAlerts(db: Kysely<Database>, f: AlertFilters, scope: CaseScope): Promise<AlertRow[]> {
+export async function listAlerts(db: Kysely<Database>, f: AlertFilters, scope: CaseScope, totalCap: number | null = null): Promise<Page<AlertRow>> {
   let q = db.selectFrom('alerts').where(visibleAlerts(scope));
-  if (f.id) q = q.where('id', '=', f.id);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.severity) q = q.where('severity', '=', f.severity);
   if (f.source) q = q.where('source', '=', f.source);
-  return q.selectAll().orderBy('received_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute();
+  const filtered = q;
+  return cappedPage(
+    db,
+    filtered,
+    (take) => filtered.selectAll().orderBy('received_at', 'desc').orderBy('id').limit(take).offset(f.offset).execute(),
+    f.limit,
+    totalCap,
+  );
+}
+
+/** The observables extracted from alert `alertId`, by type and normalized value. */
+export async function alertObservables(db: Kysely<Database>, alertId: string) {
+  return db
+    .selectFrom('alert_observables')
+    .select(['type', 'value', 'normalized'])
+    .where('alert_id', '=', alertId)
+    .orderBy('type')
+    .orderBy('normalized')
+    .execute();
+}
+
+/** The alert `id` when `scope` may see it (absent and invisible alike: undefined). */
+export async function findAlert(db: Kysely<Database>, id: string, scope: CaseScope): Promise<AlertRow | undefined> {
+  return db.selectFrom('alerts').where(visibleAlerts(scope)).where('id', '=', id).selectAll().executeTakeFirst();
 }
 
 /**

@@ -2,10 +2,11 @@
  * Case queries (SPEC.md "Cases"): list with filters, detail, timeline. Plain
  * functions taking `db` first (docs/architecture.md "Habits" 8).
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { validate as isUuid } from 'uuid';
 import type { CasesTable, Database } from '../database.ts';
 import { visibleCases, type CaseScope } from './case-scope.ts';
+import { cappedPage, type Page } from '../page.ts';
 
 export type CaseFilters = {
   status?: string | undefined;
@@ -19,9 +20,7 @@ export type CaseFilters = {
 
 export type CaseRow = Selectable<CasesTable>;
 
-/** How `total` relates to the true count, as Elasticsearch's `hits.total.relation`. */
-export type TotalRelation = 'eq' | 'gte';
-export type CasePage = { items: CaseRow[]; hasMore: boolean; total?: { value: number; relation: TotalRelation } };
+export type CasePage = Page<CaseRow>;
 
 /**
  * One page of the cases `scope` may see, newest first. `owner` matches the owner's
@@ -29,9 +28,7 @@ export type CasePage = { items: CaseRow[]; hasMore: boolean; total?: { value: nu
  * case-insensitively; `key` is one exact case key, upper-cased (`svc-12` finds SVC-12 and
  * not SVC-120). `hasMore` says whether a further page exists.
  *
- * `total` is counted only when `totalCap` is given, and only up to it: an exact
- * count of a broad filter over 100k cases costs many times the page itself
- * (bench/case-list.ts), so above the cap it is the cap with relation `gte`.
+ * `total` is counted only when `totalCap` is given, and only up to it (page.ts).
  */
 export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: CaseScope, totalCap: number | null = null): Promise<CasePage> {
   let q = db.selectFrom('cases').where(visibleCases(scope));
@@ -46,30 +43,14 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: Cas
     const pattern = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     q = q.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('key', 'ilike', pattern)]));
   }
-  const [rows, counted] = await Promise.all([
-    q
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('number', 'desc')
-      .limit(f.limit + 1)
-      .offset(f.offset)
-      .execute(),
-    totalCap === null
-      ? null
-      : db
-          .selectFrom(
-            q
-              .select(sql.lit(1).as('one'))
-              .limit(totalCap + 1)
-              .as('capped'),
-          )
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
-  ]);
-  const page: CasePage = { items: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
-  if (totalCap === null || counted === null) return page;
-  const n = Number(counted.n);
-  return { ...page, total: n > totalCap ? { value: totalCap, relation: 'gte' } : { value: n, relation: 'eq' } };
+  const filtered = q;
+  return cappedPage(
+    db,
+    filtered,
+    (take) => filtered.selectAll().orderBy('created_at', 'desc').orderBy('number', 'desc').limit(take).offset(f.offset).execute(),
+    f.limit,
+    totalCap,
+  );
 }
 
 /** One case whatever its scope (the worker acting for a runbook). */

@@ -93,6 +93,7 @@ describe.each(e2eEngines)('alerts of a private case on $name', ({ server }) => {
 
   describe.each(outsiders)('to %s', (_, who) => {
     const requests = (alertId: string, caseId: string): [string, string, unknown][] => [
+      ['GET', `/alerts/${alertId}`, undefined],
       ['POST', `/alerts/${alertId}/escalate`, {}],
       ['POST', `/alerts/${alertId}/link`, { case_id: caseId }],
       ['POST', `/alerts/${alertId}/dismiss`, {}],
@@ -100,7 +101,7 @@ describe.each(e2eEngines)('alerts of a private case on $name', ({ server }) => {
       ['DELETE', `/cases/${caseId}/alerts/${alertId}`, undefined],
     ];
 
-    it('refuses every move of an alert P holds exactly like an unknown alert, and P keeps it', async () => {
+    it('refuses reading or moving an alert P holds exactly like an unknown alert, and P keeps it', async () => {
       const target = own.get(who) as string;
       for (const alertId of [blueAlert, orgAlert]) {
         const absentId = randomUUID();
@@ -139,7 +140,7 @@ describe.each(e2eEngines)('alerts of a private case on $name', ({ server }) => {
       for (const a of seen) expect(a.case_id).toBeNull();
     });
 
-    it('refuses the MCP tools svc_escalate_alert and svc_link_alert exactly like an unknown alert, and lists P’s alerts with case_id null', async () => {
+    it('refuses the MCP tools svc_get_alert, svc_escalate_alert and svc_link_alert exactly like an unknown alert, and lists P’s alerts with case_id null', async () => {
       const token = await svc.identity.sign({
         token_use: 'exchange',
         sub: 'agent-workload',
@@ -156,11 +157,13 @@ describe.each(e2eEngines)('alerts of a private case on $name', ({ server }) => {
       for (const alertId of [blueAlert, orgAlert]) {
         const absentId = randomUUID();
         for (const [name, extra] of [
+          ['svc_get_alert', {}],
           ['svc_escalate_alert', {}],
           ['svc_link_alert', { case_id: target }],
         ] as const) {
-          const hidden = await tool(name, { id: alertId, ...extra, idempotency_key: `${who.email}-${name}-${alertId}` });
-          const absent = await tool(name, { id: absentId, ...extra, idempotency_key: `${who.email}-${name}-${absentId}` });
+          const key = (id: string) => (name === 'svc_get_alert' ? {} : { idempotency_key: `${who.email}-${name}-${id}` });
+          const hidden = await tool(name, { id: alertId, ...extra, ...key(alertId) });
+          const absent = await tool(name, { id: absentId, ...extra, ...key(absentId) });
           expect(absent._meta?.['svc/status']).toBe(404);
           expect(hidden.isError).toBe(true);
           expect(hidden._meta?.['svc/status']).toBe(404);

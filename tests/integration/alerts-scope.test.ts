@@ -104,7 +104,7 @@ describe.each(engines)('alert inbox scope on $name', (engine: TestEngine) => {
     expect(await redactCaseLinks(db, [{ case_id: randomUUID() }], scope({ all: true }))).toEqual([{ case_id: null }]);
   });
 
-  const titles = async (s: CaseScope) => (await listAlerts(ctx.opened.db, { limit: 50, offset: 0 }, s)).map((r) => r.title).sort();
+  const titles = async (s: CaseScope) => (await listAlerts(ctx.opened.db, { limit: 50, offset: 0 }, s)).items.map((r) => r.title).sort();
 
   it('shows org-wide alerts and the caller’s teams, everything to realm grants', async () => {
     expect(await titles(scope({ teams: ['team-a'] }))).toEqual(['alert of org', 'alert of team-a']);

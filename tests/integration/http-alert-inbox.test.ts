@@ -5,7 +5,7 @@
  * in no case out of the queue; all scoped to the caller's teams and permissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, detectorIntake, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const ana = testPerson('ana@example.com', [{ team: 'blue', role: 'analyst' }]);
@@ -92,6 +92,52 @@ describe.each(e2eEngines)('alert inbox on $name', ({ server }) => {
     const own = (await callAs(svc, red, 'POST', '/cases', { title: 'Red case', severity: 'low', team: 'red' })).body.id;
     expect((await callAs(svc, red, 'POST', `/alerts/${alert.id}/link`, { case_id: own })).status).toBe(404);
     expect((await callAs(svc, red, 'GET', '/alerts')).body.items.map((a: { id: string }) => a.id)).not.toContain(alert.id);
+    const hidden = await callAs(svc, red, 'GET', `/alerts/${alert.id}`);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ detail: 'alert not found', code: 'alert_not_found', params: { alert_id: alert.id } });
     expect(svc.errors()).toEqual([]);
+  });
+
+  it('answers one alert with the payload it arrived with, its observables, its repeats and its case', async () => {
+    const sent = {
+      alert_id: 'detail-1',
+      rule: { id: 'ssh-bf', title: 'SSH brute force', severity: 'high' },
+      team: 'blue',
+      matched_log: { source: { ip: '203.0.113.77' }, user: { name: 'root' } },
+    };
+    const first = await detectorIntake(svc, sent);
+    expect(first.status, first.text).toBe(202);
+    expect((await detectorIntake(svc, sent)).body.deduplicated).toBe(true);
+    const res = await callAs(svc, vic, 'GET', `/alerts/${first.body.alert_id}`);
+    expect(res.status, res.text).toBe(200);
+    const theCase = (await callAs(svc, ana, 'GET', `/cases/${first.body.case_id}`)).body;
+    expect(res.body).toMatchObject({
+      id: first.body.alert_id,
+      source: 'detector',
+      external_id: 'detail-1',
+      rule_id: 'ssh-bf',
+      title: 'SSH brute force',
+      severity: 'high',
+      status: 'linked',
+      repeat_count: 1,
+      payload: sent,
+      case: { id: theCase.id, key: theCase.key, title: theCase.title, status: theCase.status, severity: theCase.severity },
+    });
+    expect(res.body.observables).toContainEqual({ type: 'ip', value: '203.0.113.77', normalized: '203.0.113.77' });
+
+    const manualOne = await manual();
+    expect((await callAs(svc, ana, 'GET', `/alerts/${manualOne.id}`)).body).toMatchObject({ case: null, status: 'new', observables: [] });
+    expect((await callAs(svc, ana, 'GET', '/alerts/not-a-uuid')).status).toBe(422);
+  });
+
+  it('pages the inbox with has_more, and counts a total only when asked', async () => {
+    for (let i = 0; i < 3; i++) await manual({ source: 'paging' });
+    const first = (await callAs(svc, ana, 'GET', '/alerts?source=paging&limit=2')).body;
+    expect(first).toMatchObject({ has_more: true, limit: 2, offset: 0 });
+    expect(first.items).toHaveLength(2);
+    expect(first).not.toHaveProperty('total');
+    const last = (await callAs(svc, ana, 'GET', '/alerts?source=paging&limit=2&offset=2&include_total=true')).body;
+    expect(last).toMatchObject({ has_more: false, total: 3, total_relation: 'eq', limit: 2, offset: 2 });
+    expect(last.items).toHaveLength(1);
   });
 });

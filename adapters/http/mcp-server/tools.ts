@@ -26,6 +26,7 @@ export const toolRoutes: readonly ToolRoute[] = [
   read('svc_get_case', '/cases/:id', 'One case by id, with its acknowledgement clock. A case you cannot see answers case_not_found.'),
   read('svc_get_case_timeline', '/cases/:id/timeline', 'The chronological timeline of a case.'),
   read('svc_list_alerts', '/alerts', 'The alert inbox you can see (filters status, severity, source; paging limit, offset).'),
+  read('svc_get_alert', '/alerts/:id', 'One alert: its fields, the payload it arrived with, its observables and the case holding it.'),
   read('svc_list_runbooks', '/runbooks', 'The runbooks of this install.'),
   read('svc_get_runbook', '/runbooks/:slug', 'One runbook by slug, with its YAML and versions.'),
   read('svc_list_runs', '/runs', 'Runbook runs you can see, newest first (filters status, case_id; paging limit, offset).'),
