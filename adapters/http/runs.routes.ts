@@ -18,7 +18,7 @@ import { chainHashOfText, chainVerdictSchema } from '../../domain/shared/hash-ch
 import { DomainError } from '../../domain/shared/errors.ts';
 import { decideGateAs, runTeam, visibleRun } from './gate-decision.ts';
 import { hasPermission } from '../identity/permissions.ts';
-import { listRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
+import { listRuns, pageRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
 import { nativeSha256Hex, verifyChainTable } from '../../projections/chains/chain-table.ts';
 import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -26,7 +26,8 @@ import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseAccess } from './case-access.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HttpDeps } from './deps.ts';
-import { paging, uuid, jsonRecord } from '../shared/shapes.ts';
+import { paging, queryFlag, uuid, jsonRecord } from '../shared/shapes.ts';
+import { listPageAnswer, listPageSchema } from './list-page.ts';
 import { requireJson, validate } from './validation.ts';
 import { jsonAnswer } from './openapi.ts';
 import {
@@ -51,11 +52,13 @@ const decisionBody = v.object({
 
 /** A list of runs, newest first. */
 const runList = v.strictObject({ items: v.array(runSchema) });
+/** A page of `GET /runs`: `total` and `total_relation` only with `include_total=true`. */
+const runPage = listPageSchema(runSchema);
 
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
 
 /** What the run routes read of the service (adapters/http/deps.ts). */
-export type RunRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'runs' | 'waitFor' | 'now'>;
+export type RunRouteDeps = Pick<HttpDeps, 'caseListTotalCap' | 'db' | 'permissions' | 'runs' | 'waitFor' | 'now'>;
 
 export function runRoutes(deps: RunRouteDeps) {
   const { db } = deps;
@@ -108,17 +111,24 @@ export function runRoutes(deps: RunRouteDeps) {
     )
     .get(
       '/runs',
-      describeRoute({ summary: 'List runs', tags: ['runs'], responses: { 200: jsonAnswer(runList, 'Visible runs, newest first') } }),
+      describeRoute({ summary: 'List runs', tags: ['runs'], responses: { 200: jsonAnswer(runPage, 'A page of the visible runs, newest first') } }),
       read,
       validate(
         'query',
-        v.object({ status: v.optional(v.string()), case_id: v.optional(uuid), runbook_id: v.optional(v.pipe(v.string(), v.maxLength(200))), ...paging }),
+        v.object({
+          status: v.optional(v.string()),
+          case_id: v.optional(uuid),
+          runbook_id: v.optional(v.pipe(v.string(), v.maxLength(200))),
+          include_total: queryFlag,
+          ...paging,
+        }),
       ),
       async (c) => {
         const q = c.req.valid('query');
         const scope = caseScopeOf(c.get('principal'), deps.permissions);
-        const rows = await listRuns(db, { caseId: q.case_id, runbookId: q.runbook_id, status: q.status, limit: q.limit, offset: q.offset }, scope);
-        return c.json({ items: rows.map(runView) });
+        const filters = { caseId: q.case_id, runbookId: q.runbook_id, status: q.status, limit: q.limit, offset: q.offset };
+        const page = await pageRuns(db, filters, scope, q.include_total ? deps.caseListTotalCap : null);
+        return c.json(listPageAnswer(page, page.items.map(runView), q));
       },
     )
     .get(

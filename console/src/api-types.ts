@@ -4970,6 +4970,7 @@ export interface operations {
                 status?: string;
                 case_id?: string;
                 runbook_id?: string;
+                include_total?: "true" | "false";
                 limit?: number;
                 offset?: number;
             };
@@ -4979,7 +4980,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Visible runs, newest first */
+            /** @description A page of the visible runs, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4987,6 +4988,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["Run"][];
+                        has_more: boolean;
+                        total?: number;
+                        /** @enum {string} */
+                        total_relation?: "eq" | "gte";
+                        limit: number;
+                        offset: number;
                     };
                 };
             };

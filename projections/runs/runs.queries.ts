@@ -5,6 +5,7 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
+import { cappedPage } from '../page.ts';
 
 export type RunFilters = { caseId?: string | undefined; runbookId?: string | undefined; status?: string | undefined; limit: number; offset: number };
 
@@ -15,13 +16,23 @@ export const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database
     eb.exists(eb.selectFrom('cases').select('cases.id').whereRef('cases.id', '=', 'runs.case_id').where(visibleCases(scope))),
   ]);
 
-/** Runs `scope` may see, newest first. */
-export async function listRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope) {
+/** The runs `scope` may see that match `f` (paging aside). */
+function filteredRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope) {
   let q = db.selectFrom('runs').where(visibleRuns(scope));
   if (f.caseId) q = q.where('case_id', '=', f.caseId);
   if (f.runbookId) q = q.where('runbook_id', '=', f.runbookId);
   if (f.status) q = q.where('status', '=', f.status);
-  return q.selectAll().orderBy('queued_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute();
+  return q;
+}
+
+/** Runs `scope` may see, newest first. */
+export async function listRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope) {
+  return filteredRuns(db, f, scope).selectAll().orderBy('queued_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute();
+}
+
+/** A page of the runs `scope` may see, newest first, with `hasMore` and a total counted up to `totalCap` when given (page.ts). */
+export async function pageRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope, totalCap: number | null) {
+  return cappedPage(db, filteredRuns(db, f, scope), (take) => listRuns(db, { ...f, limit: take }, scope), f.limit, totalCap);
 }
 
 /** One run if `scope` may see it (an invisible run reads like an absent one). */

@@ -209,7 +209,7 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
     }
   });
 
-  it('scopes run detail and the run listing, also by runbook, like the run’s case', async () => {
+  it('scopes run detail and the run listing, also by runbook and in its total, like the run’s case', async () => {
     for (const who of everyone) {
       const listed = (await call(who, 'GET', '/runs?limit=200')).body.items.map((r: { id: string }) => r.id).sort();
       const expected = (['aPublic', 'aPrivate'] as const)
@@ -220,6 +220,8 @@ describe.each(e2eEngines)('case scoping and PUT /cases on $name', ({ server }) =
       const byRunbook = (await call(who, 'GET', '/runs?runbook_id=scope-note&limit=200')).body.items.map((r: { id: string }) => r.id).sort();
       expect(byRunbook, `${who} runbook_id`).toEqual(expected);
       expect((await call(who, 'GET', '/runs?runbook_id=another-runbook')).body.items, `${who} other runbook`).toEqual([]);
+      const counted = (await call(who, 'GET', '/runs?runbook_id=scope-note&limit=1&include_total=true')).body;
+      expect(counted, `${who} total`).toMatchObject({ total: expected.length, total_relation: 'eq', has_more: expected.length > 1, limit: 1, offset: 0 });
       for (const n of ['aPublic', 'aPrivate'] as const) {
         const run = await call(who, 'GET', `/runs/${runIds[n]}`);
         if (visibility[who].includes(n)) expect(run.status, run.text).toBe(200);

@@ -1,16 +1,17 @@
 /**
  * The alert inbox (`/alerts`, and `/alerts/<id>`, the `href` the API gives an alert, which
- * highlights that alert and shows its details): `GET /alerts` newest first, filtered by
- * status, severity and source (kept in the URL query with the page offset), a page at a
- * time. Each alert, or the alerts selected on the page, can be escalated, linked or
- * dismissed (alerts/actions.tsx); the outcome is shown per alert. Re-read on `alert.updated`.
+ * shows that alert above the list, read with `GET /alerts/<id>` whatever page it is on, and
+ * highlights it in the list): `GET /alerts` newest first, filtered by status, severity and
+ * source (kept in the URL query with the page offset), a page at a time with the total.
+ * Each alert, or the alerts selected on the page, can be escalated, linked or dismissed
+ * (alerts/actions.tsx); the outcome is shown per alert. Re-read on `alert.updated`.
  */
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useParams, useSearchParams } from 'react-router';
 import { AlertActions } from '../alerts/actions.tsx';
 import type { Outcome } from '../alerts/types.ts';
 import { answer, client } from '../api.ts';
-import type { Alert, AlertStatus } from '../api-shapes.ts';
+import type { Alert, AlertDetail, AlertPage, AlertStatus } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
@@ -97,13 +98,15 @@ function Choice({ label, value, options, onChange }: { label: string; value: str
   );
 }
 
-/**
- * One page of the inbox with its selection, bulk actions and pager. One alert more than a
- * page is read to know whether there is a next page (the answer has no `has_more`).
- */
+/** One page of the inbox with its selection, bulk actions and pager; the alert the URL names above it. */
 function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset: number; current: string | null; onPage: (offset: number) => void }) {
   const list = useResource(
-    async () => answer(await client.GET('/alerts', { params: { query: { ...filters, status: filters.status || undefined, limit: PAGE_SIZE + 1, offset } } })),
+    async () =>
+      answer(
+        await client.GET('/alerts', {
+          params: { query: { ...filters, status: filters.status || undefined, include_total: 'true', limit: PAGE_SIZE, offset } },
+        }),
+      ),
     [filters.status, filters.severity, filters.source, offset],
     (frame) => frame.type === 'alert.updated',
   );
@@ -111,19 +114,30 @@ function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset:
   // The default role matrix: viewers read only. The API decides either way; this spares a
   // viewer controls that would answer 403.
   const canAct = useMe().role !== 'viewer';
-  if (!list.data) return list.error ? <ErrorNote error={list.error} /> : <Loading what="alerts" />;
-  const alerts = list.data.items.slice(0, PAGE_SIZE);
-  const picked = alerts.filter((alert) => selected.has(alert.id));
-  const shown = alerts.find((alert) => alert.id === current) ?? null;
   const settled = (outcomes: Outcome[]) => {
     const succeeded = new Set(outcomes.filter((outcome) => outcome.error === null).map((outcome) => outcome.alert.id));
     setSelected((previous) => new Set([...previous].filter((id) => !succeeded.has(id))));
     list.reload();
   };
+  const panel = current && <CurrentAlert key={current} id={current} canAct={canAct} onDone={settled} />;
+  if (!list.data)
+    return list.error ? (
+      <>
+        {panel}
+        <ErrorNote error={list.error} />
+      </>
+    ) : (
+      <>
+        {panel}
+        <Loading what="alerts" />
+      </>
+    );
+  const alerts = list.data.items;
+  const picked = alerts.filter((alert) => selected.has(alert.id));
   return (
     <>
       <ErrorNote error={list.error} />
-      {current && <CurrentAlert key={current} alert={shown} canAct={canAct} onDone={settled} />}
+      {panel}
       {canAct && (
         <section className="panel alert-panel" aria-labelledby="bulk-heading">
           <h2 id="bulk-heading">{`Selected alerts (${picked.length})`}</h2>
@@ -135,63 +149,92 @@ function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset:
       ) : (
         <AlertTable alerts={alerts} selected={canAct ? selected : null} current={current} onSelect={setSelected} />
       )}
-      <Pager offset={offset} count={alerts.length} hasNext={list.data.items.length > PAGE_SIZE} onPage={onPage} />
+      <Pager offset={offset} page={list.data} onPage={onPage} />
     </>
   );
 }
 
 /**
- * The alert the URL names: its details and its actions, or why it is not shown. Focused
- * when it opens. After an action moves it out of the filtered page it stays shown, as the
- * action's answer left it, so the outcome stays in view.
+ * The alert the URL names (`GET /alerts/<id>`): its details, the case holding it, its
+ * observables, the payload it arrived with, and its actions; or why it is not shown.
+ * Focused when it opens.
  */
-function CurrentAlert({ alert, canAct, onDone }: { alert: Alert | null; canAct: boolean; onDone: (outcomes: Outcome[]) => void }) {
+function CurrentAlert({ id, canAct, onDone }: { id: string; canAct: boolean; onDone: (outcomes: Outcome[]) => void }) {
   const [params] = useSearchParams();
-  const [seen, setSeen] = useState(alert);
-  const [known, setKnown] = useState(alert);
-  if (alert !== seen) {
-    setSeen(alert);
-    if (alert) setKnown(alert);
-  }
+  const detail = useResource(
+    async () => answer(await client.GET('/alerts/{id}', { params: { path: { id } } })),
+    [id],
+    (frame) => frame.type === 'alert.updated' && frame.alert_id === id,
+  );
   const heading = useRef<HTMLHeadingElement>(null);
-  const id = known?.id;
+  const loaded = detail.data !== null;
   useEffect(() => {
-    if (id) heading.current?.focus();
-  }, [id]);
-  if (!known) {
+    if (loaded) heading.current?.focus();
+  }, [loaded]);
+  const close = <Link to={{ pathname: '/alerts', search: params.toString() }}>Close the details</Link>;
+  if (!detail.data) {
     return (
-      <p className="panel">
-        The alert this address names is not on this page of the inbox: it may be on another page, filtered out, or not visible to you.{' '}
-        <Link to="/alerts">Show the newest alerts</Link>
-      </p>
+      <section className="panel alert-panel" aria-label="The alert this address names">
+        {detail.error ? <ErrorNote error={detail.error} /> : <Loading what="the alert" />}
+        {close}
+      </section>
     );
   }
+  const alert = detail.data;
   return (
-    <section className="panel alert-panel" aria-labelledby="current-alert-heading">
+    <section className="panel alert-panel" aria-labelledby="current-alert-heading" data-testid="alert-detail">
       <div className="row alert-panel-top">
         <h2 id="current-alert-heading" ref={heading} tabIndex={-1}>
-          {known.title}
+          {alert.title}
         </h2>
-        <Link to={{ pathname: '/alerts', search: params.toString() }}>Close the details</Link>
+        {close}
       </div>
-      {!alert && <p className="muted">This alert no longer matches the filters of the list below.</p>}
-      <AlertFacts alert={known} />
+      <AlertFacts alert={alert} />
       {canAct && (
         <AlertActions
-          alerts={[known]}
+          alerts={[alert]}
           onDone={(outcomes) => {
-            const after = outcomes[0]?.after;
-            if (after) setKnown(after);
+            detail.reload();
             onDone(outcomes);
           }}
         />
       )}
+      <AlertObservables observables={alert.observables} />
+      <details className="alert-payload">
+        <summary>The payload as it arrived</summary>
+        <pre data-testid="alert-payload">{JSON.stringify(alert.payload, null, 2)}</pre>
+      </details>
     </section>
   );
 }
 
-/** What the inbox knows of one alert. */
-function AlertFacts({ alert }: { alert: Alert }) {
+/** The observables intake extracted from an alert, as typed and as normalized. */
+function AlertObservables({ observables }: { observables: AlertDetail['observables'] }) {
+  if (observables.length === 0) return <p className="muted">No observables were extracted from this alert.</p>;
+  return (
+    <table className="alert-observables" aria-label="Observables of the alert">
+      <thead>
+        <tr>
+          <th scope="col">Type</th>
+          <th scope="col">Value</th>
+          <th scope="col">Normalized</th>
+        </tr>
+      </thead>
+      <tbody>
+        {observables.map((o) => (
+          <tr key={`${o.type}:${o.normalized}`}>
+            <td>{o.type}</td>
+            <td className="mono">{o.value}</td>
+            <td className="mono">{o.normalized}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** What the service knows of one alert. */
+function AlertFacts({ alert }: { alert: AlertDetail }) {
   return (
     <dl className="alert-facts">
       <dt>Severity</dt>
@@ -203,7 +246,15 @@ function AlertFacts({ alert }: { alert: Alert }) {
         <Badge kind="status" value={alert.status} />
       </dd>
       <dt>Case</dt>
-      <dd>{alert.case_id ? <Link to={`/cases/${alert.case_id}`}>Open the case</Link> : 'In no case'}</dd>
+      <dd>
+        {alert.case ? (
+          <Link to={`/cases/${alert.case.id}`}>{`${alert.case.key}: ${alert.case.title}`}</Link>
+        ) : alert.case_id ? (
+          <Link to={`/cases/${alert.case_id}`}>Open the case</Link>
+        ) : (
+          'In no case'
+        )}
+      </dd>
       <dt>Source</dt>
       <dd>
         {alert.source} <span className="mono">{alert.external_id}</span>
@@ -352,15 +403,17 @@ function AlertRow({
   );
 }
 
-/** Previous and next page of the inbox, and which alerts this page shows. */
-function Pager({ offset, count, hasNext, onPage }: { offset: number; count: number; hasNext: boolean; onPage: (offset: number) => void }) {
+/** Previous and next page of the inbox, and which alerts this page shows of how many. */
+function Pager({ offset, page, onPage }: { offset: number; page: AlertPage; onPage: (offset: number) => void }) {
+  const count = page.items.length;
+  const of = page.total === undefined ? '' : ` of ${page.total.toLocaleString()}${page.total_relation === 'gte' ? ' or more' : ''}`;
   return (
     <nav className="row pager" aria-label="Alert pages">
       <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - PAGE_SIZE))}>
         Previous page
       </button>
-      <span>{count === 0 ? 'No alerts on this page' : `Alerts ${offset + 1}–${offset + count}`}</span>
-      <button type="button" disabled={!hasNext} onClick={() => onPage(offset + PAGE_SIZE)}>
+      <span data-testid="alert-range">{count === 0 ? 'No alerts on this page' : `Alerts ${offset + 1}–${offset + count}${of}`}</span>
+      <button type="button" disabled={!page.has_more} onClick={() => onPage(offset + PAGE_SIZE)}>
         Next page
       </button>
     </nav>
