@@ -34,6 +34,7 @@ const sectionPages: readonly NavPage[] = [
   { id: 'cases', title: 'Cases', path: '/cases', permission: 'read' },
   { id: 'alerts', title: 'Alerts', path: '/alerts', permission: 'read' },
   { id: 'runbooks', title: 'Runbooks', path: '/runbooks', permission: 'read' },
+  { id: 'runs', title: 'Runs', path: '/runs', permission: 'read' },
   { id: 'approvals', title: 'Approvals', path: '/approvals', permission: 'read' },
 ];
 

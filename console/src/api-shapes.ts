@@ -21,8 +21,6 @@ export type TicketLink = Schemas['TicketLink'];
 
 /** `GET /auth/me`: the signed-in person. */
 export type Me = paths['/auth/me']['get']['responses'][200]['content']['application/json'];
-/** `GET /alerts`: a page of the inbox. */
-export type AlertPage = paths['/alerts']['get']['responses'][200]['content']['application/json'];
 /** `GET /cases`: a page of cases. */
 export type CasePage = paths['/cases']['get']['responses'][200]['content']['application/json'];
 /** A person of `GET /cases/assignable-users`. */

@@ -15,6 +15,7 @@ import { ApprovalsPage } from './pages/approvals.tsx';
 import { CaseListPage } from './pages/case-list.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
 import { RunPage } from './pages/run.tsx';
+import { RunsPage } from './pages/runs.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { Loading } from './ui.tsx';
@@ -34,6 +35,7 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/cases/:id': <CasePage />,
   '/runbooks': <RunbookListPage />,
   '/runbooks/:slug': <RunbookPage />,
+  '/runs': <RunsPage />,
   '/runs/:id': <RunPage />,
   '/approvals': <ApprovalsPage />,
   '/notifications': <NotificationsPage />,
@@ -85,6 +87,9 @@ function Frame() {
           <NavLink to="/alerts">Alerts</NavLink>
           <NavLink to="/cases">Cases</NavLink>
           <NavLink to="/runbooks">Runbooks</NavLink>
+          <NavLink to="/runs" end>
+            Runs
+          </NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           <UnreadCount />
         </nav>

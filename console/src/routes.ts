@@ -13,6 +13,7 @@ export const consolePaths = [
   '/cases/:id',
   '/runbooks',
   '/runbooks/:slug',
+  '/runs',
   '/runs/:id',
   '/approvals',
   '/notifications',

@@ -1,4 +1,4 @@
-/** Small pieces every page uses: an error in words, loading text, badges and times. */
+/** Small pieces every page uses: an error in words, loading text, badges, times, a filter's choice and a list's pager. */
 import { useEffect, useState } from 'react';
 import { ago } from './format.ts';
 
@@ -38,5 +38,68 @@ export function Ago({ at }: { at: string }) {
     <time dateTime={at} title={new Date(at).toLocaleString()}>
       {ago(at, now)}
     </time>
+  );
+}
+
+/** A filter's choice of values, plus "any" (the empty value); a value outside `options` (from the URL) stays choosable. */
+export function FilterChoice({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  options: readonly string[];
+  onChange: (value: string) => void;
+}) {
+  const choices = value === '' || options.includes(value) ? options : [...options, value];
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(event) => onChange(event.target.value)}>
+        <option value="">Any</option>
+        {choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** What a pager reads of a list answer (`GET /alerts`, `GET /runs`): the page's size, whether another follows, and the total when counted. */
+type PagedAnswer = { items: unknown[]; has_more: boolean; total?: number; total_relation?: 'eq' | 'gte' };
+
+/**
+ * Previous and next page of a list of `noun` (plural, such as `Alerts`), `pageSize` at a
+ * time, and which rows this page shows of how many.
+ */
+export function ListPager({
+  noun,
+  offset,
+  pageSize,
+  page,
+  onPage,
+}: {
+  noun: string;
+  offset: number;
+  pageSize: number;
+  page: PagedAnswer;
+  onPage: (offset: number) => void;
+}) {
+  const count = page.items.length;
+  const of = page.total === undefined ? '' : ` of ${page.total.toLocaleString()}${page.total_relation === 'gte' ? ' or more' : ''}`;
+  return (
+    <nav className="row pager" aria-label={`${noun} pages`}>
+      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - pageSize))}>
+        Previous page
+      </button>
+      <span data-testid="list-range">{count === 0 ? `No ${noun.toLowerCase()} on this page` : `${noun} ${offset + 1}–${offset + count}${of}`}</span>
+      <button type="button" disabled={!page.has_more} onClick={() => onPage(offset + pageSize)}>
+        Next page
+      </button>
+    </nav>
   );
 }

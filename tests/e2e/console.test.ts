@@ -123,6 +123,17 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await row.waitFor({ timeout: 15_000 });
     await shoot(ana, 'alert-inbox');
     await expectAccessible(ana, 'alert inbox');
+
+    // Its details, read with GET /alerts/<id>: the case holding it, its observables, its payload.
+    await row.getByRole('link', { name: 'SSH brute force from one source' }).click();
+    const detail = ana.getByTestId('alert-detail');
+    await expect.poll(() => detail.textContent(), { timeout: 15_000 }).toContain('SVC-1: SSH brute force from one source');
+    expect(await detail.getByRole('table', { name: 'Observables of the alert' }).textContent()).toContain('203.0.113.7');
+    await detail.getByText('The payload as it arrived').click();
+    expect(await ana.getByTestId('alert-payload').textContent()).toContain('"alert_id": "console-e2e-1"');
+    expect(await detail.getByRole('button', { name: 'Escalate to a new case' }).count()).toBe(1);
+    await shoot(ana, 'alert-detail');
+    await expectAccessible(ana, 'alert detail');
     await row
       .getByRole('link', { name: /SVC-1|case/i })
       .first()
@@ -186,6 +197,35 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     expect(ana.url()).toContain(runId);
     await shoot(ana, 'run');
     await expectAccessible(ana, 'run page');
+  });
+
+  it('lists the runs across cases with their filters in the URL, and shows a viewer an alert without its actions', async () => {
+    await ana.goto(`${anaUrl}/runs?status=succeeded`);
+    const run = ana.getByTestId('run-row').filter({ hasText: 'contain-after-review' });
+    await run.waitFor({ timeout: 15_000 });
+    expect(await ana.getByTestId('list-range').textContent()).toBe('Runs 1–1 of 1');
+    await shoot(ana, 'runs');
+    await expectAccessible(ana, 'run list');
+    await ana.getByLabel('Status').selectOption('failed');
+    await ana.waitForURL(/\/svc\/runs\?status=failed$/);
+    await ana.getByText('No runs match these filters.').waitFor({ timeout: 15_000 });
+    await ana.getByRole('button', { name: 'Clear filters' }).click();
+    await ana.getByTestId('run-row').first().getByRole('link', { name: /^Run / }).click();
+    await ana.waitForURL(/\/svc\/runs\/[0-9a-f-]+$/);
+    await ana.getByTestId('run-status').waitFor({ timeout: 15_000 });
+
+    const vicGateway = await gatewayAs(await ensureDevIdentity(dataDir), svc.url, 'vic@example.com', 'viewer');
+    gateways.push(vicGateway);
+    const vicContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(vicContext);
+    const vic = await vicContext.newPage();
+    const alertId = ((await (await fetch(`${gateways[0]?.url}/alerts`)).json()) as { items: { id: string }[] }).items[0]?.id;
+    await vic.goto(`${vicGateway.url}/svc/alerts/${alertId}`);
+    const detail = vic.getByTestId('alert-detail');
+    await expect.poll(() => detail.textContent(), { timeout: 15_000 }).toContain('SSH brute force from one source');
+    expect(await vic.getByRole('button', { name: /Escalate/ }).count()).toBe(0);
+    expect(await vic.getByRole('heading', { name: /Selected alerts/ }).count()).toBe(0);
+    await expectAccessible(vic, 'alert detail as a viewer');
   });
 
   it('lists cases, and draws the runbook with its recent run on it', async () => {

@@ -11,11 +11,11 @@ import { Link, NavLink, useParams, useSearchParams } from 'react-router';
 import { AlertActions } from '../alerts/actions.tsx';
 import type { Outcome } from '../alerts/types.ts';
 import { answer, client } from '../api.ts';
-import type { Alert, AlertDetail, AlertPage, AlertStatus } from '../api-shapes.ts';
+import type { Alert, AlertDetail, AlertStatus } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
-import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+import { Ago, Badge, ErrorNote, FilterChoice, ListPager, Loading } from '../ui.tsx';
 
 type Filters = { status: AlertStatus | ''; severity: string; source: string };
 
@@ -63,8 +63,13 @@ function AlertFilters({ filters, onApply }: { filters: Filters; onApply: (filter
   return (
     <search aria-label="Filter alerts">
       <form className="filters" onSubmit={submit}>
-        <Choice label="Status" value={filters.status} options={ALERT_STATUSES} onChange={(status) => onApply({ ...filters, status: statusFilter(status) })} />
-        <Choice label="Severity" value={filters.severity} options={caseSeverities} onChange={(severity) => onApply({ ...filters, severity })} />
+        <FilterChoice
+          label="Status"
+          value={filters.status}
+          options={ALERT_STATUSES}
+          onChange={(status) => onApply({ ...filters, status: statusFilter(status) })}
+        />
+        <FilterChoice label="Severity" value={filters.severity} options={caseSeverities} onChange={(severity) => onApply({ ...filters, severity })} />
         <label>
           Source
           <input type="text" value={source} onChange={(event) => setSource(event.target.value)} />
@@ -77,24 +82,6 @@ function AlertFilters({ filters, onApply }: { filters: Filters; onApply: (filter
         </button>
       </form>
     </search>
-  );
-}
-
-/** A filter's choice of values, plus "any". */
-function Choice({ label, value, options, onChange }: { label: string; value: string; options: string[]; onChange: (value: string) => void }) {
-  const choices = value === '' || options.includes(value) ? options : [...options, value];
-  return (
-    <label>
-      {label}
-      <select value={value} onChange={(event) => onChange(event.target.value)}>
-        <option value="">Any</option>
-        {choices.map((choice) => (
-          <option key={choice} value={choice}>
-            {choice}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }
 
@@ -149,7 +136,7 @@ function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset:
       ) : (
         <AlertTable alerts={alerts} selected={canAct ? selected : null} current={current} onSelect={setSelected} />
       )}
-      <Pager offset={offset} page={list.data} onPage={onPage} />
+      <ListPager noun="Alerts" offset={offset} pageSize={PAGE_SIZE} page={list.data} onPage={onPage} />
     </>
   );
 }
@@ -202,7 +189,10 @@ function CurrentAlert({ id, canAct, onDone }: { id: string; canAct: boolean; onD
       <AlertObservables observables={alert.observables} />
       <details className="alert-payload">
         <summary>The payload as it arrived</summary>
-        <pre data-testid="alert-payload">{JSON.stringify(alert.payload, null, 2)}</pre>
+        {/* A long payload scrolls: a keyboard must reach it too. */}
+        <pre data-testid="alert-payload" role="region" aria-label="Payload" tabIndex={0}>
+          {JSON.stringify(alert.payload, null, 2)}
+        </pre>
       </details>
     </section>
   );
@@ -400,22 +390,5 @@ function AlertRow({
         <Ago at={alert.received_at} />
       </td>
     </tr>
-  );
-}
-
-/** Previous and next page of the inbox, and which alerts this page shows of how many. */
-function Pager({ offset, page, onPage }: { offset: number; page: AlertPage; onPage: (offset: number) => void }) {
-  const count = page.items.length;
-  const of = page.total === undefined ? '' : ` of ${page.total.toLocaleString()}${page.total_relation === 'gte' ? ' or more' : ''}`;
-  return (
-    <nav className="row pager" aria-label="Alert pages">
-      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - PAGE_SIZE))}>
-        Previous page
-      </button>
-      <span data-testid="alert-range">{count === 0 ? 'No alerts on this page' : `Alerts ${offset + 1}–${offset + count}${of}`}</span>
-      <button type="button" disabled={!page.has_more} onClick={() => onPage(offset + PAGE_SIZE)}>
-        Next page
-      </button>
-    </nav>
   );
 }

@@ -51,6 +51,7 @@ describe('navDocument', () => {
       { id: 'cases', title: 'Cases', href: '/svc/cases' },
       { id: 'alerts', title: 'Alerts', href: '/svc/alerts' },
       { id: 'runbooks', title: 'Runbooks', href: '/svc/runbooks' },
+      { id: 'runs', title: 'Runs', href: '/svc/runs' },
       { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
     ]);
     expect(nav.settings).toEqual([]);
@@ -64,6 +65,7 @@ describe('navDocument', () => {
       ['/cases', 'analyst'],
       ['/alerts', 'analyst'],
       ['/runbooks', 'analyst'],
+      ['/runs', 'analyst'],
       ['/approvals', 'analyst'],
     ]);
     const blind: PermissionMatrix = { ...readers, admin: everything.filter((p) => p !== 'read') };
