@@ -21,6 +21,8 @@ export type TicketLink = Schemas['TicketLink'];
 
 /** `GET /auth/me`: the signed-in person. */
 export type Me = paths['/auth/me']['get']['responses'][200]['content']['application/json'];
+/** The body of `PUT /cases/{id}`: the fields to change. */
+export type CaseUpdate = paths['/cases/{id}']['put']['requestBody']['content']['application/json'];
 /** `GET /cases`: a page of cases. */
 export type CasePage = paths['/cases']['get']['responses'][200]['content']['application/json'];
 /** A person of `GET /cases/assignable-users`. */

@@ -5,7 +5,8 @@
  * their request-bound assertions, WebSocket included. Two people work one case:
  * Ana (analyst) opens it from the alert inbox, mentions Abe (approver), whose unread count
  * rises without a reload; Ana runs a gated runbook; Abe approves it from the queue; Ana
- * watches the run finish live and sees the chain badge. Every main page passes axe-core's
+ * watches the run finish live and sees the chain badge; runs are listed across cases, an
+ * alert opens with its payload, and the case is edited. Every main page passes axe-core's
  * WCAG A/AA checks, and screenshots land in `.tmp/console-screenshots/`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -246,5 +247,29 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expect.poll(() => ana.getByTestId('graph-node-contain').getAttribute('data-status'), { timeout: 15_000 }).toBe('ok');
     await shoot(ana, 'runbook');
     await expectAccessible(ana, 'runbook page');
+  });
+
+  it('edits the case: title, severity, a tag and an ATT&CK technique, refusing a malformed id in words', async () => {
+    await ana.goto(`${anaUrl}/cases/${caseId}`);
+    await ana.getByRole('button', { name: 'Edit', exact: true }).click();
+    const form = ana.getByRole('form', { name: 'Edit the case' });
+    await form.getByLabel('Title').fill('SSH brute force against web-01');
+    await form.getByLabel('Severity').selectOption('critical');
+    await form.getByLabel('Add a tag').fill('ssh');
+    await form.getByLabel('Add a tag').press('Enter');
+    await form.getByLabel('Add a technique').fill('T1110.');
+    await form.getByRole('button', { name: 'Add technique' }).click();
+    expect(await form.getByRole('alert').textContent()).toBe('T1110. is not a technique id like T1059 or T1059.001.');
+    await form.getByLabel('Add a technique').fill('t1110.001');
+    await form.getByLabel('Add a technique').press('Enter');
+    await shoot(ana, 'case-edit');
+    await expectAccessible(ana, 'case edit form');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => ana.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toContain('SSH brute force against web-01');
+    const labels = ana.getByTestId('case-labels');
+    expect(await labels.textContent()).toContain('#ssh');
+    expect(await labels.getByRole('link', { name: 'T1110.001' }).getAttribute('href')).toBe('https://attack.mitre.org/techniques/T1110/001/');
+    const kinds = ((await (await fetch(`${gateways[0]?.url}/cases/${caseId}/timeline`)).json()) as { items: { kind: string; payload: unknown }[] }).items;
+    expect(kinds).toContainEqual(expect.objectContaining({ kind: 'attack_techniques_updated', payload: expect.objectContaining({ added: ['T1110.001'] }) }));
   });
 });

@@ -2,8 +2,11 @@
  * The case page's header: key, title, severity, status, owner, the acknowledgement clock
  * and the resolve SLA, with the analyst's moves on them: acknowledge
  * (`POST /cases/<id>/acknowledge`), change status (`POST /cases/<id>/status`), assign
- * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`).
+ * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`), and edit the
+ * title, description, severity, tags and ATT&CK techniques (edit.tsx). Each technique links
+ * to its page on attack.mitre.org.
  */
+import { useState } from 'react';
 import { useAction } from '../action.ts';
 import { answer, client } from '../api.ts';
 import type { Case } from '../api-shapes.ts';
@@ -11,6 +14,7 @@ import { caseStatuses } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { Badge, ErrorNote } from '../ui.tsx';
 import { AckClock } from './ack-clock.tsx';
+import { CaseEditForm } from './edit.tsx';
 import { personLabel, useAssignablePeople } from './people.ts';
 
 export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
@@ -23,6 +27,7 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
   const assign = (ownerId: string | null) =>
     action.run(async () => answer(await client.POST('/cases/{id}/assign', { params, body: { owner_id: ownerId } })), onChanged);
   const changeStatus = (status: string) => action.run(async () => answer(await client.POST('/cases/{id}/status', { params, body: { status } })), onChanged);
+  const [editing, setEditing] = useState(false);
 
   return (
     <header className="panel case-header">
@@ -39,15 +44,35 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
       </div>
       {value.description && <p>{value.description}</p>}
       {(value.tags.length > 0 || value.attack_techniques.length > 0) && (
-        <p className="muted">
-          {value.tags.map((tag) => `#${tag}`).join(' ')} {value.attack_techniques.join(' ')}
+        <p className="muted" data-testid="case-labels">
+          {value.tags.map((tag) => `#${tag}`).join(' ')}{' '}
+          {value.attack_techniques.map((technique) => (
+            <a key={technique} className="mono technique" href={techniqueUrl(technique)} target="_blank" rel="noreferrer">
+              {technique}
+            </a>
+          ))}
         </p>
+      )}
+      {editing && (
+        <CaseEditForm
+          value={value}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+          onCancel={() => setEditing(false)}
+        />
       )}
       {canEdit && (
         <div className="row">
           {value.ack_sla.acknowledged_at === null && (
             <button type="button" className="primary" disabled={busy} onClick={acknowledge}>
               Acknowledge
+            </button>
+          )}
+          {!editing && (
+            <button type="button" disabled={busy} onClick={() => setEditing(true)}>
+              Edit
             </button>
           )}
           {value.owner_id !== me.id && (
@@ -85,3 +110,6 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
     </header>
   );
 }
+
+/** A technique's page on attack.mitre.org: `T1059.001` is `techniques/T1059/001/`. */
+const techniqueUrl = (id: string) => `https://attack.mitre.org/techniques/${id.replace('.', '/')}/`;
