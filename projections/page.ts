@@ -1,6 +1,6 @@
 /**
  * One page of a list query with `has_more` and an optional capped `total`, the paging of
- * `GET /cases`, `GET /alerts` and `GET /runs` (docs/configuration.md "Alert inbox"; SPEC.md keeps
+ * `GET /cases`, `GET /alerts`, `GET /runs` and `GET /effects` (docs/configuration.md "Alert inbox"; SPEC.md keeps
  * `limit`/`offset`). The page reads one row past `limit` to know whether another exists.
  */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';

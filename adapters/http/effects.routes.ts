@@ -2,9 +2,10 @@
  * Effect read routes (SPEC.md "Effect (managed containment)"; the routes are ours,
  * docs/containment.md "Reading effects"), with the `read` permission and case scoping
  * like runs (an effect of an invisible case reads like an absent one):
- * - `GET /effects?target_type=&target=&status=&limit=&offset=` -> `{items}`, newest first;
- *   `target` needs `target_type` and is normalized like a request's target, so any
- *   spelling of an address finds its effects;
+ * - `GET /effects?target_type=&target=&status=&run_id=&case_id=&limit=&offset=` -> a page
+ *   `{items, has_more, limit, offset}` (and `total` with `include_total=true`), newest first;
+ *   `status` takes one status or several, comma-separated; `target` needs `target_type` and
+ *   is normalized like a request's target, so any spelling of an address finds its effects;
  * - `GET /effects/<id>` -> one effect: its target, state, TTL end, adapter and origin;
  * - `POST /effects/<id>/release` (`approve_runbooks`, exchange scope `svc:runs:write`) ->
  *   reverses an active effect now, through its frozen binding, as the TTL expiry would
@@ -26,10 +27,11 @@ import { requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { jsonAnswer } from './openapi.ts';
-import { idParam, iso, paging } from '../shared/shapes.ts';
+import { idParam, iso, paging, queryFlag, uuid } from '../shared/shapes.ts';
+import { listPageAnswer, listPageSchema } from './list-page.ts';
 import { validate } from './validation.ts';
 
-export type EffectRouteDeps = Pick<HttpDeps, 'db' | 'permissions' | 'reverser' | 'waitFor'>;
+export type EffectRouteDeps = Pick<HttpDeps, 'caseListTotalCap' | 'db' | 'permissions' | 'reverser' | 'waitFor'>;
 
 const effectStatuses = ['pending', 'degraded', 'failed', 'active', 'reversing', 'reversal_failed', 'reversed'] as const;
 const nullableTime = v.nullable(v.string());
@@ -101,10 +103,23 @@ function effectView(r: Selectable<EffectsTable>): EffectView {
   };
 }
 
+/** One effect status or several, comma-separated; the document shows this pattern, the route reads the list. */
+const statusList = new RegExp(`^(${effectStatuses.join('|')})(,(${effectStatuses.join('|')}))*$`);
+
 const listQuery = v.object({
   target_type: v.optional(v.picklist(targetTypes)),
   target: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(320))),
-  status: v.optional(v.picklist(effectStatuses)),
+  /** One status, or several comma-separated (`active,reversing,reversal_failed`: what is in force or stuck). */
+  status: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(statusList, `must be one or more of ${effectStatuses.join(', ')}, comma-separated`),
+      v.transform((text) => text.split(',')),
+    ),
+  ),
+  run_id: v.optional(uuid),
+  case_id: v.optional(uuid),
+  include_total: queryFlag,
   ...paging,
 });
 
@@ -116,7 +131,7 @@ export function effectRoutes(deps: EffectRouteDeps) {
       describeRoute({
         summary: 'Containment effects: what is blocked or contained, by which adapter, until when',
         tags: ['effects'],
-        responses: { 200: jsonAnswer(v.strictObject({ items: v.array(effectViewSchema) }), 'Visible effects, newest first') },
+        responses: { 200: jsonAnswer(listPageSchema(effectViewSchema), 'A page of the visible effects, newest first') },
       }),
       read,
       validate('query', listQuery),
@@ -130,8 +145,9 @@ export function effectRoutes(deps: EffectRouteDeps) {
           target = normalized.value;
         }
         const scope = caseScopeOf(c.get('principal'), deps.permissions);
-        const items = await listEffects(deps.db, { targetType: q.target_type, target, status: q.status, limit: q.limit, offset: q.offset }, scope);
-        return c.json({ items: items.map(effectView) });
+        const filters = { targetType: q.target_type, target, status: q.status, runId: q.run_id, caseId: q.case_id, limit: q.limit, offset: q.offset };
+        const page = await listEffects(deps.db, filters, scope, q.include_total ? deps.caseListTotalCap : null);
+        return c.json(listPageAnswer(page, page.items.map(effectView), q));
       },
     )
     .get(

@@ -1,6 +1,6 @@
 /**
  * The answer shape of a paged list with `has_more` and an optional capped total
- * (`GET /cases`, `GET /alerts`, `GET /runs`; docs/configuration.md "Alert inbox"): `items`,
+ * (`GET /cases`, `GET /alerts`, `GET /runs`, `GET /effects`; docs/configuration.md "Alert inbox"): `items`,
  * `has_more`, `limit`, `offset`, and with `include_total=true` also `total` and
  * `total_relation` (`eq`, or `gte` when counting stopped at SVC_CASE_LIST_TOTAL_CAP).
  */

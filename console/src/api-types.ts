@@ -7934,7 +7934,10 @@ export interface operations {
             query?: {
                 target_type?: "ip" | "domain" | "host" | "identity";
                 target?: string;
-                status?: "pending" | "degraded" | "failed" | "active" | "reversing" | "reversal_failed" | "reversed";
+                status?: string;
+                run_id?: string;
+                case_id?: string;
+                include_total?: "true" | "false";
                 limit?: number;
                 offset?: number;
             };
@@ -7944,7 +7947,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Visible effects, newest first */
+            /** @description A page of the visible effects, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7952,6 +7955,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["Effect"][];
+                        has_more: boolean;
+                        total?: number;
+                        /** @enum {string} */
+                        total_relation?: "eq" | "gte";
+                        limit: number;
+                        offset: number;
                     };
                 };
             };

@@ -1,6 +1,6 @@
 /**
  * What changed, for live updates (SPEC.md "Live updates and inbox": case, run, alert and
- * approval updates): a batch of recorded events reduced to one reference per changed
+ * approval updates; and ours, effect updates for the console's containment page): a batch of recorded events reduced to one reference per changed
  * thing, the last event winning. References carry ids and states only, never content:
  * a client that cares reads the thing through the API, with its own permissions.
  */
@@ -12,7 +12,8 @@ export type LiveRef =
   | { type: 'case.updated'; case_id: string; event: string }
   | { type: 'alert.updated'; alert_id: string; event: string }
   | { type: 'run.updated'; run_id: string; event: string; status: string | null }
-  | { type: 'approval.updated'; run_id: string; step_id: string; status: ApprovalStatus };
+  | { type: 'approval.updated'; run_id: string; step_id: string; status: ApprovalStatus }
+  | { type: 'effect.updated'; effect_id: string; event: string };
 
 type Recorded = { streamId: string; type: string; data: Record<string, unknown> };
 
@@ -36,6 +37,8 @@ function refsOf(e: Recorded): LiveRef[] {
     return [{ type: 'case.updated', case_id: caseId, event: e.type }];
   const alertId = text(e.data.alert_id);
   if (category === 'alert' && alertId) return [{ type: 'alert.updated', alert_id: alertId, event: e.type }];
+  const effectId = text(e.data.effect_id);
+  if (category === 'effect' && effectId) return [{ type: 'effect.updated', effect_id: effectId, event: e.type }];
   const runId = text(e.data.run_id);
   if (category !== 'run' || !runId) return [];
   const refs: LiveRef[] = [{ type: 'run.updated', run_id: runId, event: e.type, status: runStatusOf(e) }];
@@ -52,12 +55,14 @@ const keyOf = (r: LiveRef) =>
     ? `c:${r.case_id}`
     : r.type === 'alert.updated'
       ? `a:${r.alert_id}`
-      : r.type === 'run.updated'
-        ? `r:${r.run_id}`
-        : `g:${r.run_id}:${r.step_id}`;
+      : r.type === 'effect.updated'
+        ? `e:${r.effect_id}`
+        : r.type === 'run.updated'
+          ? `r:${r.run_id}`
+          : `g:${r.run_id}:${r.step_id}`;
 
 /**
- * One reference per changed case, alert, run and gate of `events`, in order of last
+ * One reference per changed case, alert, effect, run and gate of `events`, in order of last
  * change. A run keeps the last status any of its events stated.
  */
 export function liveRefs(events: readonly Recorded[]): LiveRef[] {

@@ -21,8 +21,10 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   const runIds = [...new Set(refs.flatMap((r) => (r.type === 'run.updated' || r.type === 'approval.updated' ? [r.run_id] : [])))];
   const alertIds = [...new Set(refs.flatMap((r) => (r.type === 'alert.updated' ? [r.alert_id] : [])))];
   const caseIds = [...new Set(refs.flatMap((r) => (r.type === 'case.updated' ? [r.case_id] : [])))];
-  const found = await audiencesOf(trx, runIds, alertIds, caseIds);
+  const effectIds = [...new Set(refs.flatMap((r) => (r.type === 'effect.updated' ? [r.effect_id] : [])))];
+  const found = await audiencesOf(trx, runIds, alertIds, caseIds, effectIds);
   const runCase = new Map(found.filter((r) => r.kind === 'run').map((r) => [r.id, r.case_id]));
+  const effectCase = new Map(found.filter((r) => r.kind === 'effect').map((r) => [r.id, r.case_id]));
   const alertTeam = new Map(found.filter((r) => r.kind === 'alert').map((r) => [r.id, r.team]));
   const caseOf = new Map<string, ScopedCase>(
     found
@@ -38,8 +40,11 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
     } else if (ref.type === 'alert.updated') {
       if (alertTeam.has(ref.alert_id)) items.push({ audience: { kind: 'alert', team: alertTeam.get(ref.alert_id) ?? null }, frame: ref });
     } else {
-      if (!runCase.has(ref.run_id)) continue;
-      const caseId = runCase.get(ref.run_id) ?? null;
+      // An effect reaches who may see its run: its case's audience, or every reader without a case.
+      const owners = ref.type === 'effect.updated' ? effectCase : runCase;
+      const id = ref.type === 'effect.updated' ? ref.effect_id : ref.run_id;
+      if (!owners.has(id)) continue;
+      const caseId = owners.get(id) ?? null;
       const c = caseId === null ? null : caseOf.get(caseId);
       if (c !== undefined) items.push({ audience: { kind: 'run', case: c }, frame: ref });
     }
@@ -57,9 +62,9 @@ export async function liveFrames(trx: Kysely<Database>, events: RecordedEvent[])
   return items;
 }
 
-/** A row of `audiencesOf`: a run with its case's scope, an alert with its team, or a case with its scope. */
+/** A row of `audiencesOf`: a run or an effect with its case's scope, an alert with its team, or a case with its scope. */
 type AudienceRow = {
-  kind: 'run' | 'alert' | 'case';
+  kind: 'run' | 'alert' | 'case' | 'effect';
   id: string;
   case_id: string | null;
   case_found: boolean;
@@ -70,12 +75,12 @@ type AudienceRow = {
 };
 
 /**
- * What decides who may see the frames of these runs, alerts and cases, in one statement:
- * each run's case (null for none) and that case's scope, each alert's team, each case's
- * scope. A thing whose row is gone has no row here.
+ * What decides who may see the frames of these runs, alerts, cases and effects, in one
+ * statement: each run's and effect's case (null for none) and that case's scope, each
+ * alert's team, each case's scope. A thing whose row is gone has no row here.
  */
-async function audiencesOf(trx: Kysely<Database>, runIds: string[], alertIds: string[], caseIds: string[]): Promise<AudienceRow[]> {
-  if (runIds.length + alertIds.length + caseIds.length === 0) return [];
+async function audiencesOf(trx: Kysely<Database>, runIds: string[], alertIds: string[], caseIds: string[], effectIds: string[]): Promise<AudienceRow[]> {
+  if (runIds.length + alertIds.length + caseIds.length + effectIds.length === 0) return [];
   const { rows } = await sql<AudienceRow>`
     select 'run' as kind, r.id::text as id, r.case_id::text as case_id, c.id is not null as case_found,
            c.team, c.private, c.owner_id, c.created_by_id
@@ -86,7 +91,11 @@ async function audiencesOf(trx: Kysely<Database>, runIds: string[], alertIds: st
       from alerts as a where a.id = any(${alertIds}::uuid[])
     union all
     select 'case', c.id::text, c.id::text, true, c.team, c.private, c.owner_id, c.created_by_id
-      from cases as c where c.id = any(${caseIds}::uuid[])`.execute(trx);
+      from cases as c where c.id = any(${caseIds}::uuid[])
+    union all
+    select 'effect', e.id::text, e.case_id::text, c.id is not null, c.team, c.private, c.owner_id, c.created_by_id
+      from effects as e left join cases as c on c.id = e.case_id
+      where e.id = any(${effectIds}::uuid[])`.execute(trx);
   return rows;
 }
 

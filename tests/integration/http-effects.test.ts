@@ -116,6 +116,13 @@ describe.each(e2eEngines)('effects read model on $name', ({ server }) => {
     const refused = await callAs(svc, root, 'GET', '/effects?status=degraded');
     expect(refused.body.items.map((e: any) => [e.id, e.last_error, e.expires_at])).toEqual([[degraded, 'adapter_connection_missing', null]]);
     expect((await callAs(svc, root, 'GET', '/effects')).body.items).toHaveLength(3);
+    const stuck = await callAs(svc, root, 'GET', '/effects?status=active,reversal_failed&include_total=true&limit=1');
+    expect(stuck.body).toMatchObject({ total: 2, total_relation: 'eq', has_more: true, limit: 1, offset: 0 });
+    expect((await callAs(svc, root, 'GET', `/effects?case_id=${caseId}`)).body.items.map((e: any) => e.id)).toEqual([active]);
+    expect((await callAs(svc, root, 'GET', `/effects?case_id=${randomUUID()}`)).body.items).toEqual([]);
+    expect((await callAs(svc, root, 'GET', `/effects?run_id=${randomUUID()}`)).body.items).toEqual([]);
+    const badStatus = await callAs(svc, root, 'GET', '/effects?status=active,blocked');
+    expect(badStatus.status).toBe(422);
   });
 
   it('hides an effect of a case the caller cannot see, and refuses a target without its type or that is not one', async () => {

@@ -41,7 +41,7 @@ describe.each(engines)('live frames of a batch on $name', (engine) => {
     expect(seen.filter((q) => q.includes('"notifications"'))).toEqual([]);
   });
 
-  it('reads who may see a batch of case, alert and run updates in one statement, and sends its frames in one more', async () => {
+  it('reads who may see a batch of case, alert, run and effect updates in one statement, and sends its frames in one more', async () => {
     const caseId = randomUUID();
     const runId = randomUUID();
     const ownerId = randomUUID();
@@ -93,9 +93,28 @@ describe.each(engines)('live frames of a batch on $name', (engine) => {
       .insertInto('runs')
       .values({ id: runId, runbook_id: 'live', runbook_version: 1, case_id: caseId, status: 'running', trigger_type: 'manual', dry_run: false, queued_at: now })
       .execute();
+    // One effect of the private case, one of no case (every reader sees it), one whose row is gone.
+    const [effectOfCase, effectOfNone, effectGone] = [randomUUID(), randomUUID(), randomUUID()];
+    const effect = (id: string, ofCase: string | null) => ({
+      id,
+      effect_type: 'block',
+      target_type: 'ip',
+      target: '203.0.113.9',
+      status: 'active',
+      ttl_seconds: 600,
+      case_id: ofCase,
+      requested_at: now,
+      updated_at: now,
+      stream_version: 1,
+    });
+    await opened.db
+      .insertInto('effects')
+      .values([effect(effectOfCase, caseId), effect(effectOfNone, null)])
+      .execute();
     const batch = [
       event(21, 'case.tags_changed', { case_id: caseId }),
       event(22, 'run.started', { run_id: runId }, `run-${runId}`),
+      ...[effectOfCase, effectOfNone, effectGone].map((id, i) => event(25 + i, 'effect.applied', { effect_id: id }, `effect-${id}`)),
       ...alertIds.map((id, i) => event(30 + i, 'alert.repeated', { alert_id: id }, `alert-${id}`)),
     ];
     const frames = await liveFrames(opened.db, batch);
@@ -106,6 +125,10 @@ describe.each(engines)('live frames of a batch on $name', (engine) => {
       frame: { type: 'run.updated', run_id: runId, event: 'run.started', status: 'running' },
     });
     expect(frames.filter((f) => f.frame.type === 'alert.updated' && f.audience.kind === 'alert' && f.audience.team === 'red')).toHaveLength(alertIds.length);
+    expect(frames.filter((f) => f.frame.type === 'effect.updated')).toEqual([
+      { audience: { kind: 'run', case: scope }, frame: { type: 'effect.updated', effect_id: effectOfCase, event: 'effect.applied' } },
+      { audience: { kind: 'run', case: null }, frame: { type: 'effect.updated', effect_id: effectOfNone, event: 'effect.applied' } },
+    ]);
     expect(packFrames(frames).length).toBeGreaterThan(1);
 
     const seen: string[] = [];
