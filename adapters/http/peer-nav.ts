@@ -35,6 +35,7 @@ const sectionPages: readonly NavPage[] = [
   { id: 'alerts', title: 'Alerts', path: '/alerts', permission: 'read' },
   { id: 'runbooks', title: 'Runbooks', path: '/runbooks', permission: 'read' },
   { id: 'runs', title: 'Runs', path: '/runs', permission: 'read' },
+  { id: 'effects', title: 'Containment', path: '/effects', permission: 'read' },
   { id: 'approvals', title: 'Approvals', path: '/approvals', permission: 'read' },
 ];
 

@@ -11,6 +11,7 @@ export type AckSla = Schemas['AckSla'];
 export type Alert = Schemas['Alert'];
 export type AlertDetail = Schemas['AlertDetail'];
 export type Case = Schemas['Case'];
+export type Effect = Schemas['Effect'];
 export type EvidencePin = Schemas['EvidencePin'];
 export type Run = Schemas['Run'];
 export type RunDetail = Schemas['RunDetail'];
@@ -23,6 +24,8 @@ export type TicketLink = Schemas['TicketLink'];
 export type Me = paths['/auth/me']['get']['responses'][200]['content']['application/json'];
 /** The body of `PUT /cases/{id}`: the fields to change. */
 export type CaseUpdate = paths['/cases/{id}']['put']['requestBody']['content']['application/json'];
+/** The query of `GET /effects`. */
+export type EffectQuery = NonNullable<paths['/effects']['get']['parameters']['query']>;
 /** `GET /cases`: a page of cases. */
 export type CasePage = paths['/cases']['get']['responses'][200]['content']['application/json'];
 /** A person of `GET /cases/assignable-users`. */

@@ -13,6 +13,7 @@ import { MeProvider, useMe } from './me.tsx';
 import { AlertsPage } from './pages/alerts.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
 import { CaseListPage } from './pages/case-list.tsx';
+import { EffectsPage } from './pages/effects.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
 import { RunPage } from './pages/run.tsx';
 import { RunsPage } from './pages/runs.tsx';
@@ -36,6 +37,7 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/runbooks': <RunbookListPage />,
   '/runbooks/:slug': <RunbookPage />,
   '/runs': <RunsPage />,
+  '/effects': <EffectsPage />,
   '/runs/:id': <RunPage />,
   '/approvals': <ApprovalsPage />,
   '/notifications': <NotificationsPage />,
@@ -90,6 +92,7 @@ function Frame() {
           <NavLink to="/runs" end>
             Runs
           </NavLink>
+          <NavLink to="/effects">Containment</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           <UnreadCount />
         </nav>

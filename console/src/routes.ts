@@ -14,6 +14,7 @@ export const consolePaths = [
   '/runbooks',
   '/runbooks/:slug',
   '/runs',
+  '/effects',
   '/runs/:id',
   '/approvals',
   '/notifications',

@@ -16,6 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevIdentity } from '../../adapters/identity/dev-identity.ts';
 import type { DevGateway } from '../../runtime/cli/dev-gateway.ts';
+import { type EdgeWafStandIn, startEdgeWafStandIn } from '../../runtime/cli/dev-standins/edge-waf.ts';
 import { axeViolations, browserMissing, launchChromium } from '../support/browser.ts';
 import { gatewayAs } from '../support/dev-gateway.ts';
 import { repoRoot } from '../support/fixtures.ts';
@@ -44,6 +45,22 @@ steps:
     with: { tags_add: [contained], comment: "Contained after approval." }
 `;
 
+/** Blocks one address through whatever the response policy binds for block/ip (the containment test binds the edge WAF stand-in). */
+const blockRunbook = `
+id: source-ip-block
+name: Block the source address
+description: Blocks 198.51.100.23 for ten minutes under the response policy.
+version: 1
+trigger: { type: manual }
+steps:
+  - id: block
+    action: response.ip_block
+    autonomous: true
+    with: { ip: 198.51.100.23, ttl_seconds: 600, reason: console e2e }
+`;
+const WAF_TOKEN = 'waf-console-e2e';
+const WAF_ZONE = '023e105f4ecef8ad9ca31a8372d0c353';
+
 // A machine without Chromium (outside CI) names the reason in the skipped suite's title.
 // Each step waits on a browser, a service and a worker sharing two CPUs with the rest of the suite.
 describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (skipped: ${missing})` : ''}`, { timeout: 90_000 }, () => {
@@ -58,6 +75,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   let dataDir = '';
   let runbooksDir = '';
   let caseId = '';
+  let waf: EdgeWafStandIn | undefined;
 
   const shoot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
   const expectAccessible = async (page: Page, name: string) => {
@@ -70,11 +88,14 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     dataDir = mkdtempSync(join(tmpdir(), 'svc-console-e2e-'));
     runbooksDir = mkdtempSync(join(tmpdir(), 'svc-console-runbooks-'));
     writeFileSync(join(runbooksDir, 'contain-after-review.yml'), runbook);
+    writeFileSync(join(runbooksDir, 'source-ip-block.yml'), blockRunbook);
     svc = await startServiceProcess({
       SVC_DATA_DIR: dataDir,
       SVC_RUNBOOKS_DIR: runbooksDir,
       SVC_CONSOLE_DIR: consoleDir,
       SVC_DETECTOR_BOOTSTRAP_SECRET: 'console-e2e-bootstrap',
+      // The edge WAF stand-in of the containment test listens on 127.0.0.1.
+      SVC_ALLOW_PRIVATE_TARGETS: 'true',
       SVC_WORKER_METRICS_PORT: '0',
     });
     const identity = await ensureDevIdentity(dataDir);
@@ -96,6 +117,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     for (const context of contexts) await context.close();
     await browser?.close();
     for (const gateway of gateways) await gateway.close();
+    await waf?.close();
     await svc?.stop();
     for (const dir of [dataDir, runbooksDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -249,7 +271,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expectAccessible(ana, 'runbook page');
   });
 
-  it('edits the case: title, severity, a tag and an ATT&CK technique, refusing a malformed id in words', async () => {
+  it('edits the case: title, severity, a tag and an ATT&CK technique, refusing a malformed id in words; the timeline narrows to a kind', async () => {
     await ana.goto(`${anaUrl}/cases/${caseId}`);
     await ana.getByRole('button', { name: 'Edit', exact: true }).click();
     const form = ana.getByRole('form', { name: 'Edit the case' });
@@ -271,5 +293,77 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     expect(await labels.getByRole('link', { name: 'T1110.001' }).getAttribute('href')).toBe('https://attack.mitre.org/techniques/T1110/001/');
     const kinds = ((await (await fetch(`${gateways[0]?.url}/cases/${caseId}/timeline`)).json()) as { items: { kind: string; payload: unknown }[] }).items;
     expect(kinds).toContainEqual(expect.objectContaining({ kind: 'attack_techniques_updated', payload: expect.objectContaining({ added: ['T1110.001'] }) }));
+
+    const timeline = ana.getByRole('region', { name: 'Timeline' });
+    await timeline.getByLabel('Kind').selectOption('attack_techniques_updated');
+    await expect.poll(() => timeline.getByTestId('timeline').locator('li').count(), { timeout: 15_000 }).toBe(1);
+    expect(await timeline.getByTestId('timeline').textContent()).toContain('attack techniques updated');
+    expect(ana.url()).toContain('timeline_kind=attack_techniques_updated');
+  });
+
+  it('shows a block with its TTL counting down on the containment page and the case, and an approver releases it after confirming', async () => {
+    // Set up as an admin would through the API: the edge WAF's connection, its pack, and a policy binding it.
+    waf = await startEdgeWafStandIn({ port: 0, host: '127.0.0.1', token: WAF_TOKEN });
+    const admin = await gatewayAs(await ensureDevIdentity(dataDir), svc.url, 'ada@example.com', 'admin');
+    gateways.push(admin);
+    const asAdmin = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${admin.url}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = (await res.json()) as Record<string, any>;
+      expect(res.status, `${method} ${path}: ${JSON.stringify(answer)}`).toBeLessThan(300);
+      return answer;
+    };
+    await asAdmin('POST', '/connections', { kind: 'http', name: 'edge-waf', base_url: waf.url, secret: WAF_TOKEN });
+    const preview = await asAdmin('POST', '/integration-packs/registry/edge_waf/preview');
+    await asAdmin('POST', '/integration-packs/registry/edge_waf/install', { preview_token: preview.preview_token });
+    await asAdmin('PUT', '/response-policy', {
+      protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
+      ttl: { min_seconds: 60, max_seconds: 86_400 },
+      automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
+      adapters: [
+        {
+          effect_type: 'block',
+          target_type: 'ip',
+          adapter_id: 'edge_waf',
+          block_action: 'custom.edge_waf.block',
+          unblock_action: 'custom.edge_waf.unblock',
+          status_action: 'custom.edge_waf.status',
+          connection_name: 'edge-waf',
+          parameters: { zone: WAF_ZONE },
+        },
+      ],
+    });
+    const run = await asAdmin('POST', `/cases/${caseId}/runbooks/source-ip-block/run`, {});
+
+    // The case shows it in its containment panel, with its run.
+    await ana.goto(`${anaUrl}/cases/${caseId}`);
+    const panel = ana.getByRole('region', { name: 'Containment' });
+    const caseRow = panel.getByTestId('effect-row').filter({ hasText: '198.51.100.23' });
+    await expect.poll(() => caseRow.textContent(), { timeout: 30_000 }).toContain('active');
+    expect(await caseRow.getByRole('link', { name: 'Run' }).getAttribute('href')).toBe(`/svc/runs/${run.id}`);
+    expect(await caseRow.getByRole('button', { name: /Release/ }).count()).toBe(0);
+
+    // Abe, an approver, releases it from the containment page.
+    await abe.goto(`${abeUrl}/effects`);
+    const row = abe.getByTestId('effect-row').filter({ hasText: '198.51.100.23' });
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toContain('edge_waf (policy v1)');
+    const ttl = await row.getByTestId('effect-ttl').textContent();
+    expect(ttl).toMatch(/^in (9m|10m) \d\ds$/);
+    await expect.poll(() => row.getByTestId('effect-ttl').textContent(), { timeout: 5_000 }).not.toBe(ttl);
+    expect(waf.rules.size).toBe(1);
+    await shoot(abe, 'containment');
+    await expectAccessible(abe, 'containment page');
+    await row.getByRole('button', { name: 'Release the block of 198.51.100.23' }).click();
+    await expectAccessible(abe, 'containment release confirmation');
+    await row.getByRole('button', { name: 'Release now' }).click();
+    await abe.getByText('No containment effects here.').waitFor({ timeout: 15_000 });
+    expect(waf.rules.size).toBe(0);
+    await abe.getByLabel('Status').selectOption('any');
+    await expect.poll(() => abe.getByTestId('effect-row').filter({ hasText: '198.51.100.23' }).textContent(), { timeout: 15_000 }).toContain('reversed');
+    await expect.poll(() => caseRow.textContent(), { timeout: 15_000 }).toContain('reversed');
   });
 });

@@ -189,6 +189,7 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
         ['alerts', '/svc/alerts', undefined],
         ['runbooks', '/svc/runbooks', undefined],
         ['runs', '/svc/runs', undefined],
+        ['effects', '/svc/effects', undefined],
         ['approvals', '/svc/approvals', undefined],
       ]);
       // The console has no settings page to link to (tests/unit/peer/nav.test.ts holds each href to its routes).

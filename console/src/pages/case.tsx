@@ -1,8 +1,8 @@
 /**
  * The case page (route `/cases/<id>`, the `href` of every notification about a case):
  * header with the acknowledgement clock, who else is viewing, timeline, comments with
- * mentions, runs, and the side panels (tasks, observables, evidence, attachments, linked
- * alerts, tickets). Everything is read through the API and re-read on the case's live
+ * mentions, runs, and the side panels (containment effects, tasks, observables, evidence,
+ * attachments, linked alerts, tickets). Everything is read through the API and re-read on the case's live
  * frames.
  */
 import { useParams } from 'react-router';
@@ -19,6 +19,7 @@ import { TasksPanel } from '../case/tasks.tsx';
 import { TicketsPanel } from '../case/tickets.tsx';
 import { Timeline } from '../case/timeline.tsx';
 import { aboutCase } from '../case/types.ts';
+import { EffectsPanel } from '../effects/effect-list.tsx';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { ErrorNote, Loading } from '../ui.tsx';
@@ -49,6 +50,7 @@ export function CasePage() {
         </div>
         <div>
           <CaseRuns caseId={value.id} canRun={canEdit} />
+          <EffectsPanel of={{ case_id: value.id }} />
           <ObservablesPanel caseId={value.id} canEdit={canEdit} />
           <LinkedAlertsPanel caseId={value.id} canEdit={canEdit} />
           <EvidencePanel caseId={value.id} canEdit={canEdit} />

@@ -52,6 +52,7 @@ describe('navDocument', () => {
       { id: 'alerts', title: 'Alerts', href: '/svc/alerts' },
       { id: 'runbooks', title: 'Runbooks', href: '/svc/runbooks' },
       { id: 'runs', title: 'Runs', href: '/svc/runs' },
+      { id: 'effects', title: 'Containment', href: '/svc/effects' },
       { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
     ]);
     expect(nav.settings).toEqual([]);
@@ -66,6 +67,7 @@ describe('navDocument', () => {
       ['/alerts', 'analyst'],
       ['/runbooks', 'analyst'],
       ['/runs', 'analyst'],
+      ['/effects', 'analyst'],
       ['/approvals', 'analyst'],
     ]);
     const blind: PermissionMatrix = { ...readers, admin: everything.filter((p) => p !== 'read') };
