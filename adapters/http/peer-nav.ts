@@ -39,8 +39,8 @@ const sectionPages: readonly NavPage[] = [
   { id: 'approvals', title: 'Approvals', path: '/approvals', permission: 'read' },
 ];
 
-/** The console has no settings page: settings are API-only (docs/suite-contracts.md), so the list is empty until one is routed. */
-const settingPages: readonly NavPage[] = [];
+/** The console's settings pages; the rest of the settings are API-only until they are routed (docs/console.md). */
+const settingPages: readonly NavPage[] = [{ id: 'connections', title: 'Connections', path: '/settings/connections', permission: 'manage_connections' }];
 
 const navEntrySchema = v.strictObject({
   id: v.string(),

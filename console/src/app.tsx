@@ -17,6 +17,7 @@ import { EffectsPage } from './pages/effects.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
 import { RunPage } from './pages/run.tsx';
 import { RunsPage } from './pages/runs.tsx';
+import { ConnectionsPage } from './pages/settings-connections.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { Loading } from './ui.tsx';
@@ -41,6 +42,7 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/runs/:id': <RunPage />,
   '/approvals': <ApprovalsPage />,
   '/notifications': <NotificationsPage />,
+  '/settings/connections': <ConnectionsPage />,
 };
 
 function UnreadCount() {
@@ -60,6 +62,11 @@ function UnreadCount() {
       )}
     </NavLink>
   );
+}
+
+/** Settings, for an administrator: the API decides who may use each page, this only spares others a link to a refusal. */
+function SettingsLink() {
+  return useMe().role === 'admin' ? <NavLink to="/settings/connections">Settings</NavLink> : null;
 }
 
 function LiveIndicator() {
@@ -95,6 +102,7 @@ function Frame() {
           <NavLink to="/effects">Containment</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
           <UnreadCount />
+          <SettingsLink />
         </nav>
         <LiveIndicator />
         <Who />

@@ -18,6 +18,7 @@ export const consolePaths = [
   '/runs/:id',
   '/approvals',
   '/notifications',
+  '/settings/connections',
 ] as const;
 
 /** One of the console's route patterns. */

@@ -302,7 +302,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   });
 
   it('shows a block with its TTL counting down on the containment page and the case, and an approver releases it after confirming', async () => {
-    // Set up as an admin would through the API: the edge WAF's connection, its pack, and a policy binding it.
+    // An administrator sets containment up: the edge WAF's connection in the browser, its pack and a policy binding it through the API.
     waf = await startEdgeWafStandIn({ port: 0, host: '127.0.0.1', token: WAF_TOKEN });
     const admin = await gatewayAs(await ensureDevIdentity(dataDir), svc.url, 'ada@example.com', 'admin');
     gateways.push(admin);
@@ -316,7 +316,38 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
       expect(res.status, `${method} ${path}: ${JSON.stringify(answer)}`).toBeLessThan(300);
       return answer;
     };
-    await asAdmin('POST', '/connections', { kind: 'http', name: 'edge-waf', base_url: waf.url, secret: WAF_TOKEN });
+    // The connection through the settings page, its probe answered in words; an analyst is refused in words.
+    const adaContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(adaContext);
+    const ada = await adaContext.newPage();
+    await ada.goto(`${admin.url}/svc/settings/connections`);
+    const create = ada.getByRole('region', { name: 'New connection' });
+    await create.getByLabel('Kind').selectOption('http');
+    await create.getByLabel('Name').fill('edge-waf');
+    await create.getByLabel('Base URL').fill(waf.url);
+    await create.getByLabel('Config (JSON)').fill('{"auth": "bearer"');
+    await create.getByLabel('Secret').fill(WAF_TOKEN);
+    await create.getByRole('button', { name: 'Create connection' }).click();
+    await expect.poll(() => create.getByRole('alert').textContent(), { timeout: 15_000 }).toMatch(/^Config is not JSON/);
+    await create.getByLabel('Config (JSON)').fill('');
+    await create.getByRole('button', { name: 'Create connection' }).click();
+    const connection = ada.getByTestId('connection-row').filter({ hasText: 'edge-waf' });
+    await connection.waitFor({ timeout: 15_000 });
+    expect(await connection.textContent()).not.toContain(WAF_TOKEN);
+    await connection.getByRole('button', { name: 'Test edge-waf' }).click();
+    await expect.poll(() => connection.getByTestId('probe-result').textContent(), { timeout: 15_000 }).toMatch(/^Reached \(http_get\) in \d+ ms/);
+    // Rotated to the secret the stand-in takes: the old one keeps working through the overlap.
+    await connection.getByRole('button', { name: 'Rotate secret of edge-waf' }).click();
+    await connection.getByLabel('New secret', { exact: true }).fill(WAF_TOKEN);
+    await connection.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await expect.poll(() => connection.textContent(), { timeout: 15_000 }).toContain('the previous one works until');
+    await shoot(ada, 'connections');
+    await expectAccessible(ada, 'connections');
+    await ana.goto(`${anaUrl}/settings/connections`);
+    await expect.poll(() => ana.getByRole('alert').first().textContent(), { timeout: 15_000 }).toBe('permission manage_connections required install-wide');
+    expect(await ana.getByRole('link', { name: 'Settings' }).count()).toBe(0);
+    expect(await ada.getByRole('link', { name: 'Settings' }).count()).toBe(1);
+
     const preview = await asAdmin('POST', '/integration-packs/registry/edge_waf/preview');
     await asAdmin('POST', '/integration-packs/registry/edge_waf/install', { preview_token: preview.preview_token });
     await asAdmin('PUT', '/response-policy', {

@@ -192,7 +192,8 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
         ['effects', '/svc/effects', undefined],
         ['approvals', '/svc/approvals', undefined],
       ]);
-      // The console has no settings page to link to (tests/unit/peer/nav.test.ts holds each href to its routes).
+      // This install's matrix grants manage_connections to no role, so the connections page is left out
+      // (tests/unit/peer/nav.test.ts shows it under the default matrix, and holds each href to the console's routes).
       expect(nav.settings).toEqual([]);
       expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
     });
@@ -200,7 +201,9 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
     it('links only pages that exist as routes', async () => {
       const nav = await ok('GET', '/peer/v1/nav');
       const doc = (await (await svc.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
-      for (const entry of [...nav.sections, ...nav.settings]) expect(doc.paths[entry.href.replace(/^\/svc/, '')], entry.href).toHaveProperty('get');
+      // A page reads the API route of its name: /svc/runs reads GET /runs, /svc/settings/connections GET /connections.
+      for (const entry of [...nav.sections, ...nav.settings])
+        expect(doc.paths[entry.href.replace(/^\/svc(\/settings)?/, '')], entry.href).toHaveProperty('get');
       expect(doc.paths[nav.actions[0].endpoint]).toHaveProperty('get');
     });
 

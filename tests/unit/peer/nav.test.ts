@@ -55,7 +55,7 @@ describe('navDocument', () => {
       { id: 'effects', title: 'Containment', href: '/svc/effects' },
       { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
     ]);
-    expect(nav.settings).toEqual([]);
+    expect(nav.settings).toEqual([{ id: 'connections', title: 'Connections', href: '/svc/settings/connections', requiredRole: 'admin' }]);
     expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
   });
 
