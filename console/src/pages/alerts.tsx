@@ -16,6 +16,7 @@ import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, FilterChoice, ListPager, Loading } from '../ui.tsx';
+import { useUrlFilters } from '../url-filters.ts';
 
 type Filters = { status: AlertStatus | ''; severity: string; source: string };
 
@@ -35,19 +36,12 @@ const filtersOf = (params: URLSearchParams): Filters => ({
 /** The alert inbox page. */
 export function AlertsPage() {
   const { id } = useParams();
-  const [params, setParams] = useSearchParams();
-  const filters = filtersOf(params);
-  const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0));
-  const apply = (next: Filters, nextOffset = 0) => {
-    const query = new URLSearchParams(Object.entries(next).filter(([, value]) => value !== ''));
-    if (nextOffset > 0) query.set('offset', String(nextOffset));
-    setParams(query);
-  };
+  const { filters, offset, apply, key } = useUrlFilters(filtersOf);
   return (
     <>
       <h1>Alert inbox</h1>
       <AlertFilters filters={filters} onApply={apply} />
-      <Inbox key={params.toString()} filters={filters} offset={offset} current={id ?? null} onPage={(next) => apply(filters, next)} />
+      <Inbox key={key} filters={filters} offset={offset} current={id ?? null} onPage={(next) => apply(filters, next)} />
     </>
   );
 }

@@ -6,9 +6,10 @@
  * (status, target type and target, and a case or run from a link) live in the URL.
  */
 import { type FormEvent, useEffect, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { EffectList, type EffectFilters, IN_FORCE_OR_STUCK, TARGET_TYPES } from '../effects/effect-list.tsx';
 import { FilterChoice } from '../ui.tsx';
+import { useUrlFilters } from '../url-filters.ts';
 
 const EFFECT_STATUSES = ['pending', 'degraded', 'failed', 'active', 'reversing', 'reversal_failed', 'reversed'];
 /** The status filter's value for every status; absent from the URL means in force or stuck. */
@@ -36,19 +37,12 @@ const queryOf = (f: PageFilters): EffectFilters => ({
 });
 
 export function EffectsPage() {
-  const [params, setParams] = useSearchParams();
-  const filters = filtersOf(params);
-  const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0));
-  const apply = (next: PageFilters, nextOffset = 0) => {
-    const query = new URLSearchParams(Object.entries(next).filter(([key, value]) => value !== '' && !(key === 'status' && value === IN_FORCE_OR_STUCK)));
-    if (nextOffset > 0) query.set('offset', String(nextOffset));
-    setParams(query);
-  };
+  const { filters, offset, apply, key } = useUrlFilters(filtersOf, { status: IN_FORCE_OR_STUCK });
   return (
     <>
       <h1>Containment</h1>
       <EffectFilterForm filters={filters} onApply={apply} />
-      <EffectList key={params.toString()} filters={queryOf(filters)} offset={offset} onPage={(next) => apply(filters, next)} />
+      <EffectList key={key} filters={queryOf(filters)} offset={offset} onPage={(next) => apply(filters, next)} />
     </>
   );
 }

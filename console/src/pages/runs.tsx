@@ -6,12 +6,13 @@
  * Re-read on `run.updated`.
  */
 import { type FormEvent, useEffect, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { answer, client } from '../api.ts';
 import type { Run } from '../api-shapes.ts';
 import { duration } from '../format.ts';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, FilterChoice, ListPager, Loading, useNow } from '../ui.tsx';
+import { useUrlFilters } from '../url-filters.ts';
 
 const PAGE_SIZE = 50;
 /** The run statuses (docs/architecture.md "Run path"). */
@@ -27,19 +28,12 @@ const filtersOf = (params: URLSearchParams): Filters => ({
 
 /** The run list page. */
 export function RunsPage() {
-  const [params, setParams] = useSearchParams();
-  const filters = filtersOf(params);
-  const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0));
-  const apply = (next: Filters, nextOffset = 0) => {
-    const query = new URLSearchParams(Object.entries(next).filter(([, value]) => value !== ''));
-    if (nextOffset > 0) query.set('offset', String(nextOffset));
-    setParams(query);
-  };
+  const { filters, offset, apply, key } = useUrlFilters(filtersOf);
   return (
     <>
       <h1>Runs</h1>
       <RunFilters filters={filters} onApply={apply} />
-      <RunList key={params.toString()} filters={filters} offset={offset} onPage={(next) => apply(filters, next)} />
+      <RunList key={key} filters={filters} offset={offset} onPage={(next) => apply(filters, next)} />
     </>
   );
 }
