@@ -40,7 +40,11 @@ const sectionPages: readonly NavPage[] = [
 ];
 
 /** The console's settings pages; the rest of the settings are API-only until they are routed (docs/console.md). */
-const settingPages: readonly NavPage[] = [{ id: 'connections', title: 'Connections', path: '/settings/connections', permission: 'manage_connections' }];
+const settingPages: readonly NavPage[] = [
+  { id: 'connections', title: 'Connections', path: '/settings/connections', permission: 'manage_connections' },
+  { id: 'packs', title: 'Integration packs', path: '/settings/packs', permission: 'manage_runbooks' },
+  { id: 'policy', title: 'Response policy', path: '/settings/policy', permission: 'admin' },
+];
 
 const navEntrySchema = v.strictObject({
   id: v.string(),

@@ -18,6 +18,8 @@ import { NotificationsPage } from './pages/notifications.tsx';
 import { RunPage } from './pages/run.tsx';
 import { RunsPage } from './pages/runs.tsx';
 import { ConnectionsPage } from './pages/settings-connections.tsx';
+import { PacksPage } from './pages/settings-packs.tsx';
+import { PolicyPage } from './pages/settings-policy.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { Loading } from './ui.tsx';
@@ -43,6 +45,8 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/approvals': <ApprovalsPage />,
   '/notifications': <NotificationsPage />,
   '/settings/connections': <ConnectionsPage />,
+  '/settings/packs': <PacksPage />,
+  '/settings/policy': <PolicyPage />,
 };
 
 function UnreadCount() {

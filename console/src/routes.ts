@@ -19,6 +19,8 @@ export const consolePaths = [
   '/approvals',
   '/notifications',
   '/settings/connections',
+  '/settings/packs',
+  '/settings/policy',
 ] as const;
 
 /** One of the console's route patterns. */

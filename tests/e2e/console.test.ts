@@ -302,20 +302,10 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   });
 
   it('shows a block with its TTL counting down on the containment page and the case, and an approver releases it after confirming', async () => {
-    // An administrator sets containment up: the edge WAF's connection in the browser, its pack and a policy binding it through the API.
+    // An administrator sets containment up in the browser: the edge WAF's connection, its pack, and a response policy binding it.
     waf = await startEdgeWafStandIn({ port: 0, host: '127.0.0.1', token: WAF_TOKEN });
     const admin = await gatewayAs(await ensureDevIdentity(dataDir), svc.url, 'ada@example.com', 'admin');
     gateways.push(admin);
-    const asAdmin = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${admin.url}${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const answer = (await res.json()) as Record<string, any>;
-      expect(res.status, `${method} ${path}: ${JSON.stringify(answer)}`).toBeLessThan(300);
-      return answer;
-    };
     // The connection through the settings page, its probe answered in words; an analyst is refused in words.
     const adaContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     contexts.push(adaContext);
@@ -348,28 +338,54 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     expect(await ana.getByRole('link', { name: 'Settings' }).count()).toBe(0);
     expect(await ada.getByRole('link', { name: 'Settings' }).count()).toBe(1);
 
-    const preview = await asAdmin('POST', '/integration-packs/registry/edge_waf/preview');
-    await asAdmin('POST', '/integration-packs/registry/edge_waf/install', { preview_token: preview.preview_token });
-    await asAdmin('PUT', '/response-policy', {
-      protected_targets: [{ type: 'ip', value: '10.0.0.0/8' }],
-      ttl: { min_seconds: 60, max_seconds: 86_400 },
-      automatic_grants: [{ effect_type: 'block', target_type: 'ip', max_ttl_seconds: 3600 }],
-      adapters: [
-        {
-          effect_type: 'block',
-          target_type: 'ip',
-          adapter_id: 'edge_waf',
-          block_action: 'custom.edge_waf.block',
-          unblock_action: 'custom.edge_waf.unblock',
-          status_action: 'custom.edge_waf.status',
-          connection_name: 'edge-waf',
-          parameters: { zone: WAF_ZONE },
-        },
-      ],
-    });
-    const run = await asAdmin('POST', `/cases/${caseId}/runbooks/source-ip-block/run`, {});
-
-    // The case shows it in its containment panel, with its run.
+    // The edge WAF's pack from the signed registry: its checks, then installed as its preview showed.
+    await ada.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Integration packs' }).click();
+    const pack = ada.getByTestId('pack').filter({ has: ada.getByRole('heading', { name: /edge_waf/ }) });
+    await pack.waitFor({ timeout: 15_000 });
+    // The shipped registry is checksum-verified only until an operator sets SVC_PACK_PUBLIC_KEY (docs/integration-packs.md).
+    expect(await pack.textContent()).toContain('not verified: no key configured');
+    await pack.getByRole('button', { name: 'Test edge_waf' }).click();
+    await expect.poll(() => pack.getByTestId('pack-test-summary').textContent(), { timeout: 15_000 }).toMatch(/^Checks of edge_waf .*: \d+ passed, 0 failed/);
+    await pack.getByRole('button', { name: 'Preview edge_waf' }).click();
+    const plan = pack.getByTestId('pack-plan');
+    await expect.poll(() => plan.textContent(), { timeout: 15_000 }).toContain('custom.edge_waf.block');
+    await shoot(ada, 'pack-preview');
+    await expectAccessible(ada, 'pack preview');
+    await plan.getByRole('button', { name: 'Install as previewed' }).click();
+    await expect.poll(() => pack.getByRole('status').first().textContent(), { timeout: 15_000 }).toMatch(/^Installed edge_waf /);
+    // The response policy: 10.0.0.0/8 protected, blocks of addresses unattended up to an hour, bound to the edge WAF.
+    await ada.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Response policy' }).click();
+    await expect.poll(() => ada.getByTestId('policy-version').textContent(), { timeout: 15_000 }).toContain('the default policy');
+    const protectedTargets = ada.getByRole('region', { name: 'Protected targets' });
+    await protectedTargets.getByLabel('Value').fill('10.0.0.0/8');
+    await protectedTargets.getByRole('button', { name: 'Protect' }).click();
+    const grants = ada.getByRole('region', { name: 'Automatic grants' });
+    await grants.getByRole('button', { name: 'Add a grant' }).click();
+    const bindings = ada.getByRole('region', { name: 'Adapter bindings' });
+    await bindings.getByRole('button', { name: 'Add a binding' }).click();
+    const binding = bindings.getByRole('group', { name: 'Binding 1' });
+    await binding.getByLabel('Adapter').fill('edge_waf');
+    await binding.getByLabel('Connection').selectOption('edge-waf');
+    await binding.getByLabel('Block action', { exact: true }).selectOption('custom.edge_waf.block');
+    await binding.getByLabel('Unblock action', { exact: true }).selectOption('custom.edge_waf.unblock');
+    await binding.getByLabel('Status action', { exact: true }).selectOption('custom.edge_waf.status');
+    await binding.getByLabel('Parameters (JSON)').fill(`{"zone": "${WAF_ZONE}"}`);
+    expect(await ada.getByTestId('policy-draft-diff').textContent()).toContain('+       "value": "10.0.0.0/8"');
+    await expectAccessible(ada, 'response policy');
+    await ada.getByRole('button', { name: 'Publish as version 1' }).click();
+    await expect.poll(() => ada.getByTestId('policy-version').textContent(), { timeout: 15_000 }).toMatch(/^In force: version 1, published by ada@example.com/);
+    await ada
+      .getByTestId('policy-versions')
+      .getByText(/^Version 1/)
+      .click();
+    expect(await ada.getByTestId('policy-versions').textContent()).toContain('"adapter_id": "edge_waf"');
+    await shoot(ada, 'response-policy');
+    // Ana runs the blocking runbook on the case; the case shows the block in its containment panel, with its run.
+    await ana.goto(`${anaUrl}/cases/${caseId}`);
+    await ana.getByRole('combobox', { name: /^Runbook/ }).selectOption({ label: 'Block the source address' });
+    await ana.getByRole('button', { name: 'Run on this case' }).click();
+    await ana.waitForURL(/\/svc\/runs\/[0-9a-f-]+$/);
+    const run = { id: ana.url().split('/').pop() ?? '' };
     await ana.goto(`${anaUrl}/cases/${caseId}`);
     const panel = ana.getByRole('region', { name: 'Containment' });
     const caseRow = panel.getByTestId('effect-row').filter({ hasText: '198.51.100.23' });

@@ -14,6 +14,7 @@ import type { paths } from '../api-types.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { CONNECTION_KINDS, type ConnectionKind, type ProbeResult, parseConfig, probeWords } from '../settings/connection-fields.ts';
+import { SettingsNav } from '../settings/settings-nav.tsx';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 
 type Connection = paths['/connections']['get']['responses'][200]['content']['application/json']['items'][number];
@@ -24,6 +25,7 @@ export function ConnectionsPage() {
   const canManage = useMe().role === 'admin';
   return (
     <>
+      <SettingsNav />
       <h1>Connections</h1>
       <p className="muted">Where actions and integrations connect, with their credentials. Secrets are write-only: the service never shows them again.</p>
       <ErrorNote error={list.error} />

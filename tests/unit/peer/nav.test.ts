@@ -55,7 +55,11 @@ describe('navDocument', () => {
       { id: 'effects', title: 'Containment', href: '/svc/effects' },
       { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
     ]);
-    expect(nav.settings).toEqual([{ id: 'connections', title: 'Connections', href: '/svc/settings/connections', requiredRole: 'admin' }]);
+    expect(nav.settings).toEqual([
+      { id: 'connections', title: 'Connections', href: '/svc/settings/connections', requiredRole: 'admin' },
+      { id: 'packs', title: 'Integration packs', href: '/svc/settings/packs', requiredRole: 'admin' },
+      { id: 'policy', title: 'Response policy', href: '/svc/settings/policy', requiredRole: 'admin' },
+    ]);
     expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
   });
 
