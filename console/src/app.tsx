@@ -5,7 +5,7 @@
  * SVC_PUBLIC_PREFIX) is a route here; routes.ts lists them.
  */
 import { lazy, type ReactElement, Suspense } from 'react';
-import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
+import { BrowserRouter, Navigate, NavLink, Route, Routes, useNavigate } from 'react-router';
 import { answer, client } from './api.ts';
 import { publicPrefix } from './config.ts';
 import { LiveProvider, useLiveStatus } from './live.tsx';
@@ -22,6 +22,7 @@ import { PacksPage } from './pages/settings-packs.tsx';
 import { PolicyPage } from './pages/settings-policy.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
+import { ShortcutProvider, useShortcut } from './shortcuts.tsx';
 import { Loading } from './ui.tsx';
 
 // Split off: the graph library and the case page's panels load when first opened, so the
@@ -71,6 +72,17 @@ function UnreadCount() {
 /** Settings, for an administrator: the API decides who may use each page, this only spares others a link to a refusal. */
 function SettingsLink() {
   return useMe().role === 'admin' ? <NavLink to="/settings/connections">Settings</NavLink> : null;
+}
+
+/** The shortcuts of every page: `g` then a letter goes to a main page. */
+function GlobalShortcuts() {
+  const navigate = useNavigate();
+  useShortcut('g a', 'Go to the alert inbox', () => navigate('/alerts'));
+  useShortcut('g c', 'Go to the cases', () => navigate('/cases'));
+  useShortcut('g r', 'Go to the runs', () => navigate('/runs'));
+  useShortcut('g e', 'Go to containment', () => navigate('/effects'));
+  useShortcut('g p', 'Go to the approvals', () => navigate('/approvals'));
+  return null;
 }
 
 function LiveIndicator() {
@@ -130,7 +142,10 @@ export function App() {
     <BrowserRouter basename={publicPrefix}>
       <LiveProvider>
         <MeProvider>
-          <Frame />
+          <ShortcutProvider>
+            <GlobalShortcuts />
+            <Frame />
+          </ShortcutProvider>
         </MeProvider>
       </LiveProvider>
     </BrowserRouter>

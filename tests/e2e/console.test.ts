@@ -301,6 +301,28 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     expect(ana.url()).toContain('timeline_kind=attack_techniques_updated');
   });
 
+  it('works the analyst loop from the keyboard, with a help overlay listing the keys', async () => {
+    await ana.goto(`${anaUrl}/alerts`);
+    await ana.getByTestId('alert-row').first().waitFor({ timeout: 15_000 });
+    await ana.keyboard.press('?');
+    const help = ana.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor({ timeout: 5_000 });
+    expect(await help.textContent()).toContain('Open the next alert of the page');
+    await expectAccessible(ana, 'shortcut help');
+    await ana.keyboard.press('Escape');
+    await help.waitFor({ state: 'hidden', timeout: 5_000 });
+    await ana.keyboard.press('j');
+    await ana.getByTestId('alert-detail').waitFor({ timeout: 15_000 });
+    expect(ana.url()).toMatch(/\/svc\/alerts\/[0-9a-f-]+$/);
+    await ana.keyboard.press('g');
+    await ana.keyboard.press('c');
+    await ana.waitForURL(/\/svc\/cases$/);
+    await ana.goto(`${anaUrl}/cases/${caseId}`);
+    await ana.getByRole('heading', { level: 1 }).waitFor({ timeout: 15_000 });
+    await ana.keyboard.press('c');
+    await expect.poll(() => ana.evaluate<string | undefined>('document.activeElement?.id'), { timeout: 5_000 }).toBe('comment-text');
+  });
+
   it('shows a block with its TTL counting down on the containment page and the case, and an approver releases it after confirming', async () => {
     // An administrator sets containment up in the browser: the edge WAF's connection, its pack, and a response policy binding it.
     waf = await startEdgeWafStandIn({ port: 0, host: '127.0.0.1', token: WAF_TOKEN });

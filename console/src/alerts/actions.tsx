@@ -10,6 +10,7 @@ import { Link } from 'react-router';
 import { useAction } from '../action.ts';
 import { answer, client } from '../api.ts';
 import type { Alert } from '../api-shapes.ts';
+import { useShortcut } from '../shortcuts.tsx';
 import { useResource } from '../resource.ts';
 import { ErrorNote } from '../ui.tsx';
 import type { Act, CaseChoice, Outcome } from './types.ts';
@@ -50,9 +51,9 @@ type Done = { verb: string; outcomes: Outcome[] };
 
 /**
  * Escalate, link and dismiss for `alerts` (one, or the selection), and the outcome of the
- * last action, which `onDone` gets too.
+ * last action, which `onDone` gets too. With `shortcuts`, `e` escalates the one alert.
  */
-export function AlertActions({ alerts, onDone }: { alerts: Alert[]; onDone: (outcomes: Outcome[]) => void }) {
+export function AlertActions({ alerts, onDone, shortcuts = false }: { alerts: Alert[]; onDone: (outcomes: Outcome[]) => void; shortcuts?: boolean }) {
   const action = useAction();
   const [verb, setVerb] = useState('');
   const [done, setDone] = useState<Done | null>(null);
@@ -87,6 +88,7 @@ export function AlertActions({ alerts, onDone }: { alerts: Alert[]; onDone: (out
     });
   const none = alerts.length === 0;
   const many = alerts.length > 1;
+  useShortcut('e', 'Escalate this alert to a new case', escalate, shortcuts && alerts.length === 1 && !action.busy);
   return (
     <div className="alert-actions">
       {none && <p className="muted">Select alerts in the table to act on several at once.</p>}

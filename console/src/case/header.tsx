@@ -12,6 +12,7 @@ import { answer, client } from '../api.ts';
 import type { Case } from '../api-shapes.ts';
 import { caseStatuses } from '../config.ts';
 import { useMe } from '../me.tsx';
+import { useShortcut } from '../shortcuts.tsx';
 import { Badge, ErrorNote } from '../ui.tsx';
 import { AckClock } from './ack-clock.tsx';
 import { CaseEditForm } from './edit.tsx';
@@ -28,6 +29,10 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
     action.run(async () => answer(await client.POST('/cases/{id}/assign', { params, body: { owner_id: ownerId } })), onChanged);
   const changeStatus = (status: string) => action.run(async () => answer(await client.POST('/cases/{id}/status', { params, body: { status } })), onChanged);
   const [editing, setEditing] = useState(false);
+  const unacknowledged = value.ack_sla.acknowledged_at === null;
+  useShortcut('a', 'Acknowledge the case', acknowledge, canEdit && unacknowledged && !busy);
+  useShortcut('m', 'Assign the case to me', () => assign(me.id), canEdit && value.owner_id !== me.id && !busy);
+  useShortcut('c', 'Write a comment', () => document.getElementById('comment-text')?.focus(), canEdit);
 
   return (
     <header className="panel case-header">

@@ -7,7 +7,7 @@
  * (alerts/actions.tsx); the outcome is shown per alert. Re-read on `alert.updated`.
  */
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { Link, NavLink, useParams, useSearchParams } from 'react-router';
+import { Link, NavLink, useNavigate, useParams, useSearchParams } from 'react-router';
 import { AlertActions } from '../alerts/actions.tsx';
 import type { Outcome } from '../alerts/types.ts';
 import { answer, client } from '../api.ts';
@@ -15,6 +15,7 @@ import type { Alert, AlertDetail, AlertStatus } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
+import { useShortcut } from '../shortcuts.tsx';
 import { Ago, Badge, ErrorNote, FilterChoice, ListPager, Loading } from '../ui.tsx';
 import { useUrlFilters } from '../url-filters.ts';
 
@@ -101,6 +102,16 @@ function Inbox({ filters, offset, current, onPage }: { filters: Filters; offset:
     list.reload();
   };
   const panel = current && <CurrentAlert key={current} id={current} canAct={canAct} onDone={settled} />;
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const items = list.data?.items ?? [];
+  const at = items.findIndex((alert) => alert.id === current);
+  const open = (step: number) => {
+    const next = items[at === -1 ? 0 : Math.min(items.length - 1, Math.max(0, at + step))];
+    if (next) navigate({ pathname: `/alerts/${next.id}`, search: params.toString() });
+  };
+  useShortcut('j', 'Open the next alert of the page', () => open(1));
+  useShortcut('k', 'Open the previous alert of the page', () => open(-1));
   if (!list.data)
     return list.error ? (
       <>
@@ -174,6 +185,7 @@ function CurrentAlert({ id, canAct, onDone }: { id: string; canAct: boolean; onD
       {canAct && (
         <AlertActions
           alerts={[alert]}
+          shortcuts
           onDone={(outcomes) => {
             detail.reload();
             onDone(outcomes);
