@@ -1,7 +1,8 @@
 /**
  * The alert inbox (SPEC.md "Alerts"): `GET /alerts` (filters `status`, `severity`,
  * `source`; a page with `has_more`, and `total` with `include_total=true`), `GET /alerts/<id>`
- * (one alert with its payload, observables and case; ours, docs/configuration.md "Alerts"), `POST /alerts` (an alert entered by hand: in no case, no runbook),
+ * (one alert with its payload, observables and case; ours, docs/configuration.md "Alert inbox"),
+ * `POST /alerts` (an alert entered by hand: in no case, no runbook),
  * `POST /alerts/<id>/escalate` (a new case holding it), `/link {case_id}` (into an
  * existing case, moved out of another) and `/dismiss {reason?}` (an alert in no case).
  * Changes need `manage_cases` in the alert's team and in the holding case's (and in the

@@ -41,27 +41,32 @@ export function Ago({ at }: { at: string }) {
   );
 }
 
-/** A filter's choice of values, plus "any" (the empty value); a value outside `options` (from the URL) stays choosable. */
+/** `options` with `value` after them when it is none of them (a value from the URL or the server), so a select can still show it; `''` is no value. */
+export const withCurrent = (options: readonly string[], value: string): readonly string[] =>
+  value === '' || options.includes(value) ? options : [...options, value];
+
+/** A filter's choice of values, plus "any" (the empty value), each shown with spaces for underscores; `name` names the select in a form. */
 export function FilterChoice({
   label,
+  name,
   value,
   options,
   onChange,
 }: {
   label: string;
+  name?: string;
   value: string;
   options: readonly string[];
   onChange: (value: string) => void;
 }) {
-  const choices = value === '' || options.includes(value) ? options : [...options, value];
   return (
     <label>
       {label}
-      <select value={value} onChange={(event) => onChange(event.target.value)}>
+      <select name={name} value={value} onChange={(event) => onChange(event.target.value)}>
         <option value="">Any</option>
-        {choices.map((choice) => (
+        {withCurrent(options, value).map((choice) => (
           <option key={choice} value={choice}>
-            {choice}
+            {choice.replace(/_/g, ' ')}
           </option>
         ))}
       </select>

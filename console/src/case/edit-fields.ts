@@ -1,7 +1,7 @@
 /**
  * The case edit form's rules, pure (tests/unit/console/edit-fields.test.ts): what a typed
  * ATT&CK technique id must look like (SPEC.md "Case": `T<digits>` or `T<digits>.<digits>`,
- * upper-cased, at most 50), how a typed tag or technique joins its list, and which fields
+ * upper-cased, at most 50), what a tag may be, how a typed tag or technique joins its list, and which fields
  * of the form differ from the case, so `PUT /cases/<id>` sends only those.
  */
 import type { Case, CaseUpdate } from '../api-shapes.ts';
@@ -16,6 +16,17 @@ export function parseTechnique(text: string): { id: string } | { problem: string
   if (id === '') return { problem: 'Type a technique id.' };
   if (!TECHNIQUE.test(id)) return { problem: `${text.trim()} is not a technique id like T1059 or T1059.001.` };
   return { id };
+}
+
+/** Longest tag, characters (the API's limit on `tags`). */
+const MAX_TAG_LENGTH = 100;
+
+/** `text` as a tag (trimmed), or the reason it is not one. */
+export function parseTag(text: string): { id: string } | { problem: string } {
+  const tag = text.trim();
+  if (tag === '') return { problem: 'Type a tag.' };
+  if (tag.length > MAX_TAG_LENGTH) return { problem: `A tag is at most ${MAX_TAG_LENGTH} characters.` };
+  return { id: tag };
 }
 
 /** `list` with `item` at its end, unless it holds it already. */

@@ -10,10 +10,10 @@ import { useAction } from '../action.ts';
 import { answer, client } from '../api.ts';
 import type { Case } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
-import { ErrorNote } from '../ui.tsx';
-import { type CaseFields, caseChanges, fieldsOf, MAX_TECHNIQUES, parseTechnique, withItem } from './edit-fields.ts';
+import { ErrorNote, withCurrent } from '../ui.tsx';
+import { type CaseFields, caseChanges, fieldsOf, MAX_TECHNIQUES, parseTag, parseTechnique, withItem } from './edit-fields.ts';
 
-/** The edit form of `value`; `onDone` after a save (or a cancel) closes it. */
+/** The edit form of `value`: `onSaved` after a save, `onCancel` when closed unsaved. */
 export function CaseEditForm({ value, onSaved, onCancel }: { value: Case; onSaved: () => void; onCancel: () => void }) {
   const before = fieldsOf(value);
   const [form, setForm] = useState<CaseFields>(before);
@@ -38,22 +38,14 @@ export function CaseEditForm({ value, onSaved, onCancel }: { value: Case; onSave
       <label>
         Severity
         <select value={form.severity} onChange={(event) => setForm({ ...form, severity: event.target.value })}>
-          {(caseSeverities.includes(form.severity) ? caseSeverities : [...caseSeverities, form.severity]).map((severity) => (
+          {withCurrent(caseSeverities, form.severity).map((severity) => (
             <option key={severity} value={severity}>
               {severity}
             </option>
           ))}
         </select>
       </label>
-      <ListField
-        label="Tags"
-        noun="tag"
-        items={form.tags}
-        parse={(text) =>
-          text.trim() === '' ? { problem: 'Type a tag.' } : text.trim().length > 100 ? { problem: 'A tag is at most 100 characters.' } : { id: text.trim() }
-        }
-        onChange={(tags) => setForm({ ...form, tags })}
-      />
+      <ListField label="Tags" noun="tag" items={form.tags} parse={parseTag} onChange={(tags) => setForm({ ...form, tags })} />
       <ListField
         label="ATT&CK techniques"
         noun="technique"

@@ -19,9 +19,6 @@ import { Ago, Badge, ErrorNote, ListPager, Loading, useNow } from '../ui.tsx';
 /** What the list is narrowed to: each as `GET /effects` takes it (`status` comma-separated). */
 export type EffectFilters = Pick<EffectQuery, 'status' | 'target_type' | 'target' | 'case_id' | 'run_id'>;
 
-/** The target types effects act on (docs/containment.md "Targets"). */
-export const TARGET_TYPES: readonly NonNullable<EffectQuery['target_type']>[] = ['ip', 'domain', 'host', 'identity'];
-
 /** The effects an approver may act on, or that stay in force or stuck: the containment page's default. */
 export const IN_FORCE_OR_STUCK = 'active,reversing,reversal_failed';
 

@@ -15,7 +15,7 @@ import type { Case, CasePage } from '../api-shapes.ts';
 import { caseStatuses, caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
-import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+import { Ago, Badge, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
 
 /** What a row of the list shows of a case of `GET /cases`. */
 type CaseSummary = Pick<Case, 'id' | 'key' | 'title' | 'severity' | 'status' | 'owner_email' | 'alert_count' | 'sla_breached' | 'created_at' | 'updated_at'>;
@@ -71,36 +71,6 @@ export function CaseListPage() {
   );
 }
 
-/** A choice of the install's statuses or severities (config.ts), plus "any". */
-function FilterSelect({
-  label,
-  name,
-  value,
-  options,
-  onChange,
-}: {
-  label: string;
-  name: string;
-  value: string;
-  options: string[];
-  onChange: (value: string) => void;
-}) {
-  const choices = value === '' || options.includes(value) ? options : [...options, value];
-  return (
-    <label>
-      {label}
-      <select name={name} value={value} onChange={(event) => onChange(event.target.value)}>
-        <option value="">Any</option>
-        {choices.map((choice) => (
-          <option key={choice} value={choice}>
-            {choice.replace(/_/g, ' ')}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
 /** The filter form: the selects apply at once, owner and search when submitted. */
 function CaseFilters({ filters, onApply }: { filters: Filters; onApply: (filters: Filters) => void }) {
   const me = useMe();
@@ -115,8 +85,8 @@ function CaseFilters({ filters, onApply }: { filters: Filters; onApply: (filters
   return (
     <search aria-label="Filter cases">
       <form className="filters" onSubmit={submit}>
-        <FilterSelect label="Status" name="status" value={filters.status} options={caseStatuses} onChange={(status) => onApply({ ...filters, status })} />
-        <FilterSelect
+        <FilterChoice label="Status" name="status" value={filters.status} options={caseStatuses} onChange={(status) => onApply({ ...filters, status })} />
+        <FilterChoice
           label="Severity"
           name="severity"
           value={filters.severity}

@@ -7,7 +7,8 @@
  */
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { EffectList, type EffectFilters, IN_FORCE_OR_STUCK, TARGET_TYPES } from '../effects/effect-list.tsx';
+import { EffectList, type EffectFilters, IN_FORCE_OR_STUCK } from '../effects/effect-list.tsx';
+import { TARGET_TYPES } from '../settings/policy-fields.ts';
 import { FilterChoice } from '../ui.tsx';
 import { useUrlFilters } from '../url-filters.ts';
 

@@ -28,7 +28,7 @@ import {
   targetFor,
 } from '../settings/policy-fields.ts';
 import { SettingsNav } from '../settings/settings-nav.tsx';
-import { Ago, ErrorNote, Loading } from '../ui.tsx';
+import { Ago, ErrorNote, Loading, withCurrent } from '../ui.tsx';
 
 export function PolicyPage() {
   const policy = useResource(async () => answer(await client.GET('/response-policy')), []);
@@ -268,13 +268,12 @@ function EffectChoice({ effect, target, onChange }: { effect: EffectType; target
 
 /** One of the actions a binding may name. */
 function ActionChoice({ label, value, names, onChange }: { label: string; value: string; names: string[]; onChange: (name: string) => void }) {
-  const choices = value === '' || names.includes(value) ? names : [...names, value];
   return (
     <label>
       {label}
       <select aria-label={label} value={value} onChange={(event) => onChange(event.target.value)}>
         <option value="">none</option>
-        {choices.map((name) => (
+        {withCurrent(names, value).map((name) => (
           <option key={name} value={name}>
             {name}
           </option>
@@ -370,6 +369,7 @@ function ProtectedTargets({
 function PolicyVersions() {
   const versions = useResource(async () => answer(await client.GET('/response-policy/versions')), []);
   const items = versions.data?.items ?? [];
+  // The policy in force before the first publish (docs/containment.md): what version 1 changed.
   const defaults: PolicyDocument = { protected_targets: [], ttl: { min_seconds: 60, max_seconds: 86_400 }, automatic_grants: [], adapters: [] };
   return (
     <section className="panel" aria-labelledby="versions-title">

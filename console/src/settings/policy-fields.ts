@@ -25,6 +25,7 @@ export const EFFECT_TARGETS: Record<EffectType, readonly TargetType[]> = {
   disable_identity: ['identity'],
 };
 export const EFFECT_TYPES = Object.keys(EFFECT_TARGETS) as EffectType[];
+/** Every target type (docs/containment.md "Targets"), the order the pages offer them in. */
 export const TARGET_TYPES: readonly TargetType[] = ['ip', 'domain', 'host', 'identity'];
 
 /** The editable document of a policy as read (its version, digest and bindable actions left out). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CaseFields, caseChanges, parseTechnique, withItem } from '../../../console/src/case/edit-fields.ts';
+import { type CaseFields, caseChanges, parseTag, parseTechnique, withItem } from '../../../console/src/case/edit-fields.ts';
 
 const before: CaseFields = { title: 'Phish', description: 'Reported by HR', severity: 'high', tags: ['phish'], attack_techniques: ['T1566'] };
 
@@ -9,6 +9,13 @@ describe('the case edit form', () => {
     expect(parseTechnique('T1566')).toEqual({ id: 'T1566' });
     for (const text of ['T1059.', 'TA0001', '1059', 'T10 59', 'T1059.001.1']) expect(parseTechnique(text)).toHaveProperty('problem');
     expect(parseTechnique('  ')).toEqual({ problem: 'Type a technique id.' });
+  });
+
+  it('takes a tag trimmed, and refuses an empty or over-long one', () => {
+    expect(parseTag(' phish ')).toEqual({ id: 'phish' });
+    expect(parseTag('  ')).toEqual({ problem: 'Type a tag.' });
+    expect(parseTag('x'.repeat(101))).toEqual({ problem: 'A tag is at most 100 characters.' });
+    expect(parseTag('x'.repeat(100))).toEqual({ id: 'x'.repeat(100) });
   });
 
   it('adds an item to a list once', () => {
