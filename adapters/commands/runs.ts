@@ -49,16 +49,21 @@ export function createRunCommands(deps: RunCommandDeps) {
     /** Cancels a run that has not finished; `run_finished` (409) otherwise. */
     cancel: (input: { runId: string; by: string | null }) =>
       onRun(input.runId, input.by, () => ({ type: 'cancel', by: input.by, now: deps.now().toISOString() })),
-    /** Errors: `runbook_not_found` (404); `runbook_disabled` and `runbook_input_missing` (422, domain/runs/decide.ts). */
+    /**
+     * Queues a run of the stored runbook `slug`, or of `draft` (a definition not saved, for a
+     * dry run from the editor) when given. Errors: `runbook_not_found` (404);
+     * `runbook_disabled` and `runbook_input_missing` (422, domain/runs/decide.ts).
+     */
     queueManual: async (input: {
       slug: string;
+      draft?: RunbookDefinition;
       caseId: string;
       caseTrigger: Record<string, unknown>;
       inputs: Record<string, unknown>;
       dryRun: boolean;
       requestedBy: string | null;
     }): Promise<{ runId: string; position: number | null }> => {
-      const runbook = deps.runbook(input.slug);
+      const runbook = input.draft ?? deps.runbook(input.slug);
       if (!runbook) throw notFound('runbook_not_found', 'runbook not found', { slug: input.slug });
       const runId = deps.ids();
       // A fresh id has no stream yet: decided on the initial state with no read, as intake

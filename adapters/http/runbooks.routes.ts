@@ -1,6 +1,7 @@
 /**
  * Runbook routes (SPEC.md "Runbooks and runs"): `GET /runbooks` -> `{items}`,
- * `GET /runbooks/<slug>` (definition, YAML and versions), `POST /runbooks/validate`
+ * `GET /runbooks/<slug>` (definition, YAML and versions), `GET /runbooks/<slug>/versions/<n>`
+ * (ours: that version's YAML), `POST /runbooks/validate`
  * -> `{errors: [{loc, msg}]}`, `POST /runbooks/<slug>` `{yaml_text}` ->
  * `{created, changed, runbook}` (201 when created), `POST /runbooks/<slug>/enable|disable`
  * -> the detail, `POST /runbooks/sync` -> `{created, updated, skipped, errors}` from the
@@ -15,7 +16,14 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { Principal } from '../identity/principal.ts';
 import { fetchGitSource } from '../runbooks/git-source.ts';
-import { runbookDetailSchema, runbookErrorSchema, runbookSavedSchema, runbookSummarySchema, syncReportSchema } from '../runbooks/runbook-answers.ts';
+import {
+  runbookDetailSchema,
+  runbookErrorSchema,
+  runbookSavedSchema,
+  runbookSummarySchema,
+  runbookVersionSchema,
+  syncReportSchema,
+} from '../runbooks/runbook-answers.ts';
 import { requirePermission } from './auth.ts';
 import { recordAudit } from './audited.ts';
 import type { AppEnv } from './context.ts';
@@ -109,6 +117,26 @@ export function runbookRoutes(deps: RunbookRouteDeps) {
       read,
       validate('param', slugParam),
       async (c) => c.json(await deps.runbooks.detail(c.req.valid('param').slug)),
+    )
+    .get(
+      '/runbooks/:slug/versions/:version',
+      describeRoute({
+        summary: 'One saved version of a runbook, with its YAML',
+        tags: ['runbooks'],
+        responses: {
+          200: jsonAnswer(runbookVersionSchema, 'The YAML as saved at that version'),
+          404: jsonAnswer(errorBodySchema, '`runbook_not_found`, or `runbook_version_not_found` when no such version was saved'),
+        },
+      }),
+      read,
+      validate(
+        'param',
+        v.object({ ...slugParam.entries, version: v.pipe(v.string(), v.regex(/^[0-9]{1,9}$/, 'must be a version number'), v.transform(Number)) }),
+      ),
+      async (c) => {
+        const { slug, version } = c.req.valid('param');
+        return c.json(await deps.runbooks.version(slug, version));
+      },
     )
     .post(
       '/runbooks/:slug',

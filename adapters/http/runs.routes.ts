@@ -20,7 +20,7 @@ import { decideGateAs, runTeam, visibleRun } from './gate-decision.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import { listRuns, pageRuns, pendingApprovals, runActionLog, runGates, runSteps } from '../../projections/runs/runs.queries.ts';
 import { nativeSha256Hex, verifyChainTable } from '../../projections/chains/chain-table.ts';
-import { requirePermission } from './auth.ts';
+import { checkPermission, requirePermission } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { caseAccess } from './case-access.ts';
@@ -58,7 +58,10 @@ const runPage = listPageSchema(runSchema);
 type LogRow = Awaited<ReturnType<typeof runActionLog>>[number];
 
 /** What the run routes read of the service (adapters/http/deps.ts). */
-export type RunRouteDeps = Pick<HttpDeps, 'caseListTotalCap' | 'db' | 'permissions' | 'runs' | 'waitFor' | 'now'>;
+export type RunRouteDeps = Pick<HttpDeps, 'caseListTotalCap' | 'db' | 'permissions' | 'runbooks' | 'runs' | 'waitFor' | 'now'>;
+
+/** A draft's size bound, as a save's (adapters/http/runbooks.routes.ts). */
+const MAX_DRAFT_CHARS = 512 * 1024;
 
 export function runRoutes(deps: RunRouteDeps) {
   const { db } = deps;
@@ -246,18 +249,42 @@ export function runRoutes(deps: RunRouteDeps) {
     )
     .post(
       '/cases/:id/runbooks/:slug/run',
-      describeRoute({ summary: 'Queue a manual run of a runbook on a case', tags: ['runs'], responses: { 202: jsonAnswer(runSchema, 'The queued run') } }),
+      describeRoute({
+        summary: 'Queue a manual run of a runbook on a case',
+        description:
+          'With `yaml_text` (ours), a dry run of that draft instead of the stored runbook: the editor tries a runbook before it is saved. A draft needs `dry_run: true` and `manage_runbooks`, and is checked as a save under the slug would be.',
+        tags: ['runs'],
+        responses: { 202: jsonAnswer(runSchema, 'The queued run') },
+      }),
       requirePermission('run_runbooks', 'svc:runs:write', deps.permissions),
       validate('param', v.object({ id: uuid, slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]{3,64}$/, 'must be a runbook slug')) })),
       requireJson,
-      validate('json', v.object({ dry_run: v.optional(v.boolean(), false), inputs: v.optional(jsonRecord(v.unknown()), {}) })),
+      validate(
+        'json',
+        v.pipe(
+          v.object({
+            dry_run: v.optional(v.boolean(), false),
+            inputs: v.optional(jsonRecord(v.unknown()), {}),
+            yaml_text: v.optional(v.pipe(v.string(), v.maxLength(MAX_DRAFT_CHARS))),
+          }),
+          v.forward(
+            v.check((body) => body.yaml_text === undefined || body.dry_run, 'a draft (yaml_text) runs only as a dry run: set dry_run to true'),
+            ['dry_run'],
+          ),
+        ),
+      ),
       async (c) => {
         const { id, slug } = c.req.valid('param');
         const body = c.req.valid('json');
         const principal = c.get('principal');
+        // A draft is a runbook its author has not saved: trying one is authoring, so it takes
+        // the save's permission as well as the run's.
+        if (body.yaml_text !== undefined) checkPermission(principal, 'manage_runbooks', 'svc:runbooks:write', deps.permissions, null);
+        const draft = body.yaml_text === undefined ? undefined : deps.runbooks.draft(slug, body.yaml_text);
         await cases.actOn(principal, id, 'run_runbooks');
         const queued = await deps.runs.queueManual({
           slug,
+          draft,
           caseId: id,
           caseTrigger: { case_id: id, requested_by: principal.email },
           inputs: body.inputs,

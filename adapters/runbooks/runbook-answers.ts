@@ -70,6 +70,13 @@ export const runbookDetailSchema = v.pipe(
 );
 export type RunbookDetail = v.InferOutput<typeof runbookDetailSchema>;
 
+/** `GET /runbooks/<slug>/versions/<version>` (ours): one saved version's YAML, for the console's diff between versions. */
+export const runbookVersionSchema = v.pipe(
+  v.strictObject({ version: v.number(), saved_at: v.string(), saved_by: v.nullable(v.string()), yaml_text: v.string() }),
+  v.metadata({ ref: 'RunbookVersion' }),
+);
+export type RunbookVersion = v.InferOutput<typeof runbookVersionSchema>;
+
 /** `POST /runbooks/<slug>`: whether the slug was new, whether anything changed, and the runbook as stored. */
 export const runbookSavedSchema = v.strictObject({ created: v.boolean(), changed: v.boolean(), runbook: runbookDetailSchema });
 export type RunbookSaved = v.InferOutput<typeof runbookSavedSchema>;

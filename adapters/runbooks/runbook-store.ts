@@ -27,7 +27,7 @@ import { nextFireAt } from '../../domain/runbooks/schedule.ts';
 import { conflict, DomainError, notFound, unprocessable, ValidationFailed } from '../../domain/shared/errors.ts';
 import type { Database } from '../../projections/database.ts';
 import type { ActionRegistry } from '../action-registry/registry.ts';
-import type { RunbookDetail, RunbookSaved, RunbookSummary, SyncReport } from './runbook-answers.ts';
+import type { RunbookDetail, RunbookSaved, RunbookSummary, RunbookVersion, SyncReport } from './runbook-answers.ts';
 
 export type { SyncReport };
 
@@ -89,6 +89,18 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
     updated_at: new Date(row.updated_at).toISOString(),
     next_fire_at: row.next_fire_at === null ? null : new Date(row.next_fire_at).toISOString(),
   });
+
+  /** `yamlText` as the definition stored under `slug`; 422 ValidationFailed at `['body', 'yaml_text', ...loc]` when invalid or its id is not `slug`. */
+  const parseForSlug = (slug: string, yamlText: string): RunbookDefinition => {
+    const parsed = parseRunbook(yamlText, strict);
+    const errors = parsed.ok ? [] : parsed.errors;
+    if (parsed.ok && parsed.runbook.id !== slug) errors.push({ loc: ['id'], msg: `must equal the slug in the path ('${slug}')` });
+    if (RESERVED_SLUGS.has(slug)) errors.push({ loc: ['id'], msg: `'${slug}' is reserved` });
+    if (!parsed.ok || errors.length > 0) {
+      throw new ValidationFailed(errors.map((e) => ({ loc: ['body', 'yaml_text', ...e.loc.map(String)], msg: e.msg, type: 'runbook_invalid' })));
+    }
+    return parsed.runbook;
+  };
 
   const detail = async (slug: string): Promise<RunbookDetail> => {
     const [found] = await visibleRows(slug);
@@ -179,16 +191,30 @@ export function createRunbookStore(deps: RunbookStoreDeps) {
      * version rule (422 `runbook_version_decrease` / `runbook_version_not_bumped`).
      */
     save: async (slug: string, yamlText: string, savedBy: string): Promise<RunbookSaved> => {
-      const parsed = parseRunbook(yamlText, strict);
-      const errors = parsed.ok ? [] : parsed.errors;
-      if (parsed.ok && parsed.runbook.id !== slug) errors.push({ loc: ['id'], msg: `must equal the slug in the path ('${slug}')` });
-      if (RESERVED_SLUGS.has(slug)) errors.push({ loc: ['id'], msg: `'${slug}' is reserved` });
-      if (!parsed.ok || errors.length > 0) {
-        throw new ValidationFailed(errors.map((e) => ({ loc: ['body', 'yaml_text', ...e.loc.map(String)], msg: e.msg, type: 'runbook_invalid' })));
-      }
-      const outcome = await db.transaction().execute((trx) => upsert(trx, parsed.runbook, yamlText, `api:${savedBy}`));
+      const runbook = parseForSlug(slug, yamlText);
+      const outcome = await db.transaction().execute((trx) => upsert(trx, runbook, yamlText, `api:${savedBy}`));
       await refresh();
       return { created: outcome === 'created', changed: outcome !== 'unchanged', runbook: await detail(slug) };
+    },
+    /**
+     * A draft run from the editor (docs/console.md "Runbook authoring"): `yamlText` checked as a
+     * save under `slug` would check it, nothing stored. Errors: as `save`'s validation.
+     */
+    draft: (slug: string, yamlText: string): RunbookDefinition => parseForSlug(slug, yamlText),
+    /** `GET /runbooks/<slug>/versions/<version>`: the YAML saved as that version. Errors: 404 `runbook_not_found`, `runbook_version_not_found`. */
+    version: async (slug: string, version: number): Promise<RunbookVersion> => {
+      const [found] = await visibleRows(slug);
+      if (!found) throw notFound('runbook_not_found', 'runbook not found', { slug });
+      const row = await db
+        .selectFrom('runbook_versions')
+        .select(['version', 'saved_at', 'saved_by', 'yaml_text'])
+        .where('slug', '=', slug)
+        .where('version', '=', version)
+        .orderBy('saved_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (!row) throw notFound('runbook_version_not_found', `runbook ${slug} has no version ${version}`, { slug, version });
+      return { version: row.version, saved_at: new Date(row.saved_at).toISOString(), saved_by: row.saved_by, yaml_text: row.yaml_text };
     },
     /**
      * POST /runbooks/<slug>/enable|disable. Enabling a schedule runbook restarts its

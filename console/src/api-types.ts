@@ -717,7 +717,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a manual run of a runbook on a case */
+        /**
+         * Queue a manual run of a runbook on a case
+         * @description With `yaml_text` (ours), a dry run of that draft instead of the stored runbook: the editor tries a runbook before it is saved. A draft needs `dry_run: true` and `manage_runbooks`, and is checked as a save under the slug would be.
+         */
         post: operations["postCasesByIdRunbooksBySlugRun"];
         delete?: never;
         options?: never;
@@ -788,6 +791,23 @@ export interface paths {
         put?: never;
         /** Create or update a runbook */
         post: operations["postRunbooksBySlug"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runbooks/{slug}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One saved version of a runbook, with its YAML */
+        get: operations["getRunbooksBySlugVersionsByVersion"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2217,6 +2237,12 @@ export interface components {
                 saved_at: string;
                 saved_by: string | null;
             }[];
+        };
+        RunbookVersion: {
+            version: number;
+            saved_at: string;
+            saved_by: string | null;
+            yaml_text: string;
         };
         Connection: {
             id: string;
@@ -5411,6 +5437,7 @@ export interface operations {
                     inputs?: {
                         [key: string]: unknown;
                     };
+                    yaml_text?: string;
                 };
             };
         };
@@ -5712,6 +5739,73 @@ export interface operations {
                         created: boolean;
                         changed: boolean;
                         runbook: components["schemas"]["Runbook"];
+                    };
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRunbooksBySlugVersionsByVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The YAML as saved at that version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunbookVersion"];
+                };
+            };
+            /** @description `runbook_not_found`, or `runbook_version_not_found` when no such version was saved */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string | {
+                            [key: string]: unknown;
+                        };
+                        code: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };

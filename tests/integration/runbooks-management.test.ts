@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
+import { callAs, runWhen, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
 const admin = testPerson('admin@example.com', [{ team: null, role: 'admin' }]);
@@ -64,6 +64,45 @@ describe.each(e2eEngines)('runbook management on $name', ({ server }) => {
     expect(detail.body).toMatchObject({ id: 'phish-triage', version: 3, yaml_text: doc('phish-triage', 3, 'description: changed\n') });
     expect(detail.body.versions.map((v: { version: number }) => v.version)).toEqual([3, 1]);
     expect(detail.body.versions[0]).toMatchObject({ saved_by: 'api:admin@example.com', saved_at: expect.any(String) });
+  });
+
+  it('answers each saved version with its YAML, so the console can show a diff between two', async () => {
+    const first = await callAs(svc, analyst, 'GET', '/runbooks/phish-triage/versions/1');
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toEqual({ version: 1, saved_at: expect.any(String), saved_by: 'api:admin@example.com', yaml_text: doc('phish-triage', 1) });
+    expect((await callAs(svc, analyst, 'GET', '/runbooks/phish-triage/versions/3')).body.yaml_text).toBe(doc('phish-triage', 3, 'description: changed\n'));
+    const never = await callAs(svc, analyst, 'GET', '/runbooks/phish-triage/versions/2');
+    expect(never.status).toBe(404);
+    expect(never.body).toMatchObject({ code: 'runbook_version_not_found', params: { slug: 'phish-triage', version: 2 } });
+    expect((await callAs(svc, analyst, 'GET', '/runbooks/no-such-book/versions/1')).body.code).toBe('runbook_not_found');
+    expect((await callAs(svc, analyst, 'GET', '/runbooks/phish-triage/versions/first')).status).toBe(422);
+  });
+
+  it('dry-runs a draft that is not saved, for an author only, and stores no runbook', async () => {
+    const caseId = (await callAs(svc, admin, 'POST', '/cases', { title: 'Draft trial', severity: 'low' })).body.id;
+    const tryDraft = (body: Record<string, unknown>, who = admin, slug = 'draft-book') =>
+      callAs(svc, who, 'POST', `/cases/${caseId}/runbooks/${slug}/run`, body);
+
+    const queued = await tryDraft({ dry_run: true, yaml_text: doc('draft-book', 1) });
+    expect(queued.status, queued.text).toBe(202);
+    expect(queued.body).toMatchObject({ runbook_id: 'draft-book', runbook_version: 1, dry_run: true, case_id: caseId });
+    const run = await runWhen(svc, admin, queued.body.id, /^(succeeded|failed)$/);
+    expect(run.status, JSON.stringify(run)).toBe('succeeded');
+    expect(run.steps).toEqual([expect.objectContaining({ id: 'tag', status: 'ok', output: { case_id: caseId, changes: { tags_add: ['triage'] } } })]);
+    expect(run.action_log).toEqual(expect.arrayContaining([expect.objectContaining({ step_id: 'tag', status: 'dry_run' })]));
+    expect((await callAs(svc, admin, 'GET', '/runbooks/draft-book')).status).toBe(404);
+    expect((await callAs(svc, admin, 'GET', `/cases/${caseId}`)).body.tags).not.toContain('triage');
+
+    const live = await tryDraft({ yaml_text: doc('draft-book', 1) });
+    expect(live.status).toBe(422);
+    expect(live.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'dry_run'] })]);
+    const byAnalyst = await tryDraft({ dry_run: true, yaml_text: doc('draft-book', 1) }, analyst);
+    expect(byAnalyst.status).toBe(403);
+    const invalid = await tryDraft({ dry_run: true, yaml_text: doc('draft-book', 1).replace('case.update', 'case.nope') });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'yaml_text', 'steps', '0', 'action'], type: 'runbook_invalid' })]);
+    const otherSlug = await tryDraft({ dry_run: true, yaml_text: doc('draft-book', 1) }, admin, 'another-book');
+    expect(otherSlug.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'yaml_text', 'id'] })]);
   });
 
   it('refuses invalid YAML with per-field errors and writes nothing', async () => {
