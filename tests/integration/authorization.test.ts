@@ -47,6 +47,7 @@ const notCaseObjects: Record<string, string> = {
   '/runbooks/{slug}': 'runbooks are install-wide and readable by every reader',
   '/runbooks/{slug}/enable': 'runbooks are install-wide (manage_runbooks through a realm grant)',
   '/runbooks/{slug}/disable': 'runbooks are install-wide (manage_runbooks through a realm grant)',
+  '/runbooks/{slug}/versions/{version}': 'runbooks are install-wide and readable by every reader',
   '/integration-packs/registry/{pack_id}/preview': 'the pack registry is install-wide',
   '/integration-packs/registry/{pack_id}/test': 'the pack registry is install-wide',
   '/integration-packs/registry/{pack_id}/install': 'the pack registry is install-wide',
