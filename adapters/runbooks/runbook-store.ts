@@ -31,8 +31,8 @@ import type { RunbookDetail, RunbookSaved, RunbookSummary, RunbookVersion, SyncR
 
 export type { SyncReport };
 
-/** Paths under /runbooks/ that are endpoints, never runbook slugs. */
-const RESERVED_SLUGS = new Set(['validate', 'sync']);
+/** Paths under /runbooks/ that are endpoints, or the console's page for a new runbook (`/runbooks/new`), never runbook slugs. */
+const RESERVED_SLUGS = new Set(['validate', 'sync', 'new']);
 
 type Outcome = 'created' | 'updated' | 'unchanged';
 

@@ -16,6 +16,8 @@ export type EvidencePin = Schemas['EvidencePin'];
 export type Run = Schemas['Run'];
 export type RunDetail = Schemas['RunDetail'];
 export type Runbook = Schemas['Runbook'];
+/** What the runbook graph and the editor read of a step of `GET /runbooks/{slug}`. */
+export type GraphStep = Pick<Runbook['steps'][number], 'id' | 'needs' | 'kind' | 'action' | 'when_branch' | 'on_error' | 'ui'>;
 export type RunbookSummary = Schemas['RunbookSummary'];
 export type Task = Schemas['Task'];
 export type TicketLink = Schemas['TicketLink'];

@@ -13,7 +13,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './api-types.ts';
 import { basePath } from './config.ts';
-import { ApiError, errorCode, errorMessage } from './errors.ts';
+import { ApiError, errorCode, errorMessage, errorProblems } from './errors.ts';
 
 export { ApiError };
 
@@ -88,7 +88,7 @@ type Sent<Data> = { data?: Data; error?: unknown; response: Response };
 
 function failure(response: Response, error: unknown): ApiError {
   const body = error ?? null;
-  return new ApiError(response.status, errorCode(body), errorMessage(response.status, body));
+  return new ApiError(response.status, errorCode(body), errorMessage(response.status, body), errorProblems(body));
 }
 
 /** The answer of a request that answers JSON; throws {@link ApiError} when it failed or sent nothing. */

@@ -25,10 +25,11 @@ import { type ConsolePath, consolePaths } from './routes.ts';
 import { ShortcutProvider, useShortcut } from './shortcuts.tsx';
 import { Loading } from './ui.tsx';
 
-// Split off: the graph library and the case page's panels load when first opened, so the
+// Split off: the graph library, the code editor and the case page's panels load when first opened, so the
 // lists an analyst lands on parse and render sooner (bench/console-case-list.ts).
 const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
 const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
+const RunbookEditorPage = lazy(() => import('./pages/runbook-editor.tsx').then((module) => ({ default: module.RunbookEditorPage })));
 const RunbookListPage = lazy(() => import('./pages/runbook-list.tsx').then((module) => ({ default: module.RunbookListPage })));
 
 /** The page of each route; keyed by `ConsolePath`, so a path without a page, or a page without a path, does not compile. */
@@ -39,7 +40,9 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/cases': <CaseListPage />,
   '/cases/:id': <CasePage />,
   '/runbooks': <RunbookListPage />,
+  '/runbooks/new': <RunbookEditorPage />,
   '/runbooks/:slug': <RunbookPage />,
+  '/runbooks/:slug/edit': <RunbookEditorPage />,
   '/runs': <RunsPage />,
   '/effects': <EffectsPage />,
   '/runs/:id': <RunPage />,

@@ -6,11 +6,16 @@
  */
 import { isRecord } from './format.ts';
 
+/** One item of a validation failure: where (`loc`, a path into the request) and what. */
+export type ValidationProblem = { loc: (string | number)[]; msg: string };
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string | null,
     message: string,
+    /** The items of a validation failure (422 with a list `detail`), for a form to show each at its field. */
+    readonly problems: readonly ValidationProblem[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -52,4 +57,15 @@ export function errorCode(body: unknown): string | null {
   if (typeof body.code === 'string') return body.code;
   if (isRecord(body.detail) && typeof body.detail.code === 'string') return body.detail.code;
   return null;
+}
+
+/** The `{loc, msg}` items of a validation failure's body; `[]` for any other body. */
+export function errorProblems(body: unknown): ValidationProblem[] {
+  const detail = isRecord(body) ? body.detail : undefined;
+  if (!Array.isArray(detail)) return [];
+  return detail.flatMap((issue: unknown) =>
+    isRecord(issue) && Array.isArray(issue.loc) && typeof issue.msg === 'string'
+      ? [{ loc: issue.loc.filter((part): part is string | number => typeof part === 'string' || typeof part === 'number'), msg: issue.msg }]
+      : [],
+  );
 }

@@ -1,26 +1,47 @@
 /**
- * `RunGraph`: a runbook's steps as a read-only directed graph (@xyflow/react), with a
+ * `RunGraph`: a runbook's steps as a directed graph (@xyflow/react), with a
  * table of the same steps under it for screen readers and keyboard users. Edges are each
  * step's `needs` (labelled with the `when_branch` edge below a branch step) and its
  * `on_error: goto:<step>` (dashed). A step sits at its `ui: {x, y}` when the runbook gives
  * one, else in a layer by its depth along `needs`. `states` (step id -> run step status:
  * `pending`, `running`, `ok`, `error`, `skipped`, or a gate's `waiting_approval`,
  * `approved`, `denied`, `expired`) colours each node and writes the status in it.
- * Reads no API: the steps come from `GET /runbooks/<slug>`, the states from `GET /runs/<id>`.
+ * Read-only unless the runbook editor passes `edit` (`GraphEdits`). Reads no API: the
+ * steps come from `GET /runbooks/<slug>` or the editor's draft, the states from `GET /runs/<id>`.
  */
 import '@xyflow/react/dist/style.css';
-import { Background, Controls, type Edge, Handle, MarkerType, type Node, type NodeProps, Position, ReactFlow } from '@xyflow/react';
-import { useMemo } from 'react';
-import type { Runbook } from './api-shapes.ts';
+import {
+  Background,
+  type Connection,
+  Controls,
+  type Edge,
+  Handle,
+  MarkerType,
+  type Node,
+  type NodeProps,
+  Position,
+  ReactFlow,
+  useNodesState,
+} from '@xyflow/react';
+import { useEffect, useMemo } from 'react';
+import type { GraphStep } from './api-shapes.ts';
 import { Badge } from './ui.tsx';
-
-/** What the graph reads of a step of `GET /runbooks/{slug}`. */
-export type GraphStep = Pick<Runbook['steps'][number], 'id' | 'needs' | 'kind' | 'action' | 'when_branch' | 'on_error' | 'ui'>;
 
 /** Step id -> the step's status in a run. */
 export type StepStates = Record<string, string>;
 
-type StepNode = Node<{ step: GraphStep; status: string | null }, 'step'>;
+/**
+ * What the runbook editor does with a move on the canvas: a new edge from one step's bottom
+ * handle to another's top one makes the second need the first, a selected `needs` edge
+ * deleted (Backspace or Delete) drops that need, a step dragged is drawn there from now on.
+ */
+export type GraphEdits = {
+  connect: (need: string, step: string) => void;
+  disconnect: (need: string, step: string) => void;
+  move: (step: string, at: { x: number; y: number }) => void;
+};
+
+type StepNode = Node<{ step: GraphStep; status: string | null; editable: boolean }, 'step'>;
 
 const COLUMN_WIDTH = 220;
 const LAYER_HEIGHT = 110;
@@ -80,7 +101,14 @@ function edgesOf(steps: GraphStep[]): Edge[] {
   for (const step of steps) {
     for (const need of step.needs.filter((n) => ids.has(n))) {
       const edge = branches.has(need) && step.when_branch ? `if ${step.when_branch}` : undefined;
-      edges.push({ id: `needs:${need}->${step.id}`, source: need, target: step.id, label: edge, markerEnd: { type: MarkerType.ArrowClosed } });
+      edges.push({
+        id: `needs:${need}->${step.id}`,
+        source: need,
+        target: step.id,
+        label: edge,
+        markerEnd: { type: MarkerType.ArrowClosed },
+        ariaLabel: `${step.id} needs ${need}`,
+      });
     }
     const target = step.on_error?.kind === 'goto' ? step.on_error.target : undefined;
     if (target && ids.has(target)) {
@@ -91,6 +119,7 @@ function edgesOf(steps: GraphStep[]): Edge[] {
         type: 'smoothstep',
         label: 'on error',
         className: 'graph-edge-goto',
+        deletable: false,
         markerEnd: { type: MarkerType.ArrowClosed },
       });
     }
@@ -100,14 +129,14 @@ function edgesOf(steps: GraphStep[]): Edge[] {
 
 /** One step on the canvas: its id, action and (during a run) its status in words. */
 function StepNodeView({ data }: NodeProps<StepNode>) {
-  const { step, status } = data;
+  const { step, status, editable } = data;
   return (
-    <div className="graph-node" data-testid={`graph-node-${step.id}`} data-status={status ?? undefined}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
+    <div className={editable ? 'graph-node graph-node-editable' : 'graph-node'} data-testid={`graph-node-${step.id}`} data-status={status ?? undefined}>
+      <Handle type="target" position={Position.Top} isConnectable={editable} />
       <strong>{step.id}</strong>
       <span className="graph-node-action">{describe(step)}</span>
       {status && <span className="graph-node-status">{words(status)}</span>}
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+      <Handle type="source" position={Position.Bottom} isConnectable={editable} />
     </div>
   );
 }
@@ -144,20 +173,49 @@ function StepTable({ steps, states }: { steps: GraphStep[]; states?: StepStates 
   );
 }
 
-/** The graph and its table; `label` names the graph for assistive technology. */
-export function RunGraph({ steps, states, label = 'Runbook steps as a graph' }: { steps: GraphStep[]; states?: StepStates; label?: string }) {
+const needsEdge = /^needs:(.+)->(.+)$/;
+
+/**
+ * The graph and its table; `label` names the graph for assistive technology. With `edit`,
+ * the author drags steps and draws or deletes `needs` edges (`GraphEdits`); the table and the
+ * YAML stay the way to do both from the keyboard.
+ */
+export function RunGraph({
+  steps,
+  states,
+  label = 'Runbook steps as a graph',
+  edit,
+}: {
+  steps: GraphStep[];
+  states?: StepStates;
+  label?: string;
+  edit?: GraphEdits;
+}) {
+  const editable = edit !== undefined;
   const positions = useMemo(() => layout(steps), [steps]);
   const edges = useMemo(() => edgesOf(steps), [steps]);
-  const nodes = useMemo<StepNode[]>(
+  const drawn = useMemo<StepNode[]>(
     () =>
       steps.map((step) => ({
         id: step.id,
         type: 'step',
         position: positions.get(step.id) ?? { x: 0, y: 0 },
-        data: { step, status: states?.[step.id] ?? null },
+        data: { step, status: states?.[step.id] ?? null, editable },
       })),
-    [steps, states, positions],
+    [steps, states, positions, editable],
   );
+  // The canvas moves a dragged node itself; the steps (from the YAML) say where it rests.
+  const [nodes, setNodes, onNodesChange] = useNodesState<StepNode>(drawn);
+  useEffect(() => setNodes(drawn), [drawn, setNodes]);
+  const connect = (connection: Connection) => {
+    if (connection.source !== connection.target) edit?.connect(connection.source, connection.target);
+  };
+  const deleteEdges = (deleted: Edge[]) => {
+    for (const edge of deleted) {
+      const [, need, step] = needsEdge.exec(edge.id) ?? [];
+      if (need && step) edit?.disconnect(need, step);
+    }
+  };
   return (
     <div className="run-graph">
       <figure className="run-graph-canvas" aria-label={label}>
@@ -165,13 +223,18 @@ export function RunGraph({ steps, states, label = 'Runbook steps as a graph' }: 
           nodes={nodes}
           edges={edges}
           nodeTypes={nodeTypes}
+          onNodesChange={editable ? onNodesChange : undefined}
+          onNodeDragStop={(_, node) => edit?.move(node.id, node.position)}
+          onConnect={connect}
+          onEdgesDelete={deleteEdges}
           fitView
           fitViewOptions={{ maxZoom: 1, padding: 0.15 }}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          nodesFocusable={false}
-          edgesFocusable={false}
-          elementsSelectable={false}
+          nodesDraggable={editable}
+          nodesConnectable={editable}
+          nodesFocusable={editable}
+          edgesFocusable={editable}
+          elementsSelectable={editable}
+          deleteKeyCode={editable ? ['Backspace', 'Delete'] : null}
           colorMode="light"
         >
           <Background />

@@ -6,7 +6,8 @@
  * Ana (analyst) opens it from the alert inbox, mentions Abe (approver), whose unread count
  * rises without a reload; Ana runs a gated runbook; Abe approves it from the queue; Ana
  * watches the run finish live and sees the chain badge; runs are listed across cases, an
- * alert opens with its payload, and the case is edited. Every main page passes axe-core's
+ * alert opens with its payload, the case is edited, a block is released from the containment
+ * page, and Ada (admin) authors a runbook from scratch in the editor. Every main page passes axe-core's
  * WCAG A/AA checks, and screenshots land in `.tmp/console-screenshots/`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,6 +71,9 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   const contexts: BrowserContext[] = [];
   let ana: Page;
   let abe: Page;
+  /** Ada, an administrator, signs in when she sets containment up; she then writes a runbook. */
+  let ada: Page;
+  let adaUrl = '';
   let anaUrl = '';
   let abeUrl = '';
   let dataDir = '';
@@ -331,8 +335,9 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     // The connection through the settings page, its probe answered in words; an analyst is refused in words.
     const adaContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     contexts.push(adaContext);
-    const ada = await adaContext.newPage();
-    await ada.goto(`${admin.url}/svc/settings/connections`);
+    ada = await adaContext.newPage();
+    adaUrl = `${admin.url}/svc`;
+    await ada.goto(`${adaUrl}/settings/connections`);
     const create = ada.getByRole('region', { name: 'New connection' });
     await create.getByLabel('Kind').selectOption('http');
     await create.getByLabel('Name').fill('edge-waf');
@@ -434,5 +439,91 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await abe.getByLabel('Status').selectOption('any');
     await expect.poll(() => abe.getByTestId('effect-row').filter({ hasText: '198.51.100.23' }).textContent(), { timeout: 15_000 }).toContain('reversed');
     await expect.poll(() => caseRow.textContent(), { timeout: 15_000 }).toContain('reversed');
+  });
+
+  it('authors a runbook from scratch: a step added and linked on the canvas, a problem shown at its line and fixed, a dry run, a save, a run and a diff', async () => {
+    const editor = ada.getByTestId('yaml-editor');
+    const yamlNow = async () => (await editor.locator('.cm-line').allTextContents()).join('\n').replace(/\u00a0/g, ' ');
+    const replaceYaml = async (text: string) => {
+      await editor.click();
+      await ada.keyboard.press('Control+A');
+      await ada.keyboard.insertText(text);
+    };
+    const validation = ada.getByTestId('validation');
+    const noProblem = () => expect.poll(() => validation.textContent(), { timeout: 15_000 }).toBe('The server finds no problem.');
+
+    await ada.goto(`${adaUrl}/runbooks`);
+    await ada.getByRole('link', { name: 'New runbook' }).click();
+    await noProblem();
+    await replaceYaml(
+      'id: triage-note\nname: Triage note\ndescription: Tags the case, then notes it.\nversion: 1\ntrigger: { type: manual }\nsteps:\n  - id: tag\n    action: case.update\n    ui: { x: 0, y: 0 }\n    with: { tags_add: [editor-made] }\n',
+    );
+    await noProblem();
+
+    // A step added on the canvas, then linked to the first by drawing the edge between their handles.
+    const addStep = ada.getByRole('form', { name: 'Add a step' });
+    await addStep.getByLabel('Step id').fill('note');
+    await addStep.getByLabel('Action').selectOption('case.update');
+    await addStep.getByRole('button', { name: 'Add the step' }).click();
+    await ada.getByTestId('graph-node-note').waitFor({ timeout: 15_000 });
+    await ada
+      .getByTestId('graph-node-tag')
+      .locator('.react-flow__handle.source')
+      .dragTo(ada.getByTestId('graph-node-note').locator('.react-flow__handle.target'));
+    await expect.poll(yamlNow, { timeout: 15_000 }).toContain('    needs: [tag]');
+    expect(await ada.getByRole('table', { name: 'Steps' }).textContent()).toContain('notecase.updatetag');
+
+    // A mistake the server finds, shown at its line, in the list and in the editor's gutter; then fixed.
+    const withNote = (await yamlNow()).replace(/(id: note[\s\S]*?with: )\{\}/, '$1{ tags_add: noted }');
+    await replaceYaml(withNote);
+    const line = withNote.split('\n').findIndex((text) => text.includes('tags_add: noted')) + 1;
+    await expect.poll(() => validation.textContent(), { timeout: 15_000 }).toContain(`Line ${line}: steps.1.with.tags_add:`);
+    expect(await ada.locator('.cm-lint-marker-error').count()).toBeGreaterThan(0);
+    await expectAccessible(ada, 'runbook editor with a problem');
+    await replaceYaml(withNote.replace('tags_add: noted', 'tags_add: [noted]'));
+    await noProblem();
+
+    // A dry run of the draft on the case: every step previewed, nothing changed, nothing saved.
+    await ada.getByRole('combobox', { name: /^Case/ }).selectOption(caseId);
+    await ada.getByRole('button', { name: 'Dry run the draft' }).click();
+    const trial = ada.getByTestId('trial-result');
+    await expect.poll(() => trial.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/^Dry run of version 1: succeeded/);
+    expect(await trial.getByTestId('trial-step-note').textContent()).toContain('"noted"');
+    expect(await ada.getByTestId('graph-node-note').getAttribute('data-status')).toBe('ok');
+    expect(await ada.getByTestId('draft-state').textContent()).toBe('Not saved yet.');
+    await shoot(ada, 'runbook-editor');
+
+    // Saved, then run for real on the case.
+    await ada.getByRole('button', { name: 'Save', exact: true }).click();
+    await ada.waitForURL(/\/svc\/runbooks\/triage-note\/edit$/);
+    await expect.poll(() => ada.getByTestId('draft-state').textContent(), { timeout: 15_000 }).toBe('Saved as version 1.');
+    await ada.getByRole('combobox', { name: /^Case/ }).selectOption(caseId);
+    await ada.getByRole('button', { name: 'Run the saved runbook' }).click();
+    await expect.poll(() => ada.getByTestId('trial-result').getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/^Run of version 1: succeeded/);
+
+    // A change saved without a new version is refused by the version rule; the editor offers the bump.
+    await noProblem();
+    await replaceYaml((await yamlNow()).replace(/\[ ?editor-made ?\]/, '[editor-made, reviewed]'));
+    await expect.poll(yamlNow, { timeout: 15_000 }).toContain('[editor-made, reviewed]');
+    await ada.getByRole('button', { name: 'Save', exact: true }).click();
+    await ada.getByRole('button', { name: 'Bump to version 2' }).click();
+    await ada.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => ada.getByTestId('draft-state').textContent(), { timeout: 15_000 }).toBe('Saved as version 2.');
+    await ada.getByRole('link', { name: 'Back to the runbook' }).click();
+    const diff = ada.getByTestId('text-diff');
+    await expect.poll(() => diff.textContent(), { timeout: 15_000 }).toContain('version: 2 (added)');
+    expect(await diff.textContent()).toContain('version: 1 (removed)');
+    expect(await diff.textContent()).toContain('[editor-made, reviewed] } (added)');
+    // The bump and the canvas's edits left every other line as the author wrote it.
+    expect((await diff.textContent())?.match(/\(added\)/g)).toHaveLength(2);
+    await expectAccessible(ada, 'runbook page with its versions');
+
+    // Ana, an analyst, has no link to the editor, and a save she forces is refused in words.
+    await ana.goto(`${anaUrl}/runbooks/triage-note`);
+    await ana.getByRole('heading', { name: 'Triage note' }).waitFor({ timeout: 15_000 });
+    expect(await ana.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    await ana.goto(`${anaUrl}/runbooks/new`);
+    await ana.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => ana.getByRole('alert').first().textContent(), { timeout: 15_000 }).toBe('permission manage_runbooks required install-wide');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The runbook list (`/runbooks`): every visible runbook from `GET /runbooks`, with its
  * trigger, state and version, each linking to its page. Admins get an enable or disable
- * button per runbook (`POST /runbooks/<slug>/enable|disable`, which needs `manage_runbooks`).
+ * button per runbook (`POST /runbooks/<slug>/enable|disable`, which needs `manage_runbooks`)
+ * and a link to write a new one in the editor.
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
@@ -79,6 +80,11 @@ export function RunbookListPage() {
   return (
     <>
       <h1>Runbooks</h1>
+      {admin && (
+        <p>
+          <Link to="/runbooks/new">New runbook</Link>
+        </p>
+      )}
       <ErrorNote error={runbooks.error} />
       {!runbooks.data && runbooks.loading && <Loading what="runbooks" />}
       {runbooks.data && items.length === 0 && <p className="muted">No runbooks yet.</p>}

@@ -3,15 +3,18 @@
  * `GET /runbooks/<slug>`. With `?run=<run id>` the graph shows that run's step states
  * from `GET /runs/<id>`, read again on each `run.updated` or `approval.updated` frame of
  * the run, so the nodes change colour as it progresses. Its recent runs
- * (`GET /runs?runbook_id=<slug>`, the caller's visible ones) each show on the graph.
+ * (`GET /runs?runbook_id=<slug>`, the caller's visible ones) each show on the graph. Its
+ * saved versions with a diff between two; an administrator's link to the editor.
  */
 import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { answer, client } from '../api.ts';
 import type { RunDetail, Runbook } from '../api-shapes.ts';
 import type { LiveFrame } from '../live.tsx';
+import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { RunGraph, type StepStates } from '../run-graph.tsx';
+import { VersionHistory } from '../runbook-editor/version-history.tsx';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 import { triggerText } from './runbook-list.tsx';
 
@@ -130,6 +133,7 @@ function RecentRuns({ slug }: { slug: string }) {
 export function RunbookPage() {
   const slug = useParams().slug ?? '';
   const runId = useSearchParams()[0].get('run');
+  const admin = useMe().role === 'admin';
   const runbook = useResource(async () => answer(await client.GET('/runbooks/{slug}', { params: { path: { slug } } })), [slug]);
   if (!runbook.data) {
     return (
@@ -143,10 +147,16 @@ export function RunbookPage() {
   return (
     <>
       <RunbookHeader runbook={runbook.data} />
+      {admin && (
+        <p>
+          <Link to={`/runbooks/${encodeURIComponent(slug)}/edit`}>{runbook.data.source.startsWith('git') ? 'Open in the editor (read-only)' : 'Edit'}</Link>
+        </p>
+      )}
       <ErrorNote error={runbook.error} />
       <h2>Steps</h2>
       {runId ? <RunOverlay runbook={runbook.data} runId={runId} /> : <RunGraph steps={runbook.data.steps} label={`Steps of ${runbook.data.name}`} />}
       <RecentRuns slug={slug} />
+      <VersionHistory runbook={runbook.data} />
       <h2>YAML</h2>
       <pre className="runbook-yaml">{runbook.data.yaml_text}</pre>
     </>

@@ -1,6 +1,6 @@
 /** API error answers in words (console/src/errors.ts, SPEC.md "Errors"). */
 import { describe, expect, it } from 'vitest';
-import { errorCode, errorMessage } from '../../../console/src/errors.ts';
+import { errorCode, errorMessage, errorProblems } from '../../../console/src/errors.ts';
 
 describe('an error answer in words', () => {
   it("uses the service's own detail text", () => {
@@ -18,6 +18,13 @@ describe('an error answer in words', () => {
         ],
       }),
     ).toBe('value: is not an IP address; must be an object; query.limit: too large');
+  });
+
+  it("keeps a validation failure's items for a form to place, and none of another body", () => {
+    const body = { detail: [{ loc: ['body', 'yaml_text', 'steps', '0', 'action'], msg: 'unknown action', type: 'runbook_invalid' }, { msg: 'no loc' }] };
+    expect(errorProblems(body)).toEqual([{ loc: ['body', 'yaml_text', 'steps', '0', 'action'], msg: 'unknown action' }]);
+    expect(errorProblems({ detail: 'case is closed' })).toEqual([]);
+    expect(errorProblems(null)).toEqual([]);
   });
 
   it("reads an AI refusal's structured detail", () => {

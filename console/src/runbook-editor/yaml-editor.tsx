@@ -1,0 +1,81 @@
+/**
+ * `YamlEditor`: the runbook's YAML in CodeMirror 6, with YAML highlighting, line numbers and
+ * the server's validation problems drawn at their lines (a gutter mark and an underline,
+ * `@codemirror/lint`). The text is the parent's: `value` in, each keystroke out through
+ * `onChange`; a `value` that differs from the editor's (an edit made on the canvas) replaces
+ * it. `problems` are `{from, to, message}` character ranges (draft.ts `locRange`).
+ */
+import { yaml } from '@codemirror/lang-yaml';
+import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
+import { EditorState } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
+import { basicSetup } from 'codemirror';
+import { useEffect, useRef } from 'react';
+
+export type Problem = { from: number; to: number; message: string };
+
+export function YamlEditor({
+  value,
+  onChange,
+  problems,
+  readOnly = false,
+  label,
+}: {
+  value: string;
+  onChange: (text: string) => void;
+  problems: Problem[];
+  readOnly?: boolean;
+  label: string;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const latestChange = useRef(onChange);
+  latestChange.current = onChange;
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: made once per mount; value and problems reach it through the effects below
+  useEffect(() => {
+    if (!host.current) return;
+    const made = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: value,
+        extensions: [
+          basicSetup,
+          yaml(),
+          lintGutter(),
+          EditorState.readOnly.of(readOnly),
+          EditorView.contentAttributes.of({ 'aria-label': label, 'data-testid': 'yaml-editor' }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) latestChange.current(update.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    view.current = made;
+    return () => {
+      made.destroy();
+      view.current = null;
+    };
+  }, [readOnly, label]);
+
+  useEffect(() => {
+    const current = view.current;
+    if (!current || current.state.doc.toString() === value) return;
+    current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
+  }, [value]);
+
+  useEffect(() => {
+    const current = view.current;
+    if (!current) return;
+    const length = current.state.doc.length;
+    const diagnostics: Diagnostic[] = problems.map((problem) => ({
+      from: Math.min(problem.from, length),
+      to: Math.min(Math.max(problem.to, problem.from), length),
+      severity: 'error',
+      message: problem.message,
+    }));
+    current.dispatch(setDiagnostics(current.state, diagnostics));
+  }, [problems]);
+
+  return <div className="yaml-editor" ref={host} />;
+}
