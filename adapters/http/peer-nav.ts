@@ -37,6 +37,7 @@ const sectionPages: readonly NavPage[] = [
   { id: 'runs', title: 'Runs', path: '/runs', permission: 'read' },
   { id: 'effects', title: 'Containment', path: '/effects', permission: 'read' },
   { id: 'approvals', title: 'Approvals', path: '/approvals', permission: 'read' },
+  { id: 'metrics', title: 'Metrics', path: '/metrics', permission: 'read' },
 ];
 
 /** The console's settings pages; the rest of the settings are API-only until they are routed (docs/console.md). */
@@ -44,6 +45,10 @@ const settingPages: readonly NavPage[] = [
   { id: 'connections', title: 'Connections', path: '/settings/connections', permission: 'manage_connections' },
   { id: 'packs', title: 'Integration packs', path: '/settings/packs', permission: 'manage_runbooks' },
   { id: 'policy', title: 'Response policy', path: '/settings/policy', permission: 'admin' },
+  { id: 'webhook-sources', title: 'Webhook sources', path: '/settings/webhook-sources', permission: 'manage_connections' },
+  { id: 'audit', title: 'Audit log', path: '/settings/audit', permission: 'admin' },
+  { id: 'retention', title: 'Retention', path: '/settings/retention', permission: 'admin' },
+  { id: 'ai', title: 'AI settings', path: '/settings/ai', permission: 'admin' },
 ];
 
 const navEntrySchema = v.strictObject({

@@ -19,17 +19,22 @@ import { RunPage } from './pages/run.tsx';
 import { RunsPage } from './pages/runs.tsx';
 import { ConnectionsPage } from './pages/settings-connections.tsx';
 import { PacksPage } from './pages/settings-packs.tsx';
+import { AiSettingsPage } from './pages/settings-ai.tsx';
+import { AuditPage } from './pages/settings-audit.tsx';
 import { PolicyPage } from './pages/settings-policy.tsx';
+import { RetentionPage } from './pages/settings-retention.tsx';
+import { WebhookSourcesPage } from './pages/settings-webhook-sources.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { ShortcutProvider, useShortcut } from './shortcuts.tsx';
 import { Loading } from './ui.tsx';
 
-// Split off: the graph library, the code editor and the case page's panels load when first opened, so the
+// Split off: the graph library, the code editor, the chart library and the case page's panels load when first opened, so the
 // lists an analyst lands on parse and render sooner (bench/console-case-list.ts).
 const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
 const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
 const RunbookEditorPage = lazy(() => import('./pages/runbook-editor.tsx').then((module) => ({ default: module.RunbookEditorPage })));
+const MetricsPage = lazy(() => import('./pages/metrics.tsx').then((module) => ({ default: module.MetricsPage })));
 const RunbookListPage = lazy(() => import('./pages/runbook-list.tsx').then((module) => ({ default: module.RunbookListPage })));
 
 /** The page of each route; keyed by `ConsolePath`, so a path without a page, or a page without a path, does not compile. */
@@ -47,10 +52,15 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/effects': <EffectsPage />,
   '/runs/:id': <RunPage />,
   '/approvals': <ApprovalsPage />,
+  '/metrics': <MetricsPage />,
   '/notifications': <NotificationsPage />,
   '/settings/connections': <ConnectionsPage />,
   '/settings/packs': <PacksPage />,
   '/settings/policy': <PolicyPage />,
+  '/settings/webhook-sources': <WebhookSourcesPage />,
+  '/settings/audit': <AuditPage />,
+  '/settings/retention': <RetentionPage />,
+  '/settings/ai': <AiSettingsPage />,
 };
 
 function UnreadCount() {
@@ -120,6 +130,7 @@ function Frame() {
           </NavLink>
           <NavLink to="/effects">Containment</NavLink>
           <NavLink to="/approvals">Approvals</NavLink>
+          <NavLink to="/metrics">Metrics</NavLink>
           <UnreadCount />
           <SettingsLink />
         </nav>

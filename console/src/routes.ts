@@ -19,10 +19,15 @@ export const consolePaths = [
   '/effects',
   '/runs/:id',
   '/approvals',
+  '/metrics',
   '/notifications',
   '/settings/connections',
   '/settings/packs',
   '/settings/policy',
+  '/settings/webhook-sources',
+  '/settings/audit',
+  '/settings/retention',
+  '/settings/ai',
 ] as const;
 
 /** One of the console's route patterns. */

@@ -1,4 +1,4 @@
-/** Small pieces every page uses: an error in words, loading text, badges, times, a filter's choice and a list's pager. */
+/** Small pieces every page uses: an error in words, loading text, badges, times, a filter's choice, a list's pager and a confirmation. */
 import { useEffect, useState } from 'react';
 import { ago } from './format.ts';
 
@@ -106,5 +106,20 @@ export function ListPager({
         Next page
       </button>
     </nav>
+  );
+}
+
+/** A question asked before a change that cannot be taken back: `yes` does it (a danger button), "Keep it" does not. */
+export function Confirm({ question, yes, busy, onYes, onNo }: { question: string; yes: string; busy: boolean; onYes: () => void; onNo: () => void }) {
+  return (
+    <fieldset className="confirm">
+      <legend>{question}</legend>
+      <button type="button" className="danger" disabled={busy} onClick={onYes}>
+        {yes}
+      </button>
+      <button type="button" disabled={busy} onClick={onNo}>
+        Keep it
+      </button>
+    </fieldset>
   );
 }

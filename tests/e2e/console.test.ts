@@ -74,6 +74,8 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   /** Ada, an administrator, signs in when she sets containment up; she then writes a runbook. */
   let ada: Page;
   let adaUrl = '';
+  /** Ada's gateway: the API as Ada, for what the test checks without a page. */
+  let adaApi = '';
   let anaUrl = '';
   let abeUrl = '';
   let dataDir = '';
@@ -336,7 +338,8 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     const adaContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     contexts.push(adaContext);
     ada = await adaContext.newPage();
-    adaUrl = `${admin.url}/svc`;
+    adaApi = admin.url;
+    adaUrl = `${adaApi}/svc`;
     await ada.goto(`${adaUrl}/settings/connections`);
     const create = ada.getByRole('region', { name: 'New connection' });
     await create.getByLabel('Kind').selectOption('http');
@@ -525,5 +528,99 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ana.goto(`${anaUrl}/runbooks/new`);
     await ana.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => ana.getByRole('alert').first().textContent(), { timeout: 15_000 }).toBe('permission manage_runbooks required install-wide');
+  });
+  it('runs the settings an administrator keeps: a webhook source and its token, the audit log and its chain, retention and AI usage; an analyst is refused in words', async () => {
+    const settingsNav = ada.getByRole('navigation', { name: 'Settings' });
+    const post = (token: string) =>
+      fetch(`${svc.url}/webhooks/siem-forwarder`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-token': token },
+        body: JSON.stringify({ rule: { name: 'Impossible travel for ana' }, event: { severity: 'high' }, user: { name: 'ana' } }),
+      });
+
+    // A generic source made in the browser; its token is shown once, and it works.
+    await ada.goto(`${adaUrl}/settings/connections`);
+    await settingsNav.getByRole('link', { name: 'Webhook sources' }).click();
+    const create = ada.getByRole('region', { name: 'New webhook source' });
+    await create.getByLabel('Type').selectOption('generic');
+    await create.getByLabel('Slug').fill('siem-forwarder');
+    await create.getByLabel('Name').fill('SIEM forwarder');
+    await create.getByLabel('Title field').fill('rule.name');
+    await create.getByLabel('Severity field').fill('event.severity');
+    await create.getByRole('button', { name: 'Create source' }).click();
+    const issued = ada.getByTestId('issued-token');
+    await expect.poll(() => issued.textContent(), { timeout: 15_000 }).toContain(`${adaApi}/webhooks/siem-forwarder`);
+    const token = (await issued.getByTestId('token-value').textContent()) ?? '';
+    expect((await post(token)).status).toBe(202);
+    await shoot(ada, 'webhook-sources');
+    await expectAccessible(ada, 'webhook sources with a token shown once');
+    await issued.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await ada.getByTestId('issued-token').count()).toBe(0);
+
+    // Rotated after confirming: the new token is shown once, the old one refused at once; then disabled.
+    const row = ada.getByTestId('webhook-source-row').filter({ hasText: 'siem-forwarder' });
+    await row.getByRole('button', { name: 'Rotate token of SIEM forwarder' }).click();
+    await row.getByRole('button', { name: 'Rotate it' }).click();
+    await expect.poll(async () => (await ada.getByTestId('token-value').textContent()) ?? token, { timeout: 15_000 }).not.toBe(token);
+    const rotated = (await ada.getByTestId('token-value').textContent()) ?? '';
+    expect((await post(token)).status).toBe(401);
+    expect((await post(rotated)).status).toBe(202);
+    await row.getByRole('button', { name: 'Disable SIEM forwarder' }).click();
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('disabled');
+    expect((await post(rotated)).status).toBe(401);
+
+    // The audit log: the chain verified, filtered to the rotation in the URL, who did it.
+    await settingsNav.getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => ada.getByTestId('audit-chain').textContent(), { timeout: 15_000 }).toMatch(/^Chain verified: \d+ entries$/);
+    await ada.getByLabel('Action').selectOption('webhook_source.rotate_token');
+    await expect.poll(() => ada.getByTestId('audit-row').count(), { timeout: 15_000 }).toBe(1);
+    expect(ada.url()).toContain('action=webhook_source.rotate_token');
+    expect(await ada.getByTestId('audit-row').textContent()).toContain('ada@example.com');
+    await shoot(ada, 'audit');
+    await expectAccessible(ada, 'audit log');
+
+    // Retention, read from its configuration; AI off with no provider, its usage saved and audited.
+    await settingsNav.getByRole('link', { name: 'Retention' }).click();
+    await expect.poll(() => ada.getByTestId('retention-window').textContent(), { timeout: 15_000 }).toMatch(/^Closed cases are purged \d+ days after closing/);
+    await expectAccessible(ada, 'retention page');
+    await settingsNav.getByRole('link', { name: 'AI' }).click();
+    await expect.poll(() => ada.getByTestId('ai-status').textContent(), { timeout: 15_000 }).toMatch(/^Off:/);
+    await ada.getByLabel(/^cases:/).check();
+    await ada.getByLabel('Max tokens').fill('2048');
+    await ada.getByRole('button', { name: 'Save usage settings' }).click();
+    await ada.getByText('Saved.').waitFor({ timeout: 15_000 });
+    await expectAccessible(ada, 'AI settings page');
+    const audited = await fetch(`${adaApi}/audit?action=ai.settings.updated`);
+    expect(((await audited.json()) as { items: { detail: { changed: string[] } }[] }).items.at(-1)?.detail.changed).toEqual(['data_classes', 'max_tokens']);
+
+    // Ana, an analyst, is refused each page's read in words.
+    const refusals: Record<string, string> = {
+      'webhook-sources': 'permission manage_connections required',
+      audit: 'permission admin required install-wide',
+      retention: 'permission admin required install-wide',
+      ai: 'permission admin required install-wide',
+    };
+    for (const [page, words] of Object.entries(refusals)) {
+      await ana.goto(`${anaUrl}/settings/${page}`);
+      await expect.poll(() => ana.getByRole('alert').first().textContent(), { timeout: 15_000 }).toBe(words);
+    }
+  });
+  it('draws the SOC dashboard as charts with their numbers in tables, the window in the URL', async () => {
+    // Every role holds `read`, which the dashboard needs: there is no role to refuse here.
+    await ana.goto(`${anaUrl}/cases`);
+    await ana.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Metrics' }).click();
+    await expect.poll(() => ana.getByTestId('metrics-totals').textContent(), { timeout: 15_000 }).toMatch(/Opened[1-9]/);
+    expect(await ana.getByTestId('metrics-overview').textContent()).toMatch(/Open cases[1-9]/);
+    for (const chart of ['chart-volume', 'chart-response', 'chart-automation']) {
+      await ana.getByTestId(chart).locator('canvas').waitFor({ timeout: 15_000 });
+      expect(await ana.getByTestId(chart).getByRole('row').count()).toBeGreaterThan(1);
+    }
+    expect(await ana.getByRole('table', { name: 'Cases opened and closed per week' }).textContent()).toMatch(/\d{4}-\d{2}-\d{2}[1-9]\d* cases/);
+    expect(await ana.getByRole('table', { name: 'Top rules' }).textContent()).toContain('SSH brute force from one source');
+    await shoot(ana, 'metrics');
+    await expectAccessible(ana, 'metrics dashboard');
+    await ana.getByRole('combobox', { name: 'Window' }).selectOption('7');
+    await ana.waitForURL(/\/svc\/metrics\?days=7$/);
+    await expect.poll(() => ana.getByTestId('metrics-totals').textContent(), { timeout: 15_000 }).toMatch(/Opened[1-9]/);
   });
 });

@@ -191,13 +191,17 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
         ['runs', '/svc/runs', undefined],
         ['effects', '/svc/effects', undefined],
         ['approvals', '/svc/approvals', undefined],
+        ['metrics', '/svc/metrics', undefined],
       ]);
-      // This install's matrix grants manage_connections to no role, so the connections page is left out, and
+      // This install's matrix grants manage_connections to no role, so the connections and webhook sources pages are left out, and
       // manage_runbooks to analyst and admin but not approver, so packs need admin (tests/unit/peer/nav.test.ts
       // shows both under the default matrix, and holds each href to the console's routes).
       expect(nav.settings.map((e: any) => [e.id, e.href, e.requiredRole])).toEqual([
         ['packs', '/svc/settings/packs', 'admin'],
         ['policy', '/svc/settings/policy', 'admin'],
+        ['audit', '/svc/settings/audit', 'admin'],
+        ['retention', '/svc/settings/retention', 'admin'],
+        ['ai', '/svc/settings/ai', 'admin'],
       ]);
       expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
     });
@@ -206,8 +210,13 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
       const nav = await ok('GET', '/peer/v1/nav');
       const doc = (await (await svc.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
       // A page reads the API route of its name (/svc/runs reads GET /runs, /svc/settings/connections GET /connections),
-      // but for the packs page, which reads the registry, and the policy page, which reads the response policy.
-      const own: Record<string, string> = { '/svc/settings/packs': '/integration-packs/registry', '/svc/settings/policy': '/response-policy' };
+      // but for the packs page, which reads the registry, the policy page, which reads the response policy, the AI page, and the dashboard.
+      const own: Record<string, string> = {
+        '/svc/settings/packs': '/integration-packs/registry',
+        '/svc/settings/policy': '/response-policy',
+        '/svc/settings/ai': '/settings/ai',
+        '/svc/metrics': '/metrics/soc',
+      };
       const reads = (href: string) => own[href] ?? href.replace(/^\/svc(\/settings)?/, '');
       for (const entry of [...nav.sections, ...nav.settings]) expect(doc.paths[reads(entry.href)], entry.href).toHaveProperty('get');
       expect(doc.paths[nav.actions[0].endpoint]).toHaveProperty('get');

@@ -14,7 +14,7 @@ import type { Effect, EffectQuery } from '../api-shapes.ts';
 import { duration } from '../format.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
-import { Ago, Badge, ErrorNote, ListPager, Loading, useNow } from '../ui.tsx';
+import { Ago, Badge, ErrorNote, ListPager, Loading, useNow, Confirm } from '../ui.tsx';
 
 /** What the list is narrowed to: each as `GET /effects` takes it (`status` comma-separated). */
 export type EffectFilters = Pick<EffectQuery, 'status' | 'target_type' | 'target' | 'case_id' | 'run_id'>;
@@ -129,15 +129,7 @@ function EffectRow({ effect, canRelease, onReleased }: { effect: Effect; canRele
         <td>
           {effect.status === 'active' &&
             (confirming ? (
-              <fieldset className="confirm">
-                <legend>{`Release the ${what} now?`}</legend>
-                <button type="button" className="danger" disabled={action.busy} onClick={release}>
-                  Release now
-                </button>
-                <button type="button" disabled={action.busy} onClick={() => setConfirming(false)}>
-                  Keep it
-                </button>
-              </fieldset>
+              <Confirm question={`Release the ${what} now?`} yes="Release now" busy={action.busy} onYes={release} onNo={() => setConfirming(false)} />
             ) : (
               <button type="button" aria-label={`Release the ${what}`} onClick={() => setConfirming(true)}>
                 Release

@@ -229,7 +229,7 @@ function AlertObservables({ observables }: { observables: AlertDetail['observabl
 /** What the service knows of one alert. */
 function AlertFacts({ alert }: { alert: AlertDetail }) {
   return (
-    <dl className="alert-facts">
+    <dl className="facts">
       <dt>Severity</dt>
       <dd>
         <Badge kind="severity" value={alert.severity} />

@@ -15,7 +15,7 @@ import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { CONNECTION_KINDS, type ConnectionKind, type ProbeResult, parseConfig, probeWords } from '../settings/connection-fields.ts';
 import { SettingsNav } from '../settings/settings-nav.tsx';
-import { Ago, ErrorNote, Loading } from '../ui.tsx';
+import { Ago, ErrorNote, Loading, Confirm } from '../ui.tsx';
 
 type Connection = paths['/connections']['get']['responses'][200]['content']['application/json']['items'][number];
 
@@ -209,15 +209,13 @@ function ConnectionRow({ connection, canManage, onChanged }: { connection: Conne
             </form>
           )}
           {open === 'delete' && (
-            <fieldset className="confirm">
-              <legend>{`Delete ${connection.name}? Runbooks and bindings that name it will fail.`}</legend>
-              <button type="button" className="danger" disabled={action.busy} onClick={remove}>
-                Delete it
-              </button>
-              <button type="button" disabled={action.busy} onClick={() => setOpen(null)}>
-                Keep it
-              </button>
-            </fieldset>
+            <Confirm
+              question={`Delete ${connection.name}? Runbooks and bindings that name it will fail.`}
+              yes="Delete it"
+              busy={action.busy}
+              onYes={remove}
+              onNo={() => setOpen(null)}
+            />
           )}
           <ErrorNote error={action.error} />
         </td>

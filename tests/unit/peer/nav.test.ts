@@ -54,11 +54,16 @@ describe('navDocument', () => {
       { id: 'runs', title: 'Runs', href: '/svc/runs' },
       { id: 'effects', title: 'Containment', href: '/svc/effects' },
       { id: 'approvals', title: 'Approvals', href: '/svc/approvals' },
+      { id: 'metrics', title: 'Metrics', href: '/svc/metrics' },
     ]);
     expect(nav.settings).toEqual([
       { id: 'connections', title: 'Connections', href: '/svc/settings/connections', requiredRole: 'admin' },
       { id: 'packs', title: 'Integration packs', href: '/svc/settings/packs', requiredRole: 'admin' },
       { id: 'policy', title: 'Response policy', href: '/svc/settings/policy', requiredRole: 'admin' },
+      { id: 'webhook-sources', title: 'Webhook sources', href: '/svc/settings/webhook-sources', requiredRole: 'admin' },
+      { id: 'audit', title: 'Audit log', href: '/svc/settings/audit', requiredRole: 'admin' },
+      { id: 'retention', title: 'Retention', href: '/svc/settings/retention', requiredRole: 'admin' },
+      { id: 'ai', title: 'AI settings', href: '/svc/settings/ai', requiredRole: 'admin' },
     ]);
     expect(nav.actions).toEqual([{ id: 'search', title: 'Search cases and runbooks', method: 'GET', endpoint: '/peer/v1/search' }]);
   });
@@ -73,6 +78,7 @@ describe('navDocument', () => {
       ['/runs', 'analyst'],
       ['/effects', 'analyst'],
       ['/approvals', 'analyst'],
+      ['/metrics', 'analyst'],
     ]);
     const blind: PermissionMatrix = { ...readers, admin: everything.filter((p) => p !== 'read') };
     expect(navDocument('svc', blind, '').sections).toEqual([]);

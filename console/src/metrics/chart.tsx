@@ -1,0 +1,88 @@
+/**
+ * One dashboard chart drawn by uPlot (a canvas chart library) from a `Chart` of
+ * metrics/series.ts, with the same numbers as a table beneath it for screen readers and
+ * for anyone who wants the figures. The canvas is an image to assistive technology, named
+ * by the chart's title; the table is the accessible form. Redrawn when the data changes,
+ * resized with its box.
+ */
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { type Chart, valueText, weekText } from './series.ts';
+
+/** Series colours from the console's palette (styles.css), told apart by label and shape too, never by colour alone. */
+const COLOURS = ['#0b57a4', '#a4161a', '#1a6b32', '#7a4d00'];
+const HEIGHT = 220;
+/** Half a week in seconds: the x scale reaches this far past the first and last week, so their bars are whole. */
+const HALF_WEEK = 3.5 * 86_400;
+
+function options(chart: Chart, width: number): uPlot.Options {
+  // Two bar series side by side: the first left of its week's tick, the second right of it.
+  const bars = [uPlot.paths.bars?.({ size: [0.35, 40], align: -1 }), uPlot.paths.bars?.({ size: [0.35, 40], align: 1 })];
+  return {
+    width,
+    height: HEIGHT,
+    scales: { x: { time: true, range: (_u, min, max) => [min - HALF_WEEK, max + HALF_WEEK] } },
+    axes: [{}, { label: chart.unit, size: 60 }],
+    // The legend names the series; their values are in the table, so it does not follow the pointer.
+    legend: { live: false },
+    series: [
+      { label: 'Week of' },
+      ...chart.series.map((series, index) => {
+        const colour = COLOURS[index % COLOURS.length] ?? '#000';
+        return series.kind === 'bars'
+          ? { label: series.label, stroke: colour, fill: `${colour}99`, width: 1, paths: bars[index % 2], points: { show: false } }
+          : { label: series.label, stroke: colour, width: 2, dash: index % 2 === 1 ? [6, 4] : undefined, spanGaps: false };
+      }),
+    ],
+  };
+}
+
+/** The chart, then its numbers in a table. */
+export function MetricsChart({ chart, testId }: { chart: Chart; testId: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const data: uPlot.AlignedData = [chart.x, ...chart.series.map((series) => series.values)];
+    const plot = new uPlot(options(chart, element.clientWidth || 600), data, element);
+    const resize = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [chart]);
+  return (
+    <figure className="metrics-chart" data-testid={testId}>
+      <figcaption>{chart.title}</figcaption>
+      <div ref={box} role="img" aria-label={`${chart.title}: chart; the numbers are in the table below`} />
+      {chart.x.length === 0 ? (
+        <p className="muted">No weeks in this window.</p>
+      ) : (
+        <table aria-label={chart.title}>
+          <thead>
+            <tr>
+              <th scope="col">Week of</th>
+              {chart.series.map((series) => (
+                <th key={series.label} scope="col">
+                  {series.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {chart.x.map((x, row) => (
+              <tr key={x}>
+                <th scope="row">{weekText(x)}</th>
+                {chart.series.map((series) => (
+                  <td key={series.label}>{valueText(series.values[row] ?? null, chart.unit)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </figure>
+  );
+}

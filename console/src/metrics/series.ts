@@ -1,0 +1,71 @@
+/**
+ * The SOC dashboard's chart data from `GET /metrics/soc` (SPEC.md "Metrics"): each chart
+ * as a `Chart` of aligned columns, which the chart library draws and the page's tables
+ * show as numbers, so what is drawn and what a screen reader hears are one source.
+ * `x` is the week's start in Unix seconds; a week with no value (no case acknowledged,
+ * say) is `null`, drawn as a gap, never as zero. Durations are in hours. Pure: no DOM.
+ */
+import type { paths } from '../api-types.ts';
+
+export type SocMetrics = paths['/metrics/soc']['get']['responses'][200]['content']['application/json'];
+
+/** One drawn series: its label, its values aligned with the chart's `x`, and how it is drawn. */
+export type Series = { label: string; values: (number | null)[]; kind: 'line' | 'bars' };
+
+/** A chart: a title, the x values (Unix seconds of each week's start), the y unit and its series. */
+export type Chart = { title: string; x: number[]; unit: string; series: Series[] };
+
+const HOUR = 3600;
+const hours = (seconds: number | null): number | null => (seconds === null ? null : Math.round((seconds / HOUR) * 10) / 10);
+const unixSeconds = (iso: string): number => Math.floor(new Date(iso).getTime() / 1000);
+
+/** Cases opened and closed each week, as bars. */
+export function volumeChart(soc: SocMetrics): Chart {
+  return {
+    title: 'Cases opened and closed per week',
+    x: soc.weeks.map((week) => unixSeconds(week.week_start)),
+    unit: 'cases',
+    series: [
+      { label: 'Opened', values: soc.weeks.map((week) => week.opened), kind: 'bars' },
+      { label: 'Closed', values: soc.weeks.map((week) => week.closed), kind: 'bars' },
+    ],
+  };
+}
+
+/** MTTA and MTTR each week, in hours, as lines with gaps for weeks without a value. */
+export function responseTimeChart(soc: SocMetrics): Chart {
+  return {
+    title: 'MTTA and MTTR per week',
+    x: soc.weeks.map((week) => unixSeconds(week.week_start)),
+    unit: 'hours',
+    series: [
+      { label: 'MTTA', values: soc.weeks.map((week) => hours(week.mtta_seconds)), kind: 'line' },
+      { label: 'MTTR', values: soc.weeks.map((week) => hours(week.mttr_seconds)), kind: 'line' },
+    ],
+  };
+}
+
+/** The share of the cases opened each week that had at least one run that was not a dry run, in percent. */
+export function automationChart(soc: SocMetrics): Chart {
+  return {
+    title: 'Automation rate per week',
+    x: soc.weeks.map((week) => unixSeconds(week.week_start)),
+    unit: '%',
+    series: [
+      {
+        label: 'Automation rate',
+        values: soc.weeks.map((week) => (week.automation_rate === null ? null : Math.round(week.automation_rate * 1000) / 10)),
+        kind: 'line',
+      },
+    ],
+  };
+}
+
+/** A value as the tables print it: `-` for none, else the number with its unit. */
+export function valueText(value: number | null, unit: string): string {
+  if (value === null) return '-';
+  return unit === '%' ? `${value}%` : `${value.toLocaleString('en')} ${unit}`;
+}
+
+/** A week's start as the tables print it, `2026-11-30`. */
+export const weekText = (x: number): string => new Date(x * 1000).toISOString().slice(0, 10);
