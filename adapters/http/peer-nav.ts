@@ -46,6 +46,7 @@ const settingPages: readonly NavPage[] = [
   { id: 'packs', title: 'Integration packs', path: '/settings/packs', permission: 'manage_runbooks' },
   { id: 'policy', title: 'Response policy', path: '/settings/policy', permission: 'admin' },
   { id: 'webhook-sources', title: 'Webhook sources', path: '/settings/webhook-sources', permission: 'manage_connections' },
+  { id: 'custom-actions', title: 'Custom actions', path: '/settings/custom-actions', permission: 'manage_connections' },
   { id: 'audit', title: 'Audit log', path: '/settings/audit', permission: 'admin' },
   { id: 'retention', title: 'Retention', path: '/settings/retention', permission: 'admin' },
   { id: 'ai', title: 'AI settings', path: '/settings/ai', permission: 'admin' },

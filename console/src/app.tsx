@@ -24,6 +24,7 @@ import { AuditPage } from './pages/settings-audit.tsx';
 import { PolicyPage } from './pages/settings-policy.tsx';
 import { RetentionPage } from './pages/settings-retention.tsx';
 import { WebhookSourcesPage } from './pages/settings-webhook-sources.tsx';
+import { CustomActionsPage } from './pages/settings-custom-actions.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { ShortcutProvider, useShortcut } from './shortcuts.tsx';
@@ -34,6 +35,7 @@ import { Loading } from './ui.tsx';
 const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
 const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
 const RunbookEditorPage = lazy(() => import('./pages/runbook-editor.tsx').then((module) => ({ default: module.RunbookEditorPage })));
+const CustomActionPage = lazy(() => import('./pages/custom-action.tsx').then((module) => ({ default: module.CustomActionPage })));
 const MetricsPage = lazy(() => import('./pages/metrics.tsx').then((module) => ({ default: module.MetricsPage })));
 const RunbookListPage = lazy(() => import('./pages/runbook-list.tsx').then((module) => ({ default: module.RunbookListPage })));
 
@@ -58,6 +60,9 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/settings/packs': <PacksPage />,
   '/settings/policy': <PolicyPage />,
   '/settings/webhook-sources': <WebhookSourcesPage />,
+  '/settings/custom-actions': <CustomActionsPage />,
+  '/settings/custom-actions/new': <CustomActionPage />,
+  '/settings/custom-actions/:id': <CustomActionPage />,
   '/settings/audit': <AuditPage />,
   '/settings/retention': <RetentionPage />,
   '/settings/ai': <AiSettingsPage />,

@@ -7,17 +7,21 @@
  * rises without a reload; Ana runs a gated runbook; Abe approves it from the queue; Ana
  * watches the run finish live and sees the chain badge; runs are listed across cases, an
  * alert opens with its payload, the case is edited, a block is released from the containment
- * page, and Ada (admin) authors a runbook from scratch in the editor. Every main page passes axe-core's
- * WCAG A/AA checks, and screenshots land in `.tmp/console-screenshots/`.
+ * page, and Ada (admin) authors a runbook from scratch in the editor, keeps the settings
+ * (webhook sources, audit, retention, AI usage), drafts a custom action from an OpenAPI
+ * document, reads the SOC dashboard, and asks a local AI
+ * provider to triage a case, draft a runbook and explain a run. Every main page passes
+ * axe-core's WCAG A/AA checks, and screenshots land in `.tmp/console-screenshots/`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDevIdentity } from '../../adapters/identity/dev-identity.ts';
+import { ensureDevIdentity, mintDevToken } from '../../adapters/identity/dev-identity.ts';
 import type { DevGateway } from '../../runtime/cli/dev-gateway.ts';
 import { type EdgeWafStandIn, startEdgeWafStandIn } from '../../runtime/cli/dev-standins/edge-waf.ts';
+import { type AiProviderServer, startAiProviderServer } from '../support/ai-provider-server.ts';
 import { axeViolations, browserMissing, launchChromium } from '../support/browser.ts';
 import { gatewayAs } from '../support/dev-gateway.ts';
 import { repoRoot } from '../support/fixtures.ts';
@@ -60,6 +64,8 @@ steps:
     with: { ip: 198.51.100.23, ttl_seconds: 600, reason: console e2e }
 `;
 const WAF_TOKEN = 'waf-console-e2e';
+/** The key the AI provider stand-in takes; the identity service sets it, the console never sees it. */
+const AI_KEY = 'sk-console-e2e-0123456789abcdef';
 const WAF_ZONE = '023e105f4ecef8ad9ca31a8372d0c353';
 
 // A machine without Chromium (outside CI) names the reason in the skipped suite's title.
@@ -82,11 +88,25 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   let runbooksDir = '';
   let caseId = '';
   let waf: EdgeWafStandIn | undefined;
+  let ai: AiProviderServer | undefined;
 
   const shoot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
   const expectAccessible = async (page: Page, name: string) => {
     const violations = await axeViolations(page);
     expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
+  };
+
+  /** The page's YAML editor (CodeMirror): its text as shown, and the whole text replaced as typed. */
+  const yamlEditorOf = (page: Page) => {
+    const editor = page.getByTestId('yaml-editor');
+    return {
+      yamlNow: async () => (await editor.locator('.cm-line').allTextContents()).join('\n').replace(/\u00a0/g, ' '),
+      replaceYaml: async (text: string) => {
+        await editor.click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.insertText(text);
+      },
+    };
   };
 
   beforeAll(async () => {
@@ -124,6 +144,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await browser?.close();
     for (const gateway of gateways) await gateway.close();
     await waf?.close();
+    await ai?.close();
     await svc?.stop();
     for (const dir of [dataDir, runbooksDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -445,13 +466,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
   });
 
   it('authors a runbook from scratch: a step added and linked on the canvas, a problem shown at its line and fixed, a dry run, a save, a run and a diff', async () => {
-    const editor = ada.getByTestId('yaml-editor');
-    const yamlNow = async () => (await editor.locator('.cm-line').allTextContents()).join('\n').replace(/\u00a0/g, ' ');
-    const replaceYaml = async (text: string) => {
-      await editor.click();
-      await ada.keyboard.press('Control+A');
-      await ada.keyboard.insertText(text);
-    };
+    const { yamlNow, replaceYaml } = yamlEditorOf(ada);
     const validation = ada.getByTestId('validation');
     const noProblem = () => expect.poll(() => validation.textContent(), { timeout: 15_000 }).toBe('The server finds no problem.');
 
@@ -605,6 +620,89 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
       await expect.poll(() => ana.getByRole('alert').first().textContent(), { timeout: 15_000 }).toBe(words);
     }
   });
+  it('drafts a custom action from an OpenAPI document, narrows it, shows a refused field at its line, saves, enables and diffs it; an analyst is refused', async () => {
+    const { yamlNow, replaceYaml } = yamlEditorOf(ada);
+    const hostSchema = { type: 'object', properties: { verdict: { type: 'string' }, score: { type: 'integer' } } };
+    const ipParameter = { name: 'ip', in: 'path', required: true, schema: { type: 'string' } };
+    const vendorDocument = JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'Threat intel', version: '2' },
+      servers: [{ url: 'https://intel.example.com/api/v2' }],
+      paths: {
+        '/hosts/{ip}': {
+          get: {
+            operationId: 'getHost',
+            parameters: [ipParameter],
+            responses: { 200: { description: 'the host', content: { 'application/json': { schema: hostSchema } } } },
+          },
+        },
+        '/hosts/{ip}/tags': {
+          post: {
+            operationId: 'tagHost',
+            parameters: [ipParameter],
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { tag: { type: 'string' } } } } } },
+            responses: { 204: { description: 'tagged' } },
+          },
+        },
+      },
+    });
+
+    // Drafted from the vendor's document: two operations, each a disabled draft in the arbitrary tier.
+    await ada.goto(`${adaUrl}/settings/connections`);
+    await ada.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Custom actions' }).click();
+    // The edge WAF pack the containment test installed brought its own actions.
+    const listed = ada.getByRole('table', { name: 'Custom actions' });
+    await expect.poll(() => listed.textContent(), { timeout: 15_000 }).toContain('integration pack');
+    await ada.getByRole('link', { name: 'New custom action' }).click();
+    const importer = ada.getByRole('region', { name: 'Draft from an OpenAPI document' });
+    await importer.getByLabel('Document', { exact: true }).fill(vendorDocument);
+    await importer.getByLabel('Name prefix').fill('custom.intel');
+    await importer.getByRole('button', { name: 'Draft the actions' }).click();
+    const drafts = ada.getByTestId('openapi-drafts');
+    await expect.poll(() => drafts.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^Threat intel \(OpenAPI 3\.0\.3\): 2 drafts/);
+    expect(await drafts.getByRole('table', { name: 'Drafts' }).textContent()).toContain('POST /hosts/{ip}/tags');
+    await drafts.getByRole('button', { name: 'Edit this draft: custom.intel.get_host' }).click();
+    await expect.poll(yamlNow, { timeout: 15_000 }).toContain('name: custom.intel.get_host');
+    expect(await ada.getByTestId('draft-notes').textContent()).toContain('suggests the risk read');
+    const drafted = await yamlNow();
+    expect(drafted).toContain('risk: arbitrary');
+    expect(drafted).toContain('path: /api/v2/hosts/{{ inputs.ip }}');
+    expect(await ada.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
+    await expectAccessible(ada, 'custom action drafted from OpenAPI');
+
+    // Narrowed to a read; a timeout the service refuses is marked at its line, then fixed and saved.
+    const narrowed = drafted.replace('risk: arbitrary', 'risk: read').replace('effect_type: arbitrary', 'effect_type: enrich');
+    const tooLong = narrowed.replace(/timeout_s: \d+/, 'timeout_s: 999');
+    await replaceYaml(tooLong);
+    await ada.getByRole('button', { name: 'Save', exact: true }).click();
+    const line = tooLong.split('\n').findIndex((text) => text.startsWith('timeout_s:')) + 1;
+    await expect.poll(() => ada.getByTestId('spec-problems').textContent(), { timeout: 15_000 }).toContain(`Line ${line}: timeout_s:`);
+    expect(await ada.locator('.cm-lint-marker-error').count()).toBeGreaterThan(0);
+    await replaceYaml(narrowed);
+    await ada.getByRole('button', { name: 'Save', exact: true }).click();
+    await ada.waitForURL(/\/svc\/settings\/custom-actions\/[0-9a-f-]{36}$/);
+    await expect.poll(() => ada.getByTestId('action-state').textContent(), { timeout: 15_000 }).toBe('disabled: a run cannot start it');
+    await ada.getByRole('button', { name: 'Enable', exact: true }).click();
+    await expect.poll(() => ada.getByTestId('action-state').textContent(), { timeout: 15_000 }).toBe('enabled: runbooks may call it');
+
+    // A new title is version 2, and the versions' diff shows exactly that line.
+    await replaceYaml((await yamlNow()).replace(/^title: .*$/m, 'title: Ask the intel vendor about a host'));
+    await ada.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => ada.getByTestId('action-version').textContent(), { timeout: 15_000 }).toBe('2');
+    const diff = ada.getByTestId('text-diff');
+    await expect.poll(() => diff.textContent(), { timeout: 15_000 }).toContain('title: Ask the intel vendor about a host (added)');
+    expect((await diff.textContent())?.match(/\(added\)/g)).toHaveLength(1);
+    await shoot(ada, 'custom-action');
+    await expectAccessible(ada, 'custom action with its versions');
+    await ada.getByRole('link', { name: 'All custom actions' }).click();
+    await expect
+      .poll(() => listed.getByRole('row').filter({ hasText: 'custom.intel.get_host' }).textContent(), { timeout: 15_000 })
+      .toContain('custom.intel.get_hostAsk the intel vendor about a hosthttpreadenrich2APIenabled');
+
+    // Ana, an analyst, is refused the list in words.
+    await ana.goto(`${anaUrl}/settings/custom-actions`);
+    await expect.poll(() => ana.getByRole('alert').first().textContent(), { timeout: 15_000 }).toBe('permission manage_connections required install-wide');
+  });
   it('draws the SOC dashboard as charts with their numbers in tables, the window in the URL', async () => {
     // Every role holds `read`, which the dashboard needs: there is no role to refuse here.
     await ana.goto(`${anaUrl}/cases`);
@@ -622,5 +720,99 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ana.getByRole('combobox', { name: 'Window' }).selectOption('7');
     await ana.waitForURL(/\/svc\/metrics\?days=7$/);
     await expect.poll(() => ana.getByTestId('metrics-totals').textContent(), { timeout: 15_000 }).toMatch(/Opened[1-9]/);
+  });
+  it('asks AI to triage the case, draft a runbook and explain a run: the evidence linked, the draft as a diff, each refused in words while AI is off', async () => {
+    // Off: the panel says so, and a request made anyway is refused in words.
+    await ana.goto(`${anaUrl}/cases/${caseId}`);
+    const panel = ana.getByTestId('ai-triage');
+    await panel.getByText('AI is off for this install', { exact: false }).waitFor({ timeout: 15_000 });
+    await panel.getByRole('button', { name: 'Ask AI to triage' }).click();
+    await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 15_000 }).toBe('AI is disabled for this install');
+
+    // On: the identity service writes the provider half with its own token, an admin the usage half.
+    ai = await startAiProviderServer({ apiKey: AI_KEY });
+    const identityToken = await mintDevToken(
+      await ensureDevIdentity(dataDir),
+      { token_use: 'service', sub: 'identity', scope: 'svc:peer:ai:write' },
+      { audience: 'svc', ttlSeconds: 300 },
+    );
+    const provider = await fetch(`${svc.url}/peer/v1/settings/ai`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${identityToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: true, provider: 'compatible_api', base_url: `${ai.url}/v1`, model: 'triage-model', api_key: AI_KEY }),
+    });
+    expect(provider.status, await provider.text()).toBe(200);
+    const usage = await fetch(`${adaApi}/settings/ai`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ data_classes: ['alerts', 'events', 'cases'], max_tokens: 2048, temperature: 0, timeout_seconds: 5 }),
+    });
+    expect(usage.status, await usage.text()).toBe(200);
+
+    // Triage: the verdict with its evidence linked to the alert, a reference to nothing sent marked unverified, then Ana's judgement.
+    const alertId = ((await (await fetch(`${adaApi}/cases/${caseId}/alerts`)).json()) as { items: { id: string }[] }).items[0]?.id ?? '';
+    ai.respondWith({
+      kind: 'json',
+      value: {
+        verdict: 'true_positive',
+        confidence: 0.82,
+        rationale: 'Many failed SSH logins from one source against web-01.',
+        evidence_refs: [alertId, 'alert-made-up'],
+        suggested_runbook: null,
+      },
+    });
+    await ana.reload();
+    await panel.getByRole('button', { name: 'Ask AI to triage' }).click();
+    const record = ana.getByTestId('ai-triage-record');
+    await expect.poll(() => record.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^True positive, confidence 82%/);
+    expect(await record.getByRole('link', { name: 'alert: SSH brute force from one source' }).getAttribute('href')).toBe(`/svc/alerts/${alertId}`);
+    expect(await ana.getByTestId('ai-unverified').textContent()).toBe('alert-made-up (unverified)');
+    await record.getByLabel('My verdict').selectOption('benign_positive');
+    await record.getByRole('button', { name: 'Give my judgement' }).click();
+    await expect.poll(() => ana.getByTestId('my-judgement').textContent(), { timeout: 15_000 }).toBe('You judged it: Benign positive.');
+    await expectAccessible(ana, 'case page with an AI triage');
+
+    // A draft in the editor, shown as a diff against the editor's text, accepted into it unsaved.
+    ai.respondWith({
+      kind: 'json',
+      value: {
+        yaml_text:
+          'id: ai-drafted\nname: AI drafted\ndescription: Notes the case.\nversion: 1\nenabled: false\ntrigger: { type: manual }\nsteps:\n  - id: note\n    action: case.update\n    with: { tags_add: [ai-drafted] }\n',
+        summary: 'Tags the case as drafted by AI.',
+        notes: ['Review the tag.'],
+      },
+    });
+    await ada.goto(`${adaUrl}/runbooks/new`);
+    await ada.getByLabel('What should the runbook do?').fill('Tag the case so we know AI drafted the runbook');
+    await ada.getByRole('button', { name: 'Draft it' }).click();
+    const proposal = ada.getByTestId('ai-draft-proposal');
+    await expect.poll(() => proposal.textContent(), { timeout: 15_000 }).toContain('Tags the case as drafted by AI.');
+    expect(await proposal.getByTestId('text-diff').textContent()).toContain('id: ai-drafted (added)');
+    await expectAccessible(ada, 'runbook editor with an AI proposal');
+    await proposal.getByRole('button', { name: 'Accept the draft' }).click();
+    await expect.poll(yamlEditorOf(ada).yamlNow, { timeout: 15_000 }).toContain('id: ai-drafted');
+    expect(await ada.getByTestId('draft-state').textContent()).toBe('Not saved yet.');
+
+    // A run explained from its action log; a step the log lacks is marked.
+    const runId = ((await (await fetch(`${adaApi}/runs?runbook_id=triage-note&limit=1`)).json()) as { items: { id: string }[] }).items[0]?.id ?? '';
+    ai.respondWith({
+      kind: 'json',
+      value: {
+        summary: 'The runbook tagged the case twice.',
+        steps: [
+          { step_id: 'tag', explanation: 'Added the editor-made tag.' },
+          { step_id: 'ghost', explanation: 'Did something the log does not show.' },
+        ],
+        outcome: 'Succeeded.',
+        next_steps: ['Review the tags.'],
+        risks: [],
+      },
+    });
+    await ada.goto(`${adaUrl}/runs/${runId}`);
+    await ada.getByRole('button', { name: 'Explain this run with AI' }).click();
+    const explanation = ada.getByTestId('run-explanation');
+    await expect.poll(() => explanation.textContent(), { timeout: 15_000 }).toContain('The runbook tagged the case twice.');
+    expect(await explanation.textContent()).toContain('ghost (not in the action log: unverified): Did something the log does not show.');
+    await expectAccessible(ada, 'run page with an AI explanation');
   });
 });

@@ -118,7 +118,7 @@ export function ObservablesPanel({ caseId, canEdit }: { caseId: string; canEdit:
     aboutCase(caseId),
   );
   return (
-    <section className="panel" aria-labelledby={headingId}>
+    <section className="panel" aria-labelledby={headingId} id="observables">
       <h2 id={headingId}>Observables</h2>
       <ErrorNote error={observables.error} />
       {!observables.data && !observables.error && <Loading what="observables" />}

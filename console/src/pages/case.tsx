@@ -1,12 +1,13 @@
 /**
  * The case page (route `/cases/<id>`, the `href` of every notification about a case):
  * header with the acknowledgement clock, who else is viewing, timeline, comments with
- * mentions, runs, and the side panels (containment effects, tasks, observables, evidence,
+ * mentions, AI triage, runs, and the side panels (containment effects, tasks, observables, evidence,
  * attachments, linked alerts, tickets). Everything is read through the API and re-read on the case's live
  * frames.
  */
 import { useParams } from 'react-router';
 import { answer, client } from '../api.ts';
+import { AiTriagePanel } from '../case/ai-triage.tsx';
 import { AttachmentsPanel } from '../case/attachments.tsx';
 import { CaseHeader } from '../case/header.tsx';
 import { Comments } from '../case/comments.tsx';
@@ -49,6 +50,7 @@ export function CasePage() {
           <Timeline caseId={value.id} />
         </div>
         <div>
+          <AiTriagePanel caseId={value.id} caseKey={value.key ?? null} canEdit={canEdit} />
           <CaseRuns caseId={value.id} canRun={canEdit} />
           <EffectsPanel of={{ case_id: value.id }} />
           <ObservablesPanel caseId={value.id} canEdit={canEdit} />

@@ -1,13 +1,13 @@
 /**
  * The run page (route `/runs/<id>`, the `href` of an approval): status, the approval
- * gates with approve and deny, the steps, the containment effects the run caused, and the
- * hash-chained action log with its chain
- * badge (`GET /runs/<id>`: `chain {valid, rows, first_broken_index}` checked by the
- * server). Live: read again on the run's `run.updated` and `approval.updated` frames, so a
+ * gates with approve and deny, the steps, the containment effects the run caused, an AI
+ * explanation on request, and the hash-chained action log with its chain badge (`GET
+ * /runs/<id>`: `chain {valid, rows, first_broken_index}` checked by the server). Live: read again on the run's `run.updated` and `approval.updated` frames, so a
  * run is watched to its end without reloading.
  */
 import { Link, useParams } from 'react-router';
 import { useAction } from '../action.ts';
+import { RunExplanation } from '../ai/run-explanation.tsx';
 import { answer, client } from '../api.ts';
 import type { RunDetail } from '../api-shapes.ts';
 import { EffectsPanel } from '../effects/effect-list.tsx';
@@ -106,6 +106,7 @@ export function RunPage() {
         </table>
       </section>
       <EffectsPanel of={{ run_id: value.id }} />
+      <RunExplanation runId={value.id} />
       <section className="panel" aria-labelledby="log-title">
         <h2 id="log-title">Action log</h2>
         {value.action_log.length === 0 && <p className="muted">No step has finished yet.</p>}

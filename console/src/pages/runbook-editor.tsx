@@ -5,7 +5,7 @@
  * a canvas where a step is added, dragged (`ui {x, y}`) and linked (`needs`), each edit
  * written back into the YAML; a dry run of the draft on a case with each step's preview;
  * saving (`POST /runbooks/<slug>`, the refusal placed at its line, a version to bump offered);
- * then a real run of the saved version. A runbook from Git is shown read-only with its
+ * then a real run of the saved version; an AI draft shown as a diff to accept or reject. A runbook from Git is shown read-only with its
  * source: it changes in its repository and arrives by sync.
  */
 import { useMemo, useState } from 'react';
@@ -16,10 +16,13 @@ import type { RunDetail, Runbook } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { RunGraph, type StepStates } from '../run-graph.tsx';
 import { AddStep } from '../runbook-editor/add-step.tsx';
+import { AiDraft } from '../runbook-editor/ai-draft.tsx';
 import { readDraft, withNeeds, withPosition, withStep, withVersion } from '../runbook-editor/draft.ts';
 import { TrialRun } from '../runbook-editor/trial-run.tsx';
-import { placed, useValidation } from '../runbook-editor/validation.ts';
-import { YamlEditor } from '../runbook-editor/yaml-editor.tsx';
+import { useValidation } from '../runbook-editor/validation.ts';
+import { placed } from '../yaml-loc.ts';
+import { ProblemList } from '../problem-list.tsx';
+import { YamlEditor } from '../yaml-editor.tsx';
 import { ErrorNote, Loading } from '../ui.tsx';
 
 /** What a new runbook starts from: one manual step, valid as it stands. */
@@ -136,15 +139,7 @@ function Editor({ stored }: { stored: Runbook | null }) {
             {validation.checking && <p className="muted">Checking…</p>}
             <ErrorNote error={validation.error} />
             {!validation.checking && problems.length === 0 && !validation.error && <p className="ok-text">The server finds no problem.</p>}
-            {problems.length > 0 && (
-              <ul className="problems">
-                {problems.map((problem) => (
-                  <li key={`${problem.loc.join('.')}:${problem.msg}`} className="error">
-                    {`Line ${problem.line}: ${problem.loc.length > 0 ? `${problem.loc.join('.')}: ` : ''}${problem.msg}`}
-                  </li>
-                ))}
-              </ul>
-            )}
+            <ProblemList problems={problems} />
           </div>
         </section>
         <section aria-labelledby="canvas-title">
@@ -165,6 +160,7 @@ function Editor({ stored }: { stored: Runbook | null }) {
         </section>
       </div>
       <TrialRun slug={slug} text={text} saved={saved} onRun={setTrial} />
+      {!readOnly && <AiDraft text={text} onAccept={setText} />}
     </>
   );
 }

@@ -4,15 +4,14 @@
  * the author's comments, order and flow style:
  * - `readDraft(text)`: the steps as the graph draws them (`GraphStep`), read loosely: the
  *   server's `POST /runbooks/validate` is the judge of a runbook, this only draws what is there.
- * - `locRange(text, loc)`: where a validation problem's `loc` (a path into the document,
- *   SPEC.md `POST /runbooks/validate` `{errors: [{loc, msg}]}`) sits, as character offsets.
  * - `withNeeds`, `withPosition`, `withStep`, `withVersion`: the text after one edit, spliced
  *   where the changed node is written so every other byte stays the author's; a document
  *   with no place for it (no `needs` key yet, a flow `steps` list) is written anew.
  * Pure: no API, no DOM.
  */
-import { type Document, isMap, isPair, isScalar, isSeq, type Node, parseDocument, stringify, YAMLMap, YAMLSeq } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type Node, parseDocument, stringify, YAMLMap, YAMLSeq } from 'yaml';
 import type { GraphStep } from '../api-shapes.ts';
+import { lineEnd } from '../yaml-loc.ts';
 
 /** The draft as the canvas draws it, or why it cannot be read as YAML at all. */
 export type Draft = { ok: true; slug: string | null; version: number | null; steps: GraphStep[] } | { ok: false; msg: string };
@@ -65,43 +64,6 @@ export function readDraft(text: string): Draft {
     steps,
   };
 }
-
-/** From `offset`, the end of its line. */
-const lineEnd = (text: string, offset: number): number => {
-  const end = text.indexOf('\n', offset);
-  return end === -1 ? text.length : end;
-};
-
-/**
- * Where `loc` points in `text`, as `{from, to}` character offsets on one line: the deepest
- * node of the path that exists (a problem with a missing key is shown on the mapping that
- * lacks it, `[]` on the document's first node), from its key when it has one; the first
- * line for text that is not YAML.
- */
-export function locRange(text: string, loc: readonly (string | number)[]): { from: number; to: number } {
-  const doc = parse(text);
-  let node: unknown = doc.contents;
-  let from: number | null = null;
-  for (const segment of loc) {
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
-      if (!pair || !isScalar(pair.key)) break;
-      from = pair.key.range?.[0] ?? from;
-      node = pair.value ?? pair.key;
-    } else if (isSeq(node)) {
-      const item = node.items[Number(segment)];
-      if (item === undefined) break;
-      node = item;
-      from = null;
-    } else break;
-  }
-  const range = (node as Node | null)?.range;
-  const start = from ?? range?.[0] ?? 0;
-  return { from: start, to: Math.max(start, Math.min(range?.[1] ?? lineEnd(text, start), lineEnd(text, start))) };
-}
-
-/** The 1-based line of character `offset`. */
-export const lineOf = (text: string, offset: number): number => text.slice(0, offset).split('\n').length;
 
 /** The `steps` sequence's item whose `id` is `stepId`, or null. */
 function stepNode(doc: Document.Parsed, stepId: string): YAMLMap | null {

@@ -1,22 +1,11 @@
 /**
  * `useValidation`: the server's judgement of the draft (`POST /runbooks/validate` ->
  * `{errors: [{loc, msg}]}`), asked 400 ms after the author stops typing, each problem
- * placed at its line (draft.ts `locRange`). Answers to an older text are dropped.
+ * placed at its line (yaml-loc.ts `placed`). Answers to an older text are dropped.
  */
 import { useEffect, useRef, useState } from 'react';
 import { answer, client } from '../api.ts';
-import type { ValidationProblem } from '../errors.ts';
-import { lineOf, locRange } from './draft.ts';
-
-/** A problem of the draft: the server's `{loc, msg}`, where it sits, and on which line. */
-export type PlacedProblem = ValidationProblem & { from: number; to: number; line: number };
-
-/** `problems` placed in `text`. */
-export const placed = (text: string, problems: readonly ValidationProblem[]): PlacedProblem[] =>
-  problems.map((problem) => {
-    const range = locRange(text, problem.loc);
-    return { ...problem, ...range, line: lineOf(text, range.from) };
-  });
+import { type PlacedProblem, placed } from '../yaml-loc.ts';
 
 export type Validation = { problems: PlacedProblem[]; checking: boolean; error: Error | null; checkedText: string | null };
 

@@ -9,32 +9,10 @@ import type { Runbook } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { TextDiff } from '../text-diff.tsx';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
+import { VersionChoice } from '../version-choice.tsx';
 
 const versionText = async (slug: string, version: number): Promise<string> =>
   answer(await client.GET('/runbooks/{slug}/versions/{version}', { params: { path: { slug, version: String(version) } } })).yaml_text;
-
-function VersionChoice({
-  label,
-  value,
-  versions,
-  onChange,
-}: {
-  label: string;
-  value: number;
-  versions: Runbook['versions'];
-  onChange: (version: number) => void;
-}) {
-  return (
-    <label>
-      {label}
-      <select value={value} onChange={(event) => onChange(Number(event.target.value))}>
-        {versions.map((version) => (
-          <option key={`${version.version}:${version.saved_at}`} value={version.version}>{`version ${version.version}`}</option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 export function VersionHistory({ runbook }: { runbook: Runbook }) {
   const versions = runbook.versions;

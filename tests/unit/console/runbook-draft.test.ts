@@ -4,7 +4,8 @@
  * line, and writes its edits back without losing the author's comments.
  */
 import { describe, expect, it } from 'vitest';
-import { lineOf, locRange, readDraft, withNeeds, withPosition, withStep, withVersion } from '../../../console/src/runbook-editor/draft.ts';
+import { readDraft, withNeeds, withPosition, withStep, withVersion } from '../../../console/src/runbook-editor/draft.ts';
+import { lineOf, locRange } from '../../../console/src/yaml-loc.ts';
 import { EVERY_FIELD_RUNBOOK } from '../../support/runbook-documents.ts';
 
 const DRAFT = `# tried on a case first

@@ -61,6 +61,7 @@ describe('navDocument', () => {
       { id: 'packs', title: 'Integration packs', href: '/svc/settings/packs', requiredRole: 'admin' },
       { id: 'policy', title: 'Response policy', href: '/svc/settings/policy', requiredRole: 'admin' },
       { id: 'webhook-sources', title: 'Webhook sources', href: '/svc/settings/webhook-sources', requiredRole: 'admin' },
+      { id: 'custom-actions', title: 'Custom actions', href: '/svc/settings/custom-actions', requiredRole: 'admin' },
       { id: 'audit', title: 'Audit log', href: '/svc/settings/audit', requiredRole: 'admin' },
       { id: 'retention', title: 'Retention', href: '/svc/settings/retention', requiredRole: 'admin' },
       { id: 'ai', title: 'AI settings', href: '/svc/settings/ai', requiredRole: 'admin' },

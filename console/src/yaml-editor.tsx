@@ -1,9 +1,9 @@
 /**
- * `YamlEditor`: the runbook's YAML in CodeMirror 6, with YAML highlighting, line numbers and
- * the server's validation problems drawn at their lines (a gutter mark and an underline,
+ * `YamlEditor`: YAML in CodeMirror 6 (a runbook, a custom action's spec), with YAML
+ * highlighting, line numbers and the server's validation problems drawn at their lines (a gutter mark and an underline,
  * `@codemirror/lint`). The text is the parent's: `value` in, each keystroke out through
- * `onChange`; a `value` that differs from the editor's (an edit made on the canvas) replaces
- * it. `problems` are `{from, to, message}` character ranges (draft.ts `locRange`).
+ * `onChange`; a `value` that differs from the editor's (an edit made on the canvas, a draft
+ * picked) replaces it. `problems` are `{from, to, message}` character ranges (yaml-loc.ts `locRange`).
  */
 import { yaml } from '@codemirror/lang-yaml';
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
@@ -44,7 +44,8 @@ export function YamlEditor({
           yaml(),
           lintGutter(),
           EditorState.readOnly.of(readOnly),
-          EditorView.contentAttributes.of({ 'aria-label': label, 'data-testid': 'yaml-editor' }),
+          // An explicit tab stop on the content: axe counts only it, not contenteditable, as the keyboard's way into a scrolled editor.
+          EditorView.contentAttributes.of({ 'aria-label': label, 'data-testid': 'yaml-editor', tabindex: '0' }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) latestChange.current(update.state.doc.toString());
           }),
