@@ -35,6 +35,7 @@ const adapterFloors = [
     'diagnostics',
     'custom-actions',
     'case-templates',
+    'attack',
   ],
   ['actions', 'identity', 'live', 'kurrentdb'],
   ['exchange', 'mcp', 'chat', 'integration-packs'],

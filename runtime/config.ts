@@ -3,6 +3,7 @@
  * Every value SPEC.md leaves open is a variable with a documented default.
  * Throws an Error naming the variable when a value is malformed (never its value).
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gitPathProblem, gitUrlProblem, type GitSourceConfig, type ProxyEnv } from '../adapters/runbooks/git-source.ts';
 import { isHostEntry } from '../adapters/outbound/guarded-fetch.ts';
@@ -47,6 +48,8 @@ export type Config = {
   maxOpenApiKb: number;
   /** The pack registry folder: `index.yaml` and the pack files it names (SVC_PACKS_DIR). */
   packsDir: string;
+  /** The ATT&CK technique catalog, a STIX 2.1 bundle file (SVC_ATTACK_CATALOG); null: technique ids go unnamed. */
+  attackCatalog: string | null;
   /** The publisher's ed25519 public key packs must be signed with (SVC_PACK_PUBLIC_KEY, base64); null: checksum-verified only. */
   packPublicKey: Uint8Array | null;
   /** Largest accepted attachment, bytes (SVC_ATTACHMENT_MAX_BYTES); stored under `<dataDir>/attachments`. */
@@ -358,6 +361,19 @@ function publicPrefix(value: string | undefined): string {
   return prefix;
 }
 
+/** SVC_ATTACK_CATALOG resolved, or null when unset; a path that is not a readable file stops the start (its content is read on first use). */
+function attackCatalogPath(value: string | undefined): string | null {
+  if (!value) return null;
+  const path = resolve(value);
+  try {
+    accessSync(path, constants.R_OK);
+    if (!statSync(path).isFile()) throw new Error('not a file');
+  } catch (error) {
+    throw new Error(`SVC_ATTACK_CATALOG: ${path} is not a readable file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return path;
+}
+
 /** SVC_PACK_PUBLIC_KEY as the 32 bytes of an ed25519 public key, or null when unset; a malformed key stops the start. */
 function packPublicKey(value: string | undefined): Uint8Array | null {
   if (!value) return null;
@@ -429,6 +445,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxOpenApiKb: int(env, 'SVC_MAX_OPENAPI_KB', 512, 1),
     packsDir: resolve(env.SVC_PACKS_DIR || './packs'),
     packPublicKey: packPublicKey(env.SVC_PACK_PUBLIC_KEY),
+    attackCatalog: attackCatalogPath(env.SVC_ATTACK_CATALOG),
     attachmentMaxBytes: int(env, 'SVC_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),
     correlationWindowMs: int(env, 'SVC_CORRELATION_WINDOW', 24 * 3600, 1) * 1000,
     severities,

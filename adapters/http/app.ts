@@ -45,6 +45,7 @@ import { metricsExpositionRoute } from './metrics-exposition.routes.ts';
 import { metricsRoutes } from './metrics.routes.ts';
 import { diagnosticsRoutes } from './diagnostics.routes.ts';
 import { retentionRoutes } from './retention.routes.ts';
+import { attackRoutes } from './attack.routes.ts';
 import { ticketRoutes } from './tickets.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
@@ -123,6 +124,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', metricsRoutes(deps));
   authed.route('/', diagnosticsRoutes(deps));
   authed.route('/', retentionRoutes(deps));
+  authed.route('/', attackRoutes(deps));
   authed.route('/', aiSettingsRoutes(deps));
   authed.route('/', aiTriageRoutes(deps));
   authed.route('/', aiAuthoringRoutes(deps));

@@ -3,6 +3,7 @@
  * createApp takes all of it; each route factory takes a `Pick` of the fields it reads
  * (`CaseRouteDeps` in cases.routes.ts, and so on).
  */
+import type { AttackCatalogSource } from '../attack/catalog-file.ts';
 import type { EffectReverser } from '../effects/reversal.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../projections/database.ts';
@@ -146,6 +147,8 @@ export type HttpDeps = {
   logError: (error: unknown, context: Record<string, unknown>) => void;
   /** Pager acknowledgement webhooks (adapters/commands/page-acks.ts). */
   pageAcks: PageAcks;
+  /** The ATT&CK technique catalog of `GET /attack/techniques` (SVC_ATTACK_CATALOG; adapters/attack/catalog-file.ts). */
+  attackCatalog: AttackCatalogSource;
   /** The resolved retention policy of `GET /retention` (domain/retention/policy.ts). */
   retentionPolicy: RetentionPolicy;
   /** Ticket updates from ticket webhook sources onto linked cases (adapters/commands/ticket-mirror.ts). */

@@ -1732,6 +1732,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/attack/techniques": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ATT&CK techniques this install can name (SVC_ATTACK_CATALOG); none without a catalog */
+        get: operations["getAttackTechniques"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/peer/v1/settings/ai": {
         parameters: {
             query?: never;
@@ -10481,6 +10498,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAttackTechniques: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog and its techniques by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        catalog: {
+                            name: string | null;
+                            version: string | null;
+                            techniques: number;
+                        } | null;
+                        items: {
+                            id: string;
+                            name: string;
+                            tactics: string[];
+                            deprecated: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description attack_catalog_unavailable: the configured catalog cannot be read or is not ATT&CK (the reason in `detail`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string | {
+                            [key: string]: unknown;
+                        };
+                        code: string;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
             /** @description Refused: `{detail, code, params}` */

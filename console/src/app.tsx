@@ -29,6 +29,7 @@ import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { ShortcutProvider, useShortcut } from './shortcuts.tsx';
 import { Loading } from './ui.tsx';
+import { ThemePicker, ThemeProvider } from './theme.tsx';
 
 // Split off: the graph library, the code editor, the chart library and the case page's panels load when first opened, so the
 // lists an analyst lands on parse and render sooner (bench/console-case-list.ts).
@@ -140,6 +141,7 @@ function Frame() {
           <SettingsLink />
         </nav>
         <LiveIndicator />
+        <ThemePicker />
         <Who />
       </header>
       <main id="main" tabIndex={-1}>
@@ -159,14 +161,16 @@ function Frame() {
 export function App() {
   return (
     <BrowserRouter basename={publicPrefix}>
-      <LiveProvider>
-        <MeProvider>
-          <ShortcutProvider>
-            <GlobalShortcuts />
-            <Frame />
-          </ShortcutProvider>
-        </MeProvider>
-      </LiveProvider>
+      <ThemeProvider>
+        <LiveProvider>
+          <MeProvider>
+            <ShortcutProvider>
+              <GlobalShortcuts />
+              <Frame />
+            </ShortcutProvider>
+          </MeProvider>
+        </LiveProvider>
+      </ThemeProvider>
     </BrowserRouter>
   );
 }

@@ -25,6 +25,7 @@ import {
 } from '@xyflow/react';
 import { useEffect, useMemo } from 'react';
 import type { GraphStep } from './api-shapes.ts';
+import { useTheme } from './theme.tsx';
 import { Badge } from './ui.tsx';
 
 /** Step id -> the step's status in a run. */
@@ -192,6 +193,7 @@ export function RunGraph({
   edit?: GraphEdits;
 }) {
   const editable = edit !== undefined;
+  const theme = useTheme();
   const positions = useMemo(() => layout(steps), [steps]);
   const edges = useMemo(() => edgesOf(steps), [steps]);
   const drawn = useMemo<StepNode[]>(
@@ -235,7 +237,7 @@ export function RunGraph({
           edgesFocusable={editable}
           elementsSelectable={editable}
           deleteKeyCode={editable ? ['Backspace', 'Delete'] : null}
-          colorMode="light"
+          colorMode={theme}
         >
           <Background />
           <Controls showInteractive={false} />

@@ -6,13 +6,31 @@
  * picked) replaces it. `problems` are `{from, to, message}` character ranges (yaml-loc.ts `locRange`).
  */
 import { yaml } from '@codemirror/lang-yaml';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'react';
 
 export type Problem = { from: number; to: number; message: string };
+
+/**
+ * YAML's colours from the design tokens (styles.css `--code-*`), so the text keeps its
+ * contrast in the light and the dark theme alike; CodeMirror's own style is a fallback,
+ * used only where no other highlighting is set.
+ */
+const tokenColours = syntaxHighlighting(
+  HighlightStyle.define([
+    { tag: tags.comment, color: 'var(--code-comment)', fontStyle: 'italic' },
+    { tag: [tags.propertyName, tags.definition(tags.propertyName)], color: 'var(--code-key)' },
+    { tag: [tags.string, tags.special(tags.string), tags.content], color: 'var(--code-string)' },
+    { tag: [tags.number, tags.integer, tags.float], color: 'var(--code-number)' },
+    { tag: [tags.bool, tags.null, tags.atom, tags.keyword], color: 'var(--code-atom)' },
+    { tag: [tags.meta, tags.typeName, tags.labelName, tags.punctuation, tags.separator], color: 'var(--code-meta)' },
+  ]),
+);
 
 export function YamlEditor({
   value,
@@ -42,6 +60,7 @@ export function YamlEditor({
         extensions: [
           basicSetup,
           yaml(),
+          tokenColours,
           lintGutter(),
           EditorState.readOnly.of(readOnly),
           // An explicit tab stop on the content: axe counts only it, not contenteditable, as the keyboard's way into a scrolled editor.

@@ -4,6 +4,7 @@
  * with `WS /ws` on it. Shutdown stops serving first and closes the live bus later, after
  * the worker (runtime/boot.ts).
  */
+import { attackCatalogFile } from '../../adapters/attack/catalog-file.ts';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -215,6 +216,7 @@ function httpDeps(parts: ApiParts, api: { verifier: TokenVerifier; users: UserDi
     },
     waitFor,
     retentionPolicy: core.retentionPolicy,
+    attackCatalog: attackCatalogFile(config.attackCatalog),
     pageAcks: createPageAcks({ db, cases, closedStatuses: caseConfig.closedStatuses }),
     ticketMirror: work.ticketMirror,
     chatLinks: createChatIdentityLinks(db, { codeTtlSeconds: config.chat.linkCodeTtlSeconds, now }),

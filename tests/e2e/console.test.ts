@@ -123,6 +123,8 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
       // The edge WAF stand-in of the containment test listens on 127.0.0.1.
       SVC_ALLOW_PRIVATE_TARGETS: 'true',
       SVC_WORKER_METRICS_PORT: '0',
+      // Names techniques by id (docs/configuration.md "ATT&CK catalog").
+      SVC_ATTACK_CATALOG: join(repoRoot, 'tests/fixtures/attack/enterprise-attack-excerpt.json'),
     });
     const identity = await ensureDevIdentity(dataDir);
     gateways.push(await gatewayAs(identity, svc.url, 'ana@example.com', 'analyst'), await gatewayAs(identity, svc.url, 'abe@example.com', 'approver'));
@@ -309,15 +311,20 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await form.getByLabel('Add a technique').fill('T1110.');
     await form.getByRole('button', { name: 'Add technique' }).click();
     expect(await form.getByRole('alert').textContent()).toBe('T1110. is not a technique id like T1059 or T1059.001.');
+    // The install's ATT&CK catalog names a typed id before it is added, and says when it does not know one.
+    await form.getByLabel('Add a technique').fill('T1999');
+    expect(await form.getByTestId('technique-hint').textContent()).toBe("T1999 is not in this install's ATT&CK catalog.");
     await form.getByLabel('Add a technique').fill('t1110.001');
+    expect(await form.getByTestId('technique-hint').textContent()).toBe('T1110.001: Password Guessing (credential access)');
     await form.getByLabel('Add a technique').press('Enter');
+    expect(await form.locator('.chip').filter({ hasText: 'T1110.001' }).textContent()).toContain('T1110.001 Password Guessing');
     await shoot(ana, 'case-edit');
     await expectAccessible(ana, 'case edit form');
     await form.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => ana.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toContain('SSH brute force against web-01');
     const labels = ana.getByTestId('case-labels');
     expect(await labels.textContent()).toContain('#ssh');
-    expect(await labels.getByRole('link', { name: 'T1110.001' }).getAttribute('href')).toBe('https://attack.mitre.org/techniques/T1110/001/');
+    expect(await labels.getByRole('link', { name: 'T1110.001 Password Guessing' }).getAttribute('href')).toBe('https://attack.mitre.org/techniques/T1110/001/');
     const kinds = ((await (await fetch(`${gateways[0]?.url}/cases/${caseId}/timeline`)).json()) as { items: { kind: string; payload: unknown }[] }).items;
     expect(kinds).toContainEqual(expect.objectContaining({ kind: 'attack_techniques_updated', payload: expect.objectContaining({ added: ['T1110.001'] }) }));
 
@@ -814,5 +821,48 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expect.poll(() => explanation.textContent(), { timeout: 15_000 }).toContain('The runbook tagged the case twice.');
     expect(await explanation.textContent()).toContain('ghost (not in the action log: unverified): Did something the log does not show.');
     await expectAccessible(ada, 'run page with an AI explanation');
+  });
+
+  it('follows the system into the dark theme, keeps a chosen theme across a reload, and every main page keeps its contrast in the dark', async () => {
+    const themeOf = (page: Page) => page.evaluate('document.documentElement.dataset.theme');
+
+    // Abe chose nothing: the console follows the system's preference, live.
+    await abe.goto(`${abeUrl}/cases`);
+    expect(await themeOf(abe)).toBe('light');
+    await abe.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => themeOf(abe), { timeout: 5_000 }).toBe('dark');
+    await abe.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => themeOf(abe), { timeout: 5_000 }).toBe('light');
+
+    // Ana chooses dark; it outlives a reload.
+    await ana.goto(`${anaUrl}/cases`);
+    await ana.getByLabel('Theme').selectOption('dark');
+    expect(await themeOf(ana)).toBe('dark');
+    await ana.reload();
+    await ana.getByRole('table').first().waitFor({ timeout: 15_000 });
+    expect(await themeOf(ana)).toBe('dark');
+    expect(await ana.getByLabel('Theme').inputValue()).toBe('dark');
+    for (const [path, ready] of [
+      ['/cases', 'table'],
+      [`/cases/${caseId}`, 'heading'],
+      ['/alerts', 'table'],
+      ['/runs', 'table'],
+      ['/runbooks/contain-after-review', 'heading'],
+      ['/effects', 'heading'],
+      ['/metrics', 'table'],
+    ] as const) {
+      await ana.goto(`${anaUrl}${path}`);
+      await ana.getByRole(ready).first().waitFor({ timeout: 15_000 });
+      await expectAccessible(ana, `${path} in the dark theme`);
+      if (path === `/cases/${caseId}`) await shoot(ana, 'case-dark');
+    }
+
+    // The code editor's text, gutter and marks keep their contrast too.
+    await ada.goto(`${adaUrl}/runbooks/triage-note/edit`);
+    await ada.getByLabel('Theme').selectOption('dark');
+    await ada.getByTestId('yaml-editor').locator('.cm-line').first().waitFor({ timeout: 15_000 });
+    await expectAccessible(ada, 'runbook editor in the dark theme');
+    await ada.getByLabel('Theme').selectOption('system');
+    expect(await themeOf(ada)).toBe('light');
   });
 });

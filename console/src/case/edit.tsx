@@ -7,6 +7,7 @@
  */
 import { type FormEvent, type KeyboardEvent, useId, useState } from 'react';
 import { useAction } from '../action.ts';
+import { type TechniqueNames, techniqueWords, useTechniqueNames } from '../attack.ts';
 import { answer, client } from '../api.ts';
 import type { Case } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
@@ -16,6 +17,7 @@ import { type CaseFields, caseChanges, fieldsOf, MAX_TECHNIQUES, parseTag, parse
 /** The edit form of `value`: `onSaved` after a save, `onCancel` when closed unsaved. */
 export function CaseEditForm({ value, onSaved, onCancel }: { value: Case; onSaved: () => void; onCancel: () => void }) {
   const before = fieldsOf(value);
+  const techniques = useTechniqueNames();
   const [form, setForm] = useState<CaseFields>(before);
   const action = useAction();
   const changes = caseChanges(before, form);
@@ -52,6 +54,7 @@ export function CaseEditForm({ value, onSaved, onCancel }: { value: Case; onSave
         items={form.attack_techniques}
         max={MAX_TECHNIQUES}
         parse={parseTechnique}
+        known={techniques}
         onChange={(techniques) => setForm({ ...form, attack_techniques: techniques })}
       />
       <div className="row">
@@ -69,7 +72,10 @@ export function CaseEditForm({ value, onSaved, onCancel }: { value: Case; onSave
 
 /**
  * A list of short values (tags, technique ids) shown as removable items, with a field that
- * adds one (Enter or the button) once `parse` accepts it, or says why not.
+ * adds one (Enter or the button) once `parse` accepts it, or says why not. With `known`
+ * (the ATT&CK catalog's techniques) each item is named, the field suggests the catalog's
+ * ids by name, and a typed id is named, or said to be unknown to the catalog, before it is
+ * added: an id the catalog lacks is still taken (a newer ATT&CK release may hold it).
  */
 function ListField({
   label,
@@ -77,6 +83,7 @@ function ListField({
   items,
   max,
   parse,
+  known,
   onChange,
 }: {
   label: string;
@@ -84,11 +91,20 @@ function ListField({
   items: string[];
   max?: number;
   parse: (text: string) => { id: string } | { problem: string };
+  known?: TechniqueNames;
   onChange: (items: string[]) => void;
 }) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const problemId = useId();
+  const hintId = useId();
+  const suggestionsId = useId();
+  const catalog = known && known.items.length > 0 ? known : null;
+  const typed = text.trim() === '' ? null : parse(text);
+  const typedId = typed && 'id' in typed ? typed.id : null;
+  const typedTechnique = typedId ? catalog?.byId.get(typedId) : undefined;
+  const hint =
+    !catalog || !typedId ? null : typedTechnique ? `${typedId}: ${techniqueWords(typedTechnique)}` : `${typedId} is not in this install's ATT&CK catalog.`;
   const full = max !== undefined && items.length >= max;
   const add = () => {
     const parsed = parse(text);
@@ -112,6 +128,7 @@ function ListField({
           {items.map((item) => (
             <li key={item} className="chip">
               <span className={noun === 'technique' ? 'mono' : undefined}>{item}</span>
+              {catalog?.byId.get(item) && <span>{` ${catalog.byId.get(item)?.name}`}</span>}
               <button type="button" aria-label={`Remove ${noun} ${item}`} onClick={() => onChange(items.filter((other) => other !== item))}>
                 ×
               </button>
@@ -124,16 +141,35 @@ function ListField({
           type="text"
           aria-label={`Add a ${noun}`}
           aria-invalid={problem !== null}
-          aria-describedby={problem ? problemId : undefined}
+          aria-describedby={problem ? problemId : hint ? hintId : undefined}
+          list={catalog ? suggestionsId : undefined}
           disabled={full}
           value={text}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => {
+            // A refusal speaks of the text that was refused: once it changes, the refusal goes.
+            setProblem(null);
+            setText(event.target.value);
+          }}
           onKeyDown={onKey}
         />
         <button type="button" disabled={full} onClick={add}>
           {`Add ${noun}`}
         </button>
       </div>
+      {catalog && (
+        <datalist id={suggestionsId}>
+          {catalog.items.map((technique) => (
+            <option key={technique.id} value={technique.id}>
+              {technique.name}
+            </option>
+          ))}
+        </datalist>
+      )}
+      {hint && !problem && (
+        <p id={hintId} className="muted" data-testid={`${noun}-hint`}>
+          {hint}
+        </p>
+      )}
       {problem && (
         <p id={problemId} className="error" role="alert">
           {problem}

@@ -4,10 +4,11 @@
  * (`POST /cases/<id>/acknowledge`), change status (`POST /cases/<id>/status`), assign
  * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`), and edit the
  * title, description, severity, tags and ATT&CK techniques (edit.tsx). Each technique links
- * to its page on attack.mitre.org.
+ * to its page on attack.mitre.org, named where the install's ATT&CK catalog knows it.
  */
 import { useState } from 'react';
 import { useAction } from '../action.ts';
+import { techniqueWords, useTechniqueNames } from '../attack.ts';
 import { answer, client } from '../api.ts';
 import type { Case } from '../api-shapes.ts';
 import { caseStatuses } from '../config.ts';
@@ -21,6 +22,7 @@ import { personLabel, useAssignablePeople } from './people.ts';
 export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case; readAt: number; canEdit: boolean; onChanged: () => void }) {
   const me = useMe();
   const people = useAssignablePeople(value.id);
+  const techniques = useTechniqueNames();
   const action = useAction();
   const busy = action.busy;
   const params = { path: { id: value.id } };
@@ -51,11 +53,22 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
       {(value.tags.length > 0 || value.attack_techniques.length > 0) && (
         <p className="muted" data-testid="case-labels">
           {value.tags.map((tag) => `#${tag}`).join(' ')}{' '}
-          {value.attack_techniques.map((technique) => (
-            <a key={technique} className="mono technique" href={techniqueUrl(technique)} target="_blank" rel="noreferrer">
-              {technique}
-            </a>
-          ))}
+          {value.attack_techniques.map((technique) => {
+            const known = techniques.byId.get(technique);
+            return (
+              <a
+                key={technique}
+                className="technique"
+                href={techniqueUrl(technique)}
+                target="_blank"
+                rel="noreferrer"
+                title={known ? techniqueWords(known) : undefined}
+              >
+                <span className="mono">{technique}</span>
+                {known && ` ${known.name}`}
+              </a>
+            );
+          })}
         </p>
       )}
       {editing && (

@@ -3,33 +3,43 @@
  * metrics/series.ts, with the same numbers as a table beneath it for screen readers and
  * for anyone who wants the figures. The canvas is an image to assistive technology, named
  * by the chart's title; the table is the accessible form. Redrawn when the data changes,
- * resized with its box.
+ * resized with its box, and drawn again in a new theme's colours.
  */
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { useTheme } from '../theme.tsx';
 import { type Chart, valueText, weekText } from './series.ts';
 
-/** Series colours from the console's palette (styles.css), told apart by label and shape too, never by colour alone. */
-const COLOURS = ['#0b57a4', '#a4161a', '#1a6b32', '#7a4d00'];
+/** Series colours: design tokens of styles.css (six-digit hex, so an alpha pair can follow), each theme's own; told apart by label and shape too, never by colour alone. */
+const SERIES_TOKENS = ['--accent', '--danger', '--ok', '--warn'];
+
+/** The theme's palette as the canvas needs it: colours, not CSS variables. */
+function palette(): { series: string[]; text: string; grid: string } {
+  const style = getComputedStyle(document.documentElement);
+  const token = (name: string) => style.getPropertyValue(name).trim();
+  return { series: SERIES_TOKENS.map(token), text: token('--fg'), grid: token('--line') };
+}
 const HEIGHT = 220;
 /** Half a week in seconds: the x scale reaches this far past the first and last week, so their bars are whole. */
 const HALF_WEEK = 3.5 * 86_400;
 
 function options(chart: Chart, width: number): uPlot.Options {
+  const colours = palette();
+  const axis = { stroke: colours.text, grid: { stroke: colours.grid }, ticks: { stroke: colours.grid } };
   // Two bar series side by side: the first left of its week's tick, the second right of it.
   const bars = [uPlot.paths.bars?.({ size: [0.35, 40], align: -1 }), uPlot.paths.bars?.({ size: [0.35, 40], align: 1 })];
   return {
     width,
     height: HEIGHT,
     scales: { x: { time: true, range: (_u, min, max) => [min - HALF_WEEK, max + HALF_WEEK] } },
-    axes: [{}, { label: chart.unit, size: 60 }],
+    axes: [axis, { ...axis, label: chart.unit, size: 60 }],
     // The legend names the series; their values are in the table, so it does not follow the pointer.
     legend: { live: false },
     series: [
       { label: 'Week of' },
       ...chart.series.map((series, index) => {
-        const colour = COLOURS[index % COLOURS.length] ?? '#000';
+        const colour = colours.series[index % colours.series.length] ?? colours.text;
         return series.kind === 'bars'
           ? { label: series.label, stroke: colour, fill: `${colour}99`, width: 1, paths: bars[index % 2], points: { show: false } }
           : { label: series.label, stroke: colour, width: 2, dash: index % 2 === 1 ? [6, 4] : undefined, spanGaps: false };
@@ -41,6 +51,8 @@ function options(chart: Chart, width: number): uPlot.Options {
 /** The chart, then its numbers in a table. */
 export function MetricsChart({ chart, testId }: { chart: Chart; testId: string }) {
   const box = useRef<HTMLDivElement>(null);
+  const theme = useTheme();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the colours are read from the document's tokens when the chart is drawn, so a new theme draws it again
   useEffect(() => {
     const element = box.current;
     if (!element) return;
@@ -52,7 +64,7 @@ export function MetricsChart({ chart, testId }: { chart: Chart; testId: string }
       resize.disconnect();
       plot.destroy();
     };
-  }, [chart]);
+  }, [chart, theme]);
   return (
     <figure className="metrics-chart" data-testid={testId}>
       <figcaption>{chart.title}</figcaption>

@@ -1,0 +1,76 @@
+/**
+ * The console's theme (docs/console.md "Look and feel"): light, dark, or the system's
+ * (`prefers-color-scheme`), chosen in the top bar and kept in this browser's storage. The
+ * theme in force is set as `data-theme` on the document element, where styles.css picks its
+ * design tokens; the code editor, the step graph and the charts, which draw their own
+ * colours, read it with `useTheme`.
+ */
+import { createContext, type ReactNode, useContext, useEffect, useLayoutEffect, useState } from 'react';
+import { type Theme, type ThemeChoice, themeOf } from './theme-choice.ts';
+
+const STORAGE_KEY = 'svc-console-theme';
+const DARK_QUERY = '(prefers-color-scheme: dark)';
+const CHOICES: Record<ThemeChoice, string> = { system: 'As the system', light: 'Light', dark: 'Dark' };
+
+/** The stored choice; `system` when none is stored, storage is refused, or the value is not a choice. */
+function storedChoice(): ThemeChoice {
+  try {
+    const value = window.localStorage.getItem(STORAGE_KEY);
+    return value === 'light' || value === 'dark' ? value : 'system';
+  } catch {
+    return 'system';
+  }
+}
+
+function store(choice: ThemeChoice): void {
+  try {
+    if (choice === 'system') window.localStorage.removeItem(STORAGE_KEY);
+    else window.localStorage.setItem(STORAGE_KEY, choice);
+  } catch {
+    // Storage refused (a private window): the choice lasts as long as the tab.
+  }
+}
+
+type ThemeState = { theme: Theme; choice: ThemeChoice; choose: (choice: ThemeChoice) => void };
+const ThemeContext = createContext<ThemeState>({ theme: 'light', choice: 'system', choose: () => undefined });
+
+export function ThemeProvider({ children }: { children: ReactNode }) {
+  const [choice, setChoice] = useState<ThemeChoice>(storedChoice);
+  const [prefersDark, setPrefersDark] = useState(() => window.matchMedia(DARK_QUERY).matches);
+  useEffect(() => {
+    const query = window.matchMedia(DARK_QUERY);
+    const changed = (event: MediaQueryListEvent) => setPrefersDark(event.matches);
+    query.addEventListener('change', changed);
+    return () => query.removeEventListener('change', changed);
+  }, []);
+  const theme = themeOf(choice, prefersDark);
+  // Before paint, so a page never shows one frame in the other theme's colours.
+  useLayoutEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+  const choose = (next: ThemeChoice) => {
+    store(next);
+    setChoice(next);
+  };
+  return <ThemeContext.Provider value={{ theme, choice, choose }}>{children}</ThemeContext.Provider>;
+}
+
+/** The theme in force. */
+export const useTheme = (): Theme => useContext(ThemeContext).theme;
+
+/** The top bar's choice of theme. */
+export function ThemePicker() {
+  const { choice, choose } = useContext(ThemeContext);
+  return (
+    <label className="theme-picker">
+      Theme
+      <select value={choice} onChange={(event) => choose(event.target.value as ThemeChoice)}>
+        {(Object.keys(CHOICES) as ThemeChoice[]).map((value) => (
+          <option key={value} value={value}>
+            {CHOICES[value]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
