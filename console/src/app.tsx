@@ -11,28 +11,29 @@ import { publicPrefix } from './config.ts';
 import { LiveProvider, useLiveStatus } from './live.tsx';
 import { MeProvider, useMe } from './me.tsx';
 import { AlertsPage } from './pages/alerts.tsx';
-import { ApprovalsPage } from './pages/approvals.tsx';
 import { CaseListPage } from './pages/case-list.tsx';
-import { EffectsPage } from './pages/effects.tsx';
-import { NotificationsPage } from './pages/notifications.tsx';
-import { RunPage } from './pages/run.tsx';
-import { RunsPage } from './pages/runs.tsx';
-import { ConnectionsPage } from './pages/settings-connections.tsx';
-import { PacksPage } from './pages/settings-packs.tsx';
-import { AiSettingsPage } from './pages/settings-ai.tsx';
-import { AuditPage } from './pages/settings-audit.tsx';
-import { PolicyPage } from './pages/settings-policy.tsx';
-import { RetentionPage } from './pages/settings-retention.tsx';
-import { WebhookSourcesPage } from './pages/settings-webhook-sources.tsx';
-import { CustomActionsPage } from './pages/settings-custom-actions.tsx';
 import { useResource } from './resource.ts';
 import { type ConsolePath, consolePaths } from './routes.ts';
 import { ShortcutProvider, useShortcut } from './shortcuts.tsx';
 import { Loading } from './ui.tsx';
 import { ThemePicker, ThemeProvider } from './theme.tsx';
 
-// Split off: the graph library, the code editor, the chart library and the case page's panels load when first opened, so the
-// lists an analyst lands on parse and render sooner (bench/console-case-list.ts).
+// Split off: every page but the two an analyst lands on (the alert inbox and the case list), with the graph library, the code
+// editor, the chart library and the case page's panels, loads when first opened, so those two parse and render sooner
+// (bench/console-case-list.ts).
+const EffectsPage = lazy(() => import('./pages/effects.tsx').then((module) => ({ default: module.EffectsPage })));
+const ApprovalsPage = lazy(() => import('./pages/approvals.tsx').then((module) => ({ default: module.ApprovalsPage })));
+const NotificationsPage = lazy(() => import('./pages/notifications.tsx').then((module) => ({ default: module.NotificationsPage })));
+const RunPage = lazy(() => import('./pages/run.tsx').then((module) => ({ default: module.RunPage })));
+const RunsPage = lazy(() => import('./pages/runs.tsx').then((module) => ({ default: module.RunsPage })));
+const ConnectionsPage = lazy(() => import('./pages/settings-connections.tsx').then((module) => ({ default: module.ConnectionsPage })));
+const PacksPage = lazy(() => import('./pages/settings-packs.tsx').then((module) => ({ default: module.PacksPage })));
+const AiSettingsPage = lazy(() => import('./pages/settings-ai.tsx').then((module) => ({ default: module.AiSettingsPage })));
+const AuditPage = lazy(() => import('./pages/settings-audit.tsx').then((module) => ({ default: module.AuditPage })));
+const PolicyPage = lazy(() => import('./pages/settings-policy.tsx').then((module) => ({ default: module.PolicyPage })));
+const RetentionPage = lazy(() => import('./pages/settings-retention.tsx').then((module) => ({ default: module.RetentionPage })));
+const WebhookSourcesPage = lazy(() => import('./pages/settings-webhook-sources.tsx').then((module) => ({ default: module.WebhookSourcesPage })));
+const CustomActionsPage = lazy(() => import('./pages/settings-custom-actions.tsx').then((module) => ({ default: module.CustomActionsPage })));
 const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
 const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
 const RunbookEditorPage = lazy(() => import('./pages/runbook-editor.tsx').then((module) => ({ default: module.RunbookEditorPage })));

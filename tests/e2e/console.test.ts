@@ -865,4 +865,75 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ada.getByLabel('Theme').selectOption('system');
     expect(await themeOf(ada)).toBe('light');
   });
+
+  it('walks the pages as a viewer and an analyst: what their role may not do has no control, and a page it may not read answers in words', async () => {
+    const valGateway = await gatewayAs(await ensureDevIdentity(dataDir), svc.url, 'val@example.com', 'viewer');
+    gateways.push(valGateway);
+    const valContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(valContext);
+    const val = await valContext.newPage();
+    const valUrl = `${valGateway.url}/svc`;
+    const buttons = (page: Page, name: string | RegExp) => page.getByRole('button', { name, exact: typeof name === 'string' }).count();
+
+    // A run waiting at its gate, started by Ana.
+    const started = await fetch(`${gateways[0]?.url}/cases/${caseId}/runbooks/contain-after-review/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(started.status, await started.clone().text()).toBe(202);
+    const gated = ((await started.json()) as { id: string }).id;
+    await expect
+      .poll(async () => ((await (await fetch(`${gateways[0]?.url}/runs/${gated}`)).json()) as { status: string }).status, { timeout: 30_000 })
+      .toBe('waiting_approval');
+
+    // The case: Ana works it; Val reads it, with no control to change it.
+    const caseControls = ['Edit', 'Assign to me', 'Post comment', 'Add task', 'Run on this case', 'Triage again', 'Ask AI to triage', 'Pin', 'Upload', 'Add'];
+    await ana.goto(`${anaUrl}/cases/${caseId}`);
+    await ana.getByRole('button', { name: 'Post comment' }).waitFor({ timeout: 15_000 });
+    expect(await buttons(ana, 'Run on this case')).toBe(1);
+    await val.goto(`${valUrl}/cases/${caseId}`);
+    await val.getByRole('heading', { name: 'Comments' }).waitFor({ timeout: 15_000 });
+    await val.getByRole('heading', { name: 'Runs' }).waitFor({ timeout: 15_000 });
+    for (const name of caseControls) expect(await buttons(val, name), `a viewer's ${name} button`).toBe(0);
+    expect(await buttons(val, /^Unlink/)).toBe(0);
+    await expectAccessible(val, 'case page as a viewer');
+
+    // The gate: an approver decides it; an analyst may cancel the run; a viewer does neither.
+    await abe.goto(`${abeUrl}/runs/${gated}`);
+    await abe.getByRole('button', { name: 'Approve contain' }).waitFor({ timeout: 15_000 });
+    await ana.goto(`${anaUrl}/runs/${gated}`);
+    await ana.getByRole('button', { name: 'Cancel run' }).waitFor({ timeout: 15_000 });
+    expect(await buttons(ana, /^(Approve|Deny) /)).toBe(0);
+    expect(await ana.getByText('An approver decides this gate.').count()).toBe(1);
+    await val.goto(`${valUrl}/runs/${gated}`);
+    await val.getByText('An approver decides this gate.').waitFor({ timeout: 15_000 });
+    expect(await buttons(val, /^(Approve|Deny) /)).toBe(0);
+    expect(await buttons(val, 'Cancel run')).toBe(0);
+    await expectAccessible(val, 'run page as a viewer');
+    await val.goto(`${valUrl}/approvals`);
+    await val.getByTestId('approval').filter({ hasText: 'contain-after-review' }).first().waitFor({ timeout: 15_000 });
+    expect(await buttons(val, /^(Approve|Deny) /)).toBe(0);
+    await expectAccessible(val, 'approvals as a viewer');
+
+    // Runbooks: no way to author one below an administrator.
+    await val.goto(`${valUrl}/runbooks`);
+    await val.getByRole('link', { name: 'Contain after review' }).waitFor({ timeout: 15_000 });
+    expect(await val.getByRole('link', { name: 'New runbook' }).count()).toBe(0);
+    await val.goto(`${valUrl}/runbooks/contain-after-review`);
+    await val.getByRole('heading', { name: 'Contain after review' }).waitFor({ timeout: 15_000 });
+    expect(await val.getByRole('link', { name: 'Edit', exact: true }).count()).toBe(0);
+
+    // Every settings page, forced by its URL: the API's refusal in words, and no settings link.
+    expect(await val.getByRole('link', { name: 'Settings' }).count()).toBe(0);
+    for (const page of ['connections', 'packs', 'policy', 'webhook-sources', 'custom-actions', 'audit', 'retention', 'ai']) {
+      await val.goto(`${valUrl}/settings/${page}`);
+      await expect
+        .poll(() => val.getByRole('alert').first().textContent(), { timeout: 15_000 })
+        .toMatch(/^permission (manage_connections|manage_runbooks|admin) required/);
+    }
+    await expectAccessible(val, 'a settings page refused to a viewer');
+
+    await fetch(`${gateways[0]?.url}/runs/${gated}/cancel`, { method: 'POST' });
+  });
 });

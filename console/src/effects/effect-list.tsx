@@ -15,6 +15,7 @@ import { duration } from '../format.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, ListPager, Loading, useNow, Confirm } from '../ui.tsx';
+import { mayApprove } from '../role-matrix.ts';
 
 /** What the list is narrowed to: each as `GET /effects` takes it (`status` comma-separated). */
 export type EffectFilters = Pick<EffectQuery, 'status' | 'target_type' | 'target' | 'case_id' | 'run_id'>;
@@ -50,9 +51,7 @@ export function EffectList({ filters, offset = 0, onPage = null }: { filters: Ef
     [filters.status, filters.target_type, filters.target, filters.case_id, filters.run_id, offset],
     (frame) => frame.type === 'effect.updated',
   );
-  const role = useMe().role;
-  // The default role matrix: releasing needs approve_runbooks. The API decides either way.
-  const canRelease = role === 'approver' || role === 'admin';
+  const canRelease = mayApprove(useMe().role);
   if (!list.data) return list.error ? <ErrorNote error={list.error} /> : <Loading what="effects" />;
   return (
     <>

@@ -13,6 +13,7 @@ import { Link, useSearchParams } from 'react-router';
 import { answer, client } from '../api.ts';
 import type { Case, CasePage } from '../api-shapes.ts';
 import { caseStatuses, caseSeverities } from '../config.ts';
+import { startFirstRead, takeFirstRead } from '../first-reads.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
@@ -37,6 +38,18 @@ const filtersOf = (params: URLSearchParams): Filters => ({
 });
 
 const paramsOf = (filters: Filters): URLSearchParams => new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+
+/** The first page of the cases matching `filters`, with their total. */
+const readFirstPage = async (filters: Filters): Promise<CasePage> =>
+  answer(await client.GET('/cases', { params: { query: { ...filters, include_total: 'true', limit: PAGE_SIZE, offset: 0 } } }));
+
+const firstPageKey = (filters: Filters): string => `cases?${paramsOf(filters).toString()}`;
+
+/** Starts the first page of the list that `search` (a URL's query) names, before the console renders (first-reads.ts). */
+export function startFirstCasePage(search: string): void {
+  const filters = filtersOf(new URLSearchParams(search));
+  startFirstRead(firstPageKey(filters), () => readFirstPage(filters));
+}
 
 /** `held` with the rows of `page` that it does not already hold appended. */
 function appendRows(held: CaseSummary[], page: CaseSummary[]): CaseSummary[] {
@@ -125,7 +138,7 @@ type Loaded = { first: CasePage | null; rows: CaseSummary[]; hasMore: boolean; l
  */
 function useCasePages(filters: Filters) {
   const first = useResource(
-    async () => answer(await client.GET('/cases', { params: { query: { ...filters, include_total: 'true', limit: PAGE_SIZE, offset: 0 } } })),
+    () => takeFirstRead(firstPageKey(filters), () => readFirstPage(filters)),
     [filters.status, filters.severity, filters.owner, filters.search],
     (frame) => frame.type === 'case.updated',
   );

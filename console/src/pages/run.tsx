@@ -1,6 +1,6 @@
 /**
  * The run page (route `/runs/<id>`, the `href` of an approval): status, the approval
- * gates with approve and deny, the steps, the containment effects the run caused, an AI
+ * gates with approve and deny (for the roles that may decide them, role-matrix.ts), the steps, the containment effects the run caused, an AI
  * explanation on request, and the hash-chained action log with its chain badge (`GET
  * /runs/<id>`: `chain {valid, rows, first_broken_index}` checked by the server). Live: read again on the run's `run.updated` and `approval.updated` frames, so a
  * run is watched to its end without reloading.
@@ -14,6 +14,8 @@ import { EffectsPanel } from '../effects/effect-list.tsx';
 import { GateDecision } from '../gate-decision.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
+import { mayApprove, mayWork } from '../role-matrix.ts';
+import { useMe } from '../me.tsx';
 
 export function ChainBadge({ chain }: { chain: RunDetail['chain'] }) {
   return chain.valid ? (
@@ -28,6 +30,7 @@ const terminal = ['succeeded', 'failed', 'cancelled', 'denied', 'expired'];
 export function RunPage() {
   const { id = '' } = useParams();
   const cancel = useAction();
+  const me = useMe();
   const run = useResource(
     async () => answer(await client.GET('/runs/{id}', { params: { path: { id } } })),
     [id],
@@ -54,7 +57,7 @@ export function RunPage() {
           Queued <Ago at={value.queued_at} />
         </span>
         {value.case_id && <Link to={`/cases/${value.case_id}`}>Open the case</Link>}
-        {!terminal.includes(value.status) && (
+        {!terminal.includes(value.status) && mayWork(me.role) && (
           <button
             type="button"
             disabled={cancel.busy}
@@ -75,7 +78,11 @@ export function RunPage() {
                 Step <strong>{gate.step_id}</strong>: {gate.reason}
                 {gate.message ? ` — ${gate.message}` : ''} (roles: {gate.roles.join(', ') || 'any approver'}; expires <Ago at={gate.expires_at} />)
               </p>
-              <GateDecision runId={value.id} stepId={gate.step_id} onDecided={run.reload} />
+              {mayApprove(me.role) ? (
+                <GateDecision runId={value.id} stepId={gate.step_id} onDecided={run.reload} />
+              ) : (
+                <p className="muted">An approver decides this gate.</p>
+              )}
             </div>
           ))}
         </section>
