@@ -4,12 +4,15 @@
  * presence and type only (never a secret's value), errors are counts by class, and two
  * captures of an unchanged service differ only in `generatedAt`.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../runtime/schema-migrations.ts';
 import { SETTINGS } from '../../runtime/diagnostics.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
+import { repoRoot } from '../support/fixtures.ts';
 import { manualClock } from '../support/clock.ts';
 
 const CANARY_TOKEN = 'canary-metrics-3e8f1a2b7c';
@@ -52,6 +55,15 @@ describe.each(e2eEngines)('diagnostics on $name', ({ server }) => {
     for (const setting of Object.values(body.configShape) as Record<string, unknown>[]) expect(Object.keys(setting).sort()).toEqual(['present', 'type']);
     for (const secret of [CANARY_TOKEN, CANARY_BOOTSTRAP, svc.env.SVC_SECRET_KEY, svc.env.DATABASE_URL].filter(Boolean)) expect(text).not.toContain(secret);
     expect(body.errors).toEqual([]);
+  });
+
+  it('lists every setting runtime/config.ts reads, so none goes unreported', () => {
+    const code = readFileSync(join(repoRoot, 'runtime/config.ts'), 'utf8')
+      .split('\n')
+      .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
+      .join('\n');
+    const read = [...new Set(code.match(/\bSVC_[A-Z0-9_]*[A-Z0-9]\b/g) ?? [])];
+    expect(read.filter((name) => !(name in SETTINGS))).toEqual([]);
   });
 
   it('gives the same document twice but for generatedAt', async () => {
