@@ -8,8 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { type AttackCatalog, AttackCatalogError, catalogFromStix } from '../../domain/attack/catalog.ts';
 
-/** Where technique names come from: `configured` false when no catalog is set, and `load` then answers null. */
-export type AttackCatalogSource = { readonly configured: boolean; load(): Promise<AttackCatalog | null> };
+/** Where technique names come from: `load` answers null when no catalog is set. */
+export type AttackCatalogSource = { load(): Promise<AttackCatalog | null> };
 
 /** The bundle at `path` as a catalog; throws `AttackCatalogError` (the reason in words) when it cannot be read or is not ATT&CK. */
 async function readCatalog(path: string): Promise<AttackCatalog> {
@@ -30,10 +30,9 @@ async function readCatalog(path: string): Promise<AttackCatalog> {
 
 /** The catalog at `path`, or none when `path` is null. */
 export function attackCatalogFile(path: string | null): AttackCatalogSource {
-  if (path === null) return { configured: false, load: async () => null };
+  if (path === null) return { load: async () => null };
   let loading: Promise<AttackCatalog> | null = null;
   return {
-    configured: true,
     load() {
       if (!loading) {
         const attempt = readCatalog(path);

@@ -36,8 +36,6 @@ export const attackTechniquesSchema = v.strictObject({
 /** What the technique catalog route reads of the service (adapters/http/deps.ts). */
 export type AttackRouteDeps = Pick<HttpDeps, 'attackCatalog' | 'permissions'>;
 
-const byId = new Intl.Collator('en', { numeric: true });
-
 export function attackRoutes(deps: AttackRouteDeps) {
   return new Hono<AppEnv>().get(
     '/attack/techniques',
@@ -61,7 +59,7 @@ export function attackRoutes(deps: AttackRouteDeps) {
         throw error;
       }
       if (!catalog) return c.json({ catalog: null, items: [] } satisfies v.InferOutput<typeof attackTechniquesSchema>);
-      const items = [...catalog.techniques.values()].sort((a, b) => byId.compare(a.id, b.id));
+      const items = [...catalog.techniques.values()];
       return c.json({
         catalog: { name: catalog.name, version: catalog.version, techniques: items.length },
         items,

@@ -25,6 +25,7 @@ import type { HttpDeps } from './deps.ts';
 import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from '../shared/shapes.ts';
 import { requireJson, validate } from './validation.ts';
 import { listPageAnswer, listPageSchema } from './list-page.ts';
+import { TECHNIQUE_ID } from '../../domain/attack/catalog.ts';
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
 
@@ -63,7 +64,7 @@ const caseAnswer = (description: string) => ({ 200: jsonAnswer(caseSchema, descr
 
 /** ATT&CK technique ids (SPEC.md "Case"): `T<digits>` or `T<digits>.<digits>`, upper-cased, de-duplicated, at most 50. */
 const attackTechniques = v.pipe(
-  v.array(v.pipe(v.string(), v.trim(), v.toUpperCase(), v.regex(/^T\d+(\.\d+)?$/, 'must be a technique id like T1059 or T1059.001'))),
+  v.array(v.pipe(v.string(), v.trim(), v.toUpperCase(), v.regex(TECHNIQUE_ID, 'must be a technique id like T1059 or T1059.001'))),
   v.transform((ids) => [...new Set(ids)]),
   v.maxLength(50, 'at most 50 techniques'),
 );

@@ -69,3 +69,12 @@ export function errorProblems(body: unknown): ValidationProblem[] {
       : [],
   );
 }
+
+/**
+ * The problems of a validation failure that lie in one field of the request body, each
+ * `loc` made a path into that field's value: `['body', 'spec', 'http', 'path']` under
+ * `spec` is `['http', 'path']`. An editor places them in the text it sent as that field.
+ */
+export function problemsIn(problems: readonly ValidationProblem[], field: string): ValidationProblem[] {
+  return problems.filter((problem) => problem.loc[0] === 'body' && problem.loc[1] === field).map((problem) => ({ ...problem, loc: problem.loc.slice(2) }));
+}

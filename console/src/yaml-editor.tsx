@@ -3,7 +3,7 @@
  * highlighting, line numbers and the server's validation problems drawn at their lines (a gutter mark and an underline,
  * `@codemirror/lint`). The text is the parent's: `value` in, each keystroke out through
  * `onChange`; a `value` that differs from the editor's (an edit made on the canvas, a draft
- * picked) replaces it. `problems` are `{from, to, message}` character ranges (yaml-loc.ts `locRange`).
+ * picked) replaces it. `problems` are `{from, to, msg}` character ranges (yaml-loc.ts `locRange`).
  */
 import { yaml } from '@codemirror/lang-yaml';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
@@ -14,7 +14,8 @@ import { tags } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'react';
 
-export type Problem = { from: number; to: number; message: string };
+/** A problem to mark: its character range and the server's words (yaml-loc.ts `PlacedProblem` is one). */
+export type Problem = { from: number; to: number; msg: string };
 
 /**
  * YAML's colours from the design tokens (styles.css `--code-*`), so the text keeps its
@@ -41,7 +42,7 @@ export function YamlEditor({
 }: {
   value: string;
   onChange: (text: string) => void;
-  problems: Problem[];
+  problems: readonly Problem[];
   readOnly?: boolean;
   label: string;
 }) {
@@ -92,7 +93,7 @@ export function YamlEditor({
       from: Math.min(problem.from, length),
       to: Math.min(Math.max(problem.to, problem.from), length),
       severity: 'error',
-      message: problem.message,
+      message: problem.msg,
     }));
     current.dispatch(setDiagnostics(current.state, diagnostics));
   }, [problems]);

@@ -17,7 +17,7 @@ import * as v from 'valibot';
 /** One technique: `T1059.001`, `PowerShell`, `['execution']`. */
 export type AttackTechnique = { id: string; name: string; tactics: string[]; deprecated: boolean };
 
-/** A catalog: its name and version as the bundle states them (null when it does not), and its techniques by id. */
+/** A catalog: its name and version as the bundle states them (null when it does not), and its techniques by id, in id order. */
 export type AttackCatalog = { name: string | null; version: string | null; techniques: ReadonlyMap<string, AttackTechnique> };
 
 /** A bundle that is not STIX ATT&CK data, with the reason in words. */
@@ -25,8 +25,11 @@ export class AttackCatalogError extends Error {
   override readonly name = 'AttackCatalogError';
 }
 
-/** A technique id as the service stores it (adapters/http/cases.routes.ts). */
-const TECHNIQUE_ID = /^T\d+(\.\d+)?$/;
+/** An ATT&CK technique id as a case stores it (SPEC.md "Case"): `T<digits>` or `T<digits>.<digits>`. */
+export const TECHNIQUE_ID = /^T\d+(\.\d+)?$/;
+
+/** Technique ids in ATT&CK's order: `T1059` before `T1059.001` before `T1071`. */
+const byId = new Intl.Collator('en', { numeric: true });
 
 const bundleSchema = v.object({ type: v.literal('bundle'), objects: v.array(v.unknown()) });
 
@@ -89,5 +92,5 @@ export function catalogFromStix(bundle: unknown): AttackCatalog {
     if (!known || (known.deprecated && !technique.deprecated)) techniques.set(id, technique);
   }
   if (techniques.size === 0) throw new AttackCatalogError('the bundle holds no ATT&CK technique (no attack-pattern with a mitre-attack technique id)');
-  return { name, version, techniques };
+  return { name, version, techniques: new Map([...techniques].sort(([a], [b]) => byId.compare(a, b))) };
 }

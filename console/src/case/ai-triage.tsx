@@ -30,10 +30,14 @@ const VERDICT_WORDS: Record<Verdict, string> = {
 /** What an evidence reference names on this case: an alert, an observable, the case itself, or nothing known. */
 type RefTarget = { kind: 'alert'; id: string; label: string } | { kind: 'observable'; label: string } | { kind: 'case' } | null;
 
-/** The case's alerts and observables by id, to name what a reference points at. */
-function useRefTargets(caseId: string) {
+/**
+ * The case's alerts and observables by id, to name what a reference points at; read only
+ * while a verdict cites evidence (`wanted`), so a case without one costs no extra reads.
+ */
+function useRefTargets(caseId: string, wanted: boolean) {
   return useResource(
     async () => {
+      if (!wanted) return new Map<string, RefTarget>();
       const params = { path: { id: caseId } };
       const [alerts, observables] = await Promise.all([client.GET('/cases/{id}/alerts', { params }), client.GET('/cases/{id}/observables', { params })]);
       const targets = new Map<string, RefTarget>();
@@ -41,7 +45,7 @@ function useRefTargets(caseId: string) {
       for (const observable of answer(observables).items) targets.set(observable.id, { kind: 'observable', label: `${observable.type} ${observable.value}` });
       return targets;
     },
-    [caseId],
+    [caseId, wanted],
     aboutCase(caseId),
   );
 }
@@ -56,7 +60,7 @@ function EvidenceRef({ reference, target }: { reference: string; target: RefTarg
 export function AiTriagePanel({ caseId, caseKey, canEdit }: { caseId: string; caseKey: string | null; canEdit: boolean }) {
   const status = useResource(async () => answer(await client.GET('/settings/ai/status')), []);
   const triage = useResource(async () => answer(await client.GET('/cases/{id}/ai-triage', { params: { path: { id: caseId } } })), [caseId], aboutCase(caseId));
-  const targets = useRefTargets(caseId);
+  const targets = useRefTargets(caseId, (triage.data?.evidence_refs.length ?? 0) > 0);
   const [note, setNote] = useState('');
   const ask = useAction();
   const request = (event: FormEvent) => {

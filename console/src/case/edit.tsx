@@ -125,15 +125,18 @@ function ListField({
         <p className="muted">{`No ${noun}s.`}</p>
       ) : (
         <ul className="chips">
-          {items.map((item) => (
-            <li key={item} className="chip">
-              <span className={noun === 'technique' ? 'mono' : undefined}>{item}</span>
-              {catalog?.byId.get(item) && <span>{` ${catalog.byId.get(item)?.name}`}</span>}
-              <button type="button" aria-label={`Remove ${noun} ${item}`} onClick={() => onChange(items.filter((other) => other !== item))}>
-                ×
-              </button>
-            </li>
-          ))}
+          {items.map((item) => {
+            const name = catalog?.byId.get(item)?.name;
+            return (
+              <li key={item} className="chip">
+                <span className={noun === 'technique' ? 'mono' : undefined}>{item}</span>
+                {name && <span>{` ${name}`}</span>}
+                <button type="button" aria-label={`Remove ${noun} ${item}`} onClick={() => onChange(items.filter((other) => other !== item))}>
+                  ×
+                </button>
+              </li>
+            );
+          })}
         </ul>
       )}
       <div className="row">

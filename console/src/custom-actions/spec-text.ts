@@ -88,12 +88,6 @@ export function readSpec(text: string): SpecDraft {
  */
 export const isArbitrary = (spec: Record<string, unknown>): boolean => spec.risk === 'arbitrary' || spec.effect_type === 'arbitrary';
 
-/** A save's validation problem `loc` as a path into the spec: the API's starts at the body (`body`, `spec`). */
-export function specLoc(loc: readonly (string | number)[]): (string | number)[] {
-  const rest = loc[0] === 'body' ? loc.slice(1) : [...loc];
-  return rest[0] === 'spec' ? rest.slice(1) : rest;
-}
-
 /** What a new custom action starts from: a read over HTTP, valid as it stands, for the author to change. */
 export const NEW_SPEC_TEXT = `name: custom.vendor.host_lookup
 title: Look up a host at the vendor

@@ -13,9 +13,10 @@ import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useAction } from '../action.ts';
 import { ApiError, answer, client } from '../api.ts';
+import { problemsIn } from '../errors.ts';
 import type { paths } from '../api-types.ts';
 import { OpenApiImport, type PickedDraft } from '../custom-actions/openapi-import.tsx';
-import { isArbitrary, NEW_SPEC_TEXT, readSpec, specLoc, specText } from '../custom-actions/spec-text.ts';
+import { isArbitrary, NEW_SPEC_TEXT, readSpec, specText } from '../custom-actions/spec-text.ts';
 import { CustomActionVersions } from '../custom-actions/versions.tsx';
 import { ProblemList } from '../problem-list.tsx';
 import { useResource } from '../resource.ts';
@@ -64,14 +65,7 @@ function Editor({ stored, onSaved }: { stored: CustomAction | null; onSaved: () 
   const saved = savedText === text;
   // A refusal speaks of the text that was sent: once the author edits it, it is no longer shown at a line.
   const refusal = save.error instanceof ApiError && attempted === text ? save.error : null;
-  const problems = useMemo(() => {
-    const ofSpec = (refusal?.problems ?? []).filter((problem) => problem.loc[0] === 'body' && problem.loc[1] === 'spec');
-    return placed(
-      text,
-      ofSpec.map((problem) => ({ ...problem, loc: specLoc(problem.loc) })),
-    );
-  }, [text, refusal]);
-  const marks = useMemo(() => problems.map((problem) => ({ from: problem.from, to: problem.to, message: problem.msg })), [problems]);
+  const problems = useMemo(() => placed(text, problemsIn(refusal?.problems ?? [], 'spec')), [text, refusal]);
 
   const pick = (chosen: PickedDraft) => {
     setPicked(chosen);
@@ -129,7 +123,7 @@ function Editor({ stored, onSaved }: { stored: CustomAction | null; onSaved: () 
         )}
         {!draft.ok && <p className="error">{`Not a spec yet: ${draft.msg}`}</p>}
         {save.error && problems.length === 0 && <ErrorNote error={save.error} />}
-        <YamlEditor value={text} onChange={setText} problems={marks} label="Custom action spec (YAML)" />
+        <YamlEditor value={text} onChange={setText} problems={problems} label="Custom action spec (YAML)" />
         <div aria-live="polite" data-testid="spec-problems">
           <ProblemList problems={problems} />
         </div>

@@ -12,6 +12,7 @@ import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useAction } from '../action.ts';
 import { ApiError, answer, client } from '../api.ts';
+import { problemsIn } from '../errors.ts';
 import type { RunDetail, Runbook } from '../api-shapes.ts';
 import { useResource } from '../resource.ts';
 import { RunGraph, type StepStates } from '../run-graph.tsx';
@@ -63,14 +64,9 @@ function Editor({ stored }: { stored: Runbook | null }) {
   const saveProblems = save.error instanceof ApiError && attempted === text ? save.error.problems : null;
   // The save's refusal of the YAML, placed like the validation's: its loc is below the body's `yaml_text`.
   const problems = useMemo(() => {
-    const ofYaml = (saveProblems ?? []).filter((problem) => problem.loc[0] === 'body' && problem.loc[1] === 'yaml_text');
-    const fromSave = placed(
-      text,
-      ofYaml.map((problem) => ({ ...problem, loc: problem.loc.slice(2) })),
-    );
+    const fromSave = placed(text, problemsIn(saveProblems ?? [], 'yaml_text'));
     return validation.checkedText === text ? [...validation.problems, ...fromSave] : fromSave;
   }, [text, saveProblems, validation]);
-  const marks = useMemo(() => problems.map((problem) => ({ from: problem.from, to: problem.to, message: problem.msg })), [problems]);
   const versionRefused = save.error instanceof ApiError && save.error.code !== null && VERSION_CODES.has(save.error.code);
   const states = useMemo<StepStates | undefined>(() => (trial ? Object.fromEntries(trial.steps.map((step) => [step.id, step.status])) : undefined), [trial]);
 
@@ -134,7 +130,7 @@ function Editor({ stored }: { stored: Runbook | null }) {
       <div className="editor-grid">
         <section aria-labelledby="yaml-title">
           <h2 id="yaml-title">YAML</h2>
-          <YamlEditor value={text} onChange={setText} problems={marks} readOnly={readOnly} label="Runbook YAML" />
+          <YamlEditor value={text} onChange={setText} problems={problems} readOnly={readOnly} label="Runbook YAML" />
           <div aria-live="polite" data-testid="validation">
             {validation.checking && <p className="muted">Checking…</p>}
             <ErrorNote error={validation.error} />

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { isArbitrary, NEW_SPEC_TEXT, readSpec, specLoc, specText } from '../../../console/src/custom-actions/spec-text.ts';
+import { isArbitrary, NEW_SPEC_TEXT, readSpec, specText } from '../../../console/src/custom-actions/spec-text.ts';
 import { customActionSpecSchema } from '../../../domain/custom-actions/spec.ts';
 import { specProblems } from '../../../domain/custom-actions/templates.ts';
 
@@ -47,11 +47,5 @@ describe("the custom action editor's spec text", () => {
     expect(isArbitrary({ risk: 'arbitrary', effect_type: 'enrich' })).toBe(true);
     expect(isArbitrary({ risk: 'read', effect_type: 'arbitrary' })).toBe(true);
     expect(isArbitrary({ risk: 'write', effect_type: 'ticket' })).toBe(false);
-  });
-
-  it("reads a save's refused field as a path into the spec", () => {
-    expect(specLoc(['body', 'spec', 'http', 'path'])).toEqual(['http', 'path']);
-    expect(specLoc(['spec', 'timeout_s'])).toEqual(['timeout_s']);
-    expect(specLoc(['body', 'acknowledge_danger'])).toEqual(['acknowledge_danger']);
   });
 });

@@ -1,6 +1,6 @@
 /** API error answers in words (console/src/errors.ts, SPEC.md "Errors"). */
 import { describe, expect, it } from 'vitest';
-import { errorCode, errorMessage, errorProblems } from '../../../console/src/errors.ts';
+import { errorCode, errorMessage, errorProblems, problemsIn } from '../../../console/src/errors.ts';
 
 describe('an error answer in words', () => {
   it("uses the service's own detail text", () => {
@@ -38,5 +38,19 @@ describe('an error answer in words', () => {
     expect(errorMessage(504, '<html>gateway</html>')).toBe('The service failed to answer. Try again.');
     expect(errorMessage(418, {})).toBe('The request failed (HTTP 418).');
     expect(errorCode(null)).toBeNull();
+  });
+
+  it("reads the problems of one body field as paths into that field's value, and leaves the others", () => {
+    const problems = [
+      { loc: ['body', 'spec', 'http', 'path'], msg: 'a path' },
+      { loc: ['body', 'spec', 'timeout_s'], msg: 'too long' },
+      { loc: ['body', 'acknowledge_danger'], msg: 'required' },
+      { loc: ['query', 'spec'], msg: 'not here' },
+    ];
+    expect(problemsIn(problems, 'spec')).toEqual([
+      { loc: ['http', 'path'], msg: 'a path' },
+      { loc: ['timeout_s'], msg: 'too long' },
+    ]);
+    expect(problemsIn(problems, 'yaml_text')).toEqual([]);
   });
 });
