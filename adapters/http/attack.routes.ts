@@ -18,20 +18,23 @@ import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
 import { errorBodySchema, jsonAnswer } from './openapi.ts';
 
-export const attackTechniquesSchema = v.strictObject({
-  /** The catalog as its bundle names it (`Enterprise ATT&CK`, `17.1`), with how many techniques it holds; null without one. */
-  catalog: v.nullable(v.strictObject({ name: v.nullable(v.string()), version: v.nullable(v.string()), techniques: v.number() })),
-  items: v.array(
-    v.strictObject({
-      id: v.string(),
-      name: v.string(),
-      /** The tactics' short names (`privilege-escalation`), as ATT&CK writes them. */
-      tactics: v.array(v.string()),
-      /** Deprecated in the catalog: an old case may still carry it. */
-      deprecated: v.boolean(),
-    }),
-  ),
-});
+export const attackTechniquesSchema = v.pipe(
+  v.strictObject({
+    /** The catalog as its bundle names it (`Enterprise ATT&CK`, `17.1`), with how many techniques it holds; null without one. */
+    catalog: v.nullable(v.strictObject({ name: v.nullable(v.string()), version: v.nullable(v.string()), techniques: v.number() })),
+    items: v.array(
+      v.strictObject({
+        id: v.string(),
+        name: v.string(),
+        /** The tactics' short names (`privilege-escalation`), as ATT&CK writes them. */
+        tactics: v.array(v.string()),
+        /** Deprecated in the catalog: an old case may still carry it. */
+        deprecated: v.boolean(),
+      }),
+    ),
+  }),
+  v.metadata({ ref: 'AttackTechniques' }),
+);
 
 /** What the technique catalog route reads of the service (adapters/http/deps.ts). */
 export type AttackRouteDeps = Pick<HttpDeps, 'attackCatalog' | 'permissions'>;

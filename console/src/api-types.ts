@@ -2519,6 +2519,19 @@ export interface components {
             updated_at: string;
             token: string;
         };
+        AttackTechniques: {
+            catalog: {
+                name: string | null;
+                version: string | null;
+                techniques: number;
+            } | null;
+            items: {
+                id: string;
+                name: string;
+                tactics: string[];
+                deprecated: boolean;
+            }[];
+        };
         TicketLink: {
             id: string;
             case_id: string;
@@ -10526,19 +10539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        catalog: {
-                            name: string | null;
-                            version: string | null;
-                            techniques: number;
-                        } | null;
-                        items: {
-                            id: string;
-                            name: string;
-                            tactics: string[];
-                            deprecated: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["AttackTechniques"];
                 };
             };
             /** @description Unhandled failure, code `internal_error` */
