@@ -10,7 +10,15 @@ import * as v from 'valibot';
 import { queryInt } from '../shared/shapes.ts';
 import { socMetrics, socMetricsSchema, ZERO_AI_SPEND } from '../../domain/metrics/soc.ts';
 import { metricsGate, metricsGateSchema, metricsOverview, metricsOverviewSchema } from '../../projections/metrics/metrics.queries.ts';
-import { socAiSpend, socCaseGroups, socGateGroups, socTopRules, socTriageAgreement } from '../../projections/metrics/soc.queries.ts';
+import {
+  socAiSpend,
+  socAlertGroups,
+  socCaseGroups,
+  socGateGroups,
+  socRunGroups,
+  socTopRules,
+  socTriageAgreement,
+} from '../../projections/metrics/soc.queries.ts';
 import { caseScopeOf } from '../identity/case-scope.ts';
 import { hasPermission } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -73,7 +81,7 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
       '/metrics/soc',
       describeRoute({
         summary:
-          'Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, top rules, automation rate, approval turnaround, AI triage agreement and AI spend',
+          'Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, alerts received, runs by outcome, top rules, automation rate, approval turnaround, AI triage agreement and AI spend',
         tags: ['metrics'],
         responses: { 200: jsonAnswer(socMetricsSchema, 'The weekly SOC metrics') },
       }),
@@ -85,9 +93,11 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
         const until = deps.now();
         const window = q.days ?? windowDays;
         const filter = { scope: caseScopeOf(principal, deps.permissions), team: q.team ?? null, since: new Date(until.getTime() - window * 86_400_000), until };
-        const [cases, gates, topRules, aiTriageAgreement, aiSpend] = await Promise.all([
+        const [cases, gates, alerts, runs, topRules, aiTriageAgreement, aiSpend] = await Promise.all([
           socCaseGroups(deps.db, filter),
           socGateGroups(deps.db, filter),
+          socAlertGroups(deps.db, filter),
+          socRunGroups(deps.db, filter),
           socTopRules(deps.db, filter, TOP_RULES),
           socTriageAgreement(deps.db, filter),
           seesAiSpend(principal, deps) ? socAiSpend(deps.db, filter, TOP_AI) : ZERO_AI_SPEND,
@@ -101,6 +111,8 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
             severities: deps.caseConfig.severities,
             cases,
             gates,
+            alerts,
+            runs,
             topRules,
             aiTriageAgreement,
             aiSpend,

@@ -1671,7 +1671,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, top rules, automation rate, approval turnaround, AI triage agreement and AI spend */
+        /** Weekly SOC metrics: MTTA/MTTR by severity and team, opened/closed, alerts received, runs by outcome, top rules, automation rate, approval turnaround, AI triage agreement and AI spend */
         get: operations["getMetricsSoc"];
         put?: never;
         post?: never;
@@ -10228,6 +10228,14 @@ export interface operations {
                             closed: number;
                             mtta_seconds: number | null;
                             mttr_seconds: number | null;
+                            alerts_received: number;
+                            runs_finished: {
+                                succeeded: number;
+                                failed: number;
+                                denied: number;
+                                expired: number;
+                                cancelled: number;
+                            };
                             automation_rate: number | null;
                             approvals_decided: number;
                             approval_turnaround_seconds: number | null;
@@ -10264,6 +10272,14 @@ export interface operations {
                                 mtta_seconds: number | null;
                                 mttr_seconds: number | null;
                             }[];
+                            alerts_received: number;
+                            runs_finished: {
+                                succeeded: number;
+                                failed: number;
+                                denied: number;
+                                expired: number;
+                                cancelled: number;
+                            };
                             automation_rate: number | null;
                             approvals_decided: number;
                             approval_turnaround_seconds: number | null;

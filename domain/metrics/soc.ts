@@ -8,6 +8,7 @@
  * over nothing and a rate over nothing are null, never 0.
  */
 import * as v from 'valibot';
+import type { RunOutcome } from '../runs/events.ts';
 
 /** Counts and second sums of cases of one (week, severity, team) group. */
 export type CaseGroup = {
@@ -25,6 +26,16 @@ export type CaseGroup = {
 
 /** Approval gates decided in one week: count and summed seconds from opening to decision. */
 export type GateGroup = { week: string; decided: number; seconds: number };
+
+/** Alerts received in one week. */
+export type AlertGroup = { week: string; received: number };
+
+/** Runs (not dry runs) that finished in one week with one outcome. */
+export type RunGroup = { week: string; outcome: RunOutcome; runs: number };
+
+/** Runs finished, by outcome (every outcome named, zeros included). */
+const runsFinishedSchema = v.strictObject({ succeeded: v.number(), failed: v.number(), denied: v.number(), expired: v.number(), cancelled: v.number() });
+type RunsFinished = Record<RunOutcome, number>;
 
 const topRuleSchema = v.strictObject({ rule_id: v.string(), title: v.string(), alerts: v.number(), cases: v.number() });
 export type TopRule = v.InferOutput<typeof topRuleSchema>;
@@ -62,7 +73,14 @@ export const socMetricsSchema = v.strictObject({
   team: v.nullable(v.string()),
   from: v.string(),
   to: v.string(),
-  totals: v.strictObject({ ...flowEntries, automation_rate: rateSchema, approvals_decided: v.number(), approval_turnaround_seconds: v.nullable(v.number()) }),
+  totals: v.strictObject({
+    ...flowEntries,
+    alerts_received: v.number(),
+    runs_finished: runsFinishedSchema,
+    automation_rate: rateSchema,
+    approvals_decided: v.number(),
+    approval_turnaround_seconds: v.nullable(v.number()),
+  }),
   by_severity: v.record(v.string(), v.strictObject(flowEntries)),
   by_team: v.array(v.strictObject({ team: v.nullable(v.string()), ...flowEntries })),
   weeks: v.array(
@@ -71,6 +89,8 @@ export const socMetricsSchema = v.strictObject({
       ...flowEntries,
       by_severity: v.record(v.string(), v.strictObject(timeEntries)),
       by_team: v.array(v.strictObject({ team: v.nullable(v.string()), ...timeEntries })),
+      alerts_received: v.number(),
+      runs_finished: runsFinishedSchema,
       automation_rate: rateSchema,
       approvals_decided: v.number(),
       approval_turnaround_seconds: v.nullable(v.number()),
@@ -146,6 +166,8 @@ export type SocInput = {
   severities: readonly string[];
   cases: CaseGroup[];
   gates: GateGroup[];
+  alerts: AlertGroup[];
+  runs: RunGroup[];
   topRules: TopRule[];
   aiTriageAgreement: AiTriageAgreement;
   aiSpend: AiSpend;
@@ -189,6 +211,23 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
     decided += g.decided;
     gateSeconds += g.seconds;
   }
+  const alertsByWeek = new Map<string, number>();
+  const runsByWeek = new Map<string, RunsFinished>();
+  const noRuns = (): RunsFinished => ({ succeeded: 0, failed: 0, denied: 0, expired: 0, cancelled: 0 });
+  const runTotals = noRuns();
+  let alerts = 0;
+  for (const g of input.alerts) {
+    if (!perWeek.has(g.week)) continue;
+    alertsByWeek.set(g.week, (alertsByWeek.get(g.week) ?? 0) + g.received);
+    alerts += g.received;
+  }
+  for (const g of input.runs) {
+    if (!perWeek.has(g.week)) continue;
+    const finished = runsByWeek.get(g.week) ?? noRuns();
+    runsByWeek.set(g.week, finished);
+    finished[g.outcome] += g.runs;
+    runTotals[g.outcome] += g.runs;
+  }
   const teams = (map: Map<string, { team: string | null; sums: Sums }>) =>
     [...map.values()].sort((a, b) => (a.team ?? '').localeCompare(b.team ?? '')).map((t) => ({ team: t.team, ...flow(t.sums) }));
   const severities = (map: Map<string, Sums>) => Object.fromEntries(input.severities.map((s) => [s, times(map.get(s) ?? zero())]));
@@ -199,6 +238,8 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
     to: input.to.toISOString(),
     totals: {
       ...flow(total),
+      alerts_received: alerts,
+      runs_finished: runTotals,
       automation_rate: rate(total.automated, total.opened),
       approvals_decided: decided,
       approval_turnaround_seconds: mean(gateSeconds, decided),
@@ -213,6 +254,8 @@ export function socMetrics(input: SocInput): v.InferOutput<typeof socMetricsSche
         ...flow(week.all),
         by_severity: severities(week.bySeverity),
         by_team: teams(week.byTeam).map(({ team, mtta_seconds, mttr_seconds }) => ({ team, mtta_seconds, mttr_seconds })),
+        alerts_received: alertsByWeek.get(w) ?? 0,
+        runs_finished: runsByWeek.get(w) ?? noRuns(),
         automation_rate: rate(week.all.automated, week.all.opened),
         approvals_decided: gates?.decided ?? 0,
         approval_turnaround_seconds: gates ? mean(gates.seconds, gates.decided) : null,

@@ -1,13 +1,24 @@
 /**
  * The grouped reads behind `GET /metrics/soc` (domain/metrics/soc.ts builds the document).
- * Cases, gates and alerts go through the caller's case scope, narrowed to one team when
+ * Cases, gates, runs and alerts go through the caller's case scope, narrowed to one team when
  * asked; AI spend reads the audit log and is only called for callers allowed to see it.
  *
  * A case is opened in the week of `created_at`, acknowledged in the week of its first
  * acknowledgement, and closed in the week it was first resolved or closed (as MTTR).
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import { triageAgreement, type AiSpend, type AiTriageAgreement, type CaseGroup, type GateGroup, type TopRule } from '../../domain/metrics/soc.ts';
+import {
+  triageAgreement,
+  type AiSpend,
+  type AiTriageAgreement,
+  type AlertGroup,
+  type CaseGroup,
+  type GateGroup,
+  type RunGroup,
+  type TopRule,
+} from '../../domain/metrics/soc.ts';
+import type { RunOutcome } from '../../domain/runs/events.ts';
+import { finishedStatuses } from '../../domain/runs/state.ts';
 import { visibleAlerts } from '../alerts/alerts.queries.ts';
 import { visibleCases, type CaseScope } from '../cases/case-scope.ts';
 import type { Database } from '../database.ts';
@@ -100,6 +111,37 @@ export async function socGateGroups(db: Kysely<Database>, f: SocFilter): Promise
     .groupBy(sql`1`)
     .execute();
   return rows.map((r) => ({ week: r.week, decided: Number(r.n), seconds: Number(r.secs) }));
+}
+
+/** Alerts received in the window, per week, that the caller may see (the team's when narrowed). */
+export async function socAlertGroups(db: Kysely<Database>, f: SocFilter): Promise<AlertGroup[]> {
+  let q = db.selectFrom('alerts').where(visibleAlerts(f.scope)).where('received_at', '>=', f.since).where('received_at', '<=', f.until);
+  if (f.team !== null) q = q.where('team', '=', f.team);
+  const rows = await q
+    .select([week('received_at').as('week'), sql<number>`count(*)::int`.as('n')])
+    .groupBy(sql`1`)
+    .execute();
+  return rows.map((r) => ({ week: r.week, received: Number(r.n) }));
+}
+
+/** Runs (not dry runs) that finished in the window, per week and outcome, over runs the caller may see (of the team's cases when narrowed). */
+export async function socRunGroups(db: Kysely<Database>, f: SocFilter): Promise<RunGroup[]> {
+  let q = db
+    .selectFrom('runs')
+    .where(visibleRuns(f.scope))
+    .where('runs.dry_run', '=', false)
+    .where('runs.status', 'in', [...finishedStatuses])
+    .where('runs.finished_at', '>=', f.since)
+    .where('runs.finished_at', '<=', f.until);
+  if (f.team !== null) {
+    const team = f.team;
+    q = q.where((eb) => eb.exists(eb.selectFrom('cases').select('cases.id').whereRef('cases.id', '=', 'runs.case_id').where('cases.team', '=', team)));
+  }
+  const rows = await q
+    .select([week('runs.finished_at').as('week'), 'runs.status', sql<number>`count(*)::int`.as('n')])
+    .groupBy([sql`1`, 'runs.status'])
+    .execute();
+  return rows.map((r) => ({ week: r.week, outcome: r.status as RunOutcome, runs: Number(r.n) }));
 }
 
 /** The `limit` rules with the most alerts received in the window, and how many cases those alerts sit in. */

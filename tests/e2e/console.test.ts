@@ -716,11 +716,13 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await ana.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Metrics' }).click();
     await expect.poll(() => ana.getByTestId('metrics-totals').textContent(), { timeout: 15_000 }).toMatch(/Opened[1-9]/);
     expect(await ana.getByTestId('metrics-overview').textContent()).toMatch(/Open cases[1-9]/);
-    for (const chart of ['chart-volume', 'chart-response', 'chart-automation']) {
+    for (const chart of ['chart-alerts', 'chart-volume', 'chart-response', 'chart-runs', 'chart-automation']) {
       await ana.getByTestId(chart).locator('canvas').waitFor({ timeout: 15_000 });
       expect(await ana.getByTestId(chart).getByRole('row').count()).toBeGreaterThan(1);
     }
     expect(await ana.getByRole('table', { name: 'Cases opened and closed per week' }).textContent()).toMatch(/\d{4}-\d{2}-\d{2}[1-9]\d* cases/);
+    expect(await ana.getByRole('table', { name: 'Alerts received per week' }).textContent()).toMatch(/\d{4}-\d{2}-\d{2}[1-9]\d* alerts/);
+    expect(await ana.getByRole('table', { name: 'Runs finished per week, by outcome' }).textContent()).toMatch(/Succeeded.*Failed.*Denied.*Expired.*Cancelled/);
     expect(await ana.getByRole('table', { name: 'Top rules' }).textContent()).toContain('SSH brute force from one source');
     await shoot(ana, 'metrics');
     await expectAccessible(ana, 'metrics dashboard');

@@ -47,6 +47,8 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     for (let i = 0; i < 300 && (await callAs(svc, blue, 'GET', `/runs/${runId}`)).body?.status !== 'waiting_approval'; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect((await callAs(svc, blue, 'POST', `/runs/${runId}/approve`, { step_id: 'tag', note: null })).status).toBe(200);
+    for (let i = 0; i < 300 && (await callAs(svc, blue, 'GET', `/runs/${runId}`)).body?.status !== 'succeeded'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await callAs(svc, blue, 'POST', `/cases/${blueCase}/status`, { status: 'resolved' })).status).toBe(200);
     expect((await callAs(svc, red, 'POST', '/cases', { title: 'Red low', severity: 'low', team: 'red' })).status).toBe(201);
     expect((await callAs(svc, root, 'POST', '/cases', { title: 'Private', severity: 'critical', private: true })).status).toBe(201);
@@ -79,7 +81,9 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     expect(doc).toMatchObject({ window_days: 30, team: null });
     expect(doc.weeks.length).toBeGreaterThanOrEqual(5);
     expect(doc.weeks.at(-1).opened).toBe(7);
-    expect(doc.totals).toMatchObject({ opened: 7, closed: 1, approvals_decided: 1, automation_rate: 0.1429 });
+    expect(doc.totals).toMatchObject({ opened: 7, closed: 1, approvals_decided: 1, automation_rate: 0.1429, alerts_received: 4 });
+    expect(doc.totals.runs_finished).toEqual({ succeeded: 1, failed: 0, denied: 0, expired: 0, cancelled: 0 });
+    expect(doc.weeks.at(-1)).toMatchObject({ alerts_received: 4, runs_finished: { succeeded: 1 } });
     expect(doc.totals.mtta_seconds).toEqual(expect.any(Number));
     expect(doc.totals.approval_turnaround_seconds).toEqual(expect.any(Number));
     expect(doc.by_team.map((t: { team: string | null; opened: number }) => [t.team, t.opened])).toEqual([
@@ -114,7 +118,7 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
   it('keeps case metrics team- and private-case-scoped and zeroes AI spend for everyone else', async () => {
     const zeroed = { invocations: 0, refusals: 0, refusals_by_code: {}, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, by_feature: [], by_model: [] };
     const ofBlue = (await soc(blue)).body;
-    expect(ofBlue.totals).toMatchObject({ opened: 4, closed: 1, approvals_decided: 1 });
+    expect(ofBlue.totals).toMatchObject({ opened: 4, closed: 1, approvals_decided: 1, alerts_received: 3, runs_finished: { succeeded: 1 } });
     expect(ofBlue.by_team.map((t: { team: string | null }) => t.team)).toEqual(['blue']);
     expect(ofBlue.top_rules).toEqual([
       { rule_id: 'rule-a', title: 'Rule rule-a', alerts: 2, cases: 2 },
@@ -123,13 +127,13 @@ describe.each(e2eEngines)('SOC metrics on $name', ({ server }) => {
     expect(ofBlue.ai_spend).toEqual(zeroed);
     expect((await soc(blueAdmin)).body.ai_spend).toEqual(zeroed);
     const ofRed = (await soc(red)).body;
-    expect(ofRed.totals).toMatchObject({ opened: 2, closed: 0, approvals_decided: 0, mttr_seconds: null });
+    expect(ofRed.totals).toMatchObject({ opened: 2, closed: 0, approvals_decided: 0, mttr_seconds: null, alerts_received: 1, runs_finished: { succeeded: 0 } });
     expect(ofRed.ai_spend).toEqual(zeroed);
   });
 
   it('narrows to one team, and answers an operator-report workload of an administrator with AI spend', async () => {
     const narrowed = (await soc(root, '?team=red&days=7')).body;
-    expect(narrowed).toMatchObject({ window_days: 7, team: 'red', totals: { opened: 2 } });
+    expect(narrowed).toMatchObject({ window_days: 7, team: 'red', totals: { opened: 2, alerts_received: 1, runs_finished: { succeeded: 0 } } });
     expect(narrowed.top_rules).toEqual([{ rule_id: 'rule-a', title: 'Rule rule-a', alerts: 1, cases: 1 }]);
     expect((await soc(blue, '?team=red')).body.totals.opened).toBe(0);
     const report = async (scope: string) => {

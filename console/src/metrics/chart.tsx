@@ -9,16 +9,18 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { useTheme } from '../theme.tsx';
-import { type Chart, valueText, weekText } from './series.ts';
+import { type Chart, type Tone, valueText, weekText } from './series.ts';
 
-/** Series colours: design tokens of styles.css (six-digit hex, so an alpha pair can follow), each theme's own; told apart by label and shape too, never by colour alone. */
-const SERIES_TOKENS = ['--accent', '--danger', '--ok', '--warn'];
+/** Series colours by position, for series whose colour means nothing: design tokens of styles.css (six-digit hex, so an alpha pair can follow), each theme's own. */
+const SERIES_TONES: readonly Tone[] = ['accent', 'danger', 'ok', 'warn'];
+/** Line dashes by position, so series are told apart by shape too, never by colour alone. */
+const DASHES: readonly (number[] | undefined)[] = [undefined, [6, 4], [2, 3], [10, 3, 2, 3], [1, 6]];
 
 /** The theme's palette as the canvas needs it: colours, not CSS variables. */
-function palette(): { series: string[]; text: string; grid: string } {
+function palette(): { tone: (tone: Tone) => string; text: string; grid: string } {
   const style = getComputedStyle(document.documentElement);
   const token = (name: string) => style.getPropertyValue(name).trim();
-  return { series: SERIES_TOKENS.map(token), text: token('--fg'), grid: token('--line') };
+  return { tone: (tone) => token(`--${tone}`), text: token('--fg'), grid: token('--line') };
 }
 const HEIGHT = 220;
 /** Half a week in seconds: the x scale reaches this far past the first and last week, so their bars are whole. */
@@ -27,8 +29,11 @@ const HALF_WEEK = 3.5 * 86_400;
 function options(chart: Chart, width: number): uPlot.Options {
   const colours = palette();
   const axis = { stroke: colours.text, grid: { stroke: colours.grid }, ticks: { stroke: colours.grid } };
-  // Two bar series side by side: the first left of its week's tick, the second right of it.
-  const bars = [uPlot.paths.bars?.({ size: [0.35, 40], align: -1 }), uPlot.paths.bars?.({ size: [0.35, 40], align: 1 })];
+  // One bar series centred on its week's tick; two side by side, the first left of it, the second right.
+  const single = chart.series.filter((series) => series.kind === 'bars').length === 1;
+  const bars = single
+    ? [uPlot.paths.bars?.({ size: [0.6, 60], align: 0 })]
+    : [uPlot.paths.bars?.({ size: [0.35, 40], align: -1 }), uPlot.paths.bars?.({ size: [0.35, 40], align: 1 })];
   return {
     width,
     height: HEIGHT,
@@ -39,17 +44,17 @@ function options(chart: Chart, width: number): uPlot.Options {
     series: [
       { label: 'Week of' },
       ...chart.series.map((series, index) => {
-        const colour = colours.series[index % colours.series.length] ?? colours.text;
+        const colour = colours.tone(series.tone ?? SERIES_TONES[index % SERIES_TONES.length] ?? 'accent');
         return series.kind === 'bars'
-          ? { label: series.label, stroke: colour, fill: `${colour}99`, width: 1, paths: bars[index % 2], points: { show: false } }
-          : { label: series.label, stroke: colour, width: 2, dash: index % 2 === 1 ? [6, 4] : undefined, spanGaps: false };
+          ? { label: series.label, stroke: colour, fill: `${colour}99`, width: 1, paths: bars[index % bars.length], points: { show: false } }
+          : { label: series.label, stroke: colour, width: 2, dash: DASHES[index % DASHES.length], spanGaps: false };
       }),
     ],
   };
 }
 
-/** The chart, then its numbers in a table. */
-export function MetricsChart({ chart, testId }: { chart: Chart; testId: string }) {
+/** The chart, then its numbers in a table; `wide` spans the row, for a table with many series. */
+export function MetricsChart({ chart, testId, wide = false }: { chart: Chart; testId: string; wide?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
   const theme = useTheme();
   // biome-ignore lint/correctness/useExhaustiveDependencies: the colours are read from the document's tokens when the chart is drawn, so a new theme draws it again
@@ -66,7 +71,7 @@ export function MetricsChart({ chart, testId }: { chart: Chart; testId: string }
     };
   }, [chart, theme]);
   return (
-    <figure className="metrics-chart" data-testid={testId}>
+    <figure className={wide ? 'metrics-chart wide' : 'metrics-chart'} data-testid={testId}>
       <figcaption>{chart.title}</figcaption>
       <div ref={box} role="img" aria-label={`${chart.title}: chart; the numbers are in the table below`} />
       {chart.x.length === 0 ? (

@@ -9,8 +9,11 @@ import type { paths } from '../api-types.ts';
 
 export type SocMetrics = paths['/metrics/soc']['get']['responses'][200]['content']['application/json'];
 
-/** One drawn series: its label, its values aligned with the chart's `x`, and how it is drawn. */
-export type Series = { label: string; values: (number | null)[]; kind: 'line' | 'bars' };
+/** A series' colour: a design token of styles.css, chosen for its meaning (failure is `danger`); absent, the chart picks by position. */
+export type Tone = 'accent' | 'danger' | 'ok' | 'warn' | 'muted';
+
+/** One drawn series: its label, its values aligned with the chart's `x`, how it is drawn, and its colour when it means something. */
+export type Series = { label: string; values: (number | null)[]; kind: 'line' | 'bars'; tone?: Tone };
 
 /** A chart: a title, the x values (Unix seconds of each week's start), the y unit and its series. */
 export type Chart = { title: string; x: number[]; unit: string; series: Series[] };
@@ -29,6 +32,35 @@ export function volumeChart(soc: SocMetrics): Chart {
       { label: 'Opened', values: soc.weeks.map((week) => week.opened), kind: 'bars' },
       { label: 'Closed', values: soc.weeks.map((week) => week.closed), kind: 'bars' },
     ],
+  };
+}
+
+/** Alerts received each week (duplicates folded into an alert count once), as bars. */
+export function alertVolumeChart(soc: SocMetrics): Chart {
+  return {
+    title: 'Alerts received per week',
+    x: soc.weeks.map((week) => unixSeconds(week.week_start)),
+    unit: 'alerts',
+    series: [{ label: 'Alerts', values: soc.weeks.map((week) => week.alerts_received), kind: 'bars' }],
+  };
+}
+
+/** The outcomes of runs, in the order the chart lists them, with their words and colours. */
+const OUTCOMES = [
+  { key: 'succeeded', label: 'Succeeded', tone: 'ok' },
+  { key: 'failed', label: 'Failed', tone: 'danger' },
+  { key: 'denied', label: 'Denied', tone: 'warn' },
+  { key: 'expired', label: 'Expired', tone: 'muted' },
+  { key: 'cancelled', label: 'Cancelled', tone: 'accent' },
+] as const;
+
+/** Runs (not dry runs) finished each week by outcome, one line per outcome. */
+export function runOutcomeChart(soc: SocMetrics): Chart {
+  return {
+    title: 'Runs finished per week, by outcome',
+    x: soc.weeks.map((week) => unixSeconds(week.week_start)),
+    unit: 'runs',
+    series: OUTCOMES.map(({ key, label, tone }) => ({ label, values: soc.weeks.map((week) => week.runs_finished[key]), kind: 'line', tone })),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The SOC dashboard (`/metrics`; SPEC.md "Metrics"): open cases by severity, MTTA, MTTR and
- * SLA (`GET /metrics/overview`), the weekly report as charts (`GET /metrics/soc`: cases
- * opened and closed, MTTA and MTTR, automation rate; totals by severity and team, top
+ * SLA (`GET /metrics/overview`), the weekly report as charts (`GET /metrics/soc`: alerts
+ * received, cases opened and closed, MTTA and MTTR, runs by outcome, automation rate; totals by severity and team, top
  * rules, AI triage agreement and AI spend), and the approval gates' outcomes (`GET
  * /metrics/gate`). The window (`?days=`, 7 to 365) and a team (`?team=`) are kept in the
  * URL. Each reads within the caller's case scope; AI spend is a global administrator's
@@ -11,7 +11,7 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { answer, client } from '../api.ts';
 import { duration } from '../format.ts';
 import { MetricsChart } from '../metrics/chart.tsx';
-import { automationChart, responseTimeChart, type SocMetrics, volumeChart } from '../metrics/series.ts';
+import { alertVolumeChart, automationChart, responseTimeChart, runOutcomeChart, type SocMetrics, volumeChart } from '../metrics/series.ts';
 import { useResource } from '../resource.ts';
 import { ErrorNote, Loading } from '../ui.tsx';
 import { useUrlFilters } from '../url-filters.ts';
@@ -146,13 +146,27 @@ function Dashboard({ filters }: { filters: Filters }) {
 
 /** The weekly report: totals, the three charts, by severity and team, top rules, AI. */
 function WeeklyReport({ soc }: { soc: SocMetrics }) {
-  const charts = useMemo(() => ({ volume: volumeChart(soc), response: responseTimeChart(soc), automation: automationChart(soc) }), [soc]);
+  const charts = useMemo(
+    () => ({
+      alerts: alertVolumeChart(soc),
+      volume: volumeChart(soc),
+      response: responseTimeChart(soc),
+      runs: runOutcomeChart(soc),
+      automation: automationChart(soc),
+    }),
+    [soc],
+  );
   const { totals } = soc;
+  const runsTotal = Object.values(totals.runs_finished).reduce((sum, n) => sum + n, 0);
   return (
     <>
       <section className="panel" aria-labelledby="weekly-title">
         <h2 id="weekly-title">{`${soc.from.slice(0, 10)} to ${soc.to.slice(0, 10)}${soc.team ? `, team ${soc.team}` : ''}`}</h2>
         <dl className="tiles" data-testid="metrics-totals">
+          <div>
+            <dt>Alerts received</dt>
+            <dd>{totals.alerts_received}</dd>
+          </div>
           <div>
             <dt>Opened</dt>
             <dd>{totals.opened}</dd>
@@ -170,6 +184,10 @@ function WeeklyReport({ soc }: { soc: SocMetrics }) {
             <dd>{meanText(totals.mttr_seconds)}</dd>
           </div>
           <div>
+            <dt>Runs finished</dt>
+            <dd>{`${runsTotal} (${totals.runs_finished.failed} failed)`}</dd>
+          </div>
+          <div>
             <dt>Automation rate</dt>
             <dd>{rateText(totals.automation_rate)}</dd>
           </div>
@@ -183,9 +201,11 @@ function WeeklyReport({ soc }: { soc: SocMetrics }) {
           </div>
         </dl>
         <div className="metrics-charts">
+          <MetricsChart chart={charts.alerts} testId="chart-alerts" />
           <MetricsChart chart={charts.volume} testId="chart-volume" />
           <MetricsChart chart={charts.response} testId="chart-response" />
           <MetricsChart chart={charts.automation} testId="chart-automation" />
+          <MetricsChart chart={charts.runs} testId="chart-runs" wide />
         </div>
       </section>
       <div className="metrics-columns">

@@ -4,7 +4,16 @@
  * gap (null), never a zero; the tables print the same numbers.
  */
 import { describe, expect, it } from 'vitest';
-import { automationChart, responseTimeChart, type SocMetrics, valueText, volumeChart, weekText } from '../../../console/src/metrics/series.ts';
+import {
+  alertVolumeChart,
+  automationChart,
+  responseTimeChart,
+  runOutcomeChart,
+  type SocMetrics,
+  valueText,
+  volumeChart,
+  weekText,
+} from '../../../console/src/metrics/series.ts';
 
 const week = (week_start: string, fields: Partial<SocMetrics['weeks'][number]>): SocMetrics['weeks'][number] => ({
   week_start,
@@ -14,6 +23,8 @@ const week = (week_start: string, fields: Partial<SocMetrics['weeks'][number]>):
   mttr_seconds: null,
   by_severity: {},
   by_team: [],
+  alerts_received: 0,
+  runs_finished: { succeeded: 0, failed: 0, denied: 0, expired: 0, cancelled: 0 },
   automation_rate: null,
   approvals_decided: 0,
   approval_turnaround_seconds: null,
@@ -22,7 +33,15 @@ const week = (week_start: string, fields: Partial<SocMetrics['weeks'][number]>):
 
 const soc = {
   weeks: [
-    week('2026-11-23', { opened: 4, closed: 1, mtta_seconds: 5400, mttr_seconds: 86_400, automation_rate: 0.25 }),
+    week('2026-11-23', {
+      opened: 4,
+      closed: 1,
+      mtta_seconds: 5400,
+      mttr_seconds: 86_400,
+      automation_rate: 0.25,
+      alerts_received: 30,
+      runs_finished: { succeeded: 3, failed: 1, denied: 0, expired: 0, cancelled: 2 },
+    }),
     week('2026-11-30', { opened: 0, closed: 2 }),
   ],
 } as SocMetrics;
@@ -34,6 +53,18 @@ describe('the dashboard charts', () => {
     expect(chart.series.map((series) => [series.label, series.values, series.kind])).toEqual([
       ['Opened', [4, 0], 'bars'],
       ['Closed', [1, 2], 'bars'],
+    ]);
+  });
+
+  it('draws alert volume as one bar series and runs as one line per outcome, failure in the danger colour', () => {
+    expect(alertVolumeChart(soc).series).toEqual([{ label: 'Alerts', values: [30, 0], kind: 'bars' }]);
+    const runs = runOutcomeChart(soc).series;
+    expect(runs.map((series) => [series.label, series.values, series.tone])).toEqual([
+      ['Succeeded', [3, 0], 'ok'],
+      ['Failed', [1, 0], 'danger'],
+      ['Denied', [0, 0], 'warn'],
+      ['Expired', [0, 0], 'muted'],
+      ['Cancelled', [2, 0], 'accent'],
     ]);
   });
 

@@ -7,6 +7,7 @@ import { socMetrics, weekStart, weeksBetween, ZERO_AI_SPEND, type CaseGroup } fr
 
 const empty = { opened: 0, automated: 0, acknowledged: 0, ackSeconds: 0, resolved: 0, resolveSeconds: 0 };
 const group = (g: Partial<CaseGroup> & Pick<CaseGroup, 'week' | 'severity' | 'team'>): CaseGroup => ({ ...empty, ...g });
+const none = { succeeded: 0, failed: 0, denied: 0, expired: 0, cancelled: 0 };
 const agreement = { total_feedback: 0, agreed: 0, disagreed: 0, agreement_rate: null };
 
 describe('weeks', () => {
@@ -36,6 +37,8 @@ describe('socMetrics', () => {
     to: new Date('2026-11-23T12:00:00Z'),
     severities: ['low', 'high'],
     gates: [],
+    alerts: [],
+    runs: [],
     topRules: [],
     aiTriageAgreement: agreement,
     aiSpend: ZERO_AI_SPEND,
@@ -57,6 +60,8 @@ describe('socMetrics', () => {
       closed: 2,
       mtta_seconds: 167,
       mttr_seconds: 2100,
+      alerts_received: 0,
+      runs_finished: none,
       automation_rate: 0.3333,
       approvals_decided: 2,
       approval_turnaround_seconds: 45,
@@ -78,6 +83,8 @@ describe('socMetrics', () => {
       mttr_seconds: null,
       by_severity: { low: { mtta_seconds: null, mttr_seconds: null }, high: { mtta_seconds: null, mttr_seconds: null } },
       by_team: [],
+      alerts_received: 0,
+      runs_finished: none,
       automation_rate: null,
       approvals_decided: 0,
       approval_turnaround_seconds: null,
@@ -98,10 +105,36 @@ describe('socMetrics', () => {
       closed: 0,
       mtta_seconds: null,
       mttr_seconds: null,
+      alerts_received: 0,
+      runs_finished: none,
       automation_rate: null,
       approvals_decided: 0,
       approval_turnaround_seconds: null,
     });
     expect(doc.ai_triage_agreement.agreement_rate).toBeNull();
+  });
+
+  it('counts alerts received and runs finished by outcome per week, every outcome named', () => {
+    const doc = socMetrics({
+      ...base,
+      cases: [],
+      alerts: [
+        { week: '2026-11-09', received: 40 },
+        { week: '2026-11-23', received: 2 },
+        { week: '2026-10-26', received: 999 },
+      ],
+      runs: [
+        { week: '2026-11-09', outcome: 'succeeded', runs: 5 },
+        { week: '2026-11-09', outcome: 'failed', runs: 1 },
+        { week: '2026-11-23', outcome: 'denied', runs: 2 },
+        { week: '2026-10-26', outcome: 'succeeded', runs: 999 },
+      ],
+    });
+    expect(doc.totals).toMatchObject({ alerts_received: 42, runs_finished: { ...none, succeeded: 5, failed: 1, denied: 2 } });
+    expect(doc.weeks.map((w) => [w.alerts_received, w.runs_finished])).toEqual([
+      [40, { ...none, succeeded: 5, failed: 1 }],
+      [0, none],
+      [2, { ...none, denied: 2 }],
+    ]);
   });
 });
