@@ -4,7 +4,7 @@
  * `href` the API hands out (`/cases/<id>`, `/runs/<id>`, `/alerts/<id>` under
  * SVC_PUBLIC_PREFIX) is a route here; routes.ts lists them.
  */
-import { lazy, type ReactElement, Suspense } from 'react';
+import { lazy, memo, type ReactElement, Suspense } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useNavigate } from 'react-router';
 import { answer, client } from './api.ts';
 import { publicPrefix } from './config.ts';
@@ -120,6 +120,22 @@ function Who() {
   return <span className="who">{`${me.full_name ?? me.email ?? me.id}${me.role ? ` (${me.role})` : ''}`}</span>;
 }
 
+/**
+ * The page the URL names. Memoized: matching the URL against every route is the costliest
+ * part of rendering the frame, and the frame renders again whenever the live status or the
+ * unread count changes, while the page changes only with the URL.
+ */
+const Pages = memo(function Pages() {
+  return (
+    <Routes>
+      {consolePaths.map((path) => (
+        <Route key={path} path={path} element={pages[path]} />
+      ))}
+      <Route path="*" element={<p>There is no such page in the console.</p>} />
+    </Routes>
+  );
+});
+
 function Frame() {
   return (
     <>
@@ -147,12 +163,7 @@ function Frame() {
       </header>
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the page" />}>
-          <Routes>
-            {consolePaths.map((path) => (
-              <Route key={path} path={path} element={pages[path]} />
-            ))}
-            <Route path="*" element={<p>There is no such page in the console.</p>} />
-          </Routes>
+          <Pages />
         </Suspense>
       </main>
     </>

@@ -17,6 +17,19 @@ export function duration(seconds: number): string {
   return `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
+/** `value` with its thousands grouped by commas, as `100,000` or `1,234.5`; pure, so a first render does not pay for loading the browser's number formats. */
+export function thousands(value: number): string {
+  const [whole = '', fraction] = String(value).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/** An ISO 8601 time as `2026-12-06 22:41:03 UTC`: one clock for every analyst, whatever their browser's zone; an unreadable value as given. */
+export function exactTime(at: string): string {
+  const time = new Date(at);
+  return Number.isNaN(time.getTime()) ? at : `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** How long ago `at` was at `now`, as `just now`, `5 min ago`, `3 h ago` or `2 d ago`. */
 export function ago(at: string, now: Date): string {
   const seconds = (now.getTime() - new Date(at).getTime()) / 1000;

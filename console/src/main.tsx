@@ -1,23 +1,20 @@
-/** The console's entry point (console/index.html). */
+/** Renders the console (boot.ts loads it once the first reads are on their way). */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
-import { publicPrefix } from './config.ts';
-import { startFirstRead } from './first-reads.ts';
-import { readMe } from './me.tsx';
-import { startFirstCasePage } from './pages/case-list.tsx';
-import './styles.css';
+import { firstReadsSettled } from './first-reads.ts';
 
-// Who is signed in, and the case list's first page when that is the page opened, are read
-// while React starts rather than one after the other (first-reads.ts).
-startFirstRead('me', readMe);
-const path = window.location.pathname.startsWith(publicPrefix) ? window.location.pathname.slice(publicPrefix.length) : null;
-if (path === '/cases' || path === '/cases/' || path === '' || path === '/') startFirstCasePage(window.location.search);
+/** How long (ms) the first render waits for the first reads: long enough for an API that answers in tens of milliseconds, short enough that a slow one shows "Loading" soon. */
+const FIRST_READ_WAIT_MS = 300;
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+const mount = root;
+// Rendering once with the answers costs less than rendering "Loading" first and the rows after.
+void firstReadsSettled(FIRST_READ_WAIT_MS).then(() =>
+  createRoot(mount).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );

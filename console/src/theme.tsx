@@ -7,29 +7,9 @@
  */
 import { createContext, type ReactNode, useContext, useEffect, useLayoutEffect, useState } from 'react';
 import { type Theme, type ThemeChoice, themeOf } from './theme-choice.ts';
+import { DARK_QUERY, store, storedChoice } from './theme-storage.ts';
 
-const STORAGE_KEY = 'svc-console-theme';
-const DARK_QUERY = '(prefers-color-scheme: dark)';
 const CHOICES: Record<ThemeChoice, string> = { system: 'As the system', light: 'Light', dark: 'Dark' };
-
-/** The stored choice; `system` when none is stored, storage is refused, or the value is not a choice. */
-function storedChoice(): ThemeChoice {
-  try {
-    const value = window.localStorage.getItem(STORAGE_KEY);
-    return value === 'light' || value === 'dark' ? value : 'system';
-  } catch {
-    return 'system';
-  }
-}
-
-function store(choice: ThemeChoice): void {
-  try {
-    if (choice === 'system') window.localStorage.removeItem(STORAGE_KEY);
-    else window.localStorage.setItem(STORAGE_KEY, choice);
-  } catch {
-    // Storage refused (a private window): the choice lasts as long as the tab.
-  }
-}
 
 type ThemeState = { theme: Theme; choice: ThemeChoice; choose: (choice: ThemeChoice) => void };
 const ThemeContext = createContext<ThemeState>({ theme: 'light', choice: 'system', choose: () => undefined });

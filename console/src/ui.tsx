@@ -1,6 +1,6 @@
 /** Small pieces every page uses: an error in words, loading text, badges, times, a filter's choice, a list's pager and a confirmation. */
 import { useEffect, useState } from 'react';
-import { ago } from './format.ts';
+import { ago, exactTime, thousands } from './format.ts';
 
 /** An API failure shown in words (`role="alert"` so a screen reader announces it). */
 export function ErrorNote({ error }: { error: Error | null }) {
@@ -35,7 +35,7 @@ export function useNow(everyMs = 1000): Date {
 export function Ago({ at }: { at: string }) {
   const now = useNow(30_000);
   return (
-    <time dateTime={at} title={new Date(at).toLocaleString()}>
+    <time dateTime={at} title={exactTime(at)}>
       {ago(at, now)}
     </time>
   );
@@ -95,7 +95,7 @@ export function ListPager({
   onPage: (offset: number) => void;
 }) {
   const count = page.items.length;
-  const of = page.total === undefined ? '' : ` of ${page.total.toLocaleString()}${page.total_relation === 'gte' ? ' or more' : ''}`;
+  const of = page.total === undefined ? '' : ` of ${thousands(page.total)}${page.total_relation === 'gte' ? ' or more' : ''}`;
   return (
     <nav className="row pager" aria-label={`${noun} pages`}>
       <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - pageSize))}>

@@ -3,7 +3,7 @@
  * case opened until someone acknowledged it, against the template's due time. It ticks
  * while the clock runs and says in words whether the SLA is met, pending or breached.
  */
-import { ackSeconds, duration } from '../format.ts';
+import { ackSeconds, duration, exactTime } from '../format.ts';
 import { useNow } from '../ui.tsx';
 import type { AckSla } from '../api-shapes.ts';
 
@@ -18,13 +18,7 @@ export function AckClock({ sla, readAt }: { sla: AckSla; readAt: number }) {
         ? `Clock stopped after ${duration(seconds)} (case closed unacknowledged)`
         : `Unacknowledged for ${duration(seconds)}`;
   const slaWords =
-    sla.state === 'none'
-      ? 'no SLA'
-      : sla.breached || overdue
-        ? 'SLA breached'
-        : sla.state === 'met'
-          ? 'SLA met'
-          : `SLA due ${new Date(sla.due_at ?? '').toLocaleString()}`;
+    sla.state === 'none' ? 'no SLA' : sla.breached || overdue ? 'SLA breached' : sla.state === 'met' ? 'SLA met' : `SLA due ${exactTime(sla.due_at ?? '')}`;
   return (
     <span className={sla.breached || overdue ? 'ack breached' : 'ack'} data-testid="ack-clock">
       {words} · <strong>{slaWords}</strong>

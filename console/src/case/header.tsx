@@ -14,6 +14,7 @@ import type { Case } from '../api-shapes.ts';
 import { caseStatuses } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useShortcut } from '../shortcuts.tsx';
+import { exactTime } from '../format.ts';
 import { Badge, ErrorNote } from '../ui.tsx';
 import { AckClock } from './ack-clock.tsx';
 import { CaseEditForm } from './edit.tsx';
@@ -47,7 +48,7 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
         {value.private && <span className="badge">private</span>}
         <span>Owner: {value.owner_email ?? 'nobody'}</span>
         <AckClock sla={value.ack_sla} readAt={readAt} />
-        {value.sla_policy?.resolve_due_at && <span>Resolve by {new Date(value.sla_policy.resolve_due_at).toLocaleString()}</span>}
+        {value.sla_policy?.resolve_due_at && <span>Resolve by {exactTime(value.sla_policy.resolve_due_at)}</span>}
       </div>
       {value.description && <p>{value.description}</p>}
       {(value.tags.length > 0 || value.attack_techniques.length > 0) && (

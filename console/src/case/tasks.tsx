@@ -9,6 +9,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { useAction } from '../action.ts';
 import { answer, client } from '../api.ts';
 import type { Person, Task, TaskChange, TaskStatus } from '../api-shapes.ts';
+import { exactTime } from '../format.ts';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading, useNow } from '../ui.tsx';
 import { useAssignablePeople } from './people.ts';
@@ -167,7 +168,7 @@ function TaskItem({ caseId, task, people, canEdit, onChanged }: { caseId: string
       ) : (
         <p className="muted">
           {task.assignee_email ? `Assigned to ${task.assignee_email}` : 'Unassigned'} ·{' '}
-          {task.due_at ? `due ${new Date(task.due_at).toLocaleDateString()}` : 'no due date'}
+          {task.due_at ? `due ${exactTime(task.due_at).slice(0, 10)}` : 'no due date'}
         </p>
       )}
       <CommentsToggle caseId={caseId} taskId={task.id} canEdit={canEdit} />

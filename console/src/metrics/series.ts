@@ -6,6 +6,7 @@
  * say) is `null`, drawn as a gap, never as zero. Durations are in hours. Pure: no DOM.
  */
 import type { paths } from '../api-types.ts';
+import { thousands } from '../format.ts';
 
 export type SocMetrics = paths['/metrics/soc']['get']['responses'][200]['content']['application/json'];
 
@@ -96,7 +97,7 @@ export function automationChart(soc: SocMetrics): Chart {
 /** A value as the tables print it: `-` for none, else the number with its unit. */
 export function valueText(value: number | null, unit: string): string {
   if (value === null) return '-';
-  return unit === '%' ? `${value}%` : `${value.toLocaleString('en')} ${unit}`;
+  return unit === '%' ? `${value}%` : `${thousands(value)} ${unit}`;
 }
 
 /** A week's start as the tables print it, `2026-11-30`. */

@@ -7,13 +7,15 @@
  * cases. A `case.updated` frame re-reads the first page, which replaces the top of the list
  * and leaves the pages below it, and the scroll position, in place.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { type CSSProperties, type FormEvent, type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { elementScroll, type Rect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { type CSSProperties, type FormEvent, memo, type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { answer, client } from '../api.ts';
 import type { Case, CasePage } from '../api-shapes.ts';
+import { type Filters, filtersOf, firstPageKey, PAGE_SIZE, paramsOf, readFirstPage } from './case-list-query.ts';
 import { caseStatuses, caseSeverities } from '../config.ts';
-import { startFirstRead, takeFirstRead } from '../first-reads.ts';
+import { firstReadData, takeFirstRead } from '../first-reads.ts';
+import { thousands } from '../format.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
@@ -21,34 +23,34 @@ import { Ago, Badge, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
 /** What a row of the list shows of a case of `GET /cases`. */
 type CaseSummary = Pick<Case, 'id' | 'key' | 'title' | 'severity' | 'status' | 'owner_email' | 'alert_count' | 'sla_breached' | 'created_at' | 'updated_at'>;
 
-type Filters = { status: string; severity: string; owner: string; search: string };
-
-/** Rows read per request (the API allows up to 200). */
-const PAGE_SIZE = 100;
 /** The largest `offset` the API accepts. */
 const MAX_OFFSET = 100_000;
 /** Every row is one line high (styles.css "Case list"), so the virtualizer need not measure. */
 const ROW_HEIGHT = 36;
+/** Rows rendered beyond each edge of the visible ones, so a scroll shows rows, not blank space. */
+const OVERSCAN = 6;
 
-const filtersOf = (params: URLSearchParams): Filters => ({
-  status: params.get('status') ?? '',
-  severity: params.get('severity') ?? '',
-  owner: params.get('owner') ?? '',
-  search: params.get('search') ?? '',
-});
+/**
+ * The scroll box's size before it is measured, as styles.css ".case-scroll" sizes it
+ * (the window's height less 230 px, at least 320 px): the first render then holds the rows
+ * that will show, rather than none and a second render once the box is measured.
+ */
+const expectedScrollRect = () => ({ width: window.innerWidth, height: Math.max(320, window.innerHeight - 230) });
 
-const paramsOf = (filters: Filters): URLSearchParams => new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
-
-/** The first page of the cases matching `filters`, with their total. */
-const readFirstPage = async (filters: Filters): Promise<CasePage> =>
-  answer(await client.GET('/cases', { params: { query: { ...filters, include_total: 'true', limit: PAGE_SIZE, offset: 0 } } }));
-
-const firstPageKey = (filters: Filters): string => `cases?${paramsOf(filters).toString()}`;
-
-/** Starts the first page of the list that `search` (a URL's query) names, before the console renders (first-reads.ts). */
-export function startFirstCasePage(search: string): void {
-  const filters = filtersOf(new URLSearchParams(search));
-  startFirstRead(firstPageKey(filters), () => readFirstPage(filters));
+/**
+ * The scroll box's size as a ResizeObserver reports it, after the browser's own layout.
+ * The virtualizer's default also reads `clientHeight` when the table mounts, which forces
+ * a layout of the whole page in the middle of React's commit (bench/console-case-list.ts
+ * measured ~100 ms of the first render there); `expectedScrollRect` stands in until then.
+ */
+function observeScrollRect(instance: Virtualizer<HTMLDivElement, Element>, changed: (rect: Rect) => void): () => void {
+  const element = instance.scrollElement;
+  if (!element) return () => undefined;
+  const observer = new ResizeObserver(([entry]) => {
+    if (entry) changed({ width: Math.round(entry.contentRect.width), height: Math.round(entry.contentRect.height) });
+  });
+  observer.observe(element);
+  return () => observer.disconnect();
 }
 
 /** `held` with the rows of `page` that it does not already hold appended. */
@@ -141,6 +143,7 @@ function useCasePages(filters: Filters) {
     () => takeFirstRead(firstPageKey(filters), () => readFirstPage(filters)),
     [filters.status, filters.severity, filters.owner, filters.search],
     (frame) => frame.type === 'case.updated',
+    () => firstReadData<CasePage>(firstPageKey(filters)),
   );
   const [loaded, setLoaded] = useState<Loaded>({ first: null, rows: [], hasMore: false, loading: false, error: null });
   if (first.data && first.data !== loaded.first) {
@@ -173,11 +176,10 @@ function useCasePages(filters: Filters) {
 /** How many cases match, as the API counted them (capped: "1,000 or more"). */
 function Total({ page, loaded }: { page: CasePage; loaded: number }) {
   if (page.total === undefined) return null;
-  const count =
-    page.total_relation === 'gte' ? `${page.total.toLocaleString()} or more cases` : `${page.total.toLocaleString()} ${page.total === 1 ? 'case' : 'cases'}`;
+  const count = page.total_relation === 'gte' ? `${thousands(page.total)} or more cases` : `${thousands(page.total)} ${page.total === 1 ? 'case' : 'cases'}`;
   return (
     <p className="muted">
-      <span role="status">{count} match.</span> {loaded > 0 && `${loaded.toLocaleString()} loaded.`}
+      <span role="status">{count} match.</span> {loaded > 0 && `${thousands(loaded)} loaded.`}
     </p>
   );
 }
@@ -202,7 +204,7 @@ function CaseRows({ filters }: { filters: Filters }) {
         />
       )}
       {loaded.loading && <Loading what="more cases" />}
-      {loaded.hasMore && !hasMore && <p className="muted">{`The list stops after ${MAX_OFFSET.toLocaleString()} cases: narrow it with the filters.`}</p>}
+      {loaded.hasMore && !hasMore && <p className="muted">{`The list stops after ${thousands(MAX_OFFSET)} cases: narrow it with the filters.`}</p>}
       {loaded.error && (
         <div className="row">
           <ErrorNote error={loaded.error} />
@@ -237,7 +239,22 @@ function useScrollAnchor(scroller: RefObject<HTMLDivElement | null>, rows: CaseS
 /** The virtualized table: the tbody's ::before and ::after (styles.css) stand in for the rows above and below the visible ones. */
 function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; total: number | undefined; hasMore: boolean; onNearEnd: () => void }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const placed = useRef(false);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: OVERSCAN,
+    initialRect: expectedScrollRect(),
+    observeElementRect: observeScrollRect,
+    scrollToFn: (offset, options, instance) => {
+      // A new scroll box is at its top already; scrolling it there on mount would force a layout mid-commit, as above.
+      const first = !placed.current;
+      placed.current = true;
+      if (first && offset === 0 && !options.adjustments) return;
+      elementScroll(offset, options, instance);
+    },
+  });
   const visible = virtualizer.getVirtualItems();
   useScrollAnchor(scroller, rows, visible[0]?.index ?? 0);
   const last = visible.at(-1)?.index ?? 0;
@@ -290,8 +307,8 @@ function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; t
   );
 }
 
-/** One case; its key is the link to the case page. */
-function CaseRow({ row, rowIndex }: { row: CaseSummary; rowIndex: number }) {
+/** One case; its key is the link to the case page. Memoized: a scroll re-renders only the rows that come into view. */
+const CaseRow = memo(function CaseRow({ row, rowIndex }: { row: CaseSummary; rowIndex: number }) {
   return (
     <tr data-testid="case-row" aria-rowindex={rowIndex}>
       <td>
@@ -311,4 +328,4 @@ function CaseRow({ row, rowIndex }: { row: CaseSummary; rowIndex: number }) {
       <td>{row.created_at ? <Ago at={row.created_at} /> : <span className="muted">unknown</span>}</td>
     </tr>
   );
-}
+});

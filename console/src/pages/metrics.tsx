@@ -9,7 +9,7 @@
  */
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { answer, client } from '../api.ts';
-import { duration } from '../format.ts';
+import { duration, thousands } from '../format.ts';
 import { MetricsChart } from '../metrics/chart.tsx';
 import { alertVolumeChart, automationChart, responseTimeChart, runOutcomeChart, type SocMetrics, volumeChart } from '../metrics/series.ts';
 import { useResource } from '../resource.ts';
@@ -260,11 +260,11 @@ function WeeklyReport({ soc }: { soc: SocMetrics }) {
             <dt>Calls</dt>
             <dd>{`${soc.ai_spend.invocations} answered, ${soc.ai_spend.refusals} refused`}</dd>
             <dt>Tokens</dt>
-            <dd>{`${soc.ai_spend.total_tokens.toLocaleString('en')} (${soc.ai_spend.prompt_tokens.toLocaleString('en')} prompt, ${soc.ai_spend.completion_tokens.toLocaleString('en')} completion)`}</dd>
+            <dd>{`${thousands(soc.ai_spend.total_tokens)} (${thousands(soc.ai_spend.prompt_tokens)} prompt, ${thousands(soc.ai_spend.completion_tokens)} completion)`}</dd>
             {soc.ai_spend.by_feature.map((feature) => (
               <div key={feature.feature} className="facts-row">
                 <dt>{feature.feature}</dt>
-                <dd>{`${feature.total_tokens.toLocaleString('en')} tokens in ${feature.invocations} calls`}</dd>
+                <dd>{`${thousands(feature.total_tokens)} tokens in ${feature.invocations} calls`}</dd>
               </div>
             ))}
           </dl>

@@ -11,6 +11,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { answer, client } from '../api.ts';
 import type { RunDetail, Runbook } from '../api-shapes.ts';
 import type { LiveFrame } from '../live.tsx';
+import { exactTime } from '../format.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { RunGraph, type StepStates } from '../run-graph.tsx';
@@ -53,7 +54,7 @@ function RunbookHeader({ runbook }: { runbook: Runbook }) {
           <>
             <dt>Next run</dt>
             <dd>
-              <time dateTime={runbook.next_fire_at}>{new Date(runbook.next_fire_at).toLocaleString()}</time>
+              <time dateTime={runbook.next_fire_at}>{exactTime(runbook.next_fire_at)}</time>
             </dd>
           </>
         )}

@@ -1,6 +1,6 @@
 /** The console's pure words (console/src/format.ts): what an analyst reads on the pages. */
 import { describe, expect, it } from 'vitest';
-import { ackSeconds, ago, consoleRoute, duration, mentionOutcome, mentionQueryAt, timelineDetails } from '../../../console/src/format.ts';
+import { ackSeconds, ago, consoleRoute, duration, exactTime, mentionOutcome, mentionQueryAt, thousands, timelineDetails } from '../../../console/src/format.ts';
 
 describe('durations and times', () => {
   it('writes a duration in the two largest units, never negative', () => {
@@ -14,6 +14,16 @@ describe('durations and times', () => {
       '3h 04m',
       '2d 3h',
     ]);
+  });
+
+  it('groups thousands with commas, fractions kept', () => {
+    expect([0, 999, 1000, 100_000, 1_234_567, 1234.5, -4200].map(thousands)).toEqual(['0', '999', '1,000', '100,000', '1,234,567', '1,234.5', '-4,200']);
+  });
+
+  it('writes an exact time on one clock, UTC, and an unreadable one as given', () => {
+    expect(exactTime('2026-12-06T22:41:03.512Z')).toBe('2026-12-06 22:41:03 UTC');
+    expect(exactTime('2026-12-06T23:41:03+01:00')).toBe('2026-12-06 22:41:03 UTC');
+    expect(exactTime('soon')).toBe('soon');
   });
 
   it('says how long ago', () => {
