@@ -59,7 +59,7 @@ test: node_modules
 	npx vitest run
 
 # Every bench but memory, which measures its own process's heap (bench/memory.ts).
-BENCHES := alert-intake event-store-append case-list peer-search runbook-engine chain-verify custom-action \
+BENCHES := alert-intake event-store-append case-list case-bulk peer-search runbook-engine chain-verify custom-action \
   containment webhook-runs console-case-list restart
 
 bench: node_modules console build
@@ -70,6 +70,7 @@ bench-quick: export BENCH_ROUNDS = 1
 bench-quick: export BENCH_SECONDS = 2
 bench-quick: export BENCH_SUSTAINED_SECONDS = 5
 bench-quick: export BENCH_CASES = 10000
+bench-quick: export BENCH_BULK_CASES = 100
 bench-quick: export BENCH_CHAIN_ROWS = 10000
 bench-quick: export BENCH_RUNS = 20
 bench-quick: export BENCH_ALERTS = 50

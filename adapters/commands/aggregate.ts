@@ -6,6 +6,7 @@
  * retries there; conflicts come only from other processes or other writers of the
  * stream (intake, alert moves) and are retried.
  */
+import { DomainError } from '../../domain/shared/errors.ts';
 import type { Decider, Event, EventMetadata } from '../../domain/shared/messages.ts';
 import { StreamVersionConflict, type EventStore, type StreamWrite } from '../event-store/port.ts';
 import { createKeyedMutex } from './keyed-mutex.ts';
@@ -107,4 +108,54 @@ async function decideAndAppendRetrying<C, E extends Event, S>(
     const result = extra.length === 0 ? await store.append(own.streamId, own.events, own.expectedVersion) : await store.appendMany([own, ...extra]);
     return { events, state: events.reduce(decider.evolve, state), version: version + events.length, position: result.lastPosition };
   });
+}
+
+/** One stream's part of a batch: the stream, and its command decided against its state (called again on a retry). */
+export type BatchItem<C, S> = { streamId: string; command: (state: S) => C };
+
+/** What a batch decided for one stream: its events and the state after them, or the refusal its decider threw. */
+export type BatchOutcome<E extends Event, S> = { ok: true; events: E[]; state: S } | { ok: false; error: DomainError };
+
+/**
+ * Decides each item's command against its own stream, then appends every stream's events
+ * in one atomic `appendMany`, so a batch of commands on many aggregates (a bulk close of
+ * cases) costs one transaction rather than one each. A refusal of the decider (a
+ * `DomainError`) fails only its item; a version conflict on any stream decides the whole
+ * batch again against fresh states, as `decideAndAppend` does for one. The streams take
+ * their in-process locks in id order, so two batches never wait on each other in a cycle.
+ * `position` is the last global position written, null when nothing was.
+ *
+ * @throws Error when two items name one stream (its expected version would be ambiguous).
+ */
+export async function decideAndAppendBatch<C, E extends Event, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  items: BatchItem<C, S>[],
+  metadata: EventMetadata,
+): Promise<{ outcomes: BatchOutcome<E, S>[]; position: number | null }> {
+  const ids = items.map((item) => item.streamId);
+  if (new Set(ids).size !== ids.length) throw new Error('a batch names one stream twice');
+  const lock = streamLock(store);
+  const locked = [...ids].sort().reduceRight<() => Promise<{ outcomes: BatchOutcome<E, S>[]; position: number | null }>>(
+    (inner, streamId) => () => lock(streamId, inner),
+    () =>
+      retryOnConflict(async () => {
+        const loaded = await Promise.all(items.map((item) => streamStatesOf(store).load(item.streamId, decider)));
+        const writes: StreamWrite[] = [];
+        const outcomes = items.map((item, index): BatchOutcome<E, S> => {
+          const { state, version } = loaded[index] as StreamState<S>;
+          try {
+            const events = decider.decide(item.command(state), state);
+            if (events.length > 0) writes.push({ streamId: item.streamId, events: events.map((e) => ({ ...e, metadata })), expectedVersion: version });
+            return { ok: true, events, state: events.reduce(decider.evolve, state) };
+          } catch (error) {
+            if (error instanceof DomainError) return { ok: false, error };
+            throw error;
+          }
+        });
+        const position = writes.length === 0 ? null : (await store.appendMany(writes)).lastPosition;
+        return { outcomes, position };
+      }),
+  );
+  return locked();
 }

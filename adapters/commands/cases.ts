@@ -15,7 +15,7 @@ import { streams } from '../../domain/shared/streams.ts';
 import type { Database } from '../../projections/database.ts';
 import type { EventStore, StreamWrite } from '../event-store/port.ts';
 import type { TriageRecord, TriageVerdict } from '../../domain/ai/triage.ts';
-import { decideAndAppend, type AlsoAppend } from './aggregate.ts';
+import { decideAndAppend, decideAndAppendBatch, type AlsoAppend, type BatchOutcome } from './aggregate.ts';
 import type { AuditLog } from './audit.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { CaseEvent } from '../../domain/cases/events.ts';
@@ -140,6 +140,23 @@ export function createCaseCommands(deps: CaseCommandDeps) {
     /** One analyst's judgement of the case's AI verdict; a repeat replaces theirs. 409 `ai_triage_missing` before any verdict. */
     aiTriageFeedback: (caseId: string, actor: Actor & { userId: string }, verdict: TriageVerdict, note: string | null) =>
       on(caseId, actor, (now) => ({ type: 'give_ai_triage_feedback', actor, verdict, note, now })),
+    /**
+     * One command on each of many cases, appended in one transaction (the bulk routes, in
+     * batches they bound): each case gets exactly the events its single command would give,
+     * and a refusal fails only its case. `build` is given the case's state and the time.
+     */
+    batch: async (
+      items: { caseId: string; build: (state: CaseState, now: string) => CaseCommand }[],
+      actor: Actor,
+    ): Promise<{ outcomes: BatchOutcome<CaseEvent, CaseState>[]; position: number | null }> => {
+      const now = deps.now().toISOString();
+      return decideAndAppendBatch(
+        store,
+        caseDecider,
+        items.map((item) => ({ streamId: streams.case(item.caseId), command: (state: CaseState) => item.build(state, now) })),
+        actorMetadata(actor, 'user'),
+      );
+    },
     /** Field changes and, when given, the full new list of ATT&CK technique ids (already normalized). */
     update: (caseId: string, changes: CaseChanges, actor: Actor | null, attackTechniques?: string[]) =>
       on(caseId, actor, (now) => ({ type: 'update_case', changes, ...(attackTechniques !== undefined && { attackTechniques }), now })),

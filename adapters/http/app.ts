@@ -28,6 +28,8 @@ import { auditRoutes } from './audit.routes.ts';
 import { authenticate } from './auth.ts';
 import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
+import { alertBulkRoutes } from './alert-bulk.routes.ts';
+import { caseBulkRoutes } from './case-bulk.routes.ts';
 import { caseRoutes } from './cases.routes.ts';
 import { consoleRoutes } from './console.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
@@ -89,7 +91,9 @@ export function createApp(deps: HttpDeps) {
   authed.use('*', authenticate({ verifier: deps.verifier, users: deps.users, basePath: deps.basePath }));
   authed.use('*', urlTextGuard, jsonGuard('refuse', deps.maxJsonDepth));
   authed.route('/', authMeRoutes());
+  authed.route('/', caseBulkRoutes(deps));
   authed.route('/', caseRoutes(deps));
+  authed.route('/', alertBulkRoutes(deps));
   authed.route('/', alertRoutes(deps));
   authed.route('/', alertBackfillRoutes(deps));
   authed.route('/', peerRoutes(deps));

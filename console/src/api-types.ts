@@ -124,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cases/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One operation on up to 500 cases: close, reopen, set_status, assign, set_severity, add_tags or remove_tags; each id succeeds or fails alone */
+        post: operations["postCasesBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cases": {
         parameters: {
             query?: never;
@@ -275,6 +292,23 @@ export interface paths {
         post?: never;
         /** Soft-delete a comment (its author or an admin of the case team) */
         delete: operations["deleteCasesByIdCommentsByCommentId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One operation on up to 500 alerts: dismiss, link into a case, or escalate (each into its own case, or all into one); each id succeeds or fails alone */
+        post: operations["postAlertsBulk"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1918,6 +1952,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BulkResults: {
+            results: {
+                id: string;
+                ok: boolean;
+                code?: string;
+                message?: string;
+                case_id?: string;
+            }[];
+        };
         AckSla: {
             /** @enum {string} */
             state: "none" | "pending" | "met" | "breached";
@@ -3032,6 +3075,105 @@ export interface operations {
             };
         };
     };
+    postCasesBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Sent again with the same body, the first answer is replayed and nothing runs again */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: string[];
+                    /** @constant */
+                    operation: "close";
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "reopen";
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "set_status";
+                    params: {
+                        /** @enum {string} */
+                        status: "new" | "in_progress" | "resolved" | "closed";
+                    };
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "assign";
+                    params: {
+                        owner_id: string | null;
+                    };
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "set_severity";
+                    params: {
+                        /** @enum {string} */
+                        severity: "low" | "medium" | "high" | "critical";
+                    };
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "add_tags";
+                    params: {
+                        tags: string[];
+                    };
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "remove_tags";
+                    params: {
+                        tags: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Each id's outcome, in the order given */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResults"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCases: {
         parameters: {
             query?: {
@@ -3675,6 +3817,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAlertsBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Sent again with the same body, the first answer is replayed and nothing runs again */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: string[];
+                    /** @constant */
+                    operation: "dismiss";
+                    params?: {
+                        reason?: string | null;
+                    };
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "link";
+                    params: {
+                        /** Format: uuid */
+                        case_id: string;
+                    };
+                } | {
+                    ids: string[];
+                    /** @constant */
+                    operation: "escalate";
+                    params: {
+                        /** @enum {string} */
+                        mode: "each" | "one";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Each id's outcome, in the order given; an escalated alert's with the case it went to */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResults"];
+                };
             };
             /** @description The request failed validation, or a rule refused it */
             422: {

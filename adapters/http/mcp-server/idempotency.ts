@@ -32,6 +32,8 @@ export type IdempotencyStore = {
   begin: (call: IdempotentCall) => Promise<Begun>;
   /** Stores the answer of a call that owns its key. */
   finish: (call: IdempotentCall, answer: StoredAnswer) => Promise<void>;
+  /** Frees the key of a call that owns it and failed before answering, so a retry runs; an answered key stays. */
+  release: (call: IdempotentCall) => Promise<void>;
 };
 
 /** `sha256:<hex>` of the canonical JSON (RFC 8785) of a call's arguments, so two spellings of one object match. */
@@ -85,6 +87,15 @@ export function createIdempotencyStore(db: Kysely<Database>, options: { now: Clo
         .where('actor_subject', '=', call.subject)
         .where('tool', '=', call.tool)
         .where('idempotency_key', '=', call.key)
+        .execute();
+    },
+    release: async (call) => {
+      await db
+        .deleteFrom('mcp_idempotency')
+        .where('actor_subject', '=', call.subject)
+        .where('tool', '=', call.tool)
+        .where('idempotency_key', '=', call.key)
+        .where('status', 'is', null)
         .execute();
     },
   };

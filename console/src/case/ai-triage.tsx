@@ -12,6 +12,7 @@ import { Link } from 'react-router';
 import { useAction } from '../action.ts';
 import { answer, client } from '../api.ts';
 import type { paths } from '../api-types.ts';
+import { readCaseAlerts, readCaseObservables } from './reads.ts';
 import { useResource } from '../resource.ts';
 import { ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
@@ -32,17 +33,17 @@ type RefTarget = { kind: 'alert'; id: string; label: string } | { kind: 'observa
 
 /**
  * The case's alerts and observables by id, to name what a reference points at; read only
- * while a verdict cites evidence (`wanted`), so a case without one costs no extra reads.
+ * while a verdict cites evidence (`wanted`), so a case without one costs no extra reads, and
+ * shared with the alerts and observables panels when they read at the same time (reads.ts).
  */
 function useRefTargets(caseId: string, wanted: boolean) {
   return useResource(
     async () => {
       if (!wanted) return new Map<string, RefTarget>();
-      const params = { path: { id: caseId } };
-      const [alerts, observables] = await Promise.all([client.GET('/cases/{id}/alerts', { params }), client.GET('/cases/{id}/observables', { params })]);
+      const [alerts, observables] = await Promise.all([readCaseAlerts(caseId), readCaseObservables(caseId)]);
       const targets = new Map<string, RefTarget>();
-      for (const alert of answer(alerts).items) targets.set(alert.id, { kind: 'alert', id: alert.id, label: alert.title });
-      for (const observable of answer(observables).items) targets.set(observable.id, { kind: 'observable', label: `${observable.type} ${observable.value}` });
+      for (const alert of alerts.items) targets.set(alert.id, { kind: 'alert', id: alert.id, label: alert.title });
+      for (const observable of observables.items) targets.set(observable.id, { kind: 'observable', label: `${observable.type} ${observable.value}` });
       return targets;
     },
     [caseId, wanted],

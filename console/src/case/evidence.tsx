@@ -10,6 +10,7 @@ import { Link } from 'react-router';
 import { useAction } from '../action.ts';
 import { answer, apiUrl, client } from '../api.ts';
 import type { EvidenceKind, EvidencePin } from '../api-shapes.ts';
+import { readCaseObservables } from './reads.ts';
 import { useResource } from '../resource.ts';
 import { Ago, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
@@ -49,7 +50,7 @@ function PinTarget({ caseId, pin }: { caseId: string; pin: EvidencePin }) {
 async function loadChoices(caseId: string, kind: Exclude<PinKind, 'link'>): Promise<Choice[]> {
   const params = { path: { id: caseId } };
   if (kind === 'observable') {
-    return answer(await client.GET('/cases/{id}/observables', { params })).items.map((item) => ({ id: item.id, label: `${item.type}: ${item.value}` }));
+    return (await readCaseObservables(caseId)).items.map((item) => ({ id: item.id, label: `${item.type}: ${item.value}` }));
   }
   return answer(await client.GET('/cases/{id}/attachments', { params })).items.map((item) => ({ id: item.id, label: item.filename }));
 }

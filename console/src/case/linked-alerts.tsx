@@ -7,9 +7,10 @@
 import { useId } from 'react';
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
-import { answer, client, noContent } from '../api.ts';
+import { client, noContent } from '../api.ts';
 import type { Alert } from '../api-shapes.ts';
 import type { LiveFrame } from '../live.tsx';
+import { readCaseAlerts } from './reads.ts';
 import { type Resource, useResource } from '../resource.ts';
 import { Ago, Badge, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
@@ -51,11 +52,7 @@ export function LinkedAlertsPanel({ caseId, canEdit }: { caseId: string; canEdit
   const headingId = useId();
   const changed = (frame: LiveFrame): boolean =>
     aboutCase(caseId)(frame) || (frame.type === 'alert.updated' && alerts.data?.items.some((alert) => alert.id === frame.alert_id) === true);
-  const alerts: Resource<{ items: Alert[] }> = useResource(
-    async () => answer(await client.GET('/cases/{id}/alerts', { params: { path: { id: caseId } } })),
-    [caseId],
-    changed,
-  );
+  const alerts: Resource<{ items: Alert[] }> = useResource(() => readCaseAlerts(caseId), [caseId], changed);
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Linked alerts</h2>

@@ -10,6 +10,7 @@ import { Link } from 'react-router';
 import { useAction } from '../action.ts';
 import { answer, client, noContent } from '../api.ts';
 import type { Observable, ObservableType } from '../api-shapes.ts';
+import { readCaseObservables } from './reads.ts';
 import { useResource } from '../resource.ts';
 import { Badge, ErrorNote, Loading } from '../ui.tsx';
 import { aboutCase } from './types.ts';
@@ -112,11 +113,7 @@ function AddObservable({ caseId, onAdded }: { caseId: string; onAdded: () => voi
 /** The case's observables; `canEdit` (the caller may manage cases) shows adding and removing. */
 export function ObservablesPanel({ caseId, canEdit }: { caseId: string; canEdit: boolean }) {
   const headingId = useId();
-  const observables = useResource(
-    async () => answer(await client.GET('/cases/{id}/observables', { params: { path: { id: caseId } } })),
-    [caseId],
-    aboutCase(caseId),
-  );
+  const observables = useResource(() => readCaseObservables(caseId), [caseId], aboutCase(caseId));
   return (
     <section className="panel" aria-labelledby={headingId} id="observables">
       <h2 id={headingId}>Observables</h2>

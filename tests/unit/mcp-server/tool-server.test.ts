@@ -43,7 +43,7 @@ function document() {
 }
 
 /** A store that owns every key: these tests are about outcomes, not repeats. */
-const freshKeys: IdempotencyStore = { begin: async () => ({ kind: 'owner' }), finish: async () => undefined };
+const freshKeys: IdempotencyStore = { begin: async () => ({ kind: 'owner' }), finish: async () => undefined, release: async () => undefined };
 
 async function connected(fetch: (request: Request) => Promise<Response>) {
   const audited: AuditInput[] = [];
