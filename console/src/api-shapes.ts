@@ -10,6 +10,12 @@ type Schemas = components['schemas'];
 export type AckSla = Schemas['AckSla'];
 export type Alert = Schemas['Alert'];
 export type AlertDetail = Schemas['AlertDetail'];
+/** The body of `POST /alerts/bulk`: ids and one operation with its params. */
+export type AlertBulkRequest = paths['/alerts/bulk']['post']['requestBody']['content']['application/json'];
+/** The body of `POST /cases/bulk`. */
+export type CaseBulkRequest = paths['/cases/bulk']['post']['requestBody']['content']['application/json'];
+/** One id's outcome of a bulk request. */
+export type BulkResult = Schemas['BulkResults']['results'][number];
 export type Case = Schemas['Case'];
 export type Effect = Schemas['Effect'];
 export type EvidencePin = Schemas['EvidencePin'];

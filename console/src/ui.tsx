@@ -1,5 +1,5 @@
 /** Small pieces every page uses: an error in words, loading text, badges, times, a filter's choice, a list's pager and a confirmation. */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ago, exactTime, thousands } from './format.ts';
 
 /** An API failure shown in words (`role="alert"` so a screen reader announces it). */
@@ -121,5 +121,19 @@ export function Confirm({ question, yes, busy, onYes, onNo }: { question: string
         Keep it
       </button>
     </fieldset>
+  );
+}
+
+/** A checkbox with a label a screen reader reads and the eye does not need; `mixed` for a partial selection. */
+export function Checkbox({ label, checked, mixed = false, onChange }: { label: string; checked: boolean; mixed?: boolean; onChange: (on: boolean) => void }) {
+  const box = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (box.current) box.current.indeterminate = mixed;
+  }, [mixed]);
+  return (
+    <label>
+      <input ref={box} type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <span className="visually-hidden">{label}</span>
+    </label>
   );
 }

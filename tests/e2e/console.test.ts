@@ -825,6 +825,36 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expectAccessible(ada, 'run page with an AI explanation');
   });
 
+  it('acts on many at once: alerts escalated into one case from the inbox, cases closed from the list, each row with its outcome', async () => {
+    const post = async (path: string, body: unknown) => {
+      const answer = await fetch(`${gateways[0]?.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(answer.status, await answer.clone().text()).toBe(201);
+      return (await answer.json()) as { id: string };
+    };
+    for (const title of ['Bulk inbox one', 'Bulk inbox two']) await post('/alerts', { title, severity: 'medium' });
+    await ana.goto(`${anaUrl}/alerts?status=new`);
+    for (const title of ['Bulk inbox one', 'Bulk inbox two']) {
+      const box = ana.getByRole('checkbox', { name: `Select alert ${title}` });
+      await box.waitFor({ timeout: 15_000 });
+      await box.check();
+    }
+    await ana.getByRole('button', { name: 'Escalate 2 alerts into one new case' }).click();
+    await expect.poll(() => ana.getByRole('status').filter({ hasText: 'Escalate:' }).textContent(), { timeout: 15_000 }).toBe('Escalate: 2 of 2 done.');
+
+    for (const title of ['Bulk close one', 'Bulk close two', 'Bulk close three']) await post('/cases', { title, severity: 'low' });
+    await ana.goto(`${anaUrl}/cases?search=Bulk close`);
+    await expect.poll(() => ana.getByTestId('case-row').count(), { timeout: 15_000 }).toBe(3);
+    const bar = ana.getByTestId('case-bulk');
+    await ana.getByRole('checkbox', { name: 'Select every loaded case' }).check();
+    await expect.poll(() => bar.getByRole('heading').textContent()).toBe('Selected cases (3)');
+    await bar.getByRole('combobox', { name: 'Operation' }).selectOption('close');
+    await bar.getByRole('button', { name: 'Close: 3 cases' }).click();
+    await expect.poll(() => bar.getByRole('status').textContent(), { timeout: 15_000 }).toBe('Close: 3 of 3 done.');
+    expect(await ana.getByTestId('bulk-done').count()).toBe(3);
+    await expect.poll(() => ana.getByTestId('case-row').filter({ hasText: 'closed' }).count(), { timeout: 15_000 }).toBe(3);
+    await shoot(ana, 'case-list-bulk');
+    await expectAccessible(ana, 'case list after a bulk close');
+  });
   it('follows the system into the dark theme, keeps a chosen theme across a reload, and every main page keeps its contrast in the dark', async () => {
     const themeOf = (page: Page) => page.evaluate('document.documentElement.dataset.theme');
 

@@ -1,39 +1,37 @@
 /**
- * The inbox's actions on one alert or a selection (pages/alerts.tsx): escalate into new
- * cases (`POST /alerts/<id>/escalate`), link into an existing case picked by key or title
- * (`GET /cases?search=`, `GET /cases?key=`, `POST /alerts/<id>/link`), dismiss with an
- * optional reason (`POST /alerts/<id>/dismiss`), a few requests at a time, and what each
- * did, in words.
+ * The inbox's actions on one alert or a selection (pages/alerts.tsx), each one request of
+ * `POST /alerts/bulk` however many alerts it names: escalate each into a new case or all
+ * into one, link into an existing case picked by key or title (`GET /cases?search=`,
+ * `GET /cases?key=`), dismiss with an optional reason; and what it did to each alert, in
+ * words, with the API's reason where one failed.
  */
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useAction } from '../action.ts';
 import { answer, client } from '../api.ts';
-import type { Alert } from '../api-shapes.ts';
+import type { Alert, AlertBulkRequest } from '../api-shapes.ts';
 import { useShortcut } from '../shortcuts.tsx';
 import { useResource } from '../resource.ts';
 import { ErrorNote } from '../ui.tsx';
-import type { Act, CaseChoice, Outcome } from './types.ts';
+import type { CaseChoice, Outcome } from './types.ts';
 
-/** Requests of a bulk action in flight at once. */
-const PARALLEL = 4;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Runs `act` on every alert, a few at a time, and says what happened to each. */
-async function eachAlert(alerts: Alert[], act: Act): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  const queue = [...alerts];
-  const worker = async () => {
-    for (let alert = queue.shift(); alert; alert = queue.shift()) {
-      try {
-        outcomes.push({ alert, error: null, ...(await act(alert)) });
-      } catch (error) {
-        outcomes.push({ alert, error: (error as Error).message, caseId: null, caseKey: null, after: null });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, alerts.length) }, worker));
-  return alerts.map((alert) => outcomes.find((outcome) => outcome.alert.id === alert.id) as Outcome);
+/** One operation of `POST /alerts/bulk` with its params. */
+type Operation =
+  | { operation: 'dismiss'; params: { reason: string | null } }
+  | { operation: 'link'; params: { case_id: string } }
+  | { operation: 'escalate'; params: { mode: 'each' | 'one' } };
+
+/** `operation` on every alert in one request, and what it did to each; `caseKey` names the case a link went to. */
+async function bulkAlerts(alerts: Alert[], operation: Operation, caseKey: string | null = null): Promise<Outcome[]> {
+  const body: AlertBulkRequest = { ids: alerts.map((alert) => alert.id), ...operation };
+  const { results } = answer(await client.POST('/alerts/bulk', { body }));
+  const linkedTo = operation.operation === 'link' ? operation.params.case_id : null;
+  return alerts.map((alert, index) => {
+    const result = results[index];
+    return { alert, error: result?.ok ? null : (result?.message ?? 'not done'), caseId: result?.case_id ?? linkedTo, caseKey };
+  });
 }
 
 /** The case a typed key (or case id) names: one of the matches the form showed, else `GET /cases?key=` (exact). */
@@ -57,45 +55,36 @@ export function AlertActions({ alerts, onDone, shortcuts = false }: { alerts: Al
   const action = useAction();
   const [verb, setVerb] = useState('');
   const [done, setDone] = useState<Done | null>(null);
-  const run = (next: string, plan: () => Promise<Act>) => {
+  const run = (next: string, act: () => Promise<Outcome[]>) => {
     setVerb(next);
     setDone(null);
-    return action.run(
-      async () => eachAlert(alerts, await plan()),
-      (outcomes) => {
-        setDone({ verb: next, outcomes });
-        onDone(outcomes);
-      },
-    );
-  };
-  const escalate = () =>
-    run('Escalate', async () => async (alert) => {
-      const escalated = answer(await client.POST('/alerts/{id}/escalate', { params: { path: { id: alert.id } }, body: {} }));
-      return { caseId: escalated.case_id, caseKey: null, after: escalated.alert };
+    return action.run(act, (outcomes) => {
+      setDone({ verb: next, outcomes });
+      onDone(outcomes);
     });
+  };
+  const escalate = (mode: 'each' | 'one') => run('Escalate', () => bulkAlerts(alerts, { operation: 'escalate', params: { mode } }));
   const link = (typed: string, shown: CaseChoice[]) =>
     run('Link', async () => {
       const target = await findCase(typed, shown);
-      return async (alert) => {
-        const after = answer(await client.POST('/alerts/{id}/link', { params: { path: { id: alert.id } }, body: { case_id: target.id } }));
-        return { caseId: target.id, caseKey: target.key, after };
-      };
+      return bulkAlerts(alerts, { operation: 'link', params: { case_id: target.id } }, target.key);
     });
-  const dismiss = (reason: string) =>
-    run('Dismiss', async () => async (alert) => {
-      const after = answer(await client.POST('/alerts/{id}/dismiss', { params: { path: { id: alert.id } }, body: { reason: reason.trim() || null } }));
-      return { caseId: null, caseKey: null, after };
-    });
+  const dismiss = (reason: string) => run('Dismiss', () => bulkAlerts(alerts, { operation: 'dismiss', params: { reason: reason.trim() || null } }));
   const none = alerts.length === 0;
   const many = alerts.length > 1;
-  useShortcut('e', 'Escalate this alert to a new case', escalate, shortcuts && alerts.length === 1 && !action.busy);
+  useShortcut('e', 'Escalate this alert to a new case', () => escalate('each'), shortcuts && alerts.length === 1 && !action.busy);
   return (
     <div className="alert-actions">
       {none && <p className="muted">Select alerts in the table to act on several at once.</p>}
       <div className="alert-action-bar">
-        <button type="button" className="primary" disabled={action.busy || none} onClick={escalate}>
+        <button type="button" className="primary" disabled={action.busy || none} onClick={() => escalate('each')}>
           {many ? `Escalate ${alerts.length} alerts, one new case each` : 'Escalate to a new case'}
         </button>
+        {many && (
+          <button type="button" disabled={action.busy} onClick={() => escalate('one')}>
+            {`Escalate ${alerts.length} alerts into one new case`}
+          </button>
+        )}
         <LinkForm disabled={action.busy || none} count={alerts.length} onLink={link} />
         <DismissForm disabled={action.busy || none} count={alerts.length} onDismiss={dismiss} />
       </div>

@@ -4,7 +4,5 @@ import type { Alert, Case } from '../api-shapes.ts';
 /** A case to link alerts to, as `GET /cases` lists it. */
 export type CaseChoice = Pick<Case, 'id' | 'key' | 'title'>;
 
-/** What one action did to one alert: done, with the case it went to, or refused and why. */
-export type Outcome = { alert: Alert; error: string | null; caseId: string | null; caseKey: string | null; after: Alert | null };
-/** One action on one alert: the alert as the API answered it, and the case it put the alert in, if any. */
-export type Act = (alert: Alert) => Promise<Pick<Outcome, 'caseId' | 'caseKey' | 'after'>>;
+/** What one action did to one alert: done, with the case it went to (its key when known), or refused and why. */
+export type Outcome = { alert: Alert; error: string | null; caseId: string | null; caseKey: string | null };

@@ -16,7 +16,7 @@ import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { useShortcut } from '../shortcuts.tsx';
-import { Ago, Badge, ErrorNote, FilterChoice, ListPager, Loading } from '../ui.tsx';
+import { Ago, Badge, Checkbox, ErrorNote, FilterChoice, ListPager, Loading } from '../ui.tsx';
 import { useUrlFilters } from '../url-filters.ts';
 
 type Filters = { status: AlertStatus | ''; severity: string; source: string };
@@ -336,20 +336,6 @@ function AlertTable({
         ))}
       </tbody>
     </table>
-  );
-}
-
-/** A checkbox with a label a screen reader reads and the eye does not need; `mixed` for a partial selection. */
-function Checkbox({ label, checked, mixed = false, onChange }: { label: string; checked: boolean; mixed?: boolean; onChange: (on: boolean) => void }) {
-  const box = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (box.current) box.current.indeterminate = mixed;
-  }, [mixed]);
-  return (
-    <label>
-      <input ref={box} type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} />
-      <span className="visually-hidden">{label}</span>
-    </label>
   );
 }
 

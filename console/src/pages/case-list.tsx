@@ -11,14 +11,16 @@ import { elementScroll, type Rect, useVirtualizer, type Virtualizer } from '@tan
 import { type CSSProperties, type FormEvent, memo, type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { answer, client } from '../api.ts';
-import type { Case, CasePage } from '../api-shapes.ts';
+import type { BulkResult, Case, CasePage } from '../api-shapes.ts';
+import { CaseBulkBar } from '../case-list/bulk-bar.tsx';
 import { type Filters, filtersOf, firstPageKey, PAGE_SIZE, paramsOf, readFirstPage } from './case-list-query.ts';
 import { caseStatuses, caseSeverities } from '../config.ts';
 import { firstReadData, takeFirstRead } from '../first-reads.ts';
 import { thousands } from '../format.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
-import { Ago, Badge, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
+import { mayWork } from '../role-matrix.ts';
+import { Ago, Badge, Checkbox, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
 
 /** What a row of the list shows of a case of `GET /cases`. */
 type CaseSummary = Pick<Case, 'id' | 'key' | 'title' | 'severity' | 'status' | 'owner_email' | 'alert_count' | 'sla_breached' | 'created_at' | 'updated_at'>;
@@ -184,14 +186,34 @@ function Total({ page, loaded }: { page: CasePage; loaded: number }) {
   );
 }
 
-/** The list of the cases matching `filters`, or why there is none. */
+/** The list of the cases matching `filters`, or why there is none; with the bulk bar and a checkbox per row for a caller who may work cases. */
 function CaseRows({ filters }: { filters: Filters }) {
   const { first, loaded, hasMore, loadMore } = useCasePages(filters);
   const { rows } = loaded;
+  const canAct = mayWork(useMe().role);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [outcomes, setOutcomes] = useState<ReadonlyMap<string, BulkResult>>(new Map());
+  const select = useCallback(
+    (id: string, on: boolean) =>
+      setSelected((previous) => {
+        const next = new Set(previous);
+        if (on) next.add(id);
+        else next.delete(id);
+        return next;
+      }),
+    [],
+  );
+  const settled = (results: BulkResult[]) => {
+    setOutcomes(new Map(results.map((result) => [result.id, result])));
+    const done = new Set(results.filter((result) => result.ok).map((result) => result.id));
+    setSelected((previous) => new Set([...previous].filter((id) => !done.has(id))));
+  };
   if (!first.data) return first.error ? <ErrorNote error={first.error} /> : <Loading what="cases" />;
+  const keyOf = (id: string) => rows.find((row) => row.id === id)?.key ?? id;
   return (
     <>
       <ErrorNote error={first.error} />
+      {canAct && <CaseBulkBar selected={rows.filter((row) => selected.has(row.id)).map((row) => row.id)} keyOf={keyOf} onDone={settled} />}
       <Total page={first.data} loaded={rows.length} />
       {rows.length === 0 ? (
         <p>No cases match these filters.</p>
@@ -201,6 +223,7 @@ function CaseRows({ filters }: { filters: Filters }) {
           total={first.data.total_relation === 'eq' ? first.data.total : undefined}
           hasMore={hasMore && !loaded.error}
           onNearEnd={loadMore}
+          selection={canAct ? { selected, outcomes, select, selectAll: (on) => setSelected(new Set(on ? rows.map((row) => row.id) : [])) } : null}
         />
       )}
       {loaded.loading && <Loading what="more cases" />}
@@ -216,6 +239,14 @@ function CaseRows({ filters }: { filters: Filters }) {
     </>
   );
 }
+
+/** The selection of the table: which rows are picked, what the last bulk operation did to each, and how to change it. */
+type Selection = {
+  selected: ReadonlySet<string>;
+  outcomes: ReadonlyMap<string, BulkResult>;
+  select: (id: string, on: boolean) => void;
+  selectAll: (on: boolean) => void;
+};
 
 /**
  * Keeps the rows in view where they were when rows come or go above them (newer cases on
@@ -237,7 +268,19 @@ function useScrollAnchor(scroller: RefObject<HTMLDivElement | null>, rows: CaseS
 }
 
 /** The virtualized table: the tbody's ::before and ::after (styles.css) stand in for the rows above and below the visible ones. */
-function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; total: number | undefined; hasMore: boolean; onNearEnd: () => void }) {
+function CaseTable({
+  rows,
+  total,
+  hasMore,
+  onNearEnd,
+  selection,
+}: {
+  rows: CaseSummary[];
+  total: number | undefined;
+  hasMore: boolean;
+  onNearEnd: () => void;
+  selection: Selection | null;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const placed = useRef(false);
   const virtualizer = useVirtualizer({
@@ -269,6 +312,16 @@ function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; t
       <table className="case-table" aria-label="Cases" aria-rowcount={rowCount === -1 ? -1 : rowCount + 1}>
         <thead>
           <tr aria-rowindex={1}>
+            {selection && (
+              <th scope="col" className="col-check">
+                <Checkbox
+                  label="Select every loaded case"
+                  checked={selection.selected.size > 0 && rows.every((row) => selection.selected.has(row.id))}
+                  mixed={selection.selected.size > 0 && !rows.every((row) => selection.selected.has(row.id))}
+                  onChange={selection.selectAll}
+                />
+              </th>
+            )}
             <th scope="col" className="col-key">
               Key
             </th>
@@ -299,7 +352,18 @@ function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; t
         <tbody style={{ '--above': `${above}px`, '--below': `${below}px` } as CSSProperties}>
           {visible.map((item) => {
             const row = rows[item.index];
-            return row && <CaseRow key={row.id} row={row} rowIndex={item.index + 2} />;
+            return (
+              row && (
+                <CaseRow
+                  key={row.id}
+                  row={row}
+                  rowIndex={item.index + 2}
+                  checked={selection ? selection.selected.has(row.id) : null}
+                  outcome={selection?.outcomes.get(row.id) ?? null}
+                  onCheck={selection?.select ?? null}
+                />
+              )
+            );
           })}
         </tbody>
       </table>
@@ -307,10 +371,32 @@ function CaseTable({ rows, total, hasMore, onNearEnd }: { rows: CaseSummary[]; t
   );
 }
 
-/** One case; its key is the link to the case page. Memoized: a scroll re-renders only the rows that come into view. */
-const CaseRow = memo(function CaseRow({ row, rowIndex }: { row: CaseSummary; rowIndex: number }) {
+/**
+ * One case; its key is the link to the case page. With a checkbox (`checked` not null), it
+ * shows what the last bulk operation did to it. Memoized: a scroll re-renders only the rows
+ * that come into view.
+ */
+const CaseRow = memo(function CaseRow({
+  row,
+  rowIndex,
+  checked,
+  outcome,
+  onCheck,
+}: {
+  row: CaseSummary;
+  rowIndex: number;
+  checked: boolean | null;
+  outcome: BulkResult | null;
+  onCheck: ((id: string, on: boolean) => void) | null;
+}) {
   return (
     <tr data-testid="case-row" aria-rowindex={rowIndex}>
+      {checked !== null && onCheck && (
+        <td className="col-check">
+          <Checkbox label={`Select ${row.key}`} checked={checked} onChange={(on) => onCheck(row.id, on)} />
+          {outcome && <BulkMark outcome={outcome} />}
+        </td>
+      )}
       <td>
         <Link to={`/cases/${row.id}`}>{row.key}</Link>
       </td>
@@ -329,3 +415,18 @@ const CaseRow = memo(function CaseRow({ row, rowIndex }: { row: CaseSummary; row
     </tr>
   );
 });
+
+/** What the last bulk operation did to a row: a mark, with the API's reason in words when it failed. */
+function BulkMark({ outcome }: { outcome: BulkResult }) {
+  return outcome.ok ? (
+    <span className="bulk-mark" title="done" data-testid="bulk-done">
+      <span aria-hidden="true">✓</span>
+      <span className="visually-hidden">done</span>
+    </span>
+  ) : (
+    <span className="bulk-mark outcome-failed" title={outcome.message ?? outcome.code ?? 'not done'} data-testid="bulk-failed">
+      <span aria-hidden="true">✗</span>
+      <span className="visually-hidden">{`failed: ${outcome.message ?? outcome.code ?? 'not done'}`}</span>
+    </span>
+  );
+}

@@ -5,31 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { bulkCaseCommand, type CaseBulkOperation } from '../../../domain/cases/bulk.ts';
 import { caseDecider, type CaseState } from '../../../domain/cases/index.ts';
+import { openedCase } from '../../support/cases.ts';
 
 const now = '2026-12-06T10:00:00.000Z';
 const statuses = { close: 'closed', reopen: 'new', closed: new Set(['resolved', 'closed']) };
 const opened = (status: string, tags: string[]): CaseState => {
-  const state = caseDecider
-    .decide(
-      {
-        type: 'open_case',
-        caseId: 'c1',
-        number: 1,
-        keyPrefix: 'SVC',
-        title: 'Phishing',
-        description: null,
-        severity: 'low',
-        tags,
-        initialStatus: 'new',
-        team: 'soc',
-        private: false,
-        correlationKey: null,
-        actor: null,
-        now,
-      },
-      caseDecider.initialState(),
-    )
-    .reduce(caseDecider.evolve, caseDecider.initialState());
+  const state = openedCase({ severity: 'low', tags, now });
   return status === 'new' ? state : caseDecider.decide({ type: 'change_status', status, note: null, now }, state).reduce(caseDecider.evolve, state);
 };
 const events = (op: CaseBulkOperation, state: CaseState, owner: { id: string; email: string } | null = null) =>

@@ -4,30 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { caseDecider, type CaseCommand, type CaseEvent, type CaseState } from '../../../domain/cases/index.ts';
+import { openedCase } from '../../support/cases.ts';
 
 const now = '2026-11-22T10:00:00.000Z';
-const opened = (): CaseState =>
-  caseDecider
-    .decide(
-      {
-        type: 'open_case',
-        caseId: 'c1',
-        number: 1,
-        keyPrefix: 'SVC',
-        title: 'Phishing',
-        description: null,
-        severity: 'high',
-        tags: ['mail'],
-        initialStatus: 'new',
-        team: 'soc',
-        private: false,
-        correlationKey: null,
-        actor: { userId: 'u1', email: 'ana@example.com' },
-        now,
-      },
-      caseDecider.initialState(),
-    )
-    .reduce(caseDecider.evolve, caseDecider.initialState());
+const opened = (): CaseState => openedCase({ now });
 
 const update = (state: CaseState, changes: Extract<CaseCommand, { type: 'update_case' }>['changes'], attackTechniques?: string[]): CaseEvent[] =>
   caseDecider.decide({ type: 'update_case', changes, ...(attackTechniques && { attackTechniques }), now }, state);
