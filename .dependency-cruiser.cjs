@@ -36,6 +36,7 @@ const adapterFloors = [
     'custom-actions',
     'case-templates',
     'attack',
+    'views',
   ],
   ['actions', 'identity', 'live', 'kurrentdb'],
   ['exchange', 'mcp', 'chat', 'integration-packs'],

@@ -431,6 +431,18 @@ export interface WebhookSourcesTable {
   updated_at: Timestamp;
 }
 
+/** A saved view of the case list or the alert inbox (migration 0038): `query` holds the list's filter parameters as the URL spells them. */
+export interface SavedViewsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  resource: string;
+  query: Json<Record<string, string>>;
+  team: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** Sweep state of one retained resource (migration 0022). */
 export interface RetentionStateTable {
   resource: string;
@@ -599,6 +611,7 @@ export interface Database {
   chat_link_codes: ChatLinkCodesTable;
   ticket_outbox: TicketOutboxTable;
   webhook_sources: WebhookSourcesTable;
+  saved_views: SavedViewsTable;
   retention_state: RetentionStateTable;
   case_pages: CasePagesTable;
   case_tickets: CaseTicketsTable;

@@ -28,9 +28,11 @@ import { idParam, iso, paging, queryFlag, uuid, nonEmptyText } from '../shared/s
 import { listPageAnswer, listPageSchema } from './list-page.ts';
 import { jsonAnswer } from './openapi.ts';
 import { requireJson, validate } from './validation.ts';
+import { alertListFilters } from './list-filters.ts';
+import { filtersWithView } from './saved-view-query.ts';
 
 /** What the alert routes read of the service (adapters/http/deps.ts). */
-export type AlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'caseConfig' | 'caseListTotalCap' | 'db' | 'permissions' | 'waitFor'>;
+export type AlertRouteDeps = Pick<HttpDeps, 'caseAlerts' | 'caseConfig' | 'caseListTotalCap' | 'db' | 'permissions' | 'views' | 'waitFor'>;
 
 export function alertRoutes(deps: AlertRouteDeps) {
   const { db, caseConfig: cfg } = deps;
@@ -92,23 +94,14 @@ export function alertRoutes(deps: AlertRouteDeps) {
     .get(
       '/alerts',
       describeRoute({
-        summary: 'Alert inbox',
+        summary: 'Alert inbox (filters, or a saved view with `view`)',
         tags: ['alerts'],
         responses: { 200: jsonAnswer(alertPageSchema, 'A page of the alerts the caller may see, newest first') },
       }),
       read,
-      validate(
-        'query',
-        v.object({
-          status: v.optional(v.picklist(['new', 'linked', 'dismissed'])),
-          severity: v.optional(v.string()),
-          source: v.optional(v.string()),
-          include_total: queryFlag,
-          ...paging,
-        }),
-      ),
+      validate('query', v.object({ ...alertListFilters, view: v.optional(uuid), include_total: queryFlag, ...paging })),
       async (c) => {
-        const q = c.req.valid('query');
+        const q = await filtersWithView(deps.views, c.get('principal'), 'alerts', alertListFilters, c.req.valid('query'));
         const page = await visiblePage(c.get('principal'), q, q.include_total ? deps.caseListTotalCap : null);
         return c.json(listPageAnswer(page, page.items.map(alertView), q) satisfies v.InferOutput<typeof alertPageSchema>);
       },

@@ -30,6 +30,7 @@ import { evidenceRoutes } from './evidence.routes.ts';
 import { authMeRoutes } from './auth-me.routes.ts';
 import { alertBulkRoutes } from './alert-bulk.routes.ts';
 import { caseBulkRoutes } from './case-bulk.routes.ts';
+import { viewRoutes } from './views.routes.ts';
 import { caseRoutes } from './cases.routes.ts';
 import { consoleRoutes } from './console.routes.ts';
 import { connectionRoutes } from './connections.routes.ts';
@@ -91,6 +92,7 @@ export function createApp(deps: HttpDeps) {
   authed.use('*', authenticate({ verifier: deps.verifier, users: deps.users, basePath: deps.basePath }));
   authed.use('*', urlTextGuard, jsonGuard('refuse', deps.maxJsonDepth));
   authed.route('/', authMeRoutes());
+  authed.route('/', viewRoutes(deps));
   authed.route('/', caseBulkRoutes(deps));
   authed.route('/', caseRoutes(deps));
   authed.route('/', alertBulkRoutes(deps));

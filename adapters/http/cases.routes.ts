@@ -26,6 +26,8 @@ import { idParam, paging, queryFlag, uuid, nonEmptyText, commentBody } from '../
 import { requireJson, validate } from './validation.ts';
 import { listPageAnswer, listPageSchema } from './list-page.ts';
 import { TECHNIQUE_ID } from '../../domain/attack/catalog.ts';
+import { caseListFilters } from './list-filters.ts';
+import { filtersWithView } from './saved-view-query.ts';
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
 
@@ -83,7 +85,7 @@ function defaultTeam(principal: Principal, matrix: PermissionMatrix): string | n
 /** What the case routes read of the service (adapters/http/deps.ts). */
 export type CaseRouteDeps = Pick<
   HttpDeps,
-  'ackSla' | 'caseConfig' | 'caseListTotalCap' | 'caseTemplateCommands' | 'caseTemplates' | 'cases' | 'db' | 'now' | 'permissions' | 'waitFor'
+  'ackSla' | 'caseConfig' | 'caseListTotalCap' | 'caseTemplateCommands' | 'caseTemplates' | 'cases' | 'db' | 'now' | 'permissions' | 'views' | 'waitFor'
 >;
 
 export function caseRoutes(deps: CaseRouteDeps) {
@@ -91,6 +93,7 @@ export function caseRoutes(deps: CaseRouteDeps) {
   const { access, read, manage } = caseRouteGuards(db, deps.permissions);
   const severity = v.picklist(cfg.severities as string[], `must be one of ${cfg.severities.join(', ')}`);
   const status = v.picklist(cfg.statuses as string[], `must be one of ${cfg.statuses.join(', ')}`);
+  const listFilters = caseListFilters(cfg);
 
   /** The case documents of `rows` for `principal`, each with the reader's feedback on its AI verdict. */
   const views = async (principal: Principal, rows: CaseRow[]) => {
@@ -104,22 +107,15 @@ export function caseRoutes(deps: CaseRouteDeps) {
   return new Hono<AppEnv>()
     .get(
       '/cases',
-      describeRoute({ summary: 'List cases', tags: ['cases'], responses: { 200: jsonAnswer(caseListSchema, 'A page of case summaries') } }),
+      describeRoute({
+        summary: 'List cases (filters, or a saved view with `view`)',
+        tags: ['cases'],
+        responses: { 200: jsonAnswer(caseListSchema, 'A page of case summaries') },
+      }),
       read,
-      validate(
-        'query',
-        v.object({
-          status: v.optional(status),
-          severity: v.optional(severity),
-          owner: v.optional(v.string()),
-          search: v.optional(v.pipe(v.string(), v.maxLength(200))),
-          key: v.optional(v.pipe(v.string(), v.maxLength(200))),
-          include_total: queryFlag,
-          ...paging,
-        }),
-      ),
+      validate('query', v.object({ ...listFilters, view: v.optional(uuid), include_total: queryFlag, ...paging })),
       async (c) => {
-        const q = c.req.valid('query');
+        const q = await filtersWithView(deps.views, c.get('principal'), 'cases', listFilters, c.req.valid('query'));
         const page = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions), q.include_total ? deps.caseListTotalCap : null);
         return c.json(listPageAnswer(page, await views(c.get('principal'), page.items), q));
       },

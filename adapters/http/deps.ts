@@ -45,6 +45,7 @@ import type { ChatIdentityLinks } from '../chat/identity-links.ts';
 import type { OutboundFetch } from '../actions/outbound-http.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { IdempotencyStore } from './mcp-server/idempotency.ts';
+import type { ViewStore } from '../views/store.ts';
 import type { IdentityServiceClient } from '../identity-service/client.ts';
 import type { AiSettingsStore } from '../ai/settings-store.ts';
 import type { CaseTriage } from '../ai/case-triage.ts';
@@ -134,6 +135,8 @@ export type HttpDeps = {
   /** The non-effectful probes of `POST /connections/<id>/test`. */
   connectionProbes: ConnectionProbes;
   webhookSources: WebhookSourceStore;
+  /** Saved views of the case list and the alert inbox (adapters/views/store.ts). */
+  views: ViewStore;
   /**
    * The API's Prometheus registry and request middleware, METRICS_TOKEN (null: open), the
    * default window of the SOC metrics (SVC_METRICS_WINDOW_DAYS) and the SLA risk horizon

@@ -14,6 +14,9 @@ export type AlertDetail = Schemas['AlertDetail'];
 export type AlertBulkRequest = paths['/alerts/bulk']['post']['requestBody']['content']['application/json'];
 /** The body of `POST /cases/bulk`. */
 export type CaseBulkRequest = paths['/cases/bulk']['post']['requestBody']['content']['application/json'];
+/** A saved view of the case list or the alert inbox, and the body that saves one. */
+export type SavedView = Schemas['SavedView'];
+export type SavedViewRequest = paths['/views']['post']['requestBody']['content']['application/json'];
 /** One id's outcome of a bulk request. */
 export type BulkResult = Schemas['BulkResults']['results'][number];
 export type Case = Schemas['Case'];

@@ -124,6 +124,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My views and those shared with my teams */
+        get: operations["getViews"];
+        put?: never;
+        /** Save a view of the case list or the alert inbox, private or shared with a team */
+        post: operations["postViews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/views/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One view */
+        get: operations["getViewsById"];
+        /** Replace a view (its owner only) */
+        put: operations["putViewsById"];
+        post?: never;
+        /** Delete a view (its owner only) */
+        delete: operations["deleteViewsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cases/bulk": {
         parameters: {
             query?: never;
@@ -148,7 +185,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List cases */
+        /** List cases (filters, or a saved view with `view`) */
         get: operations["getCases"];
         put?: never;
         /** Open a case */
@@ -321,7 +358,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alert inbox */
+        /** Alert inbox (filters, or a saved view with `view`) */
         get: operations["getAlerts"];
         put?: never;
         /** Enter an alert by hand (into the inbox, no case) */
@@ -1952,6 +1989,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        SavedView: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            resource: "cases" | "alerts";
+            query: {
+                [key: string]: string;
+            };
+            team_id: string | null;
+            owner_id: string;
+            created_at: string;
+            updated_at: string;
+        };
         BulkResults: {
             results: {
                 id: string;
@@ -3075,6 +3125,300 @@ export interface operations {
             };
         };
     };
+    getViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Own views first, then shared ones, each by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["SavedView"][];
+                    };
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @constant */
+                    resource: "cases";
+                    query: {
+                        /** @enum {string} */
+                        status?: "new" | "in_progress" | "resolved" | "closed";
+                        /** @enum {string} */
+                        severity?: "low" | "medium" | "high" | "critical";
+                        owner?: string;
+                        search?: string;
+                        key?: string;
+                    };
+                    /** @default null */
+                    team_id?: string | null;
+                } | {
+                    name: string;
+                    /** @constant */
+                    resource: "alerts";
+                    query: {
+                        /** @enum {string} */
+                        status?: "new" | "linked" | "dismissed";
+                        severity?: string;
+                        source?: string;
+                    };
+                    /** @default null */
+                    team_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The saved view */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getViewsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putViewsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @constant */
+                    resource: "cases";
+                    query: {
+                        /** @enum {string} */
+                        status?: "new" | "in_progress" | "resolved" | "closed";
+                        /** @enum {string} */
+                        severity?: "low" | "medium" | "high" | "critical";
+                        owner?: string;
+                        search?: string;
+                        key?: string;
+                    };
+                    /** @default null */
+                    team_id?: string | null;
+                } | {
+                    name: string;
+                    /** @constant */
+                    resource: "alerts";
+                    query: {
+                        /** @enum {string} */
+                        status?: "new" | "linked" | "dismissed";
+                        severity?: string;
+                        source?: string;
+                    };
+                    /** @default null */
+                    team_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The view as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteViewsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     postCasesBulk: {
         parameters: {
             query?: never;
@@ -3182,6 +3526,7 @@ export interface operations {
                 owner?: string;
                 search?: string;
                 key?: string;
+                view?: string;
                 include_total?: "true" | "false";
                 limit?: number;
                 offset?: number;
@@ -3930,6 +4275,7 @@ export interface operations {
                 status?: "new" | "linked" | "dismissed";
                 severity?: string;
                 source?: string;
+                view?: string;
                 include_total?: "true" | "false";
                 limit?: number;
                 offset?: number;

@@ -35,6 +35,7 @@ import * as auditAt from './0034-audit-at.ts';
 import * as aiSettings from './0035-ai-settings.ts';
 import * as aiTriage from './0036-ai-triage.ts';
 import * as runsByRunbook from './0037-runs-by-runbook.ts';
+import * as savedViews from './0038-saved-views.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0035-ai-settings': aiSettings,
   '0036-ai-triage': aiTriage,
   '0037-runs-by-runbook': runsByRunbook,
+  '0038-saved-views': savedViews,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

@@ -35,6 +35,7 @@ import { createLiveHub, type LiveHub } from '../../adapters/live/hub.ts';
 import { createApiMetrics } from '../../adapters/metrics/api-metrics.ts';
 import { createPresenceRoster } from '../../adapters/presence/roster.ts';
 import { createWebhookSourceStore } from '../../adapters/webhook-sources/store.ts';
+import { createViewStore } from '../../adapters/views/store.ts';
 import { unfinishedRuns } from '../../projections/runs/runs.queries.ts';
 import { createDiagnostics } from '../diagnostics.ts';
 import { serviceVersion } from '../version.ts';
@@ -207,6 +208,7 @@ function httpDeps(parts: ApiParts, api: { verifier: TokenVerifier; users: UserDi
     },
     connectionProbes: automation.connectionProbes,
     webhookSources: createWebhookSourceStore(db, core.box, ids, now),
+    views: createViewStore(db, now),
     audit,
     metrics: {
       api: createApiMetrics(() => projector.position()),

@@ -825,7 +825,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expectAccessible(ada, 'run page with an AI explanation');
   });
 
-  it('acts on many at once: alerts escalated into one case from the inbox, cases closed from the list, each row with its outcome', async () => {
+  it('acts on many at once: alerts escalated into one case from the inbox, cases closed from the list, each row with its outcome; the filters kept as a saved view', async () => {
     const post = async (path: string, body: unknown) => {
       const answer = await fetch(`${gateways[0]?.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(answer.status, await answer.clone().text()).toBe(201);
@@ -854,6 +854,20 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expect.poll(() => ana.getByTestId('case-row').filter({ hasText: 'closed' }).count(), { timeout: 15_000 }).toBe(3);
     await shoot(ana, 'case-list-bulk');
     await expectAccessible(ana, 'case list after a bulk close');
+
+    // The filters in force saved as a view, and the view put back after the filters were cleared.
+    const views = ana.getByTestId('saved-views');
+    await views.getByRole('textbox', { name: 'Save these filters as' }).fill('Bulk closed');
+    await views.getByRole('button', { name: 'Save view' }).click();
+    await expect
+      .poll(() => views.getByRole('combobox', { name: 'Saved view' }).locator('option:checked').textContent(), { timeout: 15_000 })
+      .toBe('Bulk closed');
+    await ana.getByRole('button', { name: 'Clear filters' }).click();
+    await ana.waitForURL(/\/svc\/cases$/);
+    await views.getByRole('combobox', { name: 'Saved view' }).selectOption({ label: 'Bulk closed' });
+    await ana.waitForURL(/\/svc\/cases\?search=Bulk\+close$/);
+    await expect.poll(() => ana.getByTestId('case-row').count(), { timeout: 15_000 }).toBe(3);
+    await expectAccessible(ana, 'case list with its saved views');
   });
   it('follows the system into the dark theme, keeps a chosen theme across a reload, and every main page keeps its contrast in the dark', async () => {
     const themeOf = (page: Page) => page.evaluate('document.documentElement.dataset.theme');

@@ -15,6 +15,7 @@ import type { Alert, AlertDetail, AlertStatus } from '../api-shapes.ts';
 import { caseSeverities } from '../config.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
+import { SavedViews } from '../saved-views.tsx';
 import { useShortcut } from '../shortcuts.tsx';
 import { Ago, Badge, Checkbox, ErrorNote, FilterChoice, ListPager, Loading } from '../ui.tsx';
 import { useUrlFilters } from '../url-filters.ts';
@@ -42,6 +43,7 @@ export function AlertsPage() {
     <>
       <h1>Alert inbox</h1>
       <AlertFilters filters={filters} onApply={apply} />
+      <SavedViews resource="alerts" filters={filters} onApply={(next) => apply(next)} />
       <Inbox key={key} filters={filters} offset={offset} current={id ?? null} onPage={(next) => apply(filters, next)} />
     </>
   );

@@ -20,6 +20,7 @@ import { thousands } from '../format.ts';
 import { useMe } from '../me.tsx';
 import { useResource } from '../resource.ts';
 import { mayWork } from '../role-matrix.ts';
+import { SavedViews } from '../saved-views.tsx';
 import { Ago, Badge, Checkbox, ErrorNote, FilterChoice, Loading } from '../ui.tsx';
 
 /** What a row of the list shows of a case of `GET /cases`. */
@@ -83,6 +84,7 @@ export function CaseListPage() {
     <>
       <h1>Cases</h1>
       <CaseFilters filters={filters} onApply={(next) => setParams(paramsOf(next))} />
+      <SavedViews resource="cases" filters={filters} onApply={(next) => setParams(paramsOf(next))} />
       <CaseRows key={paramsOf(filters).toString()} filters={filters} />
     </>
   );
