@@ -59,20 +59,24 @@ export function alertBulkRoutes(deps: AlertBulkDeps) {
       return onceByIdempotencyKey(c, deps.mcpIdempotency, 'POST /alerts/bulk', request, async () => {
         const results: BulkResult[] = [];
         let last: number | null = null;
+        // A move that changed nothing (a dismissed alert dismissed again) wrote nothing: the last write is still the one to wait for.
+        const wrote = (position: number | null) => {
+          if (position !== null) last = position;
+        };
         let oneCase: string | null = null;
         for (const id of request.ids) {
           try {
             const alert = await alerts.actOn(principal, id);
             const into = request.operation === 'link' ? request.params.case_id : oneCase;
             if (request.operation === 'dismiss') {
-              last = await deps.caseAlerts.dismiss(id, alert.case_id, request.params?.reason || null, actor);
+              wrote(await deps.caseAlerts.dismiss(id, alert.case_id, request.params?.reason || null, actor));
               results.push({ id, ok: true });
             } else if (into !== null) {
-              last = await deps.caseAlerts.link(into, id, alert.case_id, actor);
+              wrote(await deps.caseAlerts.link(into, id, alert.case_id, actor));
               results.push({ id, ok: true, ...(request.operation === 'escalate' && { case_id: into }) });
             } else {
               const escalated = await deps.caseAlerts.escalate(id, alert.case_id, { title: null, severity: null, private: false }, actor);
-              last = escalated.position;
+              wrote(escalated.position);
               if (request.operation === 'escalate' && request.params.mode === 'one') oneCase = escalated.caseId;
               results.push({ id, ok: true, case_id: escalated.caseId });
             }

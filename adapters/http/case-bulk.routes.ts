@@ -95,7 +95,7 @@ export function caseBulkRoutes(deps: CaseBulkDeps) {
       const request = c.req.valid('json');
       return onceByIdempotencyKey(c, deps.mcpIdempotency, 'POST /cases/bulk', request, async () => {
         const principal = c.get('principal');
-        const op = request as CaseBulkOperation;
+        const op: CaseBulkOperation = request;
         const results: BulkResult[] = [];
         let last: number | null = null;
         for (let start = 0; start < request.ids.length; start += BULK_BATCH) {
