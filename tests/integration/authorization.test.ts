@@ -77,6 +77,7 @@ const bodies: Record<string, unknown> = {
   'PATCH /cases/{id}/tasks/{task_id}': { title: 'Renamed' },
   'POST /cases/{id}/tasks/{task_id}/comments': { text: 'A note.' },
   'PUT /custom-actions/{id}': { spec: { ...pingSpec, title: 'Ping again' } },
+  'PUT /views/{id}': { name: 'Green queue, renamed', resource: 'cases', query: {}, team_id: 'green' },
 };
 
 type Operation = {
@@ -189,12 +190,14 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
       systemMetadata,
     );
     await svc.service.projector.waitFor(Math.max(requested.position ?? 0, linked.position ?? 0));
-    // Install-wide objects and team blue's webhook source.
+    // Install-wide objects, team blue's webhook source, and a view.
     ids.connection = (
       await made(root, 'POST', '/connections', { kind: 'webhook', name: 'authz-hook', base_url: 'http://127.0.0.1:9/hook', secret: 'whsec_x' })
     ).id;
     ids.webhookSource = (await made(root, 'POST', '/webhook-sources', { type: 'detector', slug: 'blue-edr', name: 'Blue EDR', team: 'blue' })).id;
     ids.customAction = (await made(root, 'POST', '/custom-actions', { spec: pingSpec })).id;
+    // A view shared with a team neither outsider holds a grant in: the realm admin, its owner, reaches it.
+    ids.view = (await made(root, 'POST', '/views', { name: 'Green queue', resource: 'cases', query: {}, team_id: 'green' })).id;
   }, 120_000);
   afterAll(async () => svc?.close());
 
@@ -210,6 +213,7 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
       ['/connections/', 'connection'],
       ['/custom-actions/', 'customAction'],
       ['/webhook-sources/', 'webhookSource'],
+      ['/views/', 'view'],
     ];
     const byName: Record<string, string> = {
       alert_id: 'alert',
