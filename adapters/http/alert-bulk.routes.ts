@@ -13,6 +13,7 @@ import * as v from 'valibot';
 import { DomainError } from '../../domain/shared/errors.ts';
 import { uuid } from '../shared/shapes.ts';
 import { BULK_MAX_IDS, bulkIds, bulkResultsSchema, failed, idempotencyKeyHeader, type BulkResult } from './case-bulk.routes.ts';
+import { dismissReason } from './alerts.routes.ts';
 import { alertAccess, caseAccess } from './case-access.ts';
 import { actorOf } from './cases.routes.ts';
 import type { AppEnv } from './context.ts';
@@ -28,7 +29,7 @@ const body = v.variant('operation', [
   v.strictObject({
     ids: bulkIds,
     operation: v.literal('dismiss'),
-    params: v.optional(v.strictObject({ reason: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(2000)))) })),
+    params: v.optional(v.strictObject({ reason: dismissReason })),
   }),
   v.strictObject({ ids: bulkIds, operation: v.literal('link'), params: v.strictObject({ case_id: uuid }) }),
   v.strictObject({ ids: bulkIds, operation: v.literal('escalate'), params: v.strictObject({ mode: v.picklist(['each', 'one'], 'must be each or one') }) }),

@@ -214,7 +214,7 @@ export function alertRoutes(deps: AlertRouteDeps) {
       manage,
       validate('param', idParam),
       requireJson,
-      validate('json', v.object({ reason: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(2000)))) })),
+      validate('json', v.object({ reason: dismissReason })),
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
@@ -224,6 +224,9 @@ export function alertRoutes(deps: AlertRouteDeps) {
       },
     );
 }
+
+/** Why an alert is dismissed: optional, trimmed, at most 2000 characters (`POST /alerts/<id>/dismiss`, `POST /alerts/bulk`). */
+export const dismissReason = v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(2000))));
 
 /** An alert as the API shows it (SPEC.md "Alert"); timestamps are RFC 3339 strings. */
 export const alertSchema = v.pipe(

@@ -9,8 +9,8 @@
  */
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import { DomainError, ValidationFailed } from '../../domain/shared/errors.ts';
-import { argumentsDigest, type IdempotencyStore } from './mcp-server/idempotency.ts';
+import { ValidationFailed } from '../../domain/shared/errors.ts';
+import { argumentsDigest, claimKey, type IdempotencyStore } from './mcp-server/idempotency.ts';
 import type { AppEnv } from './context.ts';
 
 const keySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
@@ -36,12 +36,10 @@ export async function onceByIdempotencyKey(
     throw new ValidationFailed([{ loc: ['header', 'Idempotency-Key'], msg: 'must be text of 1 to 200 characters', type: 'value_error' }]);
   }
   const call = { subject: c.get('principal').subject, tool: route, key: header, digest: argumentsDigest(body) };
-  const begun = await store.begin(call);
+  const begun = await claimKey(store, call, 'Idempotency-Key');
   if (begun.kind === 'replay') {
     return new Response(begun.answer.text, { status: begun.answer.status, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' } });
   }
-  if (begun.kind === 'reused') throw new DomainError('idempotency_key_reused', 409, 'this Idempotency-Key was used with another request body', {});
-  if (begun.kind === 'in_progress') throw new DomainError('idempotency_key_in_progress', 409, 'a request with this Idempotency-Key is still running', {});
   let answer: Response;
   try {
     answer = await run();

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { canonicalJson } from '../../../domain/shared/canonical-json.ts';
+import { DomainError } from '../../../domain/shared/errors.ts';
 import type { Database } from '../../../projections/database.ts';
 import type { Clock } from '../../shared/clock.ts';
 
@@ -35,6 +36,21 @@ export type IdempotencyStore = {
   /** Frees the key of a call that owns it and failed before answering, so a retry runs; an answered key stays. */
   release: (call: IdempotentCall) => Promise<void>;
 };
+
+/**
+ * Claims `call`'s key in `store` for a call that may go on: it owns the key now, or the
+ * key already answered and that answer is to be replayed. `keyName` is how the caller
+ * spells the key (`idempotency_key`, `Idempotency-Key`), for the refusals' words.
+ *
+ * @throws DomainError 409 `idempotency_key_reused` (the key came with other arguments) or
+ *   `idempotency_key_in_progress` (its first call has not answered yet).
+ */
+export async function claimKey(store: IdempotencyStore, call: IdempotentCall, keyName: string): Promise<Extract<Begun, { kind: 'owner' | 'replay' }>> {
+  const begun = await store.begin(call);
+  if (begun.kind === 'reused') throw new DomainError('idempotency_key_reused', 409, `this ${keyName} was used with other arguments`, {});
+  if (begun.kind === 'in_progress') throw new DomainError('idempotency_key_in_progress', 409, `a call with this ${keyName} is still running`, {});
+  return begun;
+}
 
 /** `sha256:<hex>` of the canonical JSON (RFC 8785) of a call's arguments, so two spellings of one object match. */
 export function argumentsDigest(args: Record<string, unknown>): string {

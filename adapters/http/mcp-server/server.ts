@@ -25,7 +25,7 @@ import type { HttpDeps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { answerBody, dispatch, toolResult, type InProcessApp } from './dispatch.ts';
-import { argumentsDigest, type IdempotencyStore, type StoredAnswer } from './idempotency.ts';
+import { argumentsDigest, claimKey, type IdempotencyStore, type StoredAnswer } from './idempotency.ts';
 import { routeArguments, toolInput, type OpenApiDocument, type RoutedArguments, type ToolInput } from './input-schema.ts';
 import { isEffectful, toolRoutes, type ToolRoute } from './tools.ts';
 
@@ -87,10 +87,8 @@ export function createToolServer(deps: ToolServerDeps, catalogue: Catalogue, pri
       args = routeArguments(entry.input, given);
       if (args.key === null) return { answer: await dispatch(deps.app, principal, origin, entry.route, args), replayed: false, key: null };
       const call = { subject: principal.subject, tool: entry.route.name, key: args.key, digest: argumentsDigest(args.rest) };
-      const begun = await deps.idempotency.begin(call);
+      const begun = await claimKey(deps.idempotency, call, 'idempotency_key');
       if (begun.kind === 'replay') return { answer: begun.answer, replayed: true, key: args.key };
-      if (begun.kind === 'reused') throw new DomainError('idempotency_key_reused', 409, 'this idempotency_key was used with other arguments', {});
-      if (begun.kind === 'in_progress') throw new DomainError('idempotency_key_in_progress', 409, 'a call with this idempotency_key is still running', {});
       const answer = await dispatch(deps.app, principal, origin, entry.route, args);
       // Not stored: the key stays pending ("in progress") until purged, which never runs the call twice.
       await deps.idempotency.finish(call, answer).catch((error: unknown) => deps.logError(error, { tool: entry.route.name }));
