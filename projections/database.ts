@@ -8,6 +8,7 @@
  */
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { TriageRecord } from '../domain/ai/triage.ts';
+import type { MergedFrom } from '../domain/cases/events.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A nullable timestamp a row may be inserted without. */
@@ -62,6 +63,10 @@ export interface CasesTable {
   sla_applied_at: Timestamp | null;
   /** The last AI triage record (domain/ai/triage.ts), `my_feedback` excepted; null before one (migration 0036). */
   ai_triage: JSONColumnType<TriageRecord | null, string | null | undefined, string | null>;
+  /** The case this one was merged into (migration 0039); null while it stands alone. */
+  merged_into: string | null;
+  /** Every case merged into this one, `[{case_id, key}]` in merge order (migration 0039). */
+  merged_from: JSONColumnType<{ case_id: string; key: string }[], string | undefined, string>;
 }
 
 /** One analyst's feedback on a case's AI verdict (migration 0036): `ai_verdict` is the verdict judged. */
@@ -92,6 +97,8 @@ export interface CaseCommentsTable {
   author_email: string | null;
   created_at: Timestamp;
   deleted_at: Timestamp | null;
+  /** Where a merge copied the comment from, `{case_id, id, at}` (migration 0039); null for the case's own. */
+  merged_from: JSONColumnType<MergedFrom | null, string | null | undefined, string | null>;
 }
 
 export interface AlertsTable {

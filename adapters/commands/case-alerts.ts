@@ -28,8 +28,8 @@ import { streamStatesOf } from './stream-states.ts';
 
 export type CaseAlertDeps = { store: EventStore; db: Kysely<Database>; now: () => Date; ids: () => string; config: CaseConfig };
 
-/** The case an escalation opens: the alert's title, severity and team unless given. */
-export type EscalatedCase = { title: string | null; severity: string | null; private: boolean };
+/** The case an escalation opens: the alert's title, severity and team unless given (`team` absent: the alert's). */
+export type EscalatedCase = { title: string | null; severity: string | null; private: boolean; team?: string | null };
 
 /** An alert as a move reads it: its row (title, severity, team), its stream, and the state and version read. */
 type LoadedAlert = {
@@ -144,7 +144,7 @@ export function createCaseAlertCommands(deps: CaseAlertDeps) {
           description: null,
           severity: input.severity ?? alert.row.severity,
           tags: [],
-          team: alert.row.team,
+          team: input.team === undefined ? alert.row.team : input.team,
           private: input.private,
         };
         const opened = caseDecider.decide(openCaseCommand(deps.config, opening, actor, at), caseDecider.initialState());

@@ -1,13 +1,15 @@
 /**
  * Case vocabulary from configuration (CONTRACTS.md section 3): severities, statuses,
  * which statuses stop the acknowledgement clock and end correlation, the initial status,
- * and the key prefix of `SVC-<n>`.
+ * the status a merged case takes, and the key prefix of `SVC-<n>`.
  */
 export type CaseConfig = {
   severities: readonly string[];
   statuses: readonly string[];
   closedStatuses: ReadonlySet<string>;
   initialStatus: string;
+  /** The status a case merged into another takes: the first of SVC_CASE_MERGED_STATUSES, else the last closed status. */
+  mergedStatus: string;
   keyPrefix: string;
   correlationWindowMs: number;
 };
@@ -20,6 +22,7 @@ export function caseConfigFrom(config: {
   severities: readonly string[];
   statuses: readonly string[];
   closedStatuses: readonly string[];
+  mergedStatuses: readonly string[];
   initialStatus: string;
   correlationWindowMs: number;
 }): CaseConfig {
@@ -28,6 +31,7 @@ export function caseConfigFrom(config: {
     statuses: config.statuses,
     closedStatuses: new Set(config.closedStatuses),
     initialStatus: config.initialStatus,
+    mergedStatus: config.mergedStatuses[0] ?? config.closedStatuses.at(-1) ?? config.initialStatus,
     keyPrefix: CASE_KEY_PREFIX,
     correlationWindowMs: config.correlationWindowMs,
   };

@@ -53,6 +53,7 @@ import { ticketRoutes } from './tickets.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
+import { caseMergeRoutes } from './case-merge.routes.ts';
 import { caseTemplateRoutes } from './case-templates.routes.ts';
 import { webhookSourceRoutes } from './webhook-sources.routes.ts';
 import { resolverRoutes } from './resolvers.routes.ts';
@@ -119,6 +120,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', notificationRoutes(deps));
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));
+  authed.route('/', caseMergeRoutes(deps));
   authed.route('/', taskRoutes(deps));
   authed.route('/', warRoomRoutes(deps));
   authed.route('/', attachmentRoutes(deps));

@@ -2,7 +2,9 @@
  * The case document of the API (SPEC.md "Case"), built from the `cases` read model.
  * `ack_sla` comes from domain/cases/ack-sla.ts; `sla_breached` is true when the
  * acknowledgement clock or the SLA policy's resolve target is breached. `sla_policy`
- * (our addition) is the policy a case template gave the case, or null.
+ * (our addition) is the policy a case template gave the case, or null. `merged_into`
+ * (our addition, issue 50) is the case this one was merged into, or null; `merged_from`
+ * every case merged into this one, `[{case_id, key}]` in merge order.
  */
 import * as v from 'valibot';
 import { triageRecordSchema, type TriageRecord } from '../../domain/ai/triage.ts';
@@ -68,6 +70,8 @@ export const caseSchema = v.pipe(
     ),
     attack_techniques: v.array(v.string()),
     ai_triage: v.nullable(aiTriageSchema),
+    merged_into: v.nullable(v.string()),
+    merged_from: v.array(v.strictObject({ case_id: v.string(), key: v.string() })),
     created_at: v.nullable(timestamp),
     updated_at: v.nullable(timestamp),
   }),
@@ -126,6 +130,8 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy, myFeedba
           },
     attack_techniques: row.attack_techniques,
     ai_triage: aiTriageView(row.ai_triage, myFeedback),
+    merged_into: row.merged_into,
+    merged_from: row.merged_from,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

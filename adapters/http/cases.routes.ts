@@ -18,7 +18,7 @@ import { auditActorOf } from '../commands/audit.ts';
 import { assignableUser } from './assignee.ts';
 import { requireTeamPermission } from './auth.ts';
 import { caseRouteGuards } from './case-access.ts';
-import { caseSchema, caseView } from './case-view.ts';
+import { caseSchema, caseView, type CaseView } from './case-view.ts';
 import { jsonAnswer } from './openapi.ts';
 import type { AppEnv } from './context.ts';
 import type { HttpDeps } from './deps.ts';
@@ -43,6 +43,8 @@ export const commentObject = v.strictObject({
   author_id: v.nullable(v.string()),
   author_email: v.nullable(v.string()),
   created_at: v.string(),
+  /** A copy a case merge brought: the source case, the comment's id there, and when it was written (our addition, issue 50); null otherwise. */
+  merged_from: v.nullable(v.strictObject({ case_id: v.string(), id: v.string(), at: v.string() })),
 });
 /** `commentObject` as the document's component schema `Comment`. */
 export const commentSchema = v.pipe(commentObject, v.metadata({ ref: 'Comment' }));
@@ -95,12 +97,7 @@ export function caseRoutes(deps: CaseRouteDeps) {
   const status = v.picklist(cfg.statuses as string[], `must be one of ${cfg.statuses.join(', ')}`);
   const listFilters = caseListFilters(cfg);
 
-  /** The case documents of `rows` for `principal`, each with the reader's feedback on its AI verdict. */
-  const views = async (principal: Principal, rows: CaseRow[]) => {
-    const triaged = rows.filter((r) => r.ai_triage !== null).map((r) => r.id);
-    const mine = principal.userId === null ? new Map() : await myTriageFeedback(db, principal.userId, triaged);
-    return rows.map((row) => caseView(row, deps.now(), deps.ackSla, mine.get(row.id) ?? null));
-  };
+  const views = (principal: Principal, rows: CaseRow[]) => caseViews(deps, principal, rows);
   /** The case as the caller sees it after a command: read back once projections caught up. */
   const loadView = async (principal: Principal, id: string) => (await views(principal, [await access.visible(principal, id)]))[0];
 
@@ -360,6 +357,13 @@ export function caseRoutes(deps: CaseRouteDeps) {
     );
 }
 
+/** The case documents of `rows` for `principal`, each with the reader's feedback on its AI verdict. */
+export async function caseViews(deps: Pick<HttpDeps, 'ackSla' | 'db' | 'now'>, principal: Principal, rows: CaseRow[]): Promise<CaseView[]> {
+  const triaged = rows.filter((r) => r.ai_triage !== null).map((r) => r.id);
+  const mine = principal.userId === null ? new Map() : await myTriageFeedback(deps.db, principal.userId, triaged);
+  return rows.map((row) => caseView(row, deps.now(), deps.ackSla, mine.get(row.id) ?? null));
+}
+
 /** A case comment as the case routes and the war-room show it. */
 export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number]): v.InferOutput<typeof commentSchema> {
   return {
@@ -370,6 +374,7 @@ export function commentView(r: Awaited<ReturnType<typeof caseComments>>[number])
     author_id: r.author_id,
     author_email: r.author_email,
     created_at: new Date(r.created_at).toISOString(),
+    merged_from: r.merged_from,
   };
 }
 

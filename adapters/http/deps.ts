@@ -15,6 +15,7 @@ import type { ResponsePolicyCommands } from '../commands/response-policy.ts';
 import type { PackTestDeps } from '../integration-packs/pack-test-runner.ts';
 import type { VerifyContext } from '../../domain/integration-packs/registry.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
+import type { CaseMergeCommands } from '../commands/case-merge.ts';
 import type { TaskCommands } from '../commands/tasks.ts';
 import type { CaseFileCommands } from '../commands/case-files.ts';
 import type { FileStore } from '../attachments/port.ts';
@@ -97,6 +98,8 @@ export type HttpDeps = {
   identityService: IdentityServiceClient;
   observables: ObservableCommands;
   caseAlerts: CaseAlertCommands;
+  /** Case merge (adapters/commands/case-merge.ts). */
+  caseMerge: CaseMergeCommands;
   tasks: TaskCommands;
   /** Attachment and evidence-pin commands. */
   caseFiles: CaseFileCommands;

@@ -60,8 +60,9 @@ export const taskSchema = v.pipe(
   v.metadata({ ref: 'Task' }),
 );
 
-/** A task comment: `text` is SPEC.md's name, `body` this API's older one, both the same text. */
-const taskCommentObject = v.strictObject({ ...commentObject.entries, task_id: v.string() });
+/** A task comment: `text` is SPEC.md's name, `body` this API's older one, both the same text (a task moves with its comments, so none is a merged copy). */
+const { merged_from: _caseOnly, ...commentEntries } = commentObject.entries;
+const taskCommentObject = v.strictObject({ ...commentEntries, task_id: v.string() });
 /** `taskCommentObject` as the document's component schema `TaskComment`. */
 export const taskCommentSchema = v.pipe(taskCommentObject, v.metadata({ ref: 'TaskComment' }));
 

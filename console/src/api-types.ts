@@ -1406,6 +1406,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cases/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Merge up to 50 cases into this one: their alerts, observables and tasks move, their comments, attachments and evidence pins are copied, and each source points at this case */
+        post: operations["postCasesByIdMerge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cases/{id}/alerts/{alert_id}/split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Split an alert out of the case into a new case of the same team and privacy, with the alert's observables */
+        post: operations["postCasesByIdAlertsByAlertIdSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cases/{id}/tasks": {
         parameters: {
             query?: never;
@@ -2065,6 +2099,11 @@ export interface components {
             } | null;
             attack_techniques: string[];
             ai_triage: components["schemas"]["AiTriage"] | null;
+            merged_into: string | null;
+            merged_from: {
+                case_id: string;
+                key: string;
+            }[];
             created_at: string | null;
             updated_at: string | null;
         };
@@ -2085,6 +2124,11 @@ export interface components {
             author_id: string | null;
             author_email: string | null;
             created_at: string;
+            merged_from: {
+                case_id: string;
+                id: string;
+                at: string;
+            } | null;
         };
         Alert: {
             id: string;
@@ -2469,6 +2513,10 @@ export interface components {
             applied_at: string | null;
             reversed_at: string | null;
             updated_at: string;
+        };
+        CaseMerge: {
+            case: components["schemas"]["Case"];
+            merged: string[];
         };
         Task: {
             id: string;
@@ -4104,6 +4152,11 @@ export interface operations {
                         author_id: string | null;
                         author_email: string | null;
                         created_at: string;
+                        merged_from: {
+                            case_id: string;
+                            id: string;
+                            at: string;
+                        } | null;
                         mentions: {
                             notified: string[];
                             unresolved: string[];
@@ -9232,6 +9285,114 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCasesByIdMerge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    source_ids: string[];
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The case after the merge, and the sources this request merged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaseMerge"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCasesByIdAlertsByAlertIdSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new case */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        case: components["schemas"]["Case"];
+                    };
+                };
             };
             /** @description The request failed validation, or a rule refused it */
             422: {

@@ -30,12 +30,13 @@ export function correlationKeyOf(alert: IncomingAlert): string {
 export type CorrelationDecision = { kind: 'append'; caseId: string } | { kind: 'open' };
 
 /**
- * Joins the bound case when it is still open (status not resolved or closed) and
- * was last active within `windowMs` of `now`; otherwise a new case opens.
+ * Joins the bound case when it is still open (status not resolved or closed, not
+ * merged into another case) and was last active within `windowMs` of `now`; otherwise
+ * a new case opens.
  */
 export function decideCorrelation(bound: CaseState | null, now: Date, windowMs: number, closedStatuses: ReadonlySet<string>): CorrelationDecision {
   if (!bound?.exists) return { kind: 'open' };
-  if (closedStatuses.has(bound.status)) return { kind: 'open' };
+  if (closedStatuses.has(bound.status) || bound.mergedInto !== null) return { kind: 'open' };
   if (now.getTime() - Date.parse(bound.lastActivityAt) > windowMs) return { kind: 'open' };
   return { kind: 'append', caseId: bound.id };
 }

@@ -4,7 +4,7 @@
  * by the caller, except in `runbook_update`, which carries the configured lists.
  */
 import type { TriageRecord, TriageVerdict } from '../ai/triage.ts';
-import type { CaseChanges, PageVia, Pager } from './events.ts';
+import type { CaseChanges, MergedFrom, PageVia, Pager } from './events.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
 
@@ -72,6 +72,18 @@ export type CaseCommand =
       vocabulary: { severities: readonly string[]; statuses: readonly string[] };
       now: string;
     }
+  /**
+   * Merges this case into `targetId` (issue 50 "Merge and split"): its status becomes
+   * `mergedStatus` and it points at the target. Nothing when it already does; 409
+   * `case_already_merged` when it points at another case.
+   */
+  | { type: 'merge_into'; targetId: string; targetKey: string; mergedStatus: string; reason: string; now: string }
+  /**
+   * Takes in the cases merged into this one (`sources`, the whole family) and the copies
+   * of their comments, attachments and evidence pins, ids given and references already
+   * mapped to this case's copies. 409 `case_already_merged` when this case was merged itself.
+   */
+  | { type: 'receive_merge'; sources: { case_id: string; key: string }[]; reason: string; copies: MergeCopies; now: string }
   /** An advisory AI triage's record, already checked (domain/ai/triage.ts). */
   | { type: 'record_ai_triage'; record: TriageRecord; requestedBy: string | null; now: string }
   /** An analyst's judgement of the case's current AI verdict; `actor.userId` is set (one row per analyst). */
@@ -83,3 +95,18 @@ export type CaseCommand =
       attackTechniques?: string[];
       now: string;
     };
+
+/** What a merge copies into its target case, each item with its new id and where it came from. */
+export type MergeCopies = {
+  comments: { commentId: string; body: string; authorId: string | null; authorEmail: string | null; mergedFrom: MergedFrom }[];
+  attachments: {
+    attachmentId: string;
+    filename: string;
+    contentType: string;
+    size: number;
+    sha256: string;
+    uploadedBy: string | null;
+    mergedFrom: MergedFrom;
+  }[];
+  pins: { pinId: string; kind: EvidenceKind; refId: string | null; url: string | null; note: string; pinnedBy: string | null; mergedFrom: MergedFrom }[];
+};

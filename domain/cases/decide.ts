@@ -8,7 +8,9 @@
  * `case_closed` (409) for applying a template to a closed case, `case_severity_invalid`
  * and `case_status_invalid` (422) for a runbook update naming a severity or status
  * outside configuration (422 as the HTTP routes refuse them), `ai_triage_missing` (409)
- * for feedback on a case with no AI verdict.
+ * for feedback on a case with no AI verdict, `case_already_merged` (409) for a new alert,
+ * a status change or a merge on a case merged into another, `case_merge_self` (422) for
+ * merging a case into itself.
  */
 import { conflict, DomainError, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
@@ -24,6 +26,10 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
   if (command.type === 'open_case') return openCase(command, state);
   if (!state.exists) throw notFound('case_not_found', 'case not found');
   switch (command.type) {
+    case 'merge_into':
+      return mergeInto(command, state);
+    case 'receive_merge':
+      return receiveMerge(command, state);
     case 'append_alert':
       return appendAlert(command, state);
     case 'remove_alert':
@@ -125,7 +131,62 @@ function giveAiTriageFeedback(c: Cmd<'give_ai_triage_feedback'>, s: Existing): C
   ];
 }
 
+/** 409 `case_already_merged`: what a merged case refuses, since it only points at its target now. */
+function refuseMerged(s: Existing): void {
+  if (s.mergedInto !== null) {
+    throw conflict('case_already_merged', 'the case was merged into another case', { case_id: s.id, merged_into: s.mergedInto });
+  }
+}
+
+function mergeInto(c: Cmd<'merge_into'>, s: Existing): CaseEvent[] {
+  if (s.id === c.targetId) throw unprocessable('case_merge_self', 'a case cannot be merged into itself', { case_id: s.id });
+  if (s.mergedInto === c.targetId) return [];
+  refuseMerged(s);
+  return [
+    ...changeStatus({ type: 'change_status', status: c.mergedStatus, note: `merged into ${c.targetKey}`, now: c.now }, s),
+    { type: 'case.merged', data: { case_id: s.id, into_case_id: c.targetId, into_key: c.targetKey, reason: c.reason, at: c.now } },
+  ];
+}
+
+function receiveMerge(c: Cmd<'receive_merge'>, s: Existing): CaseEvent[] {
+  refuseMerged(s);
+  if (c.sources.length === 0) return [];
+  const at = c.now;
+  return [
+    { type: 'case.merge_received', data: { case_id: s.id, sources: c.sources, reason: c.reason, at } },
+    ...c.copies.comments.map(
+      (m): CaseEvent => ({
+        type: 'case.comment_added',
+        data: { case_id: s.id, comment_id: m.commentId, body: m.body, author_id: m.authorId, author_email: m.authorEmail, merged_from: m.mergedFrom, at },
+      }),
+    ),
+    ...c.copies.attachments.map(
+      (a): CaseEvent => ({
+        type: 'case.attachment_added',
+        data: {
+          case_id: s.id,
+          attachment_id: a.attachmentId,
+          filename: a.filename,
+          content_type: a.contentType,
+          size: a.size,
+          sha256: a.sha256,
+          uploaded_by: a.uploadedBy,
+          merged_from: a.mergedFrom,
+          at,
+        },
+      }),
+    ),
+    ...c.copies.pins.map(
+      (p): CaseEvent => ({
+        type: 'case.evidence_pinned',
+        data: { case_id: s.id, pin_id: p.pinId, kind: p.kind, ref_id: p.refId, url: p.url, note: p.note, pinned_by: p.pinnedBy, merged_from: p.mergedFrom, at },
+      }),
+    ),
+  ];
+}
+
 function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {
+  refuseMerged(s);
   return [
     {
       type: 'case.alert_appended',
@@ -136,6 +197,7 @@ function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {
 
 function changeStatus(c: Cmd<'change_status'>, s: Existing): CaseEvent[] {
   if (c.status === s.status) return [];
+  refuseMerged(s);
   return [
     {
       type: 'case.status_changed',

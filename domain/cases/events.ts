@@ -87,9 +87,13 @@ export type CaseCommentAdded = Event<
     author_email: string | null;
     /** Absent on comments recorded before mentions were resolved. */
     mentions?: CommentMentions;
+    /** A copy a merge brought from another case: that case, its comment, and when it was written there; absent otherwise. */
+    merged_from?: MergedFrom;
     at: string;
   }
 >;
+/** Where a merge copied an item from: the source case, the item's id there, and when it was made there (ISO 8601). */
+export type MergedFrom = { case_id: string; id: string; at: string };
 export type CaseCommentDeleted = Event<'case.comment_deleted', { case_id: string; comment_id: string; deleted_by: string | null; at: string }>;
 export type CaseChanges = { title?: string; description?: string | null; severity?: string; tags?: string[]; private?: boolean };
 export type CaseUpdated = Event<'case.updated', { case_id: string; changes: CaseChanges; at: string }>;
@@ -106,7 +110,18 @@ export type CaseAttackTechniquesUpdated = Event<
  */
 export type CaseAttachmentAdded = Event<
   'case.attachment_added',
-  { case_id: string; attachment_id: string; filename: string; content_type: string; size: number; sha256: string; uploaded_by: string | null; at: string }
+  {
+    case_id: string;
+    attachment_id: string;
+    filename: string;
+    content_type: string;
+    size: number;
+    sha256: string;
+    uploaded_by: string | null;
+    /** A copy a merge brought from another case (the same stored file); absent otherwise. */
+    merged_from?: MergedFrom;
+    at: string;
+  }
 >;
 /**
  * An evidence pin (SPEC.md "Case sub-resources": Evidence pin): `ref_id` names an item
@@ -114,7 +129,18 @@ export type CaseAttachmentAdded = Event<
  */
 export type CaseEvidencePinned = Event<
   'case.evidence_pinned',
-  { case_id: string; pin_id: string; kind: EvidenceKind; ref_id: string | null; url: string | null; note: string; pinned_by: string | null; at: string }
+  {
+    case_id: string;
+    pin_id: string;
+    kind: EvidenceKind;
+    ref_id: string | null;
+    url: string | null;
+    note: string;
+    pinned_by: string | null;
+    /** A copy a merge brought from another case (its `ref_id` names this case's copy of the item); absent otherwise. */
+    merged_from?: MergedFrom;
+    at: string;
+  }
 >;
 
 /**
@@ -152,8 +178,23 @@ export type CaseAiTriageFeedback = Event<
   }
 >;
 
+/**
+ * The case was merged into another (issue 50 "Merge and split"): it now reads as a
+ * pointer to `into_case_id`, refuses new alerts and status changes, and keeps its own
+ * timeline. A `case.status_changed` to the merged status precedes it in the same append.
+ */
+export type CaseMerged = Event<'case.merged', { case_id: string; into_case_id: string; into_key: string; reason: string; at: string }>;
+/**
+ * Cases were merged into this one: `sources` are the cases merged by this request and
+ * every case merged into them before, so the list is the whole family. The copies of
+ * their comments, attachments and pins follow in the same append.
+ */
+export type CaseMergeReceived = Event<'case.merge_received', { case_id: string; sources: { case_id: string; key: string }[]; reason: string; at: string }>;
+
 export type CaseEvent =
   | CaseOpened
+  | CaseMerged
+  | CaseMergeReceived
   | CaseAlertAppended
   | CaseAlertRemoved
   | CaseStatusChanged
@@ -173,6 +214,8 @@ export type CaseEvent =
 
 export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
+  'case.merged',
+  'case.merge_received',
   'case.alert_appended',
   'case.alert_removed',
   'case.status_changed',

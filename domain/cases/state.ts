@@ -28,6 +28,10 @@ export type CaseState =
       slaPolicy: { templateId: string; ackMinutes: number | null; resolveMinutes: number | null } | null;
       /** The verdict of the last complete AI triage, what feedback judges; null before one. */
       aiVerdict: string | null;
+      /** The case this one was merged into; null while it stands on its own. */
+      mergedInto: string | null;
+      /** Every case merged into this one, directly or through another merge, in merge order. */
+      mergedFrom: { case_id: string; key: string }[];
     };
 
 export const initialCaseState = (): CaseState => ({ exists: false });
@@ -54,6 +58,8 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       lastActivityAt: d.opened_at,
       slaPolicy: null,
       aiVerdict: null,
+      mergedInto: null,
+      mergedFrom: [],
     };
   }
   if (!state.exists) return state;
@@ -87,6 +93,10 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
     }
     case 'case.attack_techniques_updated':
       return { ...state, attackTechniques: event.data.attack_techniques };
+    case 'case.merged':
+      return { ...state, mergedInto: event.data.into_case_id };
+    case 'case.merge_received':
+      return { ...state, mergedFrom: [...state.mergedFrom, ...event.data.sources] };
     case 'case.ai_triage':
       return event.data.record.state === 'complete' ? { ...state, aiVerdict: event.data.record.verdict } : state;
     default:

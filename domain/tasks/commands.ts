@@ -39,4 +39,6 @@ export type TaskCommand =
   /** `noAccess`: users who cannot see the case (adapters/identity/case-scope.ts `userCanSeeCase`): the comment notifies none of them. */
   | { type: 'add_comment'; caseId: string; commentId: string; body: string; actor: Actor; mentions: CommentMentions; noAccess: string[]; now: string }
   /** `actorIsAdmin`: the actor is an admin of the case's team (or the realm). */
-  | { type: 'delete_comment'; caseId: string; commentId: string; actor: Actor; actorIsAdmin: boolean; now: string };
+  | { type: 'delete_comment'; caseId: string; commentId: string; actor: Actor; actorIsAdmin: boolean; now: string }
+  /** Moves the task of `caseId` to `toCaseId`, the target of a case merge (issue 50); nothing when it is there already. */
+  | { type: 'move_task'; caseId: string; toCaseId: string; now: string };

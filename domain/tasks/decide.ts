@@ -26,6 +26,10 @@ export function decideTask(command: TaskCommand, state: TaskState): TaskEvent[] 
       return addComment(command, state);
     case 'delete_comment':
       return deleteComment(command, state);
+    case 'move_task':
+      return command.toCaseId === state.caseId
+        ? []
+        : [{ type: 'task.moved', data: { task_id: state.id, case_id: command.toCaseId, from_case_id: state.caseId, at: command.now } }];
     default:
       return assertNever(command);
   }

@@ -57,7 +57,10 @@ export type TaskCommentAdded = Event<
 >;
 export type TaskCommentDeleted = Event<'task.comment_deleted', { task_id: string; case_id: string; comment_id: string; deleted_by: string | null; at: string }>;
 
-export type TaskEvent = TaskCreated | TaskUpdated | TaskAssigned | TaskCommentAdded | TaskCommentDeleted;
+/** The task, with its comments, now belongs to `case_id`: a case merge moved it from `from_case_id` (issue 50). */
+export type TaskMoved = Event<'task.moved', { task_id: string; case_id: string; from_case_id: string; at: string }>;
+
+export type TaskEvent = TaskCreated | TaskUpdated | TaskAssigned | TaskCommentAdded | TaskCommentDeleted | TaskMoved;
 
 export const taskEventTypes: ReadonlySet<string> = new Set<TaskEvent['type']>([
   'task.created',
@@ -65,4 +68,5 @@ export const taskEventTypes: ReadonlySet<string> = new Set<TaskEvent['type']>([
   'task.assigned',
   'task.comment_added',
   'task.comment_deleted',
+  'task.moved',
 ]);

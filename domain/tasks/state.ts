@@ -55,6 +55,8 @@ export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
     }
     case 'task.assigned':
       return { ...state, assigneeId: event.data.assignee_id };
+    case 'task.moved':
+      return { ...state, caseId: event.data.case_id };
     case 'task.comment_added':
       return { ...state, comments: { ...state.comments, [event.data.comment_id]: { authorId: event.data.author_id, deleted: false } } };
     case 'task.comment_deleted': {

@@ -48,6 +48,8 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       sla_resolve_minutes: null,
       sla_applied_at: null,
       ai_triage: null,
+      merged_into: null,
+      merged_from: [],
     };
   }
   if (!row || row.version >= version) return row;
@@ -98,6 +100,10 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
     }
     case 'case.ai_triage':
       return { ...row, ai_triage: event.data.record, version };
+    case 'case.merged':
+      return { ...row, merged_into: event.data.into_case_id, updated_at: event.data.at, version };
+    case 'case.merge_received':
+      return { ...row, merged_from: [...row.merged_from, ...event.data.sources], updated_at: event.data.at, version };
     case 'case.ai_triage_feedback':
       return { ...row, version };
     case 'case.attack_techniques_updated':

@@ -51,6 +51,8 @@ const caseColumns = [
   'sla_resolve_minutes',
   'sla_applied_at',
   'ai_triage',
+  'merged_into',
+  'merged_from',
 ] as const satisfies readonly (keyof CasesTable)[];
 
 const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
@@ -58,6 +60,7 @@ const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
   tags: JSON.stringify(row.tags),
   attack_techniques: JSON.stringify(row.attack_techniques),
   ai_triage: JSON.stringify(row.ai_triage),
+  merged_from: JSON.stringify(row.merged_from),
 });
 
 export const casesProjection: Projection = {
@@ -92,8 +95,10 @@ export const casesProjection: Projection = {
           body: d.body,
           author_id: d.author_id,
           author_email: d.author_email,
-          created_at: d.at,
+          // A merged copy keeps its place among the target's comments: when it was written, not when it was copied.
+          created_at: d.merged_from?.at ?? d.at,
           deleted_at: null,
+          merged_from: d.merged_from === undefined ? null : JSON.stringify(d.merged_from),
         });
       }
       if (event.type === 'case.comment_deleted') deletions.push(event.data);

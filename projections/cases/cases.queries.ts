@@ -23,7 +23,7 @@ export type CaseRow = Selectable<CasesTable>;
 export type CasePage = Page<CaseRow>;
 
 /**
- * One page of the cases `scope` may see, newest first. `owner` matches the owner's
+ * One page of the cases `scope` may see that were not merged into another, newest first. `owner` matches the owner's
  * email, or its id when it is a UUID; `search` matches key or title,
  * case-insensitively; `key` is one exact case key, upper-cased (`svc-12` finds SVC-12 and
  * not SVC-120). `hasMore` says whether a further page exists.
@@ -31,7 +31,8 @@ export type CasePage = Page<CaseRow>;
  * `total` is counted only when `totalCap` is given, and only up to it (page.ts).
  */
 export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: CaseScope, totalCap: number | null = null): Promise<CasePage> {
-  let q = db.selectFrom('cases').where(visibleCases(scope));
+  // A merged case reads as a pointer to its target, which holds what it had: the list shows the target only.
+  let q = db.selectFrom('cases').where(visibleCases(scope)).where('merged_into', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.severity) q = q.where('severity', '=', f.severity);
   if (f.owner) {
@@ -70,6 +71,12 @@ export async function findCaseContext(db: Kysely<Database>, id: string): Promise
 /** One case if `scope` may see it: an invisible case reads exactly like an absent one. */
 export async function findVisibleCase(db: Kysely<Database>, id: string, scope: CaseScope): Promise<CaseRow | undefined> {
   return db.selectFrom('cases').selectAll().where('id', '=', id).where(visibleCases(scope)).executeTakeFirst();
+}
+
+/** The case and every case merged into it (directly or through another merge): whose timelines and runs it reads. */
+export async function caseFamily(db: Kysely<Database>, caseId: string): Promise<string[]> {
+  const row = await db.selectFrom('cases').select('merged_from').where('id', '=', caseId).executeTakeFirst();
+  return [caseId, ...(row?.merged_from ?? []).map((m) => m.case_id)];
 }
 
 export async function caseTimeline(db: Kysely<Database>, caseId: string) {

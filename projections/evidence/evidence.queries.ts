@@ -11,6 +11,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { EvidenceKind } from '../../domain/cases/evidence.ts';
 import type { ActionLogRow } from '../../domain/runs/events.ts';
+import { caseFamily } from '../cases/cases.queries.ts';
 import type { CaseEvidenceTable, Database } from '../database.ts';
 
 /** The summary of a pinned item, by the pin's kind (see the list above). */
@@ -75,7 +76,8 @@ async function withSummaries(db: Kysely<Database>, caseId: string, pins: Selecta
 /**
  * Whether `refId` names an item of case `caseId` that a `kind` pin may reference: a
  * timeline row of the case, a present (not removed) observable of the case, an
- * attachment of the case, or an action-log row of a run bound to the case.
+ * attachment of the case, or an action-log row of a run bound to the case. Timeline
+ * rows and runs of the cases merged into it count as its own (caseFamily).
  */
 export async function evidenceRefExists(db: Kysely<Database>, caseId: string, kind: EvidenceKind, refId: string): Promise<boolean> {
   const summary = (await summarize(db, caseId, kind, [refId])).get(refId);
@@ -92,7 +94,7 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
       const rows = await db
         .selectFrom('case_timeline')
         .select(['event_position', 'kind', 'at', 'actor_email', 'actor_id'])
-        .where('case_id', '=', caseId)
+        .where('case_id', 'in', await caseFamily(db, caseId))
         .where('event_position', 'in', indexes)
         .execute();
       return new Map(rows.map((r) => [String(r.event_position), { kind: r.kind, at: new Date(r.at).toISOString(), actor: r.actor_email ?? r.actor_id }]));
@@ -131,7 +133,7 @@ async function summarize(db: Kysely<Database>, caseId: string, kind: EvidenceKin
         .selectFrom('action_log')
         .innerJoin('runs', 'runs.id', 'action_log.run_id')
         .select(['action_log.chain_index', 'action_log.run_id', 'action_log.step_id', 'action_log.row'])
-        .where('runs.case_id', '=', caseId)
+        .where('runs.case_id', 'in', await caseFamily(db, caseId))
         .where('action_log.chain_index', 'in', indexes)
         .execute();
       return new Map(

@@ -36,6 +36,7 @@ import * as aiSettings from './0035-ai-settings.ts';
 import * as aiTriage from './0036-ai-triage.ts';
 import * as runsByRunbook from './0037-runs-by-runbook.ts';
 import * as savedViews from './0038-saved-views.ts';
+import * as caseMerges from './0039-case-merges.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0036-ai-triage': aiTriage,
   '0037-runs-by-runbook': runsByRunbook,
   '0038-saved-views': savedViews,
+  '0039-case-merges': caseMerges,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

@@ -13,7 +13,7 @@ import type { MatchTier, SearchTerms } from './search-ranking.ts';
 export type CaseHit = { tier: MatchTier; id: string; key: string; title: string; severity: string; status: string; team: string | null };
 export type RunbookHit = { tier: MatchTier; slug: string; name: string; enabled: boolean };
 
-/** Which cases a search covers: what `scope` sees, only `team`'s when not null, never those in `skipStatuses`. */
+/** Which cases a search covers: what `scope` sees, only `team`'s when not null, never a case merged into another nor one in `skipStatuses`. */
 export type CaseSearchFilter = { scope: CaseScope; team: string | null; skipStatuses: readonly string[] };
 
 /**
@@ -27,7 +27,8 @@ export async function searchCases(db: Kysely<Database>, terms: SearchTerms, filt
     let q = db
       .selectFrom('cases')
       .select(['cases.id', 'cases.key', 'cases.title', 'cases.severity', 'cases.status', 'cases.team', 'cases.created_at', 'cases.number'])
-      .where(visibleCases(filter.scope));
+      .where(visibleCases(filter.scope))
+      .where('cases.merged_into', 'is', null);
     if (filter.team !== null) q = q.where('cases.team', '=', filter.team);
     if (filter.skipStatuses.length > 0) q = q.where('cases.status', 'not in', [...filter.skipStatuses]);
     return q;

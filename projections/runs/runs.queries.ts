@@ -19,7 +19,16 @@ export const visibleRuns = (scope: CaseScope) => (eb: ExpressionBuilder<Database
 /** The runs `scope` may see that match `f` (paging aside). */
 function filteredRuns(db: Kysely<Database>, f: RunFilters, scope: CaseScope) {
   let q = db.selectFrom('runs').where(visibleRuns(scope));
-  if (f.caseId) q = q.where('case_id', '=', f.caseId);
+  if (f.caseId) {
+    // A case's runs include those of the cases merged into it (caseFamily).
+    const caseId = f.caseId;
+    q = q.where((eb) =>
+      eb.or([
+        eb('case_id', '=', caseId),
+        eb('case_id', 'in', sql<string>`(select (m->>'case_id')::uuid from cases c, jsonb_array_elements(c.merged_from) m where c.id = ${caseId})`),
+      ]),
+    );
+  }
   if (f.runbookId) q = q.where('runbook_id', '=', f.runbookId);
   if (f.status) q = q.where('status', '=', f.status);
   return q;

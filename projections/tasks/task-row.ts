@@ -48,6 +48,8 @@ export function evolveTaskRow(row: TaskRecord | undefined, event: TaskEvent, ver
     }
     case 'task.assigned':
       return { ...row, assignee_id: event.data.assignee_id, assignee_email: event.data.assignee_email, updated_at: event.data.at, version };
+    case 'task.moved':
+      return { ...row, case_id: event.data.case_id, updated_at: event.data.at, version };
     case 'task.comment_added':
     case 'task.comment_deleted':
       return { ...row, version };

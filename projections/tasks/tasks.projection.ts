@@ -1,7 +1,7 @@
 /**
  * Task read models: `case_tasks`, `case_task_comments`, and the task events' rows in
  * the owning case's `case_timeline` (kind `task_<event>`, e.g. `task_assigned`, SPEC.md
- * "Other case moves"). `case_timeline` is keyed by event position, so these rows never
+ * "Other case moves"; `task_moved` on the case a merge moved the task to). `case_timeline` is keyed by event position, so these rows never
  * collide with the cases projection's.
  *
  * Per batch, as cases.projection.ts: one read of the touched task rows, a pure fold
@@ -47,6 +47,7 @@ export const tasksProjection: Projection = {
     const timeline: Insertable<CaseTimelineTable>[] = [];
     const comments: Insertable<CaseTaskCommentsTable>[] = [];
     const deletions: { comment_id: string; at: string }[] = [];
+    const moves: { task_id: string; case_id: string }[] = [];
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data } as TaskEvent;
       const taskId = taskIdOf(recorded);
@@ -72,6 +73,7 @@ export const tasksProjection: Projection = {
         });
       }
       if (event.type === 'task.comment_deleted') deletions.push(event.data);
+      if (event.type === 'task.moved') moves.push(event.data);
     }
 
     const upserts = [...changed].flatMap((id) => {
@@ -97,6 +99,10 @@ export const tasksProjection: Projection = {
         .values(comments)
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
+    }
+    // After the comments' insert, in order: a task's comments follow it to each case it moves to.
+    for (const m of moves) {
+      await trx.updateTable('case_task_comments').set({ case_id: m.case_id }).where('task_id', '=', m.task_id).execute();
     }
     for (const d of deletions) {
       await trx.updateTable('case_task_comments').set({ deleted_at: d.at }).where('id', '=', d.comment_id).where('deleted_at', 'is', null).execute();

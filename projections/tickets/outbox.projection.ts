@@ -2,8 +2,8 @@
  * The ticket outbox (migration 0026; SPEC.md "Ticket mirroring"): every local comment and
  * status change of a case with ticket links becomes one row per link to send. A comment
  * that came from a ticket is a ticket event, not a case comment event, so it is never sent
- * back; a status change a ticket caused (`via_ticket_link`) goes to the case's other links
- * only. Runs after the tickets projection, so links made in the same batch are seen.
+ * back, nor is a comment a case merge copied in; a status change a ticket caused
+ * (`via_ticket_link`) goes to the case's other links only. Runs after the tickets projection, so links made in the same batch are seen.
  * Idempotent: keyed by (link, event position).
  */
 import type { Insertable } from 'kysely';
@@ -27,6 +27,8 @@ export const ticketOutboxProjection: Projection = {
       const caseLinks = links.filter((l) => l.case_id === (recorded.data as { case_id: string }).case_id);
       if (recorded.type === 'case.comment_added') {
         const d = (recorded as unknown as CaseCommentAdded).data;
+        // A merge's copy was written on another case: posting it again would repeat history on the ticket.
+        if (d.merged_from !== undefined) continue;
         const payload = JSON.stringify({ comment_id: d.comment_id, body: d.body, author_email: d.author_email });
         for (const l of caseLinks) rows.push({ link_id: l.link_id, event_position: recorded.globalPosition, kind: 'comment', payload, next_attempt_at: at });
       } else {

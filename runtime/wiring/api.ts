@@ -13,6 +13,7 @@ import { createRunExplainer } from '../../adapters/ai/run-explanation.ts';
 import { createChatIdentityLinks } from '../../adapters/chat/identity-links.ts';
 import { createBackfill } from '../../adapters/commands/backfill.ts';
 import { createCaseAlertCommands } from '../../adapters/commands/case-alerts.ts';
+import { createCaseMergeCommands } from '../../adapters/commands/case-merge.ts';
 import { createCaseFileCommands } from '../../adapters/commands/case-files.ts';
 import { createCaseTemplateCommands } from '../../adapters/commands/case-templates.ts';
 import { createCustomActionCommands } from '../../adapters/commands/custom-actions.ts';
@@ -177,6 +178,7 @@ function httpDeps(parts: ApiParts, api: { verifier: TokenVerifier; users: UserDi
     identityService: peers.identityService,
     observables: createObservableCommands({ store, ids, now }),
     caseAlerts: createCaseAlertCommands({ store, db, now, ids, config: caseConfig }),
+    caseMerge: createCaseMergeCommands({ store, db, now, ids, config: caseConfig, waitFor }),
     tasks: createTaskCommands({ store, db, ids, now, permissions }),
     caseFiles: createCaseFileCommands({ store, db, ids, now }),
     files,

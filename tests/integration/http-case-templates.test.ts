@@ -194,6 +194,7 @@ describe.each(e2eEngines)('case templates on $name', ({ server }) => {
           statuses: [],
           closedStatuses: new Set(['resolved', 'closed']),
           initialStatus: 'new',
+          mergedStatus: 'closed',
           keyPrefix: 'SVC',
           correlationWindowMs: 0,
         },

@@ -21,6 +21,7 @@ const config: CaseConfig = {
   statuses: ['new', 'in_progress', 'resolved', 'closed'],
   closedStatuses: new Set(['resolved', 'closed']),
   initialStatus: 'new',
+  mergedStatus: 'closed',
   keyPrefix: 'SVC',
   correlationWindowMs: 24 * 3600 * 1000,
 };

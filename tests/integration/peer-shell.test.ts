@@ -346,10 +346,14 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
       await open('red', { title: 'Phishing red team', team: 'red' });
       await open('orgWide', { title: 'Phishing org-wide', team: null });
       await open('merged', { title: 'Phishing merged', team: 'blue' });
+      await open('folded', { title: 'Phishing folded', team: 'blue' });
       await open('percent', { title: 'Discount 100% off', team: 'blue' });
       await open('noPercent', { title: 'Discount 1000 off', team: 'blue' });
       await assign(cases.private?.id as string, mia);
       await setStatus(cases.merged?.id as string, 'merged');
+      const folded = await call(root, 'POST', `/cases/${cases.alpha?.id}/merge`, { source_ids: [cases.folded?.id], reason: 'same report' });
+      expect(folded.status, folded.text).toBe(200);
+      expect((await call(root, 'GET', `/cases/${cases.folded?.id}`)).body.status).toBe('merged');
       for (let i = 0; i < 12; i++) await open(`bulk${i}`, { title: `Bulk beacon ${i}`, team: 'blue' });
       // Opened late, so its number has two digits (a query is at least 2 characters).
       await open('malware', { title: 'Malware on host', team: 'blue' });
@@ -383,6 +387,7 @@ describe.each(e2eEngines)('suite shell peer endpoints on $name', ({ server }) =>
         severity: 'high',
       });
       expect(titles(await search(root, 'merged'))).toEqual([]);
+      expect(titles(await search(root, 'folded'))).toEqual([]);
     });
 
     it('puts an exact case number, key or id and an exact slug first', async () => {

@@ -90,6 +90,8 @@ describe('evolveCaseRow', () => {
       sla_resolve_minutes: null,
       sla_applied_at: null,
       ai_triage: null,
+      merged_into: null,
+      merged_from: [],
     });
   });
 
@@ -153,6 +155,17 @@ describe('evolveCaseRow', () => {
   it('moves only updated_at and version on a comment', () => {
     const row = openedRow();
     expectOnlyChanged(row, evolveCaseRow(row, laterEvents[4]!, 2), { updated_at: T1, version: 2 });
+  });
+
+  it('points a merged case at its target, and grows the target\'s family in merge order', () => {
+    const row = openedRow();
+    const merged = evolveCaseRow(row, { type: 'case.merged', data: { case_id: CASE_ID, into_case_id: 'c9', into_key: 'SVC-9', reason: 'dup', at: T1 } }, 2);
+    expectOnlyChanged(row, merged, { merged_into: 'c9', updated_at: T1, version: 2 });
+    const family = (sources: { case_id: string; key: string }[], version: number, from = row) =>
+      evolveCaseRow(from, { type: 'case.merge_received', data: { case_id: CASE_ID, sources, reason: 'dup', at: T2 } }, version);
+    const once = family([{ case_id: 'c2', key: 'SVC-2' }], 2);
+    const twice = family([{ case_id: 'c3', key: 'SVC-3' }], 3, once);
+    expect(twice?.merged_from.map((m) => m.key)).toEqual(['SVC-2', 'SVC-3']);
   });
 
   it('applies only the fields a case.updated names', () => {
