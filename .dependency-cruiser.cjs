@@ -37,6 +37,7 @@ const adapterFloors = [
     'case-templates',
     'attack',
     'views',
+    'custom-fields',
   ],
   ['actions', 'identity', 'live', 'kurrentdb'],
   ['exchange', 'mcp', 'chat', 'integration-packs'],

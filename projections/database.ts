@@ -9,6 +9,7 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { TriageRecord } from '../domain/ai/triage.ts';
 import type { MergedFrom } from '../domain/cases/events.ts';
+import type { CustomFieldValue } from '../domain/custom-fields/fields.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A nullable timestamp a row may be inserted without. */
@@ -67,6 +68,21 @@ export interface CasesTable {
   merged_into: string | null;
   /** Every case merged into this one, `[{case_id, key}]` in merge order (migration 0039). */
   merged_from: JSONColumnType<{ case_id: string; key: string }[], string | undefined, string>;
+  /** Custom field values by field name (migration 0040). */
+  custom_fields: JSONColumnType<Record<string, CustomFieldValue>, string | undefined, string>;
+}
+
+/** A custom field definition (migration 0040; docs/configuration.md "Custom fields"). */
+export interface CustomFieldsTable {
+  id: string;
+  name: string;
+  label: string;
+  type: string;
+  options: JSONColumnType<string[] | null, string | null, string | null>;
+  team: string | null;
+  required_at: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /** One analyst's feedback on a case's AI verdict (migration 0036): `ai_verdict` is the verdict judged. */
@@ -594,6 +610,7 @@ export interface Database {
   case_ai_triage_feedback: CaseAiTriageFeedbackTable;
   case_timeline: CaseTimelineTable;
   case_comments: CaseCommentsTable;
+  custom_fields: CustomFieldsTable;
   alerts: AlertsTable;
   runs: RunsTable;
   run_steps: RunStepsTable;

@@ -10,7 +10,8 @@
  * - comments, attachments (the same stored file) and evidence pins are copied, each
  *   naming where it came from, pins pointing at the target's copy of their item;
  * - each source takes the merged status and points at the target (`case.merged`); the
- *   target records its new family (`case.merge_received`).
+ *   target records its new family (`case.merge_received`); a `case.merge` audit entry
+ *   names the target and the sources (the reason is free text: it stays on the events).
  * A source already merged into the target is skipped, so a repeated request merges
  * nothing more. Run references and ticket links stay on the source: the target reads the
  * runs of its family.
@@ -30,9 +31,11 @@ import { observableDecider } from '../../domain/observables/index.ts';
 import { notFound } from '../../domain/shared/errors.ts';
 import { streams } from '../../domain/shared/streams.ts';
 import { taskDecider } from '../../domain/tasks/index.ts';
+import type { AuditActor } from '../../domain/audit/events.ts';
 import type { Database } from '../../projections/database.ts';
 import type { EventStore, StreamWrite } from '../event-store/port.ts';
 import { retryOnConflict } from './aggregate.ts';
+import type { AuditLog } from './audit.ts';
 import type { CaseConfig } from './case-config.ts';
 import { actorMetadata } from './cases.ts';
 import { alertStreamOf } from './intake.ts';
@@ -47,6 +50,7 @@ export type CaseMergeDeps = {
   now: () => Date;
   /** Resolves once the projections reached `position`. */
   waitFor: (position: number | null) => Promise<void>;
+  audit: Pick<AuditLog, 'write'>;
 };
 
 /** What a merge did: the sources it merged now (not those merged before), and the last position written (null: nothing). */
@@ -90,12 +94,13 @@ export function createCaseMergeCommands(deps: CaseMergeDeps) {
 
   return {
     /**
-     * Merges `sourceIds` into `targetId` (the caller checked access and reach). 404
+     * Merges `sourceIds` into `targetId` (the caller checked access and reach), audited as
+     * done by `by`. 404
      * `case_not_found` for a case that does not exist; 409 `case_already_merged` when the
      * target or a source was merged into another case; 422 `case_merge_self` for the
      * target among the sources.
      */
-    merge: (targetId: string, sourceIds: string[], reason: string, actor: Actor): Promise<MergeOutcome> =>
+    merge: (targetId: string, sourceIds: string[], reason: string, actor: Actor, by: AuditActor): Promise<MergeOutcome> =>
       retryOnConflict(async () => {
         const at = deps.now().toISOString();
         const metadata = actorMetadata(actor, 'user');
@@ -227,8 +232,18 @@ export function createCaseMergeCommands(deps: CaseMergeDeps) {
         }
         writes.push({ streamId: streams.case(targetId), events: targetEvents.map((e) => ({ ...e, metadata })), expectedVersion: target.version });
 
+        const merged = moving.map((m) => m.state.id);
+        writes.push(
+          deps.audit.write({
+            action: 'case.merge',
+            actor: by,
+            target: { type: 'case', id: targetId },
+            team: target.state.team,
+            detail: { case_key: target.state.key, sources: merged },
+          }),
+        );
         const written = await store.appendMany(writes.filter((w) => w.events.length > 0));
-        return { merged: moving.map((m) => m.state.id), position: written.lastPosition };
+        return { merged, position: written.lastPosition };
       }),
   };
 }

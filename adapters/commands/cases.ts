@@ -20,6 +20,7 @@ import type { AuditLog } from './audit.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { CaseEvent } from '../../domain/cases/events.ts';
 import type { CaseConfig } from './case-config.ts';
+import type { CustomFieldValue, FieldRules } from '../../domain/custom-fields/fields.ts';
 
 export type CaseCommandDeps = {
   store: EventStore;
@@ -30,6 +31,8 @@ export type CaseCommandDeps = {
   /** The role matrix: who a mention may notify depends on the mentioned user's grants. */
   permissions: PermissionMatrix;
   audit: AuditLog;
+  /** The custom field rules a status change is checked against (adapters/custom-fields/store.ts `rules`). */
+  fieldRules: () => Promise<FieldRules>;
 };
 
 export type CaseResult = { caseId: string; position: number | null; state: CaseState };
@@ -65,7 +68,12 @@ export function actorMetadata(actor: Actor | null, kind: 'user' | 'workload' | '
 
 export function createCaseCommands(deps: CaseCommandDeps) {
   const { store, config } = deps;
-  const on = async (caseId: string, actor: Actor | null, build: (now: string) => CaseCommand, also?: AlsoAppend<CaseEvent, CaseState>): Promise<CaseResult> => {
+  const on = async (
+    caseId: string,
+    actor: Actor | null,
+    build: (now: string) => CaseCommand | Promise<CaseCommand>,
+    also?: AlsoAppend<CaseEvent, CaseState>,
+  ): Promise<CaseResult> => {
     const now = deps.now().toISOString();
     const r = await decideAndAppend(store, streams.case(caseId), caseDecider, () => build(now), actorMetadata(actor, 'user'), also);
     return { caseId, position: r.position, state: r.state };
@@ -98,9 +106,20 @@ export function createCaseCommands(deps: CaseCommandDeps) {
       const number = await nextCaseNumber(deps.db);
       return on(caseId, actor, (now) => openCaseCommand(config, { caseId, number, ...input }, actor, now));
     },
-    /** `viaTicketLink`: the ticket link whose remote status asked for it (not mirrored back there). */
+    /**
+     * `viaTicketLink`: the ticket link whose remote status asked for it (not mirrored back
+     * there). The custom fields required for `status` are read on every try, so a field
+     * made required meanwhile is enforced; 422 `custom_field_required` names a missing one.
+     */
     changeStatus: (caseId: string, status: string, note: string | null, actor: Actor, viaTicketLink?: string) =>
-      on(caseId, actor, (now) => ({ type: 'change_status', status, note, ...(viaTicketLink !== undefined && { viaTicketLink }), now })),
+      on(caseId, actor, async (now) => ({
+        type: 'change_status',
+        status,
+        note,
+        ...(viaTicketLink !== undefined && { viaTicketLink }),
+        fields: await deps.fieldRules(),
+        now,
+      })),
     assign: (caseId: string, owner: { id: string; email: string } | null, actor: Actor) =>
       on(caseId, actor, (now) => ({ type: 'assign', ownerId: owner?.id ?? null, ownerEmail: owner?.email ?? null, now })),
     /**
@@ -157,9 +176,18 @@ export function createCaseCommands(deps: CaseCommandDeps) {
         actorMetadata(actor, 'user'),
       );
     },
-    /** Field changes and, when given, the full new list of ATT&CK technique ids (already normalized). */
-    update: (caseId: string, changes: CaseChanges, actor: Actor | null, attackTechniques?: string[]) =>
-      on(caseId, actor, (now) => ({ type: 'update_case', changes, ...(attackTechniques !== undefined && { attackTechniques }), now })),
+    /**
+     * Field changes and, when given, the full new list of ATT&CK technique ids (already
+     * normalized) and custom field values (already checked; null clears), in one decision.
+     */
+    update: (caseId: string, changes: CaseChanges, actor: Actor | null, attackTechniques?: string[], customFields?: Record<string, CustomFieldValue | null>) =>
+      on(caseId, actor, (now) => ({
+        type: 'update_case',
+        changes,
+        ...(attackTechniques !== undefined && { attackTechniques }),
+        ...(customFields !== undefined && { customFields }),
+        now,
+      })),
   };
 }
 

@@ -7,6 +7,7 @@
  * the moved case and never applies a change twice.
  */
 import type { Kysely } from 'kysely';
+import type { FieldRules } from '../../domain/custom-fields/fields.ts';
 import { caseDecider, type Actor, type CaseCommand, type CaseEvent } from '../../domain/cases/index.ts';
 import { mentionedEmails, noMentions } from '../../domain/cases/mentions.ts';
 import { streams } from '../../domain/shared/streams.ts';
@@ -34,6 +35,8 @@ export type RunCaseEffectDeps = {
   now: () => Date;
   /** Builds the audit entries a step stages with its end (`ai.triage`). */
   audit: Pick<AuditLog, 'write'>;
+  /** The custom field rules a status change is checked against (adapters/custom-fields/store.ts `rules`). */
+  fieldRules: () => Promise<FieldRules>;
 };
 
 /**
@@ -60,6 +63,7 @@ export function createRunCaseEffects(deps: RunCaseEffectDeps) {
           changes: fields,
           tagsAdd: tagsAdd ?? [],
           status: status ?? null,
+          ...(status !== undefined && { fields: await deps.fieldRules() }),
           comment: comment === undefined ? null : { commentId: deps.ids(), body: comment, mentions },
           actor,
           vocabulary: { severities: deps.severities, statuses: deps.statuses },

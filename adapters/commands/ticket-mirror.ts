@@ -14,6 +14,7 @@
  * nothing newer is known of the link's or case's status (domain/tickets/mirror.ts
  * polledStatusIsCurrent), and its comments are taken either way.
  */
+import { DomainError } from '../../domain/shared/errors.ts';
 import type { Kysely } from 'kysely';
 import * as v from 'valibot';
 import type { AuditActor } from '../../domain/audit/events.ts';
@@ -44,7 +45,15 @@ const statusSyncSchema = v.strictObject({
   remote_status: v.string(),
   local_status: v.nullable(v.string()),
   applied: v.literal(false),
-  reason: v.picklist(['applied', 'already_in_status', 'unmapped_status', 'unknown_local_status', 'case_closed'] satisfies StatusSyncReason[]),
+  reason: v.picklist([
+    'applied',
+    'already_in_status',
+    'unmapped_status',
+    'unknown_local_status',
+    'case_closed',
+    'custom_field_required',
+    'case_already_merged',
+  ] satisfies StatusSyncReason[]),
 });
 
 /** What one update did; `ticket_status_sync` lists the refused status changes (SPEC.md "Errors": reported in the 202). */
@@ -130,22 +139,29 @@ export function createTicketMirror(deps: TicketMirrorDeps) {
               closedStatuses: [...deps.caseConfig.closedStatuses],
             })
           : null;
+        let planned = status;
         if (status?.reason === 'applied' && status.localStatus !== null) {
-          const changed = await deps.cases.changeStatus(
-            link.case_id,
-            status.localStatus,
-            `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`,
-            { userId: null, email: null },
-            link.link_id,
-          );
-          position = changed.position ?? position;
+          try {
+            const changed = await deps.cases.changeStatus(
+              link.case_id,
+              status.localStatus,
+              `${update.provider} ${link.remote_key} is now ${status.remoteStatus}`,
+              { userId: null, email: null },
+              link.link_id,
+            );
+            position = changed.position ?? position;
+          } catch (error) {
+            // The case refused the status for a reason of its own: recorded and audited like a mapping refusal, not a failed delivery.
+            if (!(error instanceof DomainError) || (error.code !== 'custom_field_required' && error.code !== 'case_already_merged')) throw error;
+            planned = { ...status, reason: error.code };
+          }
         }
         const commentIds = new Map(update.comments.map((c) => [c.id, deps.ids()]));
         const decided = await decideAndAppend(
           deps.store,
           streams.ticket(link.link_id),
           ticketLinkDecider,
-          () => ({ type: 'receive_update' as const, linkId: link.link_id, update, status, commentIds, via, now: deps.now().toISOString() }),
+          () => ({ type: 'receive_update' as const, linkId: link.link_id, update, status: planned, commentIds, via, now: deps.now().toISOString() }),
           { actor: { id: actor.id, email: actor.email, kind: actor.kind } },
           (events) =>
             events.flatMap((e) =>

@@ -54,6 +54,7 @@ import { notificationRoutes } from './notifications.routes.ts';
 import { observableRoutes } from './observables.routes.ts';
 import { caseAlertRoutes } from './case-alerts.routes.ts';
 import { caseMergeRoutes } from './case-merge.routes.ts';
+import { customFieldRoutes } from './custom-fields.routes.ts';
 import { caseTemplateRoutes } from './case-templates.routes.ts';
 import { webhookSourceRoutes } from './webhook-sources.routes.ts';
 import { resolverRoutes } from './resolvers.routes.ts';
@@ -121,6 +122,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', observableRoutes(deps));
   authed.route('/', caseAlertRoutes(deps));
   authed.route('/', caseMergeRoutes(deps));
+  authed.route('/', customFieldRoutes(deps));
   authed.route('/', taskRoutes(deps));
   authed.route('/', warRoomRoutes(deps));
   authed.route('/', attachmentRoutes(deps));

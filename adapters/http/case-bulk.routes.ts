@@ -59,7 +59,7 @@ export const idempotencyKeyHeader = {
 /** A refusal as a bulk result. */
 export const failed = (id: string, error: DomainError): BulkResult => ({ id, ok: false, code: error.code, message: error.message });
 
-export type CaseBulkDeps = Pick<HttpDeps, 'caseConfig' | 'cases' | 'db' | 'mcpIdempotency' | 'permissions' | 'waitFor'>;
+export type CaseBulkDeps = Pick<HttpDeps, 'caseConfig' | 'cases' | 'customFields' | 'db' | 'mcpIdempotency' | 'permissions' | 'waitFor'>;
 
 export function caseBulkRoutes(deps: CaseBulkDeps) {
   const { caseConfig: cfg } = deps;
@@ -96,6 +96,7 @@ export function caseBulkRoutes(deps: CaseBulkDeps) {
       return onceByIdempotencyKey(c, deps.mcpIdempotency, 'POST /cases/bulk', request, async () => {
         const principal = c.get('principal');
         const op: CaseBulkOperation = request;
+        const fields = await deps.customFields.rules();
         const results: BulkResult[] = [];
         let last: number | null = null;
         for (let start = 0; start < request.ids.length; start += BULK_BATCH) {
@@ -107,7 +108,7 @@ export function caseBulkRoutes(deps: CaseBulkDeps) {
               const theCase = await access.actOn(principal, id, 'manage_cases');
               const ownerId = request.operation === 'assign' ? request.params.owner_id : null;
               const owner = ownerId === null ? null : await assignableUser(deps.db, deps.permissions, ownerId, theCase, 'owner_id');
-              items.push({ caseId: id, build: (state, now) => bulkCaseCommand(op, statuses, state, now, owner) });
+              items.push({ caseId: id, build: (state, now) => bulkCaseCommand(op, statuses, state, now, owner, fields) });
               outcomes.push(null);
             } catch (error) {
               if (!(error instanceof DomainError)) throw error;

@@ -15,6 +15,7 @@ import * as v from 'valibot';
 import { mergeWidensAccess, type CaseReach } from '../../domain/cases/merge.ts';
 import { conflict, notFound } from '../../domain/shared/errors.ts';
 import type { CaseRow } from '../../projections/cases/cases.queries.ts';
+import { auditActorOf } from '../commands/audit.ts';
 import { nonEmptyText, uuid } from '../shared/shapes.ts';
 import { alertAccess, caseRouteGuards } from './case-access.ts';
 import { caseSchema } from './case-view.ts';
@@ -80,7 +81,7 @@ export function caseMergeRoutes(deps: CaseMergeRouteDeps) {
             });
           }
         }
-        const r = await deps.caseMerge.merge(id, sourceIds, reason, actorOf(principal));
+        const r = await deps.caseMerge.merge(id, sourceIds, reason, actorOf(principal), auditActorOf(principal));
         await deps.waitFor(r.position);
         const [view] = await caseViews(deps, principal, [await access.visible(principal, id)]);
         return c.json({ case: view, merged: r.merged } as v.InferOutput<typeof mergeAnswer>);

@@ -4,7 +4,8 @@
  * acknowledgement clock or the SLA policy's resolve target is breached. `sla_policy`
  * (our addition) is the policy a case template gave the case, or null. `merged_into`
  * (our addition, issue 50) is the case this one was merged into, or null; `merged_from`
- * every case merged into this one, `[{case_id, key}]` in merge order.
+ * every case merged into this one, `[{case_id, key}]` in merge order; `custom_fields`
+ * (ours) the case's custom field values by field name.
  */
 import * as v from 'valibot';
 import { triageRecordSchema, type TriageRecord } from '../../domain/ai/triage.ts';
@@ -72,6 +73,7 @@ export const caseSchema = v.pipe(
     ai_triage: v.nullable(aiTriageSchema),
     merged_into: v.nullable(v.string()),
     merged_from: v.array(v.strictObject({ case_id: v.string(), key: v.string() })),
+    custom_fields: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.array(v.string())])),
     created_at: v.nullable(timestamp),
     updated_at: v.nullable(timestamp),
   }),
@@ -132,6 +134,7 @@ export function caseView(row: CaseRow, now: Date, policy: AckSlaPolicy, myFeedba
     ai_triage: aiTriageView(row.ai_triage, myFeedback),
     merged_into: row.merged_into,
     merged_from: row.merged_from,
+    custom_fields: row.custom_fields,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

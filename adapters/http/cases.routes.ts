@@ -28,6 +28,8 @@ import { listPageAnswer, listPageSchema } from './list-page.ts';
 import { TECHNIQUE_ID } from '../../domain/attack/catalog.ts';
 import { caseListFilters } from './list-filters.ts';
 import { filtersWithView } from './saved-view-query.ts';
+import { checkedCustomFields } from './custom-field-values.ts';
+import { CUSTOM_FIELD_SORT, customFieldQuery } from './custom-field-query.ts';
 
 export const actorOf = (p: Principal): Actor => ({ userId: p.userId, email: p.email });
 
@@ -87,7 +89,18 @@ function defaultTeam(principal: Principal, matrix: PermissionMatrix): string | n
 /** What the case routes read of the service (adapters/http/deps.ts). */
 export type CaseRouteDeps = Pick<
   HttpDeps,
-  'ackSla' | 'caseConfig' | 'caseListTotalCap' | 'caseTemplateCommands' | 'caseTemplates' | 'cases' | 'db' | 'now' | 'permissions' | 'views' | 'waitFor'
+  | 'ackSla'
+  | 'caseConfig'
+  | 'caseListTotalCap'
+  | 'caseTemplateCommands'
+  | 'caseTemplates'
+  | 'cases'
+  | 'customFields'
+  | 'db'
+  | 'now'
+  | 'permissions'
+  | 'views'
+  | 'waitFor'
 >;
 
 export function caseRoutes(deps: CaseRouteDeps) {
@@ -105,15 +118,29 @@ export function caseRoutes(deps: CaseRouteDeps) {
     .get(
       '/cases',
       describeRoute({
-        summary: 'List cases (filters, or a saved view with `view`)',
+        summary: 'List cases (filters, or a saved view with `view`; `cf.<name>=<value>` filters and `sort=cf.<name>` or `-cf.<name>` sorts by a custom field)',
         tags: ['cases'],
         responses: { 200: jsonAnswer(caseListSchema, 'A page of case summaries') },
       }),
       read,
-      validate('query', v.object({ ...listFilters, view: v.optional(uuid), include_total: queryFlag, ...paging })),
+      validate(
+        'query',
+        v.object({
+          ...listFilters,
+          view: v.optional(uuid),
+          sort: v.optional(v.pipe(v.string(), v.regex(CUSTOM_FIELD_SORT, 'cf.<name> or -cf.<name>'))),
+          include_total: queryFlag,
+          ...paging,
+        }),
+      ),
       async (c) => {
         const q = await filtersWithView(deps.views, c.get('principal'), 'cases', listFilters, c.req.valid('query'));
-        const page = await listCases(db, q, caseScopeOf(c.get('principal'), deps.permissions), q.include_total ? deps.caseListTotalCap : null);
+        const custom = await customFieldQuery(deps.customFields, c.req.query());
+        if (q.view !== undefined && custom.filters.length > 0) {
+          throw new ValidationFailed([{ loc: ['query', 'view'], msg: 'send either a view or filters, not both (cf.<name>)', type: 'value_error' }]);
+        }
+        const filters = { ...q, customFields: custom.filters, sort: custom.sort };
+        const page = await listCases(db, filters, caseScopeOf(c.get('principal'), deps.permissions), q.include_total ? deps.caseListTotalCap : null);
         return c.json(listPageAnswer(page, await views(c.get('principal'), page.items), q));
       },
     )
@@ -192,7 +219,11 @@ export function caseRoutes(deps: CaseRouteDeps) {
     )
     .put(
       '/cases/:id',
-      describeRoute({ summary: 'Update case fields, the private flag and ATT&CK techniques', tags: ['cases'], responses: caseAnswer('The updated case') }),
+      describeRoute({
+        summary: 'Update case fields, the private flag, ATT&CK techniques and custom field values (merged; null clears one)',
+        tags: ['cases'],
+        responses: caseAnswer('The updated case'),
+      }),
       manage,
       validate('param', idParam),
       requireJson,
@@ -206,6 +237,12 @@ export function caseRoutes(deps: CaseRouteDeps) {
             tags: v.optional(v.array(nonEmptyText(100))),
             private: v.optional(v.boolean()),
             attack_techniques: v.optional(attackTechniques),
+            custom_fields: v.optional(
+              v.pipe(
+                v.record(v.string(), v.unknown()),
+                v.check((values) => Object.keys(values).length <= 200, 'at most 200 custom fields'),
+              ),
+            ),
           }),
           v.check((b) => Object.keys(b).length > 0, 'name at least one field to change'),
         ),
@@ -213,9 +250,10 @@ export function caseRoutes(deps: CaseRouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param');
         const principal = c.get('principal');
-        await access.actOn(principal, id, 'manage_cases');
-        const { attack_techniques: techniques, ...changes } = c.req.valid('json');
-        const r = await deps.cases.update(id, changes, actorOf(principal), techniques);
+        const theCase = await access.actOn(principal, id, 'manage_cases');
+        const { attack_techniques: techniques, custom_fields: given, ...changes } = c.req.valid('json');
+        const values = given === undefined ? undefined : await checkedCustomFields(db, deps.customFields, theCase.team, given);
+        const r = await deps.cases.update(id, changes, actorOf(principal), techniques, values);
         await deps.waitFor(r.position);
         return c.json(await loadView(principal, id));
       },

@@ -16,6 +16,7 @@ import type { PackTestDeps } from '../integration-packs/pack-test-runner.ts';
 import type { VerifyContext } from '../../domain/integration-packs/registry.ts';
 import type { CaseAlertCommands } from '../commands/case-alerts.ts';
 import type { CaseMergeCommands } from '../commands/case-merge.ts';
+import type { CustomFieldStore } from '../custom-fields/store.ts';
 import type { TaskCommands } from '../commands/tasks.ts';
 import type { CaseFileCommands } from '../commands/case-files.ts';
 import type { FileStore } from '../attachments/port.ts';
@@ -98,6 +99,8 @@ export type HttpDeps = {
   identityService: IdentityServiceClient;
   observables: ObservableCommands;
   caseAlerts: CaseAlertCommands;
+  /** Custom field definitions (adapters/custom-fields/store.ts). */
+  customFields: CustomFieldStore;
   /** Case merge (adapters/commands/case-merge.ts). */
   caseMerge: CaseMergeCommands;
   tasks: TaskCommands;

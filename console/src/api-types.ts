@@ -185,7 +185,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List cases (filters, or a saved view with `view`) */
+        /** List cases (filters, or a saved view with `view`; `cf.<name>=<value>` filters and `sort=cf.<name>` or `-cf.<name>` sorts by a custom field) */
         get: operations["getCases"];
         put?: never;
         /** Open a case */
@@ -222,7 +222,7 @@ export interface paths {
         };
         /** Case detail */
         get: operations["getCasesById"];
-        /** Update case fields, the private flag and ATT&CK techniques */
+        /** Update case fields, the private flag, ATT&CK techniques and custom field values (merged; null clears one) */
         put: operations["putCasesById"];
         post?: never;
         delete?: never;
@@ -1440,6 +1440,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The custom fields that apply to cases the caller may see, by name */
+        get: operations["getCustomFields"];
+        put?: never;
+        /** Define a custom field for every case, or for one team’s cases */
+        post: operations["postCustomFields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/custom-fields/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One custom field */
+        get: operations["getCustomFieldsById"];
+        /** Replace a custom field’s label, options and requirement (its name, type and team stay) */
+        put: operations["putCustomFieldsById"];
+        post?: never;
+        /** Delete a custom field: cases keep the values they hold, but none can be set or required any more */
+        delete: operations["deleteCustomFieldsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cases/{id}/tasks": {
         parameters: {
             query?: never;
@@ -2104,6 +2141,9 @@ export interface components {
                 case_id: string;
                 key: string;
             }[];
+            custom_fields: {
+                [key: string]: string | number | boolean | string[];
+            };
             created_at: string | null;
             updated_at: string | null;
         };
@@ -2517,6 +2557,18 @@ export interface components {
         CaseMerge: {
             case: components["schemas"]["Case"];
             merged: string[];
+        };
+        CustomField: {
+            id: string;
+            name: string;
+            label: string;
+            /** @enum {string} */
+            type: "string" | "number" | "boolean" | "date" | "enum" | "multi_enum" | "user";
+            options: string[] | null;
+            team_id: string | null;
+            required_at: ("close" | "resolve") | null;
+            created_at: string;
+            updated_at: string;
         };
         Task: {
             id: string;
@@ -3079,7 +3131,7 @@ export interface operations {
                             /** @constant */
                             applied: false;
                             /** @enum {string} */
-                            reason: "applied" | "already_in_status" | "unmapped_status" | "unknown_local_status" | "case_closed";
+                            reason: "applied" | "already_in_status" | "unmapped_status" | "unknown_local_status" | "case_closed" | "custom_field_required" | "case_already_merged";
                         }[];
                     };
                 };
@@ -3575,6 +3627,7 @@ export interface operations {
                 search?: string;
                 key?: string;
                 view?: string;
+                sort?: string;
                 include_total?: "true" | "false";
                 limit?: number;
                 offset?: number;
@@ -3817,6 +3870,9 @@ export interface operations {
                     tags?: string[];
                     private?: boolean;
                     attack_techniques?: string[];
+                    custom_fields?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -5552,7 +5608,7 @@ export interface operations {
                             id: string;
                             at: string;
                             /** @enum {string} */
-                            action: "case.acknowledge" | "ai.invocation" | "ai.refusal" | "ai.triage" | "ai.settings.updated" | "connection.create" | "connection.update" | "connection.delete" | "connection.rotate" | "connection.destination_changed" | "webhook_source.create" | "webhook_source.update" | "webhook_source.delete" | "webhook_source.rotate_token" | "runbook.save" | "runbook.enable" | "runbook.disable" | "runbook.sync" | "retention.case_purge" | "chat.identity_link" | "chat.identity_unlink" | "ticket.status_sync" | "custom_action.create" | "custom_action.update" | "custom_action.disable" | "custom_action.enable" | "custom_action.execute" | "integration_pack.install" | "integration_pack.upgrade" | "integration_pack.test" | "response_policy.publish" | "effect.reverse" | "mcp.tool_called";
+                            action: "case.acknowledge" | "case.merge" | "ai.invocation" | "ai.refusal" | "ai.triage" | "ai.settings.updated" | "connection.create" | "connection.update" | "connection.delete" | "connection.rotate" | "connection.destination_changed" | "webhook_source.create" | "webhook_source.update" | "webhook_source.delete" | "webhook_source.rotate_token" | "runbook.save" | "runbook.enable" | "runbook.disable" | "runbook.sync" | "retention.case_purge" | "chat.identity_link" | "chat.identity_unlink" | "ticket.status_sync" | "custom_field.create" | "custom_field.update" | "custom_field.delete" | "custom_action.create" | "custom_action.update" | "custom_action.disable" | "custom_action.enable" | "custom_action.execute" | "integration_pack.install" | "integration_pack.upgrade" | "integration_pack.test" | "response_policy.publish" | "effect.reverse" | "mcp.tool_called";
                             actor: {
                                 id: string | null;
                                 email: string | null;
@@ -9423,6 +9479,261 @@ export interface operations {
             };
         };
     };
+    getCustomFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fields */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["CustomField"][];
+                    };
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCustomFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    label: string;
+                    /** @enum {string} */
+                    type: "string" | "number" | "boolean" | "date" | "enum" | "multi_enum" | "user";
+                    options?: string[] | null;
+                    /** @default null */
+                    team_id?: string | null;
+                    /** @default null */
+                    required_at?: ("close" | "resolve") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The new field */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCustomFieldsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The field */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putCustomFieldsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label: string;
+                    options?: string[] | null;
+                    /** @default null */
+                    required_at?: ("close" | "resolve") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The field */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteCustomFieldsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCasesByIdTasks: {
         parameters: {
             query?: never;
@@ -10748,7 +11059,7 @@ export interface operations {
             query?: {
                 after?: number;
                 limit?: number;
-                action?: "case.acknowledge" | "ai.invocation" | "ai.refusal" | "ai.triage" | "ai.settings.updated" | "connection.create" | "connection.update" | "connection.delete" | "connection.rotate" | "connection.destination_changed" | "webhook_source.create" | "webhook_source.update" | "webhook_source.delete" | "webhook_source.rotate_token" | "runbook.save" | "runbook.enable" | "runbook.disable" | "runbook.sync" | "retention.case_purge" | "chat.identity_link" | "chat.identity_unlink" | "ticket.status_sync" | "custom_action.create" | "custom_action.update" | "custom_action.disable" | "custom_action.enable" | "custom_action.execute" | "integration_pack.install" | "integration_pack.upgrade" | "integration_pack.test" | "response_policy.publish" | "effect.reverse" | "mcp.tool_called";
+                action?: "case.acknowledge" | "case.merge" | "ai.invocation" | "ai.refusal" | "ai.triage" | "ai.settings.updated" | "connection.create" | "connection.update" | "connection.delete" | "connection.rotate" | "connection.destination_changed" | "webhook_source.create" | "webhook_source.update" | "webhook_source.delete" | "webhook_source.rotate_token" | "runbook.save" | "runbook.enable" | "runbook.disable" | "runbook.sync" | "retention.case_purge" | "chat.identity_link" | "chat.identity_unlink" | "ticket.status_sync" | "custom_field.create" | "custom_field.update" | "custom_field.delete" | "custom_action.create" | "custom_action.update" | "custom_action.disable" | "custom_action.enable" | "custom_action.execute" | "integration_pack.install" | "integration_pack.upgrade" | "integration_pack.test" | "response_policy.publish" | "effect.reverse" | "mcp.tool_called";
                 target_type?: string;
                 target_id?: string;
             };
@@ -10770,7 +11081,7 @@ export interface operations {
                             id: string;
                             at: string;
                             /** @enum {string} */
-                            action: "case.acknowledge" | "ai.invocation" | "ai.refusal" | "ai.triage" | "ai.settings.updated" | "connection.create" | "connection.update" | "connection.delete" | "connection.rotate" | "connection.destination_changed" | "webhook_source.create" | "webhook_source.update" | "webhook_source.delete" | "webhook_source.rotate_token" | "runbook.save" | "runbook.enable" | "runbook.disable" | "runbook.sync" | "retention.case_purge" | "chat.identity_link" | "chat.identity_unlink" | "ticket.status_sync" | "custom_action.create" | "custom_action.update" | "custom_action.disable" | "custom_action.enable" | "custom_action.execute" | "integration_pack.install" | "integration_pack.upgrade" | "integration_pack.test" | "response_policy.publish" | "effect.reverse" | "mcp.tool_called";
+                            action: "case.acknowledge" | "case.merge" | "ai.invocation" | "ai.refusal" | "ai.triage" | "ai.settings.updated" | "connection.create" | "connection.update" | "connection.delete" | "connection.rotate" | "connection.destination_changed" | "webhook_source.create" | "webhook_source.update" | "webhook_source.delete" | "webhook_source.rotate_token" | "runbook.save" | "runbook.enable" | "runbook.disable" | "runbook.sync" | "retention.case_purge" | "chat.identity_link" | "chat.identity_unlink" | "ticket.status_sync" | "custom_field.create" | "custom_field.update" | "custom_field.delete" | "custom_action.create" | "custom_action.update" | "custom_action.disable" | "custom_action.enable" | "custom_action.execute" | "integration_pack.install" | "integration_pack.upgrade" | "integration_pack.test" | "response_policy.publish" | "effect.reverse" | "mcp.tool_called";
                             actor: {
                                 id: string | null;
                                 email: string | null;

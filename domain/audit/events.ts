@@ -18,6 +18,7 @@ import type { Event } from '../shared/messages.ts';
  */
 export const auditActions = [
   'case.acknowledge',
+  'case.merge',
   'ai.invocation',
   'ai.refusal',
   'ai.triage',
@@ -39,6 +40,9 @@ export const auditActions = [
   'chat.identity_link',
   'chat.identity_unlink',
   'ticket.status_sync',
+  'custom_field.create',
+  'custom_field.update',
+  'custom_field.delete',
   'custom_action.create',
   'custom_action.update',
   'custom_action.disable',

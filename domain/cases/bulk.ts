@@ -7,6 +7,7 @@
  * `reopen` moves a case in a closed status back to the initial status and leaves any
  * other case as it is. A case already where the operation would put it gets no event.
  */
+import type { FieldRules } from '../custom-fields/fields.ts';
 import type { CaseCommand } from './commands.ts';
 import type { CaseState } from './state.ts';
 
@@ -25,8 +26,9 @@ export type BulkStatuses = { close: string; reopen: string; closed: ReadonlySet<
 
 /**
  * The command `op` sends to a case in `state` at `now` (ISO 8601); `owner` is the resolved
- * owner of an `assign` (null unassigns). A case that does not exist gets its single
- * command all the same, for the decider to refuse as it would refuse that request.
+ * owner of an `assign` (null unassigns); `fields` the custom field rules a status change
+ * is checked against, as the single request checks them. A case that does not exist gets
+ * its single command all the same, for the decider to refuse as it would refuse that request.
  */
 export function bulkCaseCommand(
   op: CaseBulkOperation,
@@ -34,8 +36,9 @@ export function bulkCaseCommand(
   state: CaseState,
   now: string,
   owner: { id: string; email: string } | null,
+  fields: FieldRules,
 ): CaseCommand {
-  const status = (to: string): CaseCommand => ({ type: 'change_status', status: to, note: null, now });
+  const status = (to: string): CaseCommand => ({ type: 'change_status', status: to, note: null, fields, now });
   const tags = state.exists ? state.tags : [];
   switch (op.operation) {
     case 'close':

@@ -4,6 +4,7 @@
  * by the caller, except in `runbook_update`, which carries the configured lists.
  */
 import type { TriageRecord, TriageVerdict } from '../ai/triage.ts';
+import type { CustomFieldValue, FieldRules } from '../custom-fields/fields.ts';
 import type { CaseChanges, MergedFrom, PageVia, Pager } from './events.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
@@ -30,7 +31,12 @@ export type CaseCommand =
   | { type: 'append_alert'; alertId: string; title: string; severity: string; correlated: boolean; now: string }
   /** The alert stream decides whether the alert is in this case; the case only records it. */
   | { type: 'remove_alert'; alertId: string; now: string }
-  | { type: 'change_status'; status: string; note: string | null; viaTicketLink?: string; now: string }
+  /**
+   * `fields`: the custom field definitions and closed statuses, read by the caller; the
+   * fields that apply to the case and are required for `status` must hold a value
+   * (domain/custom-fields/fields.ts `requiredFieldNames`). Absent: nothing is required.
+   */
+  | { type: 'change_status'; status: string; note: string | null; viaTicketLink?: string; fields?: FieldRules; now: string }
   | { type: 'assign'; ownerId: string | null; ownerEmail: string | null; now: string }
   /** `via`: the page whose acknowledgement webhook this is, else null. */
   | { type: 'acknowledge'; actor: Actor; via: PageVia | null; now: string }
@@ -67,6 +73,8 @@ export type CaseCommand =
       changes: { title?: string; description?: string; severity?: string };
       tagsAdd: string[];
       status: string | null;
+      /** The custom field rules a move into `status` is checked against. */
+      fields?: FieldRules;
       comment: { commentId: string; body: string; mentions: CommentMentions } | null;
       actor: Actor;
       vocabulary: { severities: readonly string[]; statuses: readonly string[] };
@@ -93,6 +101,8 @@ export type CaseCommand =
       changes: CaseChanges;
       /** Technique ids already normalized (upper-case, shape-checked); order is kept, duplicates dropped. */
       attackTechniques?: string[];
+      /** Custom field values already checked by type against definitions that apply to the case; null clears a field. */
+      customFields?: Record<string, CustomFieldValue | null>;
       now: string;
     };
 

@@ -10,11 +10,13 @@
  * outside configuration (422 as the HTTP routes refuse them), `ai_triage_missing` (409)
  * for feedback on a case with no AI verdict, `case_already_merged` (409) for a new alert,
  * a status change or a merge on a case merged into another, `case_merge_self` (422) for
- * merging a case into itself.
+ * merging a case into itself, `custom_field_required` (422) for a status a required
+ * custom field has no value for.
  */
 import { conflict, DomainError, notFound, unprocessable } from '../shared/errors.ts';
 import { assertNever } from '../shared/messages.ts';
 import type { TriageVerdict } from '../ai/triage.ts';
+import { requiredFieldNames } from '../custom-fields/fields.ts';
 import type { CaseCommand } from './commands.ts';
 import type { CaseChanges, CaseEvent } from './events.ts';
 import type { CaseState } from './state.ts';
@@ -198,6 +200,14 @@ function appendAlert(c: Cmd<'append_alert'>, s: Existing): CaseEvent[] {
 function changeStatus(c: Cmd<'change_status'>, s: Existing): CaseEvent[] {
   if (c.status === s.status) return [];
   refuseMerged(s);
+  const required = c.fields === undefined ? [] : requiredFieldNames(c.fields.definitions, s.team, c.status, c.fields.closedStatuses);
+  const missing = required.find((name) => s.customFields[name] === undefined);
+  if (missing !== undefined) {
+    throw unprocessable('custom_field_required', `custom field ${missing} needs a value before the case moves to ${c.status}`, {
+      field: missing,
+      status: c.status,
+    });
+  }
   return [
     {
       type: 'case.status_changed',
@@ -303,8 +313,9 @@ function pinEvidence(c: Cmd<'pin_evidence'>, s: Existing): CaseEvent[] {
 }
 
 /**
- * Records only what really changes: `case.updated` for fields, and
- * `case.attack_techniques_updated` with `added`/`removed` when the technique set moves.
+ * Records only what really changes: `case.updated` for fields,
+ * `case.attack_techniques_updated` with `added`/`removed` when the technique set moves,
+ * and `case.custom_fields_set` with the custom fields whose value changes.
  * A no-op update yields no event.
  */
 function updateCase(c: Cmd<'update_case'>, s: Existing): CaseEvent[] {
@@ -327,6 +338,9 @@ function updateCase(c: Cmd<'update_case'>, s: Existing): CaseEvent[] {
       events.push({ type: 'case.attack_techniques_updated', data: { case_id: s.id, added, removed, attack_techniques: next, at: c.now } });
     }
   }
+  // Only the custom fields whose value really changes are recorded.
+  const fields = Object.entries(c.customFields ?? {}).filter(([name, value]) => JSON.stringify(s.customFields[name] ?? null) !== JSON.stringify(value));
+  if (fields.length > 0) events.push({ type: 'case.custom_fields_set', data: { case_id: s.id, values: Object.fromEntries(fields), at: c.now } });
   return events;
 }
 
@@ -348,7 +362,9 @@ function runbookUpdate(c: Cmd<'runbook_update'>, s: Existing): CaseEvent[] {
   const { now, actor } = c;
   return [
     ...updateCase({ type: 'update_case', changes: { ...c.changes, ...tags }, now }, s),
-    ...(c.status === null ? [] : changeStatus({ type: 'change_status', status: c.status, note: null, now }, s)),
+    ...(c.status === null
+      ? []
+      : changeStatus({ type: 'change_status', status: c.status, note: null, ...(c.fields !== undefined && { fields: c.fields }), now }, s)),
     ...(c.comment === null ? [] : addComment({ type: 'add_comment', ...c.comment, actor, now }, s)),
   ];
 }

@@ -3,6 +3,7 @@
  * Past tense, with ids and timestamps (ISO 8601) in their data.
  */
 import type { TriageRecord, TriageVerdict } from '../ai/triage.ts';
+import type { CustomFieldValue } from '../custom-fields/fields.ts';
 import type { Event } from '../shared/messages.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { CommentMentions } from './mentions.ts';
@@ -191,8 +192,15 @@ export type CaseMerged = Event<'case.merged', { case_id: string; into_case_id: s
  */
 export type CaseMergeReceived = Event<'case.merge_received', { case_id: string; sources: { case_id: string; key: string }[]; reason: string; at: string }>;
 
+/**
+ * Custom field values set on the case (docs/configuration.md "Custom fields"): each named
+ * field takes its value, null clears it; fields not named keep theirs.
+ */
+export type CaseCustomFieldsSet = Event<'case.custom_fields_set', { case_id: string; values: Record<string, CustomFieldValue | null>; at: string }>;
+
 export type CaseEvent =
   | CaseOpened
+  | CaseCustomFieldsSet
   | CaseMerged
   | CaseMergeReceived
   | CaseAlertAppended
@@ -216,6 +224,7 @@ export const caseEventTypes: ReadonlySet<string> = new Set<CaseEvent['type']>([
   'case.opened',
   'case.merged',
   'case.merge_received',
+  'case.custom_fields_set',
   'case.alert_appended',
   'case.alert_removed',
   'case.status_changed',

@@ -1,6 +1,7 @@
 /**
  * Case state rebuilt from its events: what the case commands decide against.
  */
+import type { CustomFieldValue } from '../custom-fields/fields.ts';
 import type { CaseEvent } from './events.ts';
 
 export type CaseState =
@@ -32,6 +33,8 @@ export type CaseState =
       mergedInto: string | null;
       /** Every case merged into this one, directly or through another merge, in merge order. */
       mergedFrom: { case_id: string; key: string }[];
+      /** Custom field values by field name (docs/configuration.md "Custom fields"). */
+      customFields: Readonly<Record<string, CustomFieldValue>>;
     };
 
 export const initialCaseState = (): CaseState => ({ exists: false });
@@ -60,6 +63,7 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       aiVerdict: null,
       mergedInto: null,
       mergedFrom: [],
+      customFields: {},
     };
   }
   if (!state.exists) return state;
@@ -95,6 +99,8 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       return { ...state, attackTechniques: event.data.attack_techniques };
     case 'case.merged':
       return { ...state, mergedInto: event.data.into_case_id };
+    case 'case.custom_fields_set':
+      return { ...state, customFields: withCustomFields(state.customFields, event.data.values) };
     case 'case.merge_received':
       return { ...state, mergedFrom: [...state.mergedFrom, ...event.data.sources] };
     case 'case.ai_triage':
@@ -102,4 +108,17 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
     default:
       return state;
   }
+}
+
+/** `current` with `values` applied: a value replaces, null removes. */
+export function withCustomFields(
+  current: Readonly<Record<string, CustomFieldValue>>,
+  values: Readonly<Record<string, CustomFieldValue | null>>,
+): Record<string, CustomFieldValue> {
+  const next: Record<string, CustomFieldValue> = { ...current };
+  for (const [name, value] of Object.entries(values)) {
+    if (value === null) delete next[name];
+    else next[name] = value;
+  }
+  return next;
 }

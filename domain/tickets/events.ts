@@ -48,8 +48,19 @@ export type TicketRemoteCommentReceived = Event<
 >;
 export const TICKET_REMOTE_COMMENT_RECEIVED = 'ticket.remote_comment_received';
 
-/** Why a remote status did or did not change the case. */
-export type StatusSyncReason = 'applied' | 'already_in_status' | 'unmapped_status' | 'unknown_local_status' | 'case_closed';
+/**
+ * Why a remote status did or did not change the case; `custom_field_required` and
+ * `case_already_merged` are the case's own refusals of the mapped status (a required
+ * custom field without a value, a case merged into another).
+ */
+export type StatusSyncReason =
+  | 'applied'
+  | 'already_in_status'
+  | 'unmapped_status'
+  | 'unknown_local_status'
+  | 'case_closed'
+  | 'custom_field_required'
+  | 'case_already_merged';
 
 /** A remote status change seen on the ticket, and what it did to the case. */
 export type TicketRemoteStatusReceived = Event<

@@ -6,6 +6,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { CaseEvent } from '../../domain/cases/index.ts';
+import { withCustomFields } from '../../domain/cases/state.ts';
 import type { CasesTable } from '../database.ts';
 import type { LooseRow } from '../loose-row.ts';
 
@@ -50,6 +51,7 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
       ai_triage: null,
       merged_into: null,
       merged_from: [],
+      custom_fields: {},
     };
   }
   if (!row || row.version >= version) return row;
@@ -100,6 +102,8 @@ export function evolveCaseRow(row: CaseRecord | undefined, event: CaseEvent, ver
     }
     case 'case.ai_triage':
       return { ...row, ai_triage: event.data.record, version };
+    case 'case.custom_fields_set':
+      return { ...row, custom_fields: withCustomFields(row.custom_fields, event.data.values), updated_at: event.data.at, version };
     case 'case.merged':
       return { ...row, merged_into: event.data.into_case_id, updated_at: event.data.at, version };
     case 'case.merge_received':

@@ -53,6 +53,7 @@ const caseColumns = [
   'ai_triage',
   'merged_into',
   'merged_from',
+  'custom_fields',
 ] as const satisfies readonly (keyof CasesTable)[];
 
 const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
@@ -61,6 +62,7 @@ const toInsertable = (row: CaseRecord): Insertable<CasesTable> => ({
   attack_techniques: JSON.stringify(row.attack_techniques),
   ai_triage: JSON.stringify(row.ai_triage),
   merged_from: JSON.stringify(row.merged_from),
+  custom_fields: JSON.stringify(row.custom_fields),
 });
 
 export const casesProjection: Projection = {

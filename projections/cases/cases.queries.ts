@@ -2,13 +2,21 @@
  * Case queries (SPEC.md "Cases"): list with filters, detail, timeline. Plain
  * functions taking `db` first (docs/architecture.md "Habits" 8).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { CustomFieldValue } from '../../domain/custom-fields/fields.ts';
 import { validate as isUuid } from 'uuid';
 import type { CasesTable, Database } from '../database.ts';
 import { visibleCases, type CaseScope } from './case-scope.ts';
 import { cappedPage, type Page } from '../page.ts';
 
+/** Cases whose custom field `name` holds `value` (a list value: holds each of its members). */
+export type CustomFieldFilter = { name: string; value: CustomFieldValue };
+/** Order by custom field `name`, cases without a value last. */
+export type CustomFieldSort = { name: string; descending: boolean };
+
 export type CaseFilters = {
+  customFields?: CustomFieldFilter[] | undefined;
+  sort?: CustomFieldSort | null | undefined;
   status?: string | undefined;
   severity?: string | undefined;
   owner?: string | undefined;
@@ -26,7 +34,8 @@ export type CasePage = Page<CaseRow>;
  * One page of the cases `scope` may see that were not merged into another, newest first. `owner` matches the owner's
  * email, or its id when it is a UUID; `search` matches key or title,
  * case-insensitively; `key` is one exact case key, upper-cased (`svc-12` finds SVC-12 and
- * not SVC-120). `hasMore` says whether a further page exists.
+ * not SVC-120); `customFields` keep cases holding each value, and `sort` orders by a
+ * custom field first. `hasMore` says whether a further page exists.
  *
  * `total` is counted only when `totalCap` is given, and only up to it (page.ts).
  */
@@ -40,6 +49,8 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: Cas
     q = q.where((eb) => (isUuid(owner) ? eb.or([eb('owner_email', '=', owner), eb('owner_id', '=', owner)]) : eb('owner_email', '=', owner)));
   }
   if (f.key) q = q.where('key', '=', f.key.toUpperCase());
+  // Containment, so the GIN index of migration 0040 answers it.
+  for (const cf of f.customFields ?? []) q = q.where(sql<boolean>`custom_fields @> ${JSON.stringify({ [cf.name]: cf.value })}::jsonb`);
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     q = q.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('key', 'ilike', pattern)]));
@@ -48,7 +59,11 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: Cas
   return cappedPage(
     db,
     filtered,
-    (take) => filtered.selectAll().orderBy('created_at', 'desc').orderBy('number', 'desc').limit(take).offset(f.offset).execute(),
+    (take) => {
+      const sort = f.sort;
+      const byField = sort ? filtered.orderBy(sql`custom_fields -> ${sort.name}`, (ob) => (sort.descending ? ob.desc() : ob.asc()).nullsLast()) : filtered;
+      return byField.selectAll().orderBy('created_at', 'desc').orderBy('number', 'desc').limit(take).offset(f.offset).execute();
+    },
     f.limit,
     totalCap,
   );

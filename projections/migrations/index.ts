@@ -37,6 +37,7 @@ import * as aiTriage from './0036-ai-triage.ts';
 import * as runsByRunbook from './0037-runs-by-runbook.ts';
 import * as savedViews from './0038-saved-views.ts';
 import * as caseMerges from './0039-case-merges.ts';
+import * as customFields from './0040-custom-fields.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '0037-runs-by-runbook': runsByRunbook,
   '0038-saved-views': savedViews,
   '0039-case-merges': caseMerges,
+  '0040-custom-fields': customFields,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

@@ -7,6 +7,7 @@ import { createCaseTriage, type CaseTriage } from '../../adapters/ai/case-triage
 import { loadCaseTemplates, type CaseTemplateCatalog } from '../../adapters/case-templates/catalog.ts';
 import { caseConfigFrom, type CaseConfig } from '../../adapters/commands/case-config.ts';
 import { createCaseCommands, type CaseCommands } from '../../adapters/commands/cases.ts';
+import { createCustomFieldStore, type CustomFieldStore } from '../../adapters/custom-fields/store.ts';
 import { createAlertIntake, type AlertIntake } from '../../adapters/commands/intake.ts';
 import { createRunCommands, type RunCommands } from '../../adapters/commands/runs.ts';
 import { createTicketMirror, type TicketMirror } from '../../adapters/commands/ticket-mirror.ts';
@@ -18,6 +19,7 @@ export type CaseWork = {
   caseConfig: CaseConfig;
   permissions: PermissionMatrix;
   cases: CaseCommands;
+  customFields: CustomFieldStore;
   caseTriage: CaseTriage;
   ticketMirror: TicketMirror;
   caseTemplates: CaseTemplateCatalog;
@@ -31,7 +33,8 @@ export function createCaseWork(core: Core, automation: Pick<Automation, 'connect
   const { connections, runbooks } = automation;
   const caseConfig = caseConfigFrom(config);
   const permissions = parsePermissionMatrix(config.permissionsJson);
-  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit });
+  const customFields = createCustomFieldStore(db, { ids, now, closedStatuses: config.closedStatuses });
+  const cases = createCaseCommands({ store, db, config: caseConfig, ids, now, permissions, audit, fieldRules: customFields.rules });
   const ticketMirror = createTicketMirror({
     store,
     db,
@@ -49,6 +52,7 @@ export function createCaseWork(core: Core, automation: Pick<Automation, 'connect
     caseConfig,
     permissions,
     cases,
+    customFields,
     caseTriage: createCaseTriage({ assessor: automation.triageAssessor, cases, audit }),
     ticketMirror,
     caseTemplates,

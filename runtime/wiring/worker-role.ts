@@ -121,7 +121,16 @@ export async function startWorkerRole(
       maxStepVisits: config.maxStepVisits,
       approvalDeadlineHours: peers.approvalDefaults.deadlineHours,
       caseContext: (caseId) => findCaseContext(db, caseId),
-      caseEffects: createRunCaseEffects({ db, severities: config.severities, statuses: config.statuses, permissions: work.permissions, ids, now, audit }),
+      caseEffects: createRunCaseEffects({
+        db,
+        severities: config.severities,
+        statuses: config.statuses,
+        permissions: work.permissions,
+        ids,
+        now,
+        audit,
+        fieldRules: work.customFields.rules,
+      }),
       audit,
     },
   });

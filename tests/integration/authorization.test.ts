@@ -78,6 +78,7 @@ const bodies: Record<string, unknown> = {
   'POST /cases/{id}/tasks/{task_id}/comments': { text: 'A note.' },
   'PUT /custom-actions/{id}': { spec: { ...pingSpec, title: 'Ping again' } },
   'PUT /views/{id}': { name: 'Green queue, renamed', resource: 'cases', query: {}, team_id: 'green' },
+  'PUT /custom-fields/{id}': { label: 'Impact, renamed' },
 };
 
 type Operation = {
@@ -198,6 +199,8 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
     ids.customAction = (await made(root, 'POST', '/custom-actions', { spec: pingSpec })).id;
     // A view shared with a team neither outsider holds a grant in: the realm admin, its owner, reaches it.
     ids.view = (await made(root, 'POST', '/views', { name: 'Green queue', resource: 'cases', query: {}, team_id: 'green' })).id;
+    // A custom field of that team too: neither outsider reads it.
+    ids.customField = (await made(root, 'POST', '/custom-fields', { name: 'green_impact', label: 'Impact', type: 'string', team_id: 'green' })).id;
   }, 120_000);
   afterAll(async () => svc?.close());
 
@@ -214,6 +217,7 @@ describe.each(e2eEngines)('authorization of every object operation on $name', ({
       ['/custom-actions/', 'customAction'],
       ['/webhook-sources/', 'webhookSource'],
       ['/views/', 'view'],
+      ['/custom-fields/', 'customField'],
     ];
     const byName: Record<string, string> = {
       alert_id: 'alert',

@@ -19,6 +19,8 @@ const both = testPerson('both@example.com', [
   { team: 'red', role: 'analyst' },
 ]);
 
+const admin = testPerson('admin@example.com', [{ team: null, role: 'admin' }]);
+
 type Item = { id: string; [k: string]: unknown };
 
 describe.each(e2eEngines)('case merge and split on $name', ({ server }) => {
@@ -26,7 +28,10 @@ describe.each(e2eEngines)('case merge and split on $name', ({ server }) => {
   let store: PostgresEventStore;
 
   beforeAll(async () => {
-    svc = await startInProcessService({ server }, { runbooks: { 'merge-gated.yml': gatedStepRunbookYaml('merge-gated', 'case.update', '{ tags_add: ["x"] }') } });
+    svc = await startInProcessService(
+      { server },
+      { runbooks: { 'merge-gated.yml': gatedStepRunbookYaml('merge-gated', 'case.update', '{ tags_add: ["x"] }') } },
+    );
     store = new PostgresEventStore(svc.service.opened.db);
   }, 90_000);
   afterAll(async () => svc?.close());
@@ -82,6 +87,10 @@ describe.each(e2eEngines)('case merge and split on $name', ({ server }) => {
     expect(first.merged).toEqual([a.caseId, b.caseId]);
     expect(first.case).toMatchObject({ id: c.caseId, merged_into: null, alert_count: 3 });
     expect(first.case.merged_from.map((m: { case_id: string }) => m.case_id)).toEqual([a.caseId, b.caseId]);
+
+    const audited = (await ok(admin, 'GET', `/audit?action=case.merge`)).items;
+    expect(audited).toHaveLength(1);
+    expect(audited[0]).toMatchObject({ target: { type: 'case', id: c.caseId }, detail: { sources: [a.caseId, b.caseId] } });
 
     const head = await store.headPosition();
     const again = await ok(lead, 'POST', `/cases/${c.caseId}/merge`, merge);

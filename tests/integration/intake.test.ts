@@ -90,6 +90,7 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
       now: () => new Date(),
       permissions: defaultPermissionMatrix,
       audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }),
+      fieldRules: async () => ({ definitions: [], closedStatuses: [] }),
     });
     const first = await intake.ingest(alert('closed-1', 'closed'));
     await cases.changeStatus(first.result.case_id, 'closed', 'false positive', { userId: null, email: 'ana@example.com' });
@@ -109,6 +110,7 @@ describe.each(engines)('alert intake on $name', (engine: TestEngine) => {
       now: () => new Date(),
       permissions: defaultPermissionMatrix,
       audit: createAuditLog({ store: ctx.store, ids: randomUUID, now: () => new Date() }),
+      fieldRules: async () => ({ definitions: [], closedStatuses: [] }),
     });
     const first = await intake.ingest(alert('busy-1', 'busy'));
     await cases.comment(

@@ -140,6 +140,7 @@ describe.each(engines)('run driver on $name', (engine) => {
       ids: randomUUID,
       now: () => new Date(),
       audit: noAuditHere,
+      fieldRules: async () => ({ definitions: [], closedStatuses: ['closed'] }),
     }),
     stillOwned: () => true,
     maxStepVisits: 3,

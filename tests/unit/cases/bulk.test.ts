@@ -8,6 +8,7 @@ import { caseDecider, type CaseState } from '../../../domain/cases/index.ts';
 import { openedCase } from '../../support/cases.ts';
 
 const now = '2026-12-06T10:00:00.000Z';
+const noFields = { definitions: [], closedStatuses: ['resolved', 'closed'] };
 const statuses = { close: 'closed', reopen: 'new', closed: new Set(['resolved', 'closed']) };
 const opened = (status: string, tags: string[]): CaseState => {
   const state = openedCase({ severity: 'low', tags, now });
@@ -15,7 +16,7 @@ const opened = (status: string, tags: string[]): CaseState => {
 };
 const events = (op: CaseBulkOperation, state: CaseState, owner: { id: string; email: string } | null = null) =>
   caseDecider
-    .decide(bulkCaseCommand(op, statuses, state, now, owner), state)
+    .decide(bulkCaseCommand(op, statuses, state, now, owner, noFields), state)
     .map((e) => [e.type, 'changes' in e.data ? e.data.changes : 'to' in e.data ? e.data.to : e.data]);
 
 describe('bulk case commands', () => {

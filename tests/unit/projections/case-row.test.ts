@@ -92,6 +92,7 @@ describe('evolveCaseRow', () => {
       ai_triage: null,
       merged_into: null,
       merged_from: [],
+      custom_fields: {},
     });
   });
 
@@ -157,7 +158,7 @@ describe('evolveCaseRow', () => {
     expectOnlyChanged(row, evolveCaseRow(row, laterEvents[4]!, 2), { updated_at: T1, version: 2 });
   });
 
-  it('points a merged case at its target, and grows the target\'s family in merge order', () => {
+  it("points a merged case at its target, and grows the target's family in merge order", () => {
     const row = openedRow();
     const merged = evolveCaseRow(row, { type: 'case.merged', data: { case_id: CASE_ID, into_case_id: 'c9', into_key: 'SVC-9', reason: 'dup', at: T1 } }, 2);
     expectOnlyChanged(row, merged, { merged_into: 'c9', updated_at: T1, version: 2 });

@@ -137,6 +137,7 @@ const effects = createRunCaseEffects({
   ids: () => `c-${++nextId}`,
   now: () => new Date(T),
   audit: noAuditHere,
+  fieldRules: async () => ({ definitions: [], closedStatuses: ['closed'] }),
 });
 
 describe('case.update staged with the step', () => {
