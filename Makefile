@@ -59,7 +59,7 @@ test: node_modules
 	npx vitest run
 
 # Every bench but memory, which measures its own process's heap (bench/memory.ts).
-BENCHES := alert-intake event-store-append case-list case-bulk peer-search runbook-engine chain-verify custom-action \
+BENCHES := alert-intake event-store-append case-list case-bulk peer-search search runbook-engine chain-verify custom-action \
   containment webhook-runs console-case-list restart
 
 bench: node_modules console build

@@ -30,7 +30,11 @@ const filterSets: { query: string; where: ReturnType<typeof sql> }[] = [
   { query: 'status=in_progress', where: sql`status = 'in_progress'` },
   { query: 'severity=critical', where: sql`severity = 'critical'` },
   { query: 'owner=analyst-7%40example.com', where: sql`owner_email = 'analyst-7@example.com'` },
-  { query: 'search=phishing', where: sql`(title ilike '%phishing%' or key ilike '%phishing%')` },
+  {
+    query: 'search=phishing',
+    where: sql`(title ilike '%phishing%' or key ilike '%phishing%'
+      or exists (select 1 from case_search s where s.case_id = cases.id and s.vector @@ websearch_to_tsquery('english', 'phishing')))`,
+  },
   { query: 'status=new&offset=100', where: sql`status = 'new'` },
 ];
 

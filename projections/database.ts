@@ -72,6 +72,18 @@ export interface CasesTable {
   custom_fields: JSONColumnType<Record<string, CustomFieldValue>, string | undefined, string>;
 }
 
+/** A case's or an alert's search document (migration 0041; projections/search/documents.ts): its text and `tsvector`. */
+export interface CaseSearchTable {
+  case_id: string;
+  text: string;
+  vector: string;
+}
+export interface AlertSearchTable {
+  alert_id: string;
+  text: string;
+  vector: string;
+}
+
 /** A custom field definition (migration 0040; docs/configuration.md "Custom fields"). */
 export interface CustomFieldsTable {
   id: string;
@@ -611,6 +623,8 @@ export interface Database {
   case_timeline: CaseTimelineTable;
   case_comments: CaseCommentsTable;
   custom_fields: CustomFieldsTable;
+  case_search: CaseSearchTable;
+  alert_search: AlertSearchTable;
   alerts: AlertsTable;
   runs: RunsTable;
   run_steps: RunStepsTable;

@@ -4,7 +4,7 @@
  * `href` the API hands out (`/cases/<id>`, `/runs/<id>`, `/alerts/<id>` under
  * SVC_PUBLIC_PREFIX) is a route here; routes.ts lists them.
  */
-import { lazy, memo, type ReactElement, Suspense } from 'react';
+import { lazy, memo, type ReactElement, Suspense, useState } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useNavigate } from 'react-router';
 import { answer, client } from './api.ts';
 import { publicPrefix } from './config.ts';
@@ -39,6 +39,7 @@ const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({
 const RunbookEditorPage = lazy(() => import('./pages/runbook-editor.tsx').then((module) => ({ default: module.RunbookEditorPage })));
 const CustomActionPage = lazy(() => import('./pages/custom-action.tsx').then((module) => ({ default: module.CustomActionPage })));
 const MetricsPage = lazy(() => import('./pages/metrics.tsx').then((module) => ({ default: module.MetricsPage })));
+const SearchPage = lazy(() => import('./pages/search.tsx').then((module) => ({ default: module.SearchPage })));
 const RunbookListPage = lazy(() => import('./pages/runbook-list.tsx').then((module) => ({ default: module.RunbookListPage })));
 
 /** The page of each route; keyed by `ConsolePath`, so a path without a page, or a page without a path, does not compile. */
@@ -58,6 +59,7 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/approvals': <ApprovalsPage />,
   '/metrics': <MetricsPage />,
   '/notifications': <NotificationsPage />,
+  '/search': <SearchPage />,
   '/settings/connections': <ConnectionsPage />,
   '/settings/packs': <PacksPage />,
   '/settings/policy': <PolicyPage />,
@@ -86,6 +88,31 @@ function UnreadCount() {
         </span>
       )}
     </NavLink>
+  );
+}
+
+/** The header's search box: opens the search page for the words typed. */
+function HeaderSearch() {
+  const navigate = useNavigate();
+  const [words, setWords] = useState('');
+  return (
+    <search>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (words.trim().length >= 2) navigate(`/search?${new URLSearchParams({ q: words.trim() })}`);
+        }}
+      >
+        <input
+          type="search"
+          className="header-search-words"
+          aria-label="Search cases and alerts"
+          placeholder="Search"
+          value={words}
+          onChange={(event) => setWords(event.target.value)}
+        />
+      </form>
+    </search>
   );
 }
 
@@ -157,6 +184,7 @@ function Frame() {
           <UnreadCount />
           <SettingsLink />
         </nav>
+        <HeaderSearch />
         <LiveIndicator />
         <ThemePicker />
         <Who />

@@ -21,6 +21,7 @@ export const consolePaths = [
   '/approvals',
   '/metrics',
   '/notifications',
+  '/search',
   '/settings/connections',
   '/settings/packs',
   '/settings/policy',

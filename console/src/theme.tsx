@@ -21,6 +21,8 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
     const query = window.matchMedia(DARK_QUERY);
     const changed = (event: MediaQueryListEvent) => setPrefersDark(event.matches);
     query.addEventListener('change', changed);
+    // A change between the first render and this subscription sent its event to no one.
+    setPrefersDark(query.matches);
     return () => query.removeEventListener('change', changed);
   }, []);
   const theme = themeOf(choice, prefersDark);

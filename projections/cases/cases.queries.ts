@@ -8,6 +8,7 @@ import { validate as isUuid } from 'uuid';
 import type { CasesTable, Database } from '../database.ts';
 import { visibleCases, type CaseScope } from './case-scope.ts';
 import { cappedPage, type Page } from '../page.ts';
+import { searchQuery } from '../search/search.queries.ts';
 
 /** Cases whose custom field `name` holds `value` (a list value: holds each of its members). */
 export type CustomFieldFilter = { name: string; value: CustomFieldValue };
@@ -32,8 +33,8 @@ export type CasePage = Page<CaseRow>;
 
 /**
  * One page of the cases `scope` may see that were not merged into another, newest first. `owner` matches the owner's
- * email, or its id when it is a UUID; `search` matches key or title,
- * case-insensitively; `key` is one exact case key, upper-cased (`svc-12` finds SVC-12 and
+ * email, or its id when it is a UUID; `search` matches key or title as a substring,
+ * case-insensitively, or the case's search document (projections/search/) as a web search; `key` is one exact case key, upper-cased (`svc-12` finds SVC-12 and
  * not SVC-120); `customFields` keep cases holding each value, and `sort` orders by a
  * custom field first. `hasMore` says whether a further page exists.
  *
@@ -53,7 +54,14 @@ export async function listCases(db: Kysely<Database>, f: CaseFilters, scope: Cas
   for (const cf of f.customFields ?? []) q = q.where(sql<boolean>`custom_fields @> ${JSON.stringify({ [cf.name]: cf.value })}::jsonb`);
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    q = q.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('key', 'ilike', pattern)]));
+    const words = searchQuery(f.search);
+    q = q.where((eb) =>
+      eb.or([
+        eb('title', 'ilike', pattern),
+        eb('key', 'ilike', pattern),
+        eb.exists(eb.selectFrom('case_search as s').select('s.case_id').whereRef('s.case_id', '=', 'cases.id').where(sql<boolean>`s.vector @@ ${words}`)),
+      ]),
+    );
   }
   const filtered = q;
   return cappedPage(

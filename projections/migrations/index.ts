@@ -38,6 +38,7 @@ import * as runsByRunbook from './0037-runs-by-runbook.ts';
 import * as savedViews from './0038-saved-views.ts';
 import * as caseMerges from './0039-case-merges.ts';
 import * as customFields from './0040-custom-fields.ts';
+import * as search from './0041-search.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '0038-saved-views': savedViews,
   '0039-case-merges': caseMerges,
   '0040-custom-fields': customFields,
+  '0041-search': search,
 };
 
 /** The read models' migrations; runtime/schema-migrations.ts merges in the event store's. */

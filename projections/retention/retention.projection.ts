@@ -18,6 +18,7 @@ import { observablesProjection } from '../observables/observables.projection.ts'
 import { tasksProjection } from '../tasks/tasks.projection.ts';
 import { ticketOutboxProjection } from '../tickets/outbox.projection.ts';
 import { ticketsProjection } from '../tickets/tickets.projection.ts';
+import { searchProjection } from '../search/search.projection.ts';
 
 export const retentionProjection: Projection = {
   name: 'retention',
@@ -34,6 +35,7 @@ export const retentionProjection: Projection = {
     pagesProjection,
     ticketsProjection,
     ticketOutboxProjection,
+    searchProjection,
   ],
   apply: async (trx, batch) => {
     for (const recorded of batch) {
@@ -42,6 +44,7 @@ export const retentionProjection: Projection = {
       const caseId = d.case_id;
       if (d.alert_ids.length > 0) {
         await trx.deleteFrom('alert_observables').where('alert_id', 'in', d.alert_ids).execute();
+        await trx.deleteFrom('alert_search').where('alert_id', 'in', d.alert_ids).execute();
         await trx.deleteFrom('alerts').where('id', 'in', d.alert_ids).execute();
       }
       if (d.task_ids.length > 0) await trx.deleteFrom('case_task_comments').where('task_id', 'in', d.task_ids).execute();
@@ -59,6 +62,7 @@ export const retentionProjection: Projection = {
         'case_pages',
         'case_tickets',
         'case_ai_triage_feedback',
+        'case_search',
       ] as const) {
         await trx.deleteFrom(table).where('case_id', '=', caseId).execute();
       }

@@ -23,6 +23,7 @@ import { responsePolicyProjection } from '../../projections/response-policy/resp
 import { retentionProjection } from '../../projections/retention/retention.projection.ts';
 import { runsProjection } from '../../projections/runs/runs.projection.ts';
 import { tasksProjection } from '../../projections/tasks/tasks.projection.ts';
+import { searchProjection } from '../../projections/search/search.projection.ts';
 import { ticketOutboxProjection } from '../../projections/tickets/outbox.projection.ts';
 import { ticketsProjection } from '../../projections/tickets/tickets.projection.ts';
 import type { CustomActionSync } from '../custom-action-sync.ts';
@@ -66,6 +67,7 @@ export function startReadModels(core: Core): ReadModels {
       pagesProjection,
       ticketsProjection,
       ticketOutboxProjection,
+      searchProjection,
       retentionProjection,
       customActionsProjection,
       integrationPacksProjection,

@@ -869,6 +869,64 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expect.poll(() => ana.getByTestId('case-row').count(), { timeout: 15_000 }).toBe(3);
     await expectAccessible(ana, 'case list with its saved views');
   });
+  it('merges a case into another from the case page, splits an alert back out, asks a required custom field before closing, and finds a case by a comment word', async () => {
+    const call = async (base: string, method: string, path: string, body?: unknown) => {
+      const answer = await fetch(`${base}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(answer.status, await answer.clone().text()).toBeLessThan(300);
+      return (await answer.json()) as { id: string; case_id: string; key: string };
+    };
+    const anaApi = gateways[0]?.url ?? '';
+    const escalated = async (title: string) => {
+      const alert = await call(anaApi, 'POST', '/alerts', { title, severity: 'medium' });
+      const caseId = (await call(anaApi, 'POST', `/alerts/${alert.id}/escalate`, {})).case_id;
+      return { alertId: alert.id, caseId, key: (await call(anaApi, 'GET', `/cases/${caseId}`)).key };
+    };
+    const source = await escalated('Merge source beacon');
+    const target = await escalated('Merge target beacon');
+    await call(anaApi, 'POST', `/cases/${source.caseId}/comments`, { body: 'The wallaby host beaconed at night.' });
+    await call(adaApi, 'POST', '/custom-fields', { name: 'root_cause', label: 'Root cause', type: 'string', required_at: 'close' });
+
+    await ana.goto(`${anaUrl}/cases/${target.caseId}`);
+    await ana.getByRole('textbox', { name: 'Cases to merge into this one (keys)' }).fill(source.key);
+    await ana.getByRole('textbox', { name: 'Reason' }).fill('the same beacon');
+    await ana.getByRole('button', { name: 'Merge', exact: true }).click();
+    await expect.poll(() => ana.getByTestId('merged-from').textContent(), { timeout: 15_000 }).toBe(`Merged into this case: ${source.key}`);
+    await expect.poll(() => ana.getByText('Merge source beacon').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await shoot(ana, 'case-merge');
+    await expectAccessible(ana, 'case page after a merge');
+
+    // Closing asks for the required field, in the API's words; filled, the case closes.
+    await ana.getByRole('combobox', { name: 'Status' }).selectOption('closed');
+    await expect.poll(() => ana.getByRole('alert').filter({ hasText: 'root_cause' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await ana.getByTestId('custom-fields').getByRole('textbox', { name: 'Root cause (required to close)' }).fill('Reused VPN password');
+    await ana.getByRole('button', { name: 'Save fields' }).click();
+    await expect
+      .poll(async () => (await call(anaApi, 'GET', `/cases/${target.caseId}`)) as unknown, { timeout: 15_000 })
+      .toMatchObject({
+        custom_fields: { root_cause: 'Reused VPN password' },
+      });
+
+    // The header's search finds the target by the copied comment's word, not the merged source.
+    await ana.getByRole('searchbox', { name: 'Search cases and alerts' }).fill('wallaby');
+    await ana.getByRole('searchbox', { name: 'Search cases and alerts' }).press('Enter');
+    await ana.waitForURL(/\/svc\/search\?q=wallaby$/);
+    await expect
+      .poll(() => ana.getByTestId('search-hit').allTextContents(), { timeout: 15_000 })
+      .toEqual([expect.stringContaining(`${target.key} Merge target beacon`)]);
+    await expectAccessible(ana, 'search page');
+
+    // Split the source's alert back out: a new case opens holding it.
+    await ana.goto(`${anaUrl}/cases/${target.caseId}`);
+    ana.once('dialog', (dialog) => dialog.accept());
+    await ana.getByRole('button', { name: 'Split out Merge source beacon' }).click();
+    await ana.waitForURL((url) => /\/svc\/cases\/[0-9a-f-]+$/.test(url.pathname) && !url.pathname.endsWith(target.caseId), { timeout: 15_000 });
+    await expect.poll(() => ana.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toContain('Merge source beacon');
+  });
+
   it('follows the system into the dark theme, keeps a chosen theme across a reload, and every main page keeps its contrast in the dark', async () => {
     const themeOf = (page: Page) => page.evaluate('document.documentElement.dataset.theme');
 

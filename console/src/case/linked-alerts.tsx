@@ -2,12 +2,14 @@
  * The alerts a case holds (`GET /cases/<id>/alerts`, newest first): title (a link to the
  * alert), severity, status, source and detection time. With `canEdit` one is unlinked
  * (`DELETE /cases/<id>/alerts/<alert_id>`, after a confirmation; its observables leave the
- * case with it). Re-read when the case changes or an alert listed here does.
+ * case with it) or split out into a new case of the same team and privacy
+ * (`POST /cases/<id>/alerts/<alert_id>/split`), which opens. Re-read when the case changes
+ * or an alert listed here does.
  */
 import { useId } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useAction } from '../action.ts';
-import { client, noContent } from '../api.ts';
+import { answer, client, noContent } from '../api.ts';
 import type { Alert } from '../api-shapes.ts';
 import type { LiveFrame } from '../live.tsx';
 import { readCaseAlerts } from './reads.ts';
@@ -17,6 +19,14 @@ import { aboutCase } from './types.ts';
 
 function AlertItem({ caseId, alert, canEdit, onUnlinked }: { caseId: string; alert: Alert; canEdit: boolean; onUnlinked: () => void }) {
   const action = useAction();
+  const navigate = useNavigate();
+  const split = () => {
+    if (!window.confirm(`Split the alert "${alert.title}" out into a new case? Its observables go with it.`)) return;
+    action.run(
+      async () => answer(await client.POST('/cases/{id}/alerts/{alert_id}/split', { params: { path: { id: caseId, alert_id: alert.id } } })),
+      (answered) => navigate(`/cases/${answered.case.id}`),
+    );
+  };
   const unlink = () => {
     if (!window.confirm(`Unlink the alert "${alert.title}" from this case? Its observables leave the case with it.`)) return;
     action.run(
@@ -37,9 +47,14 @@ function AlertItem({ caseId, alert, canEdit, onUnlinked }: { caseId: string; ale
           <Ago at={alert.detected_at ?? alert.received_at} />
         </span>
         {canEdit && (
-          <button type="button" onClick={unlink} disabled={action.busy}>
-            Unlink<span className="visually-hidden"> {alert.title}</span>
-          </button>
+          <span className="row">
+            <button type="button" onClick={split} disabled={action.busy}>
+              Split out<span className="visually-hidden"> {alert.title}</span>
+            </button>
+            <button type="button" onClick={unlink} disabled={action.busy}>
+              Unlink<span className="visually-hidden"> {alert.title}</span>
+            </button>
+          </span>
         )}
       </div>
       <ErrorNote error={action.error} />

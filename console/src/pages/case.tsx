@@ -1,8 +1,8 @@
 /**
  * The case page (route `/cases/<id>`, the `href` of every notification about a case):
  * header with the acknowledgement clock, who else is viewing, timeline, comments with
- * mentions, AI triage, runs, and the side panels (containment effects, tasks, observables, evidence,
- * attachments, linked alerts, tickets). Everything is read through the API and re-read on the case's live
+ * mentions, AI triage, runs, and the side panels (merge, custom fields, containment effects, tasks,
+ * observables, evidence, attachments, linked alerts, tickets). Everything is read through the API and re-read on the case's live
  * frames.
  */
 import { useParams } from 'react-router';
@@ -10,6 +10,8 @@ import { answer, client } from '../api.ts';
 import { AiTriagePanel } from '../case/ai-triage.tsx';
 import { AttachmentsPanel } from '../case/attachments.tsx';
 import { CaseHeader } from '../case/header.tsx';
+import { CustomFieldsPanel } from '../case/custom-fields.tsx';
+import { MergePanel } from '../case/merge.tsx';
 import { Comments } from '../case/comments.tsx';
 import { EvidencePanel } from '../case/evidence.tsx';
 import { LinkedAlertsPanel } from '../case/linked-alerts.tsx';
@@ -50,6 +52,8 @@ export function CasePage() {
           <Timeline caseId={value.id} />
         </div>
         <div>
+          <MergePanel value={value} canEdit={canEdit} onChanged={kase.reload} />
+          <CustomFieldsPanel value={value} canEdit={canEdit} onChanged={kase.reload} />
           <AiTriagePanel caseId={value.id} caseKey={value.key ?? null} canEdit={canEdit} />
           <CaseRuns caseId={value.id} canRun={canEdit} />
           <EffectsPanel of={{ case_id: value.id }} />
