@@ -38,6 +38,7 @@ const adapterFloors = [
     'attack',
     'views',
     'custom-fields',
+    'reports',
   ],
   ['actions', 'identity', 'live', 'kurrentdb'],
   ['exchange', 'mcp', 'chat', 'integration-packs'],

@@ -1,5 +1,5 @@
 # Two commands for a newcomer: `make run` and `make test` (README).
-.PHONY: build run test lint typecheck depcruise biome openapi-lint console-types runbook-schema format bench bench-quick migrate console
+.PHONY: build run test lint typecheck depcruise biome openapi-lint console-types runbook-schema case-report-schema format bench bench-quick migrate console
 
 node_modules: package-lock.json
 	npm install --no-audit --no-fund
@@ -50,6 +50,10 @@ console-types: build
 # The runbook JSON Schema's repository copy (docs/configuration.md "Runbook editor support"); make test fails when it drifts.
 runbook-schema: build
 	node bin/svc.js runbook-schema > docs/runbook.schema.json
+
+# The case report's JSON Schema (docs/configuration.md "Case report"); make test fails when it drifts.
+case-report-schema: build
+	node bin/svc.js case-report-schema > docs/case-report.schema.json
 
 lint: typecheck depcruise biome openapi-lint
 

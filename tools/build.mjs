@@ -16,9 +16,10 @@ import { build } from 'esbuild';
  * - PGlite (both majors) and its tools read their WebAssembly and data files from their folder;
  * - ssh2 and cpu-features may load a native addon;
  * - pino starts its transports as worker threads from files of its own;
- * - the KurrentDB client loads gRPC with files of its own.
+ * - the KurrentDB client loads gRPC with files of its own;
+ * - PDFKit reads its standard fonts' metrics through its own package imports (`#standard-fonts/...`).
  */
-const external = ['@electric-sql/pglite', 'pglite-pg17', 'pglite-tools-pg17', 'ssh2', 'cpu-features', 'pino', '@kurrent/kurrentdb-client'];
+const external = ['@electric-sql/pglite', 'pglite-pg17', 'pglite-tools-pg17', 'ssh2', 'cpu-features', 'pino', '@kurrent/kurrentdb-client', 'pdfkit'];
 
 const outdir = new URL('../dist/', import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });

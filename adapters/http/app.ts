@@ -56,6 +56,7 @@ import { caseAlertRoutes } from './case-alerts.routes.ts';
 import { caseMergeRoutes } from './case-merge.routes.ts';
 import { customFieldRoutes } from './custom-fields.routes.ts';
 import { searchRoutes } from './search.routes.ts';
+import { caseReportRoutes } from './case-report.routes.ts';
 import { caseTemplateRoutes } from './case-templates.routes.ts';
 import { webhookSourceRoutes } from './webhook-sources.routes.ts';
 import { resolverRoutes } from './resolvers.routes.ts';
@@ -125,6 +126,7 @@ export function createApp(deps: HttpDeps) {
   authed.route('/', caseMergeRoutes(deps));
   authed.route('/', customFieldRoutes(deps));
   authed.route('/', searchRoutes(deps));
+  authed.route('/', caseReportRoutes(deps));
   authed.route('/', taskRoutes(deps));
   authed.route('/', warRoomRoutes(deps));
   authed.route('/', attachmentRoutes(deps));

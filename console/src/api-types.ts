@@ -1494,6 +1494,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cases/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The case report: header, timeline, tasks, observables with verdicts, techniques, evidence, approvals, containment and runs */
+        get: operations["getCasesByIdReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cases/{id}/tasks": {
         parameters: {
             query?: never;
@@ -2596,6 +2613,102 @@ export interface components {
                 title: string;
                 snippet: string;
                 rank: number;
+            }[];
+        };
+        CaseReport: {
+            /** @constant */
+            report_version: 1;
+            case: {
+                id: string;
+                key: string;
+                title: string;
+                description: string | null;
+                severity: string;
+                status: string;
+                team: string | null;
+                private: boolean;
+                owner_email: string | null;
+                tags: string[];
+                custom_fields: {
+                    [key: string]: string | number | boolean | string[];
+                };
+                opened_at: string;
+                acknowledged_at: string | null;
+                acknowledged_by: string | null;
+                resolved_at: string | null;
+                closed_at: string | null;
+                updated_at: string;
+                merged_into: string | null;
+                merged_from: {
+                    case_id: string;
+                    key: string;
+                }[];
+            };
+            attack_techniques: string[];
+            timeline: {
+                at: string;
+                kind: string;
+                actor: string | null;
+            }[];
+            tasks: {
+                title: string;
+                phase: string | null;
+                status: string;
+                assignee_email: string | null;
+                due_at: string | null;
+            }[];
+            observables: {
+                type: string;
+                value: string;
+                /** @enum {string} */
+                source: "manual" | "alert";
+                verdicts: {
+                    verdict: string;
+                    score: number | null;
+                    run_id: string;
+                    step_id: string;
+                    at: string | null;
+                }[];
+            }[];
+            evidence: {
+                kind: string;
+                ref_id: string | null;
+                url: string | null;
+                note: string;
+                pinned_by: string | null;
+                pinned_at: string;
+                sha256: string | null;
+            }[];
+            approvals: {
+                run_id: string;
+                step_id: string;
+                status: string;
+                opened_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+            }[];
+            effects: {
+                id: string;
+                effect_type: string;
+                target_type: string;
+                target: string;
+                status: string;
+                ttl_seconds: number;
+                applied_at: string | null;
+                expires_at: string | null;
+                reversed_at: string | null;
+            }[];
+            runs: {
+                id: string;
+                runbook_id: string;
+                runbook_version: number;
+                status: string;
+                queued_at: string;
+                finished_at: string | null;
+                chain: {
+                    valid: boolean;
+                    rows: number;
+                };
             }[];
         };
         Task: {
@@ -9781,6 +9894,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            /** @description The request failed validation, or a rule refused it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unhandled failure, code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: `{detail, code, params}` */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCasesByIdReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "md" | "pdf";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report (format=json); format=md answers text/markdown, format=pdf application/pdf */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaseReport"];
                 };
             };
             /** @description The request failed validation, or a rule refused it */

@@ -34,6 +34,7 @@ const PolicyPage = lazy(() => import('./pages/settings-policy.tsx').then((module
 const RetentionPage = lazy(() => import('./pages/settings-retention.tsx').then((module) => ({ default: module.RetentionPage })));
 const WebhookSourcesPage = lazy(() => import('./pages/settings-webhook-sources.tsx').then((module) => ({ default: module.WebhookSourcesPage })));
 const CustomActionsPage = lazy(() => import('./pages/settings-custom-actions.tsx').then((module) => ({ default: module.CustomActionsPage })));
+const CustomFieldsPage = lazy(() => import('./pages/settings-custom-fields.tsx').then((module) => ({ default: module.CustomFieldsPage })));
 const CasePage = lazy(() => import('./pages/case.tsx').then((module) => ({ default: module.CasePage })));
 const RunbookPage = lazy(() => import('./pages/runbook.tsx').then((module) => ({ default: module.RunbookPage })));
 const RunbookEditorPage = lazy(() => import('./pages/runbook-editor.tsx').then((module) => ({ default: module.RunbookEditorPage })));
@@ -67,6 +68,7 @@ const pages: Record<ConsolePath, ReactElement> = {
   '/settings/custom-actions': <CustomActionsPage />,
   '/settings/custom-actions/new': <CustomActionPage />,
   '/settings/custom-actions/:id': <CustomActionPage />,
+  '/settings/custom-fields': <CustomFieldsPage />,
   '/settings/audit': <AuditPage />,
   '/settings/retention': <RetentionPage />,
   '/settings/ai': <AiSettingsPage />,

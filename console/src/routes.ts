@@ -29,6 +29,7 @@ export const consolePaths = [
   '/settings/custom-actions',
   '/settings/custom-actions/new',
   '/settings/custom-actions/:id',
+  '/settings/custom-fields',
   '/settings/audit',
   '/settings/retention',
   '/settings/ai',

@@ -13,7 +13,7 @@ import { observablesProjection } from '../observables/observables.projection.ts'
 import type { Projection } from '../projector.ts';
 import { tasksProjection } from '../tasks/tasks.projection.ts';
 import { ticketsProjection } from '../tickets/tickets.projection.ts';
-import { writeAlertDocuments, writeCaseDocuments } from './documents.ts';
+import { writeAlertDocuments, writeCaseDocuments, writeOpenedCaseDocuments } from './documents.ts';
 
 /** Case events that change nothing a case document holds. */
 const notInDocument = new Set(['case.alert_appended', 'case.alert_removed']);
@@ -31,9 +31,16 @@ export const searchProjection: Projection = {
   name: 'search',
   after: [casesProjection, alertsProjection, observablesProjection, tasksProjection, ticketsProjection],
   apply: async (trx, batch) => {
-    const cases = [...new Set(batch.flatMap(casesOf))];
+    // A case this batch only opened holds its heading and description alone: the cheap document.
+    const touched = new Map<string, boolean>();
+    for (const recorded of batch) {
+      for (const id of casesOf(recorded)) touched.set(id, (touched.get(id) ?? true) && recorded.type === 'case.opened');
+    }
+    const opened = [...touched].filter(([, only]) => only).map(([id]) => id);
+    const changed = [...touched].filter(([, only]) => !only).map(([id]) => id);
     const alerts = [...new Set(batch.filter((e) => e.type === 'alert.received').map((e) => (e.data as { alert_id: string }).alert_id))];
-    await writeCaseDocuments(trx, cases);
+    await writeOpenedCaseDocuments(trx, opened);
+    await writeCaseDocuments(trx, changed);
     await writeAlertDocuments(trx, alerts);
   },
 };

@@ -153,6 +153,15 @@ function svcCommands(io: CliIo, exit: (code: number) => void): Argv {
         out(runbookJsonSchemaText());
       },
     )
+    .command(
+      'case-report-schema',
+      'print the JSON Schema of the case report GET /cases/<id>/report?format=json answers (docs/configuration.md "Case report")',
+      (y) => y,
+      async () => {
+        const { caseReportJsonSchemaText } = await import('../../adapters/reports/json-schema.ts');
+        out(caseReportJsonSchemaText());
+      },
+    )
     .command('dev', 'local development helpers (dev identity; refused in production)', (y) => devCommands(y, io))
     .command('pack', 'integration pack publishing (docs/integration-packs.md)', (y) => packCommands(y, io, exit))
     .completion('completion', 'print a bash/zsh completion script (source <(svc completion))')

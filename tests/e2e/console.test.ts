@@ -869,7 +869,7 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expect.poll(() => ana.getByTestId('case-row').count(), { timeout: 15_000 }).toBe(3);
     await expectAccessible(ana, 'case list with its saved views');
   });
-  it('merges a case into another from the case page, splits an alert back out, asks a required custom field before closing, and finds a case by a comment word', async () => {
+  it('merges a case into another from the case page, downloads its report, splits an alert back out, asks a required custom field before closing, and finds a case by a comment word', async () => {
     const call = async (base: string, method: string, path: string, body?: unknown) => {
       const answer = await fetch(`${base}${path}`, {
         method,
@@ -888,7 +888,15 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     const source = await escalated('Merge source beacon');
     const target = await escalated('Merge target beacon');
     await call(anaApi, 'POST', `/cases/${source.caseId}/comments`, { body: 'The wallaby host beaconed at night.' });
-    await call(adaApi, 'POST', '/custom-fields', { name: 'root_cause', label: 'Root cause', type: 'string', required_at: 'close' });
+    // Ada, an administrator, defines a field required to close on the settings page.
+    await ada.goto(`${adaUrl}/settings/custom-fields`);
+    const newField = ada.getByRole('region', { name: 'New custom field' });
+    await newField.getByRole('textbox', { name: 'Name' }).fill('root_cause');
+    await newField.getByRole('textbox', { name: 'Label' }).fill('Root cause');
+    await newField.getByRole('combobox', { name: 'Required' }).selectOption('close');
+    await newField.getByRole('button', { name: 'Define field' }).click();
+    await expect.poll(() => ada.getByRole('table', { name: 'Custom fields' }).getByRole('row').count(), { timeout: 15_000 }).toBe(2);
+    await expectAccessible(ada, 'custom fields settings');
 
     await ana.goto(`${anaUrl}/cases/${target.caseId}`);
     await ana.getByRole('textbox', { name: 'Cases to merge into this one (keys)' }).fill(source.key);
@@ -898,6 +906,11 @@ describe.skipIf(missing !== null)(`the web console in Chromium${missing ? ` (ski
     await expect.poll(() => ana.getByText('Merge source beacon').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await shoot(ana, 'case-merge');
     await expectAccessible(ana, 'case page after a merge');
+    // The report downloads from the header as a PDF.
+    const reportHref = (await ana.getByRole('link', { name: `PDF report of ${target.key}` }).getAttribute('href')) ?? '';
+    const report = await ana.request.get(new URL(reportHref, ana.url()).toString());
+    expect(report.headers()['content-type']).toBe('application/pdf');
+    expect((await report.body()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
 
     // Closing asks for the required field, in the API's words; filled, the case closes.
     await ana.getByRole('combobox', { name: 'Status' }).selectOption('closed');

@@ -3,9 +3,12 @@
  * issue 50): a word that appears only in one task comment finds that case for a member of
  * its team and never for someone who cannot see it (another team, a private case); titles
  * outrank comments; observable and custom field values, descriptions and alert titles are
- * found; the case list's `search=` reads the same documents; a merged case is not listed.
+ * found; a case only opened gets the short document, equal to the full one; the case
+ * list's `search=` reads the same documents; a merged case is not listed.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCaseDocuments } from '../../projections/search/documents.ts';
 import { callAs, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -68,6 +71,17 @@ describe.each(e2eEngines)('search on $name', ({ server }) => {
     expect((await found(ana, 'wombat')).map((h) => h.id)).toEqual([inTitle, inComment]);
 
     const described = await open(ana, { title: 'Beacon', description: 'Outbound traffic to a platypus host.' });
+    // A case only opened gets the short document; it is the full one's, text and vector alike.
+    const db = svc.service.opened.db;
+    const documentOf = async () =>
+      db
+        .selectFrom('case_search')
+        .select(['text', sql<string>`vector::text`.as('vector')])
+        .where('case_id', '=', described)
+        .executeTakeFirst();
+    const short = await documentOf();
+    await writeCaseDocuments(db, [described]);
+    expect(await documentOf()).toEqual(short);
     const observed = await open(ana, { title: 'Scan' });
     await ok(ana, 'POST', `/cases/${observed}/observables`, { type: 'domain', value: 'numbat.example' }, 201);
     await ok(root, 'POST', '/custom-fields', { name: 'codename', label: 'Codename', type: 'string' }, 201);

@@ -4,12 +4,13 @@
  * (`POST /cases/<id>/acknowledge`), change status (`POST /cases/<id>/status`), assign
  * (`POST /cases/<id>/assign`, people from `GET /cases/assignable-users`), and edit the
  * title, description, severity, tags and ATT&CK techniques (edit.tsx). Each technique links
- * to its page on attack.mitre.org, named where the install's ATT&CK catalog knows it.
+ * to its page on attack.mitre.org, named where the install's ATT&CK catalog knows it. The
+ * case report downloads as PDF, Markdown or JSON (`GET /cases/<id>/report`) for every reader.
  */
 import { useState } from 'react';
 import { useAction } from '../action.ts';
 import { techniqueWords, useTechniqueNames } from '../attack.ts';
-import { answer, client } from '../api.ts';
+import { answer, apiUrl, client } from '../api.ts';
 import type { Case } from '../api-shapes.ts';
 import { caseStatuses } from '../config.ts';
 import { useMe } from '../me.tsx';
@@ -125,6 +126,15 @@ export function CaseHeader({ value, readAt, canEdit, onChanged }: { value: Case;
           </label>
         </div>
       )}
+      <p className="row">
+        Report:
+        {(['pdf', 'md', 'json'] as const).map((format) => (
+          <a key={format} href={apiUrl(`/cases/${value.id}/report?format=${format}`)} download={`${value.key}-report.${format}`}>
+            {format === 'md' ? 'Markdown' : format.toUpperCase()}
+            <span className="visually-hidden"> report of {value.key}</span>
+          </a>
+        ))}
+      </p>
       <ErrorNote error={action.error ?? people.error} />
     </header>
   );

@@ -9,6 +9,7 @@ export function SettingsNav() {
       <NavLink to="/settings/policy">Response policy</NavLink>
       <NavLink to="/settings/webhook-sources">Webhook sources</NavLink>
       <NavLink to="/settings/custom-actions">Custom actions</NavLink>
+      <NavLink to="/settings/custom-fields">Custom fields</NavLink>
       <NavLink to="/settings/audit">Audit log</NavLink>
       <NavLink to="/settings/retention">Retention</NavLink>
       <NavLink to="/settings/ai">AI</NavLink>
