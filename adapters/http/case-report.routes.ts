@@ -29,7 +29,12 @@ export function caseReportRoutes(deps: CaseReportRouteDeps) {
       tags: ['cases'],
       responses: {
         200: {
-          ...jsonAnswer(caseReportSchema, 'The report (format=json); format=md answers text/markdown, format=pdf application/pdf'),
+          description: 'The report: JSON (format=json), its Markdown (format=md) or a PDF of that (format=pdf)',
+          content: {
+            ...jsonAnswer(caseReportSchema, '').content,
+            'text/markdown': { schema: { type: 'string' } },
+            'application/pdf': { schema: { type: 'string', format: 'binary' } },
+          },
         },
       },
     }),

@@ -9938,13 +9938,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The report (format=json); format=md answers text/markdown, format=pdf application/pdf */
+            /** @description The report: JSON (format=json), its Markdown (format=md) or a PDF of that (format=pdf) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CaseReport"];
+                    "text/markdown": string;
+                    "application/pdf": Blob;
                 };
             };
             /** @description The request failed validation, or a rule refused it */

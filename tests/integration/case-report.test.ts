@@ -9,7 +9,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertionAs, callAs, runWhen, startInProcessService, testPerson, type InProcessService, type TestPerson } from '../support/in-process-service.ts';
+import {
+  assertionAs,
+  callAs,
+  expectDeclared,
+  runWhen,
+  startInProcessService,
+  testPerson,
+  type InProcessService,
+  type TestPerson,
+} from '../support/in-process-service.ts';
 import { gatedStepRunbookYaml } from '../support/runbook-definitions.ts';
 import { e2eEngines } from '../support/service-process.ts';
 
@@ -34,14 +43,12 @@ describe.each(e2eEngines)('the case report on $name', ({ server }) => {
     expect(answer.status, `${method} ${path}: ${answer.text}`).toBe(status);
     return answer.body;
   };
+  /** The answer's bytes, its content type declared for the route in /openapi.json. */
   const raw = async (who: TestPerson, path: string) => {
     const res = await svc.request(path, { headers: { authorization: `Bearer ${await assertionAs(svc, who, 'GET', path)}` } });
-    return {
-      status: res.status,
-      type: res.headers.get('content-type'),
-      disposition: res.headers.get('content-disposition'),
-      bytes: Buffer.from(await res.arrayBuffer()),
-    };
+    const bytes = Buffer.from(await res.arrayBuffer());
+    await expectDeclared(svc, 'GET', path, res, res.headers.get('content-type') === 'application/pdf' ? 'pdf' : bytes.toString('utf8'));
+    return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), bytes };
   };
 
   it('answers the same bytes twice in each format, its JSON valid against the published schema', async () => {
