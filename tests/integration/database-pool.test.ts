@@ -13,11 +13,12 @@ import { createServerDatabase, databaseNameOf, serverAdminQuery } from '../suppo
 const serverUrl = process.env.TEST_DATABASE_URL;
 const skipReason = 'TEST_DATABASE_URL is not set: PGlite has no connection pool';
 
-/** Server sessions on the database of `url`, this check's own excluded. */
+/** Client sessions on the database of `url`, this check's own excluded (an autovacuum worker visiting the new database is no session of the pool). */
 async function sessionsOn(url: string): Promise<number> {
-  const { rows } = await serverAdminQuery<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
-    databaseNameOf(url),
-  ]);
+  const { rows } = await serverAdminQuery<{ n: number }>(
+    "select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and backend_type = 'client backend'",
+    [databaseNameOf(url)],
+  );
   return rows[0]?.n ?? 0;
 }
 
