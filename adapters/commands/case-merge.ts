@@ -25,7 +25,7 @@ import type { Kysely } from 'kysely';
 import { alertDecider } from '../../domain/alerts/index.ts';
 import type { MergeCopies } from '../../domain/cases/commands.ts';
 import type { EvidenceKind } from '../../domain/cases/evidence.ts';
-import { caseDecider, type Actor, type CaseCommand, type CaseEvent, type CaseState } from '../../domain/cases/index.ts';
+import { caseDecider, type Actor, type CaseCommand, type CaseState } from '../../domain/cases/index.ts';
 import { mergedPinRef } from '../../domain/cases/merge.ts';
 import { observableDecider } from '../../domain/observables/index.ts';
 import { notFound } from '../../domain/shared/errors.ts';
@@ -33,14 +33,14 @@ import { streams } from '../../domain/shared/streams.ts';
 import { taskDecider } from '../../domain/tasks/index.ts';
 import type { AuditActor } from '../../domain/audit/events.ts';
 import type { Database } from '../../projections/database.ts';
-import type { EventStore, StreamWrite } from '../event-store/port.ts';
+import type { EventStore } from '../event-store/port.ts';
 import { retryOnConflict } from './aggregate.ts';
 import type { AuditLog } from './audit.ts';
 import type { CaseConfig } from './case-config.ts';
 import { actorMetadata } from './cases.ts';
 import { alertStreamOf } from './intake.ts';
 import { observableStreamOf } from './observables.ts';
-import { streamStatesOf } from './stream-states.ts';
+import { createUnitOfWork } from './unit-of-work.ts';
 
 export type CaseMergeDeps = {
   store: EventStore;
@@ -62,15 +62,10 @@ export function derivedObservableId(caseId: string, type: string, normalized: st
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-type Loaded = { state: Extract<CaseState, { exists: true }>; version: number };
+type Existing = Extract<CaseState, { exists: true }>;
 
 export function createCaseMergeCommands(deps: CaseMergeDeps) {
   const { store, db } = deps;
-  const loadCase = async (caseId: string): Promise<Loaded> => {
-    const { state, version } = await streamStatesOf(store).load(streams.case(caseId), caseDecider);
-    if (!state.exists) throw notFound('case_not_found', 'case not found', { case_id: caseId });
-    return { state, version };
-  };
 
   /** Everything a source holds in the read models, read in one go. */
   const holdings = async (caseId: string) => {
@@ -104,13 +99,21 @@ export function createCaseMergeCommands(deps: CaseMergeDeps) {
       retryOnConflict(async () => {
         const at = deps.now().toISOString();
         const metadata = actorMetadata(actor, 'user');
-        const target = await loadCase(targetId);
-        const sources = await Promise.all(sourceIds.map(loadCase));
+        // Every decision is staged in one unit and appended at the versions it read; the case streams are read first, before the read models.
+        const unit = createUnitOfWork(store);
+        const caseOf = async (caseId: string): Promise<Existing> => {
+          const state = await unit.state(streams.case(caseId), caseDecider);
+          if (!state.exists) throw notFound('case_not_found', 'case not found', { case_id: caseId });
+          return state;
+        };
+        const onCase = (caseId: string, command: CaseCommand) => unit.decide(streams.case(caseId), caseDecider, () => command, metadata);
+        const target = await caseOf(targetId);
+        const sources = await Promise.all(sourceIds.map(caseOf));
         // Decided first, so a refused source (merged elsewhere, the target itself) refuses the whole merge before anything is read.
-        const mergeInto: CaseCommand = { type: 'merge_into', targetId, targetKey: target.state.key, mergedStatus: deps.config.mergedStatus, reason, now: at };
-        const moving = sources.filter((s) => caseDecider.decide(mergeInto, s.state).length > 0);
+        const mergeInto: CaseCommand = { type: 'merge_into', targetId, targetKey: target.key, mergedStatus: deps.config.mergedStatus, reason, now: at };
+        const moving = sources.filter((s) => caseDecider.decide(mergeInto, s).length > 0);
         // An empty family decides nothing but still refuses a target that was merged itself.
-        caseDecider.decide({ type: 'receive_merge', sources: [], reason, copies: { comments: [], attachments: [], pins: [] }, now: at }, target.state);
+        caseDecider.decide({ type: 'receive_merge', sources: [], reason, copies: { comments: [], attachments: [], pins: [] }, now: at }, target);
         if (moving.length === 0) return { merged: [], position: null };
 
         await deps.waitFor(await store.headPosition());
@@ -121,54 +124,47 @@ export function createCaseMergeCommands(deps: CaseMergeDeps) {
           .where('removed_at', 'is', null)
           .execute();
         const manualOnTarget = new Map(targetObservables.map((o) => [`${o.type}\u0000${o.normalized}`, o.id]));
-        const writes: StreamWrite[] = [];
         const copies: MergeCopies = { comments: [], attachments: [], pins: [] };
-        const alertEvents: CaseCommand[] = [];
+        const appended: CaseCommand[] = [];
         const family: { case_id: string; key: string }[] = [];
+        // Who the observable events name as having removed or added a value.
+        const who = actor.email ?? actor.userId;
 
         for (const source of moving) {
-          const sourceId = source.state.id;
+          const sourceId = source.id;
           const held = await holdings(sourceId);
-          family.push({ case_id: sourceId, key: source.state.key }, ...source.state.mergedFrom);
-          const sourceEvents: CaseEvent[] = [];
-          let sourceState: CaseState = source.state;
-          const onSource = (command: CaseCommand) => {
-            const decided = caseDecider.decide(command, sourceState);
-            sourceState = decided.reduce(caseDecider.evolve, sourceState);
-            sourceEvents.push(...decided);
-          };
+          family.push({ case_id: sourceId, key: source.key }, ...source.mergedFrom);
 
           for (const alert of held.alerts) {
-            const streamId = alertStreamOf(alert);
-            const loaded = await streamStatesOf(store).load(streamId, alertDecider);
-            const linked = alertDecider.decide({ type: 'link', caseId: targetId, caseKey: target.state.key, now: at }, loaded.state);
+            const linked = await unit.decide(
+              alertStreamOf(alert),
+              alertDecider,
+              () => ({ type: 'link' as const, caseId: targetId, caseKey: target.key, now: at }),
+              metadata,
+            );
             if (linked.length === 0) continue;
-            writes.push({ streamId, events: linked.map((e) => ({ ...e, metadata })), expectedVersion: loaded.version });
-            onSource({ type: 'remove_alert', alertId: alert.id, now: at });
-            alertEvents.push({ type: 'append_alert', alertId: alert.id, title: alert.title, severity: alert.severity, correlated: false, now: at });
+            await onCase(sourceId, { type: 'remove_alert', alertId: alert.id, now: at });
+            appended.push({ type: 'append_alert', alertId: alert.id, title: alert.title, severity: alert.severity, correlated: false, now: at });
           }
 
           const observableIds = new Map<string, string>();
           for (const o of held.observables) {
             const key = `${o.type}\u0000${o.normalized}`;
-            const by = actor.email ?? actor.userId;
             const from = observableStreamOf(sourceId, o.type, o.normalized);
-            const fromLoaded = await streamStatesOf(store).load(from, observableDecider);
-            const removed = observableDecider.decide({ type: 'remove', observableId: o.id, caseId: sourceId, by, now: at }, fromLoaded.state);
-            writes.push({ streamId: from, events: removed.map((e) => ({ ...e, metadata })), expectedVersion: fromLoaded.version });
+            await unit.decide(from, observableDecider, () => ({ type: 'remove' as const, observableId: o.id, caseId: sourceId, by: who, now: at }), metadata);
             const existing = manualOnTarget.get(key);
             if (existing !== undefined) {
               observableIds.set(o.id, existing);
               continue;
             }
-            const to = observableStreamOf(targetId, o.type, o.normalized);
-            const toLoaded = await streamStatesOf(store).load(to, observableDecider);
             const id = deps.ids();
-            const added = observableDecider.decide(
-              { type: 'add', observableId: id, caseId: targetId, kind: o.type, value: o.value, normalized: o.normalized, by, now: at },
-              toLoaded.state,
+            const to = observableStreamOf(targetId, o.type, o.normalized);
+            await unit.decide(
+              to,
+              observableDecider,
+              () => ({ type: 'add' as const, observableId: id, caseId: targetId, kind: o.type, value: o.value, normalized: o.normalized, by: who, now: at }),
+              metadata,
             );
-            writes.push({ streamId: to, events: added.map((e) => ({ ...e, metadata })), expectedVersion: toLoaded.version });
             manualOnTarget.set(key, id);
             observableIds.set(o.id, id);
           }
@@ -177,10 +173,12 @@ export function createCaseMergeCommands(deps: CaseMergeDeps) {
           }
 
           for (const task of held.tasks) {
-            const streamId = streams.task(task.id);
-            const loaded = await streamStatesOf(store).load(streamId, taskDecider);
-            const moved = taskDecider.decide({ type: 'move_task', caseId: sourceId, toCaseId: targetId, now: at }, loaded.state);
-            writes.push({ streamId, events: moved.map((e) => ({ ...e, metadata })), expectedVersion: loaded.version });
+            await unit.decide(
+              streams.task(task.id),
+              taskDecider,
+              () => ({ type: 'move_task' as const, caseId: sourceId, toCaseId: targetId, now: at }),
+              metadata,
+            );
           }
 
           for (const c of held.comments) {
@@ -219,30 +217,21 @@ export function createCaseMergeCommands(deps: CaseMergeDeps) {
             });
           }
 
-          onSource(mergeInto);
-          writes.push({ streamId: streams.case(sourceId), events: sourceEvents.map((e) => ({ ...e, metadata })), expectedVersion: source.version });
+          await onCase(sourceId, mergeInto);
         }
 
-        let targetState: CaseState = target.state;
-        const targetEvents: CaseEvent[] = [];
-        for (const command of [{ type: 'receive_merge', sources: family, reason, copies, now: at } as CaseCommand, ...alertEvents]) {
-          const decided = caseDecider.decide(command, targetState);
-          targetState = decided.reduce(caseDecider.evolve, targetState);
-          targetEvents.push(...decided);
-        }
-        writes.push({ streamId: streams.case(targetId), events: targetEvents.map((e) => ({ ...e, metadata })), expectedVersion: target.version });
+        await onCase(targetId, { type: 'receive_merge', sources: family, reason, copies, now: at });
+        for (const command of appended) await onCase(targetId, command);
 
-        const merged = moving.map((m) => m.state.id);
-        writes.push(
-          deps.audit.write({
-            action: 'case.merge',
-            actor: by,
-            target: { type: 'case', id: targetId },
-            team: target.state.team,
-            detail: { case_key: target.state.key, sources: merged },
-          }),
-        );
-        const written = await store.appendMany(writes.filter((w) => w.events.length > 0));
+        const merged = moving.map((m) => m.id);
+        const audited = deps.audit.write({
+          action: 'case.merge',
+          actor: by,
+          target: { type: 'case', id: targetId },
+          team: target.team,
+          detail: { case_key: target.key, sources: merged },
+        });
+        const written = await store.appendMany([...unit.writes(), audited]);
         return { merged, position: written.lastPosition };
       }),
   };

@@ -27,6 +27,11 @@ export type UnitOfWork = {
    * staging nothing.
    */
   decide: <C, E extends Event, S>(streamId: string, decider: Decider<C, E, S>, command: (state: S) => C, metadata: EventMetadata) => Promise<E[]>;
+  /**
+   * The state of `streamId` as this unit sees it (as loaded, plus what it staged), loading
+   * the stream on first touch: its write will carry the version loaded then.
+   */
+  state: <E extends Event, S>(streamId: string, folding: Folding<E, S>) => Promise<S>;
   /** Stages the first events of a stream that must not exist yet (expected version 0). */
   create: (streamId: string, events: Event[], metadata: EventMetadata) => void;
   /** A restore point: `restore(mark)` drops whatever was staged after it. */
@@ -61,6 +66,11 @@ export function createUnitOfWork(store: Pick<EventStore, 'readStream' | 'readStr
         events: [...entry.events, ...events.map((e) => ({ ...e, metadata }))],
       });
       return events;
+    },
+    state: async <E extends Event, S>(streamId: string, folding: Folding<E, S>): Promise<S> => {
+      const loaded = await read(streamId, folding);
+      const entry = staged.get(streamId);
+      return entry ? (entry.state as S) : loaded.state;
     },
     create: (streamId, events, metadata) => {
       if (staged.has(streamId)) throw new Error(`stream ${streamId} is already staged in this unit`);

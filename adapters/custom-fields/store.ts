@@ -74,16 +74,6 @@ export const definitionOf = (field: CustomField): CustomFieldDefinition => ({
  */
 export function createCustomFieldStore(db: Kysely<Database>, deps: { ids: () => string; now: () => Date; closedStatuses: readonly string[] }) {
   const all = async (): Promise<CustomField[]> => (await db.selectFrom('custom_fields').selectAll().orderBy('name').execute()).map(fieldOf);
-  /** The fields of a case of `team`: org-wide ones and the team's, by name. */
-  const forTeam = async (team: string | null): Promise<CustomField[]> =>
-    (
-      await db
-        .selectFrom('custom_fields')
-        .selectAll()
-        .where((eb) => (team === null ? eb('team', 'is', null) : eb.or([eb('team', 'is', null), eb('team', '=', team)])))
-        .orderBy('name')
-        .execute()
-    ).map(fieldOf);
   const find = async (id: string): Promise<CustomField> => {
     const row = await db.selectFrom('custom_fields').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('custom_field_not_found', 'custom field not found', { custom_field_id: id });
@@ -91,7 +81,6 @@ export function createCustomFieldStore(db: Kysely<Database>, deps: { ids: () => 
   };
   return {
     all,
-    forTeam,
     find,
     /** 409 `custom_field_exists` when the name is taken. */
     create: async (input: CustomFieldInput): Promise<CustomField> => {
